@@ -97,6 +97,15 @@ static int oom(struct spur_error *err)
 	return spur_error_set(err, SPUR_ENOMEM, "config: out of memory");
 }
 
+/* bad_value with the reason from an inner call; out of memory stays so. */
+static int bad_inner(struct spur_error *err, const struct spur_conf_line *l, const char *key,
+		     const char *value, const struct spur_error *inner)
+{
+	if (inner->code == SPUR_ENOMEM)
+		return oom(err);
+	return bad_value(err, l, key, value, spur_error_text(inner));
+}
+
 static bool key_in(const char *key, const char *const *list)
 {
 	for (; *list; list++)
@@ -395,21 +404,21 @@ static int set_global(struct loader *ld, const struct spur_conf_line *l,
 			struct spur_error e;
 
 			if (spur_duration_parse(p->value, (int64_t *)dst, &e))
-				return bad_value(err, l, k->name, p->value, spur_error_text(&e));
+				return bad_inner(err, l, k->name, p->value, &e);
 			return 0;
 		}
 		case K_MEM: {
 			struct spur_error e;
 
 			if (spur_mem_parse_mb(p->value, (uint64_t *)dst, &e))
-				return bad_value(err, l, k->name, p->value, spur_error_text(&e));
+				return bad_inner(err, l, k->name, p->value, &e);
 			return 0;
 		}
 		case K_LOG: {
 			struct spur_error e;
 
 			if (spur_log_level_parse(p->value, (enum spur_log_level *)dst, &e))
-				return bad_value(err, l, k->name, p->value, spur_error_text(&e));
+				return bad_inner(err, l, k->name, p->value, &e);
 			return 0;
 		}
 		}
@@ -505,7 +514,7 @@ static int node_key(struct loader *ld, struct spur_conf_node *n, struct node_fla
 			return 0;
 		}
 		if (spur_gres_parse(p->value, SPUR_GRES_NODE_SPEC, &g, &e))
-			return bad_value(err, l, p->key, p->value, spur_error_text(&e));
+			return bad_inner(err, l, p->key, p->value, &e);
 		spur_gres_fini(&n->gres);
 		n->gres = g;
 		return 0;
@@ -608,7 +617,7 @@ static int expand_per_node(struct loader *ld, const struct spur_conf_line *l, co
 		return 0;
 	*out = spur_hostlist_from_expr(v, &e);
 	if (!*out)
-		return bad_value(err, where, key, v, spur_error_text(&e));
+		return bad_inner(err, where, key, v, &e);
 	n = spur_hostlist_count(*out);
 	if (n != 1 && n != nnodes) {
 		char why[128];
@@ -675,7 +684,7 @@ static int node_line(struct loader *ld, const struct spur_conf_line *l, struct s
 	}
 	names = spur_hostlist_from_expr(expr, &e);
 	if (!names)
-		return bad_value(err, l, "NodeName", expr, spur_error_text(&e));
+		return bad_inner(err, l, "NodeName", expr, &e);
 	count = spur_hostlist_count(names);
 	rc = node_template(ld, l, &tmpl, &fl, err);
 	if (rc)
@@ -822,7 +831,7 @@ static int part_key(struct loader *ld, struct spur_conf_partition *pt,
 		int64_t *dst = !strcasecmp(p->key, "MaxTime") ? &pt->max_time : &pt->default_time;
 
 		if (spur_duration_parse(p->value, dst, &e))
-			return bad_value(err, l, p->key, p->value, spur_error_text(&e));
+			return bad_inner(err, l, p->key, p->value, &e);
 		return 0;
 	}
 	if (!strcasecmp(p->key, "MaxNodes") || !strcasecmp(p->key, "MinNodes")) {
@@ -862,7 +871,7 @@ static int part_key(struct loader *ld, struct spur_conf_partition *pt,
 			return 0;
 		}
 		if (spur_mem_parse_mb(p->value, dst, &e))
-			return bad_value(err, l, p->key, p->value, spur_error_text(&e));
+			return bad_inner(err, l, p->key, p->value, &e);
 		return 0;
 	}
 	if (key_in(p->key, part_ignored))
@@ -1013,8 +1022,7 @@ static int resolve_nodes(struct loader *ld, const char *expr, const struct spur_
 		return oom(err);
 	hl = spur_hostlist_from_expr(expr, &e);
 	if (!hl) {
-		rc = spur_error_set(err, SPUR_EINVAL, ORIGIN_FMT "%s=%s: %s", ORIGIN_ARGS(l), what,
-				    expr, spur_error_text(&e));
+		rc = bad_inner(err, l, what, expr, &e);
 		goto out_free_seen;
 	}
 	for (size_t h = 0; h < spur_hostlist_count(hl) && !rc; h++) {
@@ -1214,7 +1222,7 @@ static int gres_line(struct loader *ld, const struct spur_conf_line *l, struct s
 
 		if (!strcasecmp(p->key, "Count")) {
 			if (spur_count_parse(p->value, SPUR_GRES_COUNT_MAX, &g.count, &e))
-				rc = bad_value(err, l, p->key, p->value, spur_error_text(&e));
+				rc = bad_inner(err, l, p->key, p->value, &e);
 			count_set = true;
 		} else if (dst) {
 			rc = set_str(dst, p->value) ? oom(err) : 0;
@@ -1241,6 +1249,10 @@ static int gres_line(struct loader *ld, const struct spur_conf_line *l, struct s
 		if (!rc && (strchr(g.name, ':') || tmp.n != 1))
 			rc = SPUR_EINVAL;
 		spur_gres_fini(&tmp);
+		if (rc == SPUR_ENOMEM) {
+			rc = oom(err);
+			goto out_fini;
+		}
 		if (rc) {
 			rc = bad_value(err, l, "Name", g.name, "not a valid GRES name");
 			goto out_fini;
@@ -1250,7 +1262,7 @@ static int gres_line(struct loader *ld, const struct spur_conf_line *l, struct s
 		struct spur_hostlist *hl = spur_hostlist_from_expr(g.nodes_expr, &e);
 
 		if (!hl) {
-			rc = bad_value(err, l, "NodeName", g.nodes_expr, spur_error_text(&e));
+			rc = bad_inner(err, l, "NodeName", g.nodes_expr, &e);
 			goto out_fini;
 		}
 		spur_hostlist_destroy(hl);
@@ -1260,7 +1272,7 @@ static int gres_line(struct loader *ld, const struct spur_conf_line *l, struct s
 		uint64_t nfiles;
 
 		if (!files) {
-			rc = bad_value(err, l, "File", g.file, spur_error_text(&e));
+			rc = bad_inner(err, l, "File", g.file, &e);
 			goto out_fini;
 		}
 		nfiles = spur_hostlist_count(files);
@@ -1424,11 +1436,11 @@ static int topo_line(struct loader *ld, const struct spur_conf_line *l, struct s
 		struct spur_hostlist *hl = spur_hostlist_from_expr(s.switches_expr, &e);
 
 		if (!hl) {
-			rc = bad_value(err, l, "Switches", s.switches_expr, spur_error_text(&e));
+			rc = bad_inner(err, l, "Switches", s.switches_expr, &e);
 			goto out_fini;
 		}
-		s.nchildren = spur_hostlist_count(hl);
-		s.children = spur_calloc(s.nchildren, sizeof(char *));
+		s.children = spur_calloc(spur_hostlist_count(hl), sizeof(char *));
+		s.nchildren = s.children ? spur_hostlist_count(hl) : 0;
 		for (size_t i = 0; s.children && i < s.nchildren; i++)
 			if (!(s.children[i] = spur_strdup(spur_hostlist_nth(hl, i))))
 				rc = SPUR_ENOMEM;

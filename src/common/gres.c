@@ -70,6 +70,12 @@ static int parse_item(const char *spec, const char *s, size_t len, unsigned flag
 			break;
 		p = colon + 1;
 	}
+	for (size_t i = 0; i < nf; i++)
+		if (flen[i] == 0)
+			return spur_error_set(err, SPUR_EPARSE,
+					      "invalid GRES '%s': '%.*s' has an empty field "
+					      "(expected NAME[:TYPE][:COUNT])",
+					      spec, (int)len, s);
 	if (!valid_word(f[0], flen[0]) || flen[0] >= SPUR_GRES_NAME_MAX)
 		goto bad_name;
 	memcpy(it->name, f[0], flen[0]);

@@ -73,6 +73,8 @@ static int parse_item(const char *spec, const char *s, size_t len, struct spur_t
 			if (!rc && (g.n != 1 || g.items[0].count != 1 || strchr(it->name, ',')))
 				rc = SPUR_EPARSE;
 			spur_gres_fini(&g);
+			if (rc == SPUR_ENOMEM)
+				return spur_error_set(err, SPUR_ENOMEM, "TRES: out of memory");
 			if (rc)
 				return spur_error_set(err, SPUR_EPARSE,
 						      "invalid TRES '%s': '%s' is not a GRES "

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Unit tests: memory sizes, counts, GRES and TRES strings. */
+#include "../lib/testutil.h"
+
+#include "common/gres.h"
+#include "common/size.h"
+#include "common/tres.h"
+
+#include <string.h>
+
+static uint64_t mem(const char *s)
+{
+	uint64_t v = 0;
+	struct spur_error err;
+
+	if (spur_mem_parse_mb(s, &v, &err))
+		fail_msg("'%s': %s", s, err.msg);
+	return v;
+}
+
+static void test_mem(void **state)
+{
+	const char *bad[] = { "", "G", "16GB", "1.5G", "-1", "16 G", "16X", "2000P" };
+	struct spur_error err;
+	char buf[32];
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(mem("16G"), 16384);
+	assert_int_equal(mem("16g"), 16384);
+	assert_int_equal(mem("512M"), 512);
+	assert_int_equal(mem("512"), 512);
+	assert_int_equal(mem("1T"), 1024 * 1024);
+	assert_int_equal(mem("1025K"), 2);
+	assert_int_equal(mem("1024K"), 1);
+	assert_int_equal(mem("0"), 0);
+	assert_int_equal(mem("1P"), 1024ull * 1024 * 1024);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (!spur_mem_parse_mb(bad[i], &v, &err))
+			fail_msg("'%s' accepted", bad[i]);
+		assert_non_null(strstr(err.msg, "memory size"));
+	}
+	spur_mem_format_mb(16384, buf, sizeof(buf));
+	assert_string_equal(buf, "16G");
+	spur_mem_format_mb(1000, buf, sizeof(buf));
+	assert_string_equal(buf, "1000M");
+	spur_mem_format_mb(2 * 1024 * 1024, buf, sizeof(buf));
+	assert_string_equal(buf, "2T");
+	spur_mem_format_mb(0, buf, sizeof(buf));
+	assert_string_equal(buf, "0M");
+	assert_int_equal(spur_count_parse("2k", 1 << 20, &v, NULL), 0);
+	assert_int_equal(v, 2048);
+	assert_int_equal(spur_count_parse("2k", 1000, &v, &err), SPUR_ERANGE);
+	assert_int_equal(spur_count_parse("+2", 1000, &v, &err), SPUR_EPARSE);
+}
+
+static void check_gres(const char *spec, unsigned flags, const char *expect)
+{
+	struct spur_gres_list l = { 0 };
+	struct spur_error err;
+	char *s;
+
+	if (spur_gres_parse(spec, flags, &l, &err))
+		fail_msg("'%s': %s", spec, err.msg);
+	s = spur_gres_format(&l);
+	assert_string_equal(s, expect);
+	spur_free(s);
+	spur_gres_fini(&l);
+}
+
+static void check_gres_error(const char *spec, const char *fragment)
+{
+	struct spur_gres_list l = { 0 };
+	struct spur_error err;
+
+	if (spur_gres_parse(spec, 0, &l, &err) == 0)
+		fail_msg("'%s' accepted", spec);
+	if (!strstr(err.msg, fragment))
+		fail_msg("'%s': message '%s' lacks '%s'", spec, err.msg, fragment);
+	assert_int_equal(l.n, 0);
+	spur_gres_fini(&l);
+}
+
+static void test_gres(void **state)
+{
+	struct spur_gres_list l = { 0 };
+
+	(void)state;
+	check_gres("gpu", 0, "gpu:1");
+	check_gres("gpu:8", 0, "gpu:8");
+	check_gres("gpu:mi300x:8", 0, "gpu:mi300x:8");
+	check_gres("gpu:mi300x", 0, "gpu:mi300x:1");
+	check_gres("gpu:a100:2,shard:4", 0, "gpu:a100:2,shard:4");
+	check_gres("gres/gpu:h100:4", 0, "gpu:h100:4");
+	check_gres("shard:1k", 0, "shard:1024");
+	check_gres("gpu:0", 0, "gpu:0");
+	check_gres("gpu:mi300x:8(S:0-1),shard:64", SPUR_GRES_NODE_SPEC, "gpu:mi300x:8,shard:64");
+	check_gres("gpu:a100:4(S:0,1),nic:2", SPUR_GRES_NODE_SPEC, "gpu:a100:4,nic:2");
+	check_gres_error("", "empty specification");
+	check_gres_error("gpu:", "empty field");
+	check_gres_error(":8", "empty field");
+	check_gres_error("8", "no valid name");
+	check_gres_error("gpu:mi300x:", "empty field");
+	check_gres_error("gpu:2:3", "invalid type");
+	check_gres_error("gpu:a:b:c", "is not NAME[:TYPE][:COUNT]");
+	check_gres_error("gpu,,shard", "empty item");
+	check_gres_error("gpu:2,gpu:4", "given twice");
+	check_gres_error("gpu:mi300x:-1", "invalid count");
+	check_gres_error("gpu:mi300x:99999999999", "too large");
+	check_gres_error("gpu:mi300x:8(S:0)", "is not NAME[:TYPE][:COUNT]");
+	check_gres_error("g pu", "no valid name");
+	/* parse appends and a failure keeps what was there */
+	assert_int_equal(spur_gres_parse("gpu:mi300x:4,gpu:mi250:2", 0, &l, NULL), 0);
+	assert_int_equal(spur_gres_parse("nic:1,bad:", 0, &l, NULL), SPUR_EPARSE);
+	assert_int_equal(l.n, 2);
+	assert_int_equal(spur_gres_count(&l, "gpu", NULL), 6);
+	assert_int_equal(spur_gres_count(&l, "gpu", "mi250"), 2);
+	assert_int_equal(spur_gres_count(&l, "shard", NULL), 0);
+	spur_gres_fini(&l);
+}
+
+static void test_tres(void **state)
+{
+	struct spur_tres t = { 0 };
+	struct spur_error err;
+	char *s;
+	const struct {
+		const char *spec, *fragment;
+	} bad[] = {
+		{ "", "empty specification" },
+		{ "cpu", "has no '='" },
+		{ "cpu=", "has no value" },
+		{ "cpu=x", "invalid count 'x'" },
+		{ "mem=16Q", "invalid memory size" },
+		{ "gpu=8", "unknown type 'gpu'" },
+		{ "gres=8", "needs a name" },
+		{ "gres/=8", "needs a name" },
+		{ "cpu/x=1", "takes no name" },
+		{ "gres/gpu:8=1", "is not a GRES NAME[:TYPE]" },
+		{ "cpu=1,cpu=2", "given twice" },
+		{ "cpu=1,,mem=1", "empty item" },
+	};
+
+	(void)state;
+	assert_int_equal(
+		spur_tres_parse("cpu=4,mem=16G,node=1,billing=4,gres/gpu=8,gres/gpu:mi300x=8", &t,
+				&err),
+		0);
+	assert_int_equal(t.n, 6);
+	assert_int_equal(spur_tres_get(&t, "mem", NULL), 16384);
+	assert_int_equal(spur_tres_get(&t, "gres", "gpu:mi300x"), 8);
+	assert_int_equal(spur_tres_get(&t, "gres", "gpu"), 8);
+	assert_int_equal(spur_tres_get(&t, "license", "matlab"), 0);
+	s = spur_tres_format(&t);
+	assert_string_equal(s, "cpu=4,mem=16G,node=1,billing=4,gres/gpu=8,gres/gpu:mi300x=8");
+	spur_free(s);
+	spur_tres_fini(&t);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (spur_tres_parse(bad[i].spec, &t, &err) == 0)
+			fail_msg("'%s' accepted", bad[i].spec);
+		if (!strstr(err.msg, bad[i].fragment))
+			fail_msg("'%s': message '%s' lacks '%s'", bad[i].spec, err.msg,
+				 bad[i].fragment);
+		assert_int_equal(t.n, 0);
+	}
+	spur_tres_fini(&t);
+}
+
+static void test_alloc_failures(void **state)
+{
+	struct spur_gres_list g = { 0 };
+	struct spur_tres t = { 0 };
+	struct spur_error err;
+
+	(void)state;
+	ALLOC_SWEEP(spur_gres_parse("gpu:a:1,shard:2,nic:3", 0, &g, &err), err.code,
+		    spur_gres_fini(&g));
+	ALLOC_SWEEP(spur_tres_parse("cpu=1,mem=2G,gres/gpu:a=1", &t, &err), err.code,
+		    spur_tres_fini(&t));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mem),
+		cmocka_unit_test(test_gres),
+		cmocka_unit_test(test_tres),
+		cmocka_unit_test(test_alloc_failures),
+	};
+
+	return cmocka_run_group_tests_name("parse", tests, NULL, NULL);
+}
