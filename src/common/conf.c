@@ -176,22 +176,19 @@ static int index_add(struct name_index *ix, const struct spur_conf *c, long pos)
 
 struct nodeset {
 	char *name, *nodes_expr, *feature;
-	const struct spur_conf_line *line;
-};
-
-struct pending_line {
-	const struct spur_conf_line *line;
+	size_t line; /* index into doc.lines */
 };
 
 struct loader {
 	struct spur_conf *conf;
 	struct spur_conf_doc doc;
 	struct name_index ix;
-	const struct spur_conf_line **node_defaults; /* NodeName=DEFAULT lines */
+	/* indexes into doc.lines, which moves as later files are lexed */
+	size_t *node_defaults; /* NodeName=DEFAULT lines */
 	size_t nnode_defaults, node_defaults_cap;
-	const struct spur_conf_line **part_defaults;
+	size_t *part_defaults;
 	size_t npart_defaults, part_defaults_cap;
-	const struct spur_conf_line **down_lines;
+	size_t *down_lines;
 	size_t ndown, down_cap;
 	struct nodeset *nodesets;
 	size_t nnodesets, nodesets_cap;
@@ -213,12 +210,22 @@ static void loader_fini(struct loader *ld)
 	spur_free(ld->nodesets);
 }
 
-static int push_line(const struct spur_conf_line ***arr, size_t *n, size_t *cap,
+static const struct spur_conf_line *ld_line(const struct loader *ld, size_t i)
+{
+	return &ld->doc.lines[i];
+}
+
+static size_t line_index(const struct loader *ld, const struct spur_conf_line *l)
+{
+	return (size_t)(l - ld->doc.lines);
+}
+
+static int push_line(const struct loader *ld, size_t **arr, size_t *n, size_t *cap,
 		     const struct spur_conf_line *l)
 {
 	if (spur_grow((void **)arr, cap, *n + 1, sizeof(**arr)))
 		return SPUR_ENOMEM;
-	(*arr)[(*n)++] = l;
+	(*arr)[(*n)++] = line_index(ld, l);
 	return 0;
 }
 
@@ -567,7 +574,8 @@ static int node_template(struct loader *ld, const struct spur_conf_line *l,
 	node_defaults(n);
 	memset(fl, 0, sizeof(*fl));
 	for (size_t d = 0; d <= ld->nnode_defaults; d++) {
-		const struct spur_conf_line *src = d < ld->nnode_defaults ? ld->node_defaults[d] : l;
+		const struct spur_conf_line *src =
+			d < ld->nnode_defaults ? ld_line(ld, ld->node_defaults[d]) : l;
 
 		for (size_t i = 1; i < src->n; i++) {
 			if (is_node_expanding_key(src->pairs[i].key))
@@ -591,7 +599,8 @@ static const char *node_value(struct loader *ld, const struct spur_conf_line *l,
 	const char *v = NULL;
 
 	for (size_t d = 0; d <= ld->nnode_defaults; d++) {
-		const struct spur_conf_line *src = d < ld->nnode_defaults ? ld->node_defaults[d] : l;
+		const struct spur_conf_line *src =
+			d < ld->nnode_defaults ? ld_line(ld, ld->node_defaults[d]) : l;
 
 		for (size_t i = 1; i < src->n; i++) {
 			if (!strcasecmp(src->pairs[i].key, key)) {
@@ -678,7 +687,7 @@ static int node_line(struct loader *ld, const struct spur_conf_line *l, struct s
 		node_fini(&tmpl);
 		if (rc)
 			return rc;
-		return push_line(&ld->node_defaults, &ld->nnode_defaults, &ld->node_defaults_cap, l)
+		return push_line(ld, &ld->node_defaults, &ld->nnode_defaults, &ld->node_defaults_cap, l)
 			       ? oom(err)
 			       : 0;
 	}
@@ -902,7 +911,8 @@ static int part_line(struct loader *ld, const struct spur_conf_line *l, struct s
 
 	part_defaults(&pt);
 	for (size_t d = 0; d <= ld->npart_defaults && !rc; d++) {
-		const struct spur_conf_line *src = d < ld->npart_defaults ? ld->part_defaults[d] : l;
+		const struct spur_conf_line *src =
+			d < ld->npart_defaults ? ld_line(ld, ld->part_defaults[d]) : l;
 
 		for (size_t i = 1; i < src->n && !rc; i++)
 			rc = part_key(ld, &pt, src, &src->pairs[i], err);
@@ -911,7 +921,7 @@ static int part_line(struct loader *ld, const struct spur_conf_line *l, struct s
 		goto out_fini;
 	if (!strcasecmp(name, "DEFAULT")) {
 		part_fini(&pt);
-		return push_line(&ld->part_defaults, &ld->npart_defaults, &ld->part_defaults_cap, l)
+		return push_line(ld, &ld->part_defaults, &ld->npart_defaults, &ld->part_defaults_cap, l)
 			       ? oom(err)
 			       : 0;
 	}
@@ -942,7 +952,7 @@ static int nodeset_line(struct loader *ld, const struct spur_conf_line *l, struc
 {
 	struct nodeset ns = { 0 };
 
-	ns.line = l;
+	ns.line = line_index(ld, l);
 	ns.name = spur_strdup(l->pairs[0].value);
 	if (!ns.name)
 		return oom(err);
@@ -1052,7 +1062,7 @@ static int resolve_nodes(struct loader *ld, const char *expr, const struct spur_
 			if (ns->nodes_expr && !rc) {
 				size_t *sub, nsub;
 
-				rc = resolve_nodes(ld, ns->nodes_expr, ns->line, "Nodes", &sub,
+				rc = resolve_nodes(ld, ns->nodes_expr, ld_line(ld, ns->line), "Nodes", &sub,
 						   &nsub, true, err);
 				for (size_t i = 0; i < nsub && !rc; i++)
 					rc = add_index(out, nout, &cap, sub[i], seen);
@@ -1116,7 +1126,7 @@ static int resolve_partitions(struct loader *ld, struct spur_error *err)
 static int apply_down_nodes(struct loader *ld, struct spur_error *err)
 {
 	for (size_t d = 0; d < ld->ndown; d++) {
-		const struct spur_conf_line *l = ld->down_lines[d];
+		const struct spur_conf_line *l = ld_line(ld, ld->down_lines[d]);
 		const char *state = "DOWN", *reason = NULL;
 		size_t *idx, n;
 		int rc;
@@ -1171,7 +1181,7 @@ static int slurm_line(struct loader *ld, const struct spur_conf_line *l, struct 
 	if (!strcasecmp(first, "NodeSet"))
 		return nodeset_line(ld, l, err);
 	if (!strcasecmp(first, "DownNodes"))
-		return push_line(&ld->down_lines, &ld->ndown, &ld->down_cap, l) ? oom(err) : 0;
+		return push_line(ld, &ld->down_lines, &ld->ndown, &ld->down_cap, l) ? oom(err) : 0;
 	if (!strcasecmp(first, "FrontendName"))
 		return add_warning(ld->conf, ORIGIN_FMT "FrontendName lines are not supported; "
 						       "ignored",

@@ -266,10 +266,11 @@ static int merge_pass(struct hc_entry *es, size_t *n, size_t k)
 		/* greedy: each member joins the first earlier one whose width
 		 * interval it overlaps */
 		for (size_t a = i; a < j; a++) {
-			struct hc_part *pa = &es[a].parts[idx];
+			struct hc_part *pa;
 
 			if (!es[a].nparts)
 				continue;
+			pa = &es[a].parts[idx];
 			for (size_t b = a + 1; b < j; b++) {
 				struct hc_part *pb;
 

@@ -310,6 +310,32 @@ static void test_include_errors(void **state)
 	rmdir(dir);
 }
 
+/* Regression (found by fuzz_conf): DEFAULT, NodeSet and DownNodes lines are
+ * applied after gres.conf has been lexed, which moves the line array. */
+static void test_lines_move(void **state)
+{
+	char gres[64 * 40] = "";
+	struct spur_error err;
+	struct spur_conf *c;
+
+	(void)state;
+	for (int i = 0; i < 60; i++)
+		strcat(gres, "Name=nic Count=1\n");
+	c = spur_conf_load_text("slurm.conf",
+				"NodeName=DEFAULT CPUs=8\nNodeName=n[1-4] Feature=f\n"
+				"NodeSet=ns Feature=f\nPartitionName=p Nodes=ns\n"
+				"DownNodes=n[1-2] State=DRAIN Reason=\"cable\"\n",
+				gres, NULL, 0, &err);
+	if (!c)
+		fail_msg("%s", err.msg);
+	assert_string_equal(c->nodes[1].state, "DRAIN");
+	assert_string_equal(c->nodes[1].reason, "cable");
+	assert_int_equal(c->nodes[3].cpus, 8);
+	assert_int_equal(c->parts[0].nnodes, 4);
+	assert_int_equal(c->ngres, 60);
+	spur_conf_destroy(c);
+}
+
 static void test_alloc_failures(void **state)
 {
 	struct spur_error err;
@@ -342,7 +368,7 @@ int main(void)
 		cmocka_unit_test(test_default),	       cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_warnings),       cmocka_unit_test(test_lexer),
 		cmocka_unit_test(test_include_errors), cmocka_unit_test(test_alloc_failures),
-		cmocka_unit_test(test_scale),
+		cmocka_unit_test(test_scale),	       cmocka_unit_test(test_lines_move),
 	};
 
 	return cmocka_run_group_tests_name("conf", tests, NULL, NULL);

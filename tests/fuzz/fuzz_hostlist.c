@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Fuzz target: hostlist expansion, and the expand/compress round trip. */
+#include "fuzz.h"
+
+#include "common/alloc.h"
+#include "common/hostlist.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *s = fuzz_cstr(data, size);
+	struct spur_hostlist *a, *b;
+	char *r;
+
+	if (!s)
+		return 0;
+	a = spur_hostlist_from_expr(s, NULL);
+	if (a && spur_hostlist_count(a) <= 100000) {
+		r = spur_hostlist_ranged(a, NULL);
+		if (!r)
+			abort();
+		/* compression must denote the same set */
+		b = spur_hostlist_from_expr(r, NULL);
+		if (!b)
+			abort();
+		spur_hostlist_uniq(a);
+		spur_hostlist_uniq(b);
+		if (spur_hostlist_count(a) != spur_hostlist_count(b))
+			abort();
+		for (size_t i = 0; i < spur_hostlist_count(a); i++)
+			if (strcmp(spur_hostlist_nth(a, i), spur_hostlist_nth(b, i)))
+				abort();
+		spur_hostlist_destroy(b);
+		spur_free(r);
+	}
+	spur_hostlist_destroy(a);
+	free(s);
+	return 0;
+}
