@@ -3,6 +3,7 @@
 #include "hostlist.h"
 
 #include "alloc.h"
+#include "hostlist_int.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -416,6 +417,12 @@ static int name_qsort_cmp(const void *x, const void *y)
 	int c = spur_hostname_cmp(a, b);
 
 	return c ? c : strcmp(a, b);
+}
+
+void spur_hostlist_sort(struct spur_hostlist *hl)
+{
+	if (hl && hl->n > 1)
+		spur__hostlist_sort_names(hl->names, hl->n);
 }
 
 void spur_hostlist_uniq(struct spur_hostlist *hl)

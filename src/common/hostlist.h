@@ -43,12 +43,25 @@ long spur_hostlist_find(const struct spur_hostlist *hl, const char *name);
 /* Sort names (natural order: "n2" < "n10") and drop duplicates. */
 void spur_hostlist_uniq(struct spur_hostlist *hl);
 
-/* The shortest bracketed form: numbers that differ in one field are merged
- * into ranges, field by field from the right, so "rack1-n01..rack2-n03"
- * becomes "rack[1-2]-n[01-03]". The result denotes the same set of names
- * (duplicates are dropped; groups keep their first-appearance order).
- * Caller frees with spur_free(). NULL with err set when out of memory. */
+/* Slurm's bracketed form, as `scontrol show hostlist` and SLURM_JOB_NODELIST
+ * print it: names keep their order and duplicates; a run of names that
+ * differ only in their trailing number, each one more than the last, becomes
+ * a range; neighbouring ranges with the same prefix share brackets
+ * ("n[1-3,5]", "n[10,09]", "a[1,1-2]"). Widths follow Slurm ("n[8-10]",
+ * "n[09-10]", "n[1,01]"). Caller frees with spur_free(). NULL with err set
+ * when out of memory. */
 char *spur_hostlist_ranged(const struct spur_hostlist *hl, struct spur_error *err);
+
+/* The shortest bracketed form, for Spur's own displays: numbers that differ
+ * in one field are merged into ranges, field by field from the right, so
+ * "rack1-n01..rack2-n03" becomes "rack[1-2]-n[01-03]". The result denotes
+ * the same set of names (duplicates dropped; groups keep their first-
+ * appearance order). Caller frees. NULL with err set when out of memory. */
+char *spur_hostlist_compress(const struct spur_hostlist *hl, struct spur_error *err);
+
+/* Sort as `scontrol show hostlistsorted` does: by prefix, then trailing
+ * number, then width ("x1" before "x01"); duplicates stay. */
+void spur_hostlist_sort(struct spur_hostlist *hl);
 
 /* Natural comparison used by uniq (digit runs compare by value). */
 int spur_hostname_cmp(const char *a, const char *b);

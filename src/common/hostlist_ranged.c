@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Compression of a host list into its shortest bracketed form (the verb
- * "ranged" of struct spur_hostlist; uses only the public list API). */
+/* Slurm's own hostlist printing and sorting (the verbs "ranged" and "sort"
+ * of struct spur_hostlist; uses only the public list API). */
 #include "hostlist.h"
 
 #include "alloc.h"
+#include "hostlist_int.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -12,365 +13,162 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HC_MAX_DIGITS 18
+#define SR_MAX_DIGITS 18
 
-/* A name cut into text and number parts. A number part holds the sorted set
- * of values merged into it and the interval of zero-padding widths that
- * print every one of them exactly as it was written. */
-struct hc_part {
-	bool is_num;
-	const char *text;
-	size_t len;
-	unsigned long long *vals;
-	size_t nvals;
+/* A name split as Slurm does: prefix and trailing number. */
+struct sr_name {
+	const char *name;
+	size_t plen;    /* prefix length */
+	bool numeric;   /* has a trailing number */
+	unsigned long long num;
+	int wmin, wmax; /* widths that print num as written */
+};
+
+static void sr_split(const char *name, struct sr_name *out)
+{
+	size_t len = strlen(name), d = len;
+
+	while (d > 0 && isdigit((unsigned char)name[d - 1]) && len - d < SR_MAX_DIGITS)
+		d--;
+	out->name = name;
+	out->plen = d;
+	out->numeric = d < len;
+	out->num = out->numeric ? strtoull(name + d, NULL, 10) : 0;
+	out->wmax = (int)(len - d);
+	out->wmin = (len - d > 1 && name[d] == '0') ? out->wmax : 1;
+}
+
+/* One Slurm hostrange: prefix + [lo, hi] printed with one width. */
+struct sr_range {
+	const char *prefix;
+	size_t plen;
+	bool numeric;
+	unsigned long long lo, hi;
 	int wmin, wmax;
 };
 
-struct hc_entry {
-	struct hc_part *parts;
-	size_t nparts;
-	size_t first; /* index of the first name merged in: output order */
-	char *key;
-};
+static bool same_prefix(const struct sr_range *r, const char *p, size_t plen, bool numeric)
+{
+	return r->numeric == numeric && r->plen == plen && !memcmp(r->prefix, p, plen);
+}
 
-struct hc_buf {
+struct sr_buf {
 	char *s;
 	size_t len, cap;
 	bool oom;
 };
 
-static void buf_put(struct hc_buf *b, const char *s, size_t len)
+static void sb_put(struct sr_buf *b, const char *s, size_t n)
 {
-	if (b->oom)
-		return;
-	if (spur_grow((void **)&b->s, &b->cap, b->len + len + 1, 1)) {
+	if (b->oom || spur_grow((void **)&b->s, &b->cap, b->len + n + 1, 1)) {
 		b->oom = true;
 		return;
 	}
-	memcpy(b->s + b->len, s, len);
-	b->len += len;
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
 	b->s[b->len] = '\0';
 }
 
-static void buf_num(struct hc_buf *b, int width, unsigned long long v)
+static void sb_range(struct sr_buf *b, const struct sr_range *r)
 {
-	char tmp[48];
-	int n = snprintf(tmp, sizeof(tmp), "%0*llu", width, v);
+	char tmp[64];
+	int n;
 
-	buf_put(b, tmp, (size_t)n);
+	if (r->lo == r->hi)
+		n = snprintf(tmp, sizeof(tmp), "%0*llu", r->wmin, r->lo);
+	else
+		n = snprintf(tmp, sizeof(tmp), "%0*llu-%0*llu", r->wmin, r->lo, r->wmin, r->hi);
+	sb_put(b, tmp, (size_t)n);
 }
 
-static void entry_fini(struct hc_entry *e)
+static char *ranged_names(const struct spur_hostlist *hl, const size_t *order,
+			  struct spur_error *err)
 {
-	for (size_t i = 0; i < e->nparts; i++)
-		spur_free(e->parts[i].vals);
-	spur_free(e->parts);
-	spur_free(e->key);
-	memset(e, 0, sizeof(*e));
-}
+	size_t count = spur_hostlist_count(hl), nr = 0;
+	struct sr_range *rs = spur_calloc(count + 1, sizeof(*rs));
+	struct sr_buf b = { 0 };
 
-static int entry_parse(struct hc_entry *e, const char *name, size_t first)
-{
-	const char *p = name;
-	size_t cap = 0;
+	if (!rs)
+		goto out_oom;
+	for (size_t i = 0; i < count; i++) {
+		struct sr_name n;
+		struct sr_range *last = nr ? &rs[nr - 1] : NULL;
 
-	memset(e, 0, sizeof(*e));
-	e->first = first;
-	while (*p) {
-		const char *q = p;
-		struct hc_part part = { 0 };
-
-		while (isdigit((unsigned char)*q))
-			q++;
-		if (q > p && q - p <= HC_MAX_DIGITS) {
-			unsigned long long v = strtoull(p, NULL, 10);
-			int len = (int)(q - p);
-
-			part.is_num = true;
-			part.vals = spur_malloc(sizeof(*part.vals));
-			if (!part.vals)
-				goto out_fini;
-			part.vals[0] = v;
-			part.nvals = 1;
-			part.wmax = len;
-			part.wmin = (len > 1 && *p == '0') ? len : 1;
-		} else {
-			/* text up to the next number short enough to merge */
-			q = p;
-			while (*q) {
-				const char *d = q;
-
-				while (isdigit((unsigned char)*d))
-					d++;
-				if (d > q && d - q <= HC_MAX_DIGITS && q > p)
-					break;
-				q = d > q ? d : q + 1;
-			}
-			part.text = p;
-			part.len = (size_t)(q - p);
+		sr_split(spur_hostlist_nth(hl, order ? order[i] : i), &n);
+		if (last && n.numeric && same_prefix(last, n.name, n.plen, true) &&
+		    last->hi + 1 == n.num && (last->wmin > n.wmin ? last->wmin : n.wmin) <=
+						     (last->wmax < n.wmax ? last->wmax : n.wmax)) {
+			last->hi = n.num;
+			last->wmin = last->wmin > n.wmin ? last->wmin : n.wmin;
+			last->wmax = last->wmax < n.wmax ? last->wmax : n.wmax;
+			continue;
 		}
-		if (spur_grow((void **)&e->parts, &cap, e->nparts + 1, sizeof(part))) {
-			spur_free(part.vals);
-			goto out_fini;
-		}
-		e->parts[e->nparts++] = part;
-		p = q;
+		rs[nr++] = (struct sr_range){ n.name, n.plen, n.numeric, n.num, n.num, n.wmin, n.wmax };
 	}
-	return 0;
-out_fini:
-	entry_fini(e);
-	return SPUR_ENOMEM;
-}
+	sb_put(&b, "", 0);
+	for (size_t i = 0; i < nr;) {
+		size_t j = i + 1;
 
-static void render_part(struct hc_buf *b, const struct hc_part *p)
-{
-	size_t i = 0;
-
-	if (!p->is_num) {
-		buf_put(b, p->text, p->len);
-		return;
-	}
-	if (p->nvals == 1) {
-		buf_num(b, p->wmin, p->vals[0]);
-		return;
-	}
-	buf_put(b, "[", 1);
-	while (i < p->nvals) {
-		size_t j = i;
-
-		while (j + 1 < p->nvals && p->vals[j + 1] == p->vals[j] + 1)
-			j++;
 		if (i)
-			buf_put(b, ",", 1);
-		buf_num(b, p->wmin, p->vals[i]);
-		if (j > i) {
-			buf_put(b, "-", 1);
-			buf_num(b, p->wmin, p->vals[j]);
-		}
-		i = j + 1;
-	}
-	buf_put(b, "]", 1);
-}
-
-/* Render every part but `skip` (use SIZE_MAX for none). */
-static char *render_entry(const struct hc_entry *e, size_t skip)
-{
-	struct hc_buf b = { 0 };
-
-	buf_put(&b, "", 0);
-	for (size_t i = 0; i < e->nparts; i++) {
-		if (i == skip)
-			buf_put(&b, "\x01", 1);
-		else
-			render_part(&b, &e->parts[i]);
-	}
-	if (b.oom) {
-		spur_free(b.s);
-		return NULL;
-	}
-	return b.s;
-}
-
-/* Index of the k-th number part from the right, or SIZE_MAX. */
-static size_t num_part_from_right(const struct hc_entry *e, size_t k)
-{
-	for (size_t i = e->nparts; i-- > 0;) {
-		if (e->parts[i].is_num && k-- == 0)
-			return i;
-	}
-	return SIZE_MAX;
-}
-
-static int entry_key_cmp(const void *x, const void *y)
-{
-	const struct hc_entry *a = x, *b = y;
-	int c;
-
-	if (!a->key || !b->key) {
-		if (a->key != b->key)
-			return a->key ? -1 : 1;
-	} else if ((c = strcmp(a->key, b->key)) != 0) {
-		return c;
-	}
-	return a->first < b->first ? -1 : a->first > b->first;
-}
-
-static int entry_first_cmp(const void *x, const void *y)
-{
-	const struct hc_entry *a = x, *b = y;
-
-	return a->first < b->first ? -1 : a->first > b->first;
-}
-
-static int ull_cmp(const void *x, const void *y)
-{
-	unsigned long long a = *(const unsigned long long *)x, b = *(const unsigned long long *)y;
-
-	return a < b ? -1 : a > b;
-}
-
-/* Move member m's values of part `idx` into target t (same shape). */
-static int merge_into(struct hc_entry *t, struct hc_entry *m, size_t idx)
-{
-	struct hc_part *tp = &t->parts[idx], *mp = &m->parts[idx];
-	unsigned long long *v;
-
-	v = spur_reallocarray(tp->vals, tp->nvals + mp->nvals, sizeof(*v));
-	if (!v)
-		return SPUR_ENOMEM;
-	memcpy(v + tp->nvals, mp->vals, mp->nvals * sizeof(*v));
-	tp->vals = v;
-	tp->nvals += mp->nvals;
-	tp->wmin = tp->wmin > mp->wmin ? tp->wmin : mp->wmin;
-	tp->wmax = tp->wmax < mp->wmax ? tp->wmax : mp->wmax;
-	return 0;
-}
-
-static void part_sort_unique(struct hc_part *p)
-{
-	size_t w = 0;
-
-	qsort(p->vals, p->nvals, sizeof(*p->vals), ull_cmp);
-	for (size_t i = 0; i < p->nvals; i++)
-		if (!w || p->vals[w - 1] != p->vals[i])
-			p->vals[w++] = p->vals[i];
-	p->nvals = w;
-}
-
-/* Merge entries equal except for their k-th number from the right. Entries
- * absorbed into another are finalised (nparts == 0) and compacted away. */
-static int merge_pass(struct hc_entry *es, size_t *n, size_t k)
-{
-	size_t i, w;
-
-	for (i = 0; i < *n; i++) {
-		size_t idx = num_part_from_right(&es[i], k);
-
-		if (idx != SIZE_MAX) {
-			es[i].key = render_entry(&es[i], idx);
-			if (!es[i].key)
-				return SPUR_ENOMEM;
-		}
-	}
-	qsort(es, *n, sizeof(*es), entry_key_cmp);
-	for (i = 0; i < *n;) {
-		size_t j = i + 1, idx;
-
-		if (!es[i].key) {
+			sb_put(&b, ",", 1);
+		sb_put(&b, rs[i].prefix, rs[i].plen);
+		if (!rs[i].numeric) {
 			i++;
 			continue;
 		}
-		while (j < *n && es[j].key && strcmp(es[j].key, es[i].key) == 0)
+		while (j < nr && same_prefix(&rs[j], rs[i].prefix, rs[i].plen, true))
 			j++;
-		idx = num_part_from_right(&es[i], k);
-		/* greedy: each member joins the first earlier one whose width
-		 * interval it overlaps */
-		for (size_t a = i; a < j; a++) {
-			struct hc_part *pa;
-
-			if (!es[a].nparts)
-				continue;
-			pa = &es[a].parts[idx];
-			for (size_t b = a + 1; b < j; b++) {
-				struct hc_part *pb;
-
-				if (!es[b].nparts)
-					continue;
-				pb = &es[b].parts[idx];
-				if ((pa->wmin > pb->wmin ? pa->wmin : pb->wmin) >
-				    (pa->wmax < pb->wmax ? pa->wmax : pb->wmax))
-					continue;
-				if (merge_into(&es[a], &es[b], idx))
-					return SPUR_ENOMEM;
-				pa = &es[a].parts[idx];
-				entry_fini(&es[b]);
+		if (j == i + 1 && rs[i].lo == rs[i].hi) {
+			sb_range(&b, &rs[i]);
+		} else {
+			sb_put(&b, "[", 1);
+			for (size_t k = i; k < j; k++) {
+				if (k > i)
+					sb_put(&b, ",", 1);
+				sb_range(&b, &rs[k]);
 			}
-			part_sort_unique(pa);
+			sb_put(&b, "]", 1);
 		}
 		i = j;
 	}
-	for (i = 0, w = 0; i < *n; i++) {
-		if (!es[i].nparts)
-			continue;
-		spur_free(es[i].key);
-		es[i].key = NULL;
-		es[w++] = es[i];
-	}
-	memset(&es[w], 0, (*n - w) * sizeof(*es));
-	*n = w;
-	qsort(es, *n, sizeof(*es), entry_first_cmp);
-	return 0;
-}
-
-/* By text, then by position, so the first of equal names sorts first. */
-static int str_ptr_cmp(const void *x, const void *y)
-{
-	const char *const *a = *(const char *const *const *)x;
-	const char *const *b = *(const char *const *const *)y;
-	int c = strcmp(*a, *b);
-
-	return c ? c : (a < b ? -1 : a > b);
+	spur_free(rs);
+	if (!b.oom)
+		return b.s;
+	spur_free(b.s);
+out_oom:
+	spur_error_set(err, SPUR_ENOMEM, "hostlist: out of memory");
+	return NULL;
 }
 
 char *spur_hostlist_ranged(const struct spur_hostlist *hl, struct spur_error *err)
 {
-	size_t count = spur_hostlist_count(hl), n = 0, maxnum = 0;
-	struct hc_entry *es = NULL;
-	const char **names = NULL, ***sorted = NULL;
-	struct hc_buf out = { 0 };
-	char *result = NULL;
-	bool *dup = NULL;
+	return ranged_names(hl, NULL, err);
+}
 
-	es = spur_calloc(count, sizeof(*es));
-	names = spur_calloc(count, sizeof(*names));
-	sorted = spur_calloc(count, sizeof(*sorted));
-	dup = spur_calloc(count, sizeof(*dup));
-	if (!es || !names || !sorted || !dup)
-		goto out_free;
-	/* duplicates: keep the first occurrence only */
-	for (size_t i = 0; i < count; i++) {
-		names[i] = spur_hostlist_nth(hl, i);
-		sorted[i] = &names[i];
-	}
-	qsort(sorted, count, sizeof(*sorted), str_ptr_cmp);
-	for (size_t i = 1; i < count; i++)
-		if (strcmp(*sorted[i], *sorted[i - 1]) == 0)
-			dup[sorted[i] - names] = true;
-	for (size_t i = 0; i < count; i++) {
-		size_t nums = 0;
+static int sr_cmp(const char *a, const char *b)
+{
+	struct sr_name x, y;
+	int c;
 
-		if (dup[i])
-			continue;
-		if (entry_parse(&es[n], names[i], i))
-			goto out_free;
-		for (size_t p = 0; p < es[n].nparts; p++)
-			nums += es[n].parts[p].is_num;
-		maxnum = nums > maxnum ? nums : maxnum;
-		n++;
-	}
-	for (size_t k = 0; k < maxnum; k++)
-		if (merge_pass(es, &n, k))
-			goto out_free;
-	buf_put(&out, "", 0);
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			buf_put(&out, ",", 1);
-		for (size_t p = 0; p < es[i].nparts; p++)
-			render_part(&out, &es[i].parts[p]);
-	}
-	if (!out.oom) {
-		result = out.s;
-		out.s = NULL;
-	}
-out_free:
-	spur_free(out.s);
-	for (size_t i = 0; es && i < count; i++)
-		entry_fini(&es[i]);
-	spur_free(es);
-	spur_free(names);
-	spur_free(sorted);
-	spur_free(dup);
-	if (!result)
-		spur_error_set(err, SPUR_ENOMEM, "hostlist: out of memory");
-	return result;
+	sr_split(a, &x);
+	sr_split(b, &y);
+	c = memcmp(x.name, y.name, x.plen < y.plen ? x.plen : y.plen);
+	if (c || x.plen != y.plen)
+		return c ? c : (x.plen < y.plen ? -1 : 1);
+	if (x.numeric != y.numeric)
+		return x.numeric ? 1 : -1;
+	if (x.num != y.num)
+		return x.num < y.num ? -1 : 1;
+	return x.wmax - y.wmax;
+}
+
+static int sr_qsort_cmp(const void *a, const void *b)
+{
+	return sr_cmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* hostlist.c owns the array and hands it over for sorting. */
+void spur__hostlist_sort_names(char **names, size_t n)
+{
+	qsort(names, n, sizeof(char *), sr_qsort_cmp);
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Fuzz target: hostlist expansion, and the expand/compress round trip. */
+/* Fuzz target: hostlist expansion, and the round trips through Slurm's
+ * form (same names, same order) and the shortest form (same set). */
 #include "fuzz.h"
 
 #include "common/alloc.h"
@@ -19,6 +20,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	a = spur_hostlist_from_expr(s, NULL);
 	if (a && spur_hostlist_count(a) <= 100000) {
 		r = spur_hostlist_ranged(a, NULL);
+		b = r ? spur_hostlist_from_expr(r, NULL) : NULL;
+		if (!b || spur_hostlist_count(a) != spur_hostlist_count(b))
+			abort();
+		for (size_t i = 0; i < spur_hostlist_count(a); i++)
+			if (strcmp(spur_hostlist_nth(a, i), spur_hostlist_nth(b, i)))
+				abort();
+		spur_hostlist_destroy(b);
+		spur_free(r);
+		r = spur_hostlist_compress(a, NULL);
 		if (!r)
 			abort();
 		/* compression must denote the same set */

@@ -25,19 +25,25 @@ static void check_expand(const char *expr, const char *expect)
 	spur_hostlist_destroy(hl);
 }
 
-static void check_ranged(const char *expr, const char *expect)
+static void check_form(const char *expr, const char *expect, int which)
 {
 	struct spur_error err;
 	struct spur_hostlist *hl = spur_hostlist_from_expr(expr, &err);
 	char *s;
 
 	assert_non_null(hl);
-	s = spur_hostlist_ranged(hl, &err);
+	if (which == 2)
+		spur_hostlist_sort(hl);
+	s = which == 0 ? spur_hostlist_compress(hl, &err) : spur_hostlist_ranged(hl, &err);
 	assert_non_null(s);
 	assert_string_equal(s, expect);
 	spur_free(s);
 	spur_hostlist_destroy(hl);
 }
+
+#define check_compress(e, x) check_form(e, x, 0)
+#define check_slurm(e, x) check_form(e, x, 1)
+#define check_sorted(e, x) check_form(e, x, 2)
 
 static void check_error(const char *expr, const char *fragment)
 {
@@ -106,24 +112,48 @@ static void test_push_atomic(void **state)
 	spur_hostlist_destroy(NULL);
 }
 
-static void test_ranged(void **state)
+static void test_compress(void **state)
 {
 	(void)state;
-	check_ranged("gpu01,gpu02,gpu03,gpu04,gpu07,cpu1", "gpu[01-04,07],cpu1");
-	check_ranged("n8,n9,n10,n11", "n[8-11]");
-	check_ranged("n09,n10", "n[09-10]");
-	check_ranged("n1,n01", "n1,n01");
-	check_ranged("n10,n09", "n[09-10]");
-	check_ranged("rack[1-2]-node[01-03]", "rack[1-2]-node[01-03]");
-	check_ranged("rack1-node[01-03],rack2-node[01-02]", "rack1-node[01-03],rack2-node[01-02]");
-	check_ranged("a1,a1,a2", "a[1-2]");
-	check_ranged("foo,foo,bar", "foo,bar");
-	check_ranged("r1n1,r2n1,r1n2,r2n2", "r[1-2]n[1-2]");
-	check_ranged("x", "x");
-	check_ranged("", "");
-	check_ranged("a5b,a6b,a7b", "a[5-7]b");
-	check_ranged("n1,n3,n5,n6,n7", "n[1,3,5-7]");
-	check_ranged("n1234567890123456789", "n1234567890123456789");
+	check_compress("gpu01,gpu02,gpu03,gpu04,gpu07,cpu1", "gpu[01-04,07],cpu1");
+	check_compress("n8,n9,n10,n11", "n[8-11]");
+	check_compress("n09,n10", "n[09-10]");
+	check_compress("n1,n01", "n1,n01");
+	check_compress("n10,n09", "n[09-10]");
+	check_compress("rack[1-2]-node[01-03]", "rack[1-2]-node[01-03]");
+	check_compress("rack1-node[01-03],rack2-node[01-02]", "rack1-node[01-03],rack2-node[01-02]");
+	check_compress("a1,a1,a2", "a[1-2]");
+	check_compress("foo,foo,bar", "foo,bar");
+	check_compress("r1n1,r2n1,r1n2,r2n2", "r[1-2]n[1-2]");
+	check_compress("x", "x");
+	check_compress("", "");
+	check_compress("a5b,a6b,a7b", "a[5-7]b");
+	check_compress("n1,n3,n5,n6,n7", "n[1,3,5-7]");
+	check_compress("n1234567890123456789", "n1234567890123456789");
+}
+
+/* The expected strings are what Slurm 22.05's scontrol prints. */
+static void test_slurm_form(void **state)
+{
+	(void)state;
+	check_slurm("gpu[01-04,07],cpu1", "gpu[01-04,07],cpu1");
+	check_slurm("rack[1-2]-node[01-03]", "rack1-node[01-03],rack2-node[01-03]");
+	check_slurm("n[8-11]", "n[8-11]");
+	check_slurm("n09,n10", "n[09-10]");
+	check_slurm("n1,n01", "n[1,01]");
+	check_slurm("n10,n09", "n[10,09]");
+	check_slurm("a1,a1,a2", "a[1,1-2]");
+	check_slurm("r1n1,r2n1,r1n2,r2n2", "r1n1,r2n1,r1n2,r2n2");
+	check_slurm("n1,n3,n5,n6,n7", "n[1,3,5-7]");
+	check_slurm("foo,foo,bar", "foo,foo,bar");
+	check_slurm("x1,x10,x100,x01", "x[1,10,100,01]");
+	check_slurm("", "");
+	check_sorted("gpu[01-04,07],cpu1", "cpu1,gpu[01-04,07]");
+	check_sorted("n10,n09", "n[09-10]");
+	check_sorted("a1,a1,a2", "a[1,1-2]");
+	check_sorted("r1n1,r2n1,r1n2,r2n2", "r1n[1-2],r2n[1-2]");
+	check_sorted("foo,foo,bar", "bar,foo,foo");
+	check_sorted("x1,x10,x100,x01", "x[1,01,10,100]");
 }
 
 /* expand(ranged(expand(x))) is the same set as expand(x) */
@@ -137,7 +167,7 @@ static void test_roundtrip(void **state)
 	(void)state;
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		struct spur_hostlist *a = spur_hostlist_from_expr(cases[c], NULL);
-		char *r = spur_hostlist_ranged(a, NULL);
+		char *r = spur_hostlist_compress(a, NULL);
 		struct spur_hostlist *b = spur_hostlist_from_expr(r, NULL);
 
 		assert_non_null(b);
@@ -176,6 +206,9 @@ static void test_large(void **state)
 
 	(void)state;
 	assert_int_equal(spur_hostlist_count(hl), 10000);
+	r = spur_hostlist_compress(hl, NULL);
+	assert_string_equal(r, "gpu[00001-10000]");
+	spur_free(r);
 	r = spur_hostlist_ranged(hl, NULL);
 	assert_string_equal(r, "gpu[00001-10000]");
 	spur_free(r);
@@ -190,8 +223,11 @@ static void test_alloc_failures(void **state)
 
 	(void)state;
 	ALLOC_SWEEP(!(hl = spur_hostlist_from_expr("r[1-2]n[1-3],x", &err)), err.code, (void)0);
-	ALLOC_SWEEP(!(r = spur_hostlist_ranged(hl, &err)), err.code, (void)0);
+	ALLOC_SWEEP(!(r = spur_hostlist_compress(hl, &err)), err.code, (void)0);
 	assert_string_equal(r, "r[1-2]n[1-3],x");
+	spur_free(r);
+	ALLOC_SWEEP(!(r = spur_hostlist_ranged(hl, &err)), err.code, (void)0);
+	assert_string_equal(r, "r1n[1-3],r2n[1-3],x");
 	spur_free(r);
 	spur_hostlist_destroy(hl);
 }
@@ -200,7 +236,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_expand),	   cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_push_atomic), cmocka_unit_test(test_ranged),
+		cmocka_unit_test(test_push_atomic), cmocka_unit_test(test_compress),
+		cmocka_unit_test(test_slurm_form),
 		cmocka_unit_test(test_roundtrip),  cmocka_unit_test(test_uniq_natural),
 		cmocka_unit_test(test_large),	   cmocka_unit_test(test_alloc_failures),
 	};

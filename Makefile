@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: Apache-2.0
+# Thin wrapper around Meson + ninja. The README's two commands:
+#   make demo    install missing Debian packages, build, run the example
+#   make check   install missing Debian packages, build, run the whole test suite
+# Other targets: deps, build, asan, clang, fuzz, clean.
+
+BUILD        ?= build
+FUZZ_SECONDS ?= 60
+# Debian 12 packages the build and the tests need (checked with dpkg-query).
+DEB_PACKAGES := meson ninja-build pkg-config gcc clang libclang-rt-14-dev libcmocka-dev python3
+
+.PHONY: all deps build check asan clang fuzz demo clean
+
+all: build
+
+deps:
+	@./tools/deps.sh $(DEB_PACKAGES)
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD)
+
+build: deps $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+check: build
+	@./tools/run-tests.sh $(BUILD)
+
+# The same suite under AddressSanitizer (with LeakSanitizer) and UBSan.
+asan: deps
+	@[ -f build-asan/build.ninja ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false
+	ninja -C build-asan
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
+	 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ./tools/run-tests.sh build-asan
+
+# Build and test with clang (the default build uses the system cc, gcc).
+clang: deps
+	@[ -f build-clang/build.ninja ] || CC=clang meson setup build-clang
+	ninja -C build-clang
+	@./tools/run-tests.sh build-clang
+
+# Run every libFuzzer target for FUZZ_SECONDS each (make fuzz FUZZ_SECONDS=5).
+fuzz: deps
+	@[ -f build-fuzz/build.ninja ] || CC=clang meson setup build-fuzz -Dfuzz=true -Dtests=false
+	ninja -C build-fuzz
+	@./tools/fuzz.sh build-fuzz $(FUZZ_SECONDS)
+
+demo: build
+	@./tools/demo.sh $(BUILD)
+
+clean:
+	rm -rf build build-asan build-clang build-fuzz

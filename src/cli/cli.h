@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Entry points of the multi-call CLI's commands. */
+#ifndef SPUR_CLI_CLI_H
+#define SPUR_CLI_CLI_H
+
+#include <stdio.h>
+
+/* Each returns the process exit status. `prog` is the name used in
+ * messages ("scontrol", "spur control"). */
+int cli_scontrol_main(const char *prog, int argc, char **argv);
+int cli_conf_main(const char *prog, int argc, char **argv);
+
+/* The slurm.conf to read: -f/--config, else $SPUR_CONF, $SLURM_CONF,
+ * /etc/spur/slurm.conf, /etc/slurm/slurm.conf. NULL when none exists. */
+const char *cli_conf_path(const char *given);
+
+/* "prog: error: message" on stderr, as Slurm's commands print it. */
+void cli_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

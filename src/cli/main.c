@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The multi-call CLI: `spur VERB ...`, or a Slurm command name via argv[0]. */
+#include "cli.h"
+
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const struct {
+	const char *verb;  /* spur VERB */
+	const char *slurm; /* argv[0] alias */
+	int (*main)(const char *prog, int argc, char **argv);
+	const char *help;
+} commands[] = {
+	{ "control", "scontrol", cli_scontrol_main,
+	  "show hostnames|hostlist|hostlistsorted (controller verbs come with spurctld)" },
+	{ "conf", NULL, cli_conf_main, "check|show [-f FILE]: read and validate slurm.conf" },
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+void cli_error(const char *prog, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: error: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+const char *cli_conf_path(const char *given)
+{
+	static const char *const fallbacks[] = { "/etc/spur/slurm.conf", "/etc/slurm/slurm.conf" };
+	const char *env;
+
+	if (given)
+		return given;
+	if ((env = getenv("SPUR_CONF")) && *env)
+		return env;
+	if ((env = getenv("SLURM_CONF")) && *env)
+		return env;
+	for (size_t i = 0; i < 2; i++)
+		if (access(fallbacks[i], R_OK) == 0)
+			return fallbacks[i];
+	return NULL;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out, "Usage: spur COMMAND [ARGS...]\n\nCommands:\n");
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(out, "  %-8s %s\n", commands[i].verb, commands[i].help);
+	fprintf(out, "\nAs %s, spur runs the named command through its argv[0] link.\n",
+		 "scontrol");
+}
+
+int main(int argc, char **argv)
+{
+	char *copy = strdup(argv[0] ? argv[0] : "spur");
+	const char *name = copy ? basename(copy) : "spur";
+	int rc = -1;
+
+	for (size_t i = 0; i < NCOMMANDS && rc < 0; i++)
+		if (commands[i].slurm && !strcmp(name, commands[i].slurm))
+			rc = commands[i].main(commands[i].slurm, argc - 1, argv + 1);
+	if (rc < 0 && argc < 2) {
+		usage(stderr);
+		rc = 1;
+	}
+	if (rc < 0 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+		       !strcmp(argv[1], "help"))) {
+		usage(stdout);
+		rc = 0;
+	}
+	for (size_t i = 0; i < NCOMMANDS && rc < 0; i++) {
+		if (!strcmp(argv[1], commands[i].verb)) {
+			char prog[32];
+
+			snprintf(prog, sizeof(prog), "spur %s", commands[i].verb);
+			rc = commands[i].main(prog, argc - 2, argv + 2);
+		}
+	}
+	if (rc < 0) {
+		cli_error("spur", "unknown command '%s' (try 'spur --help')", argv[1]);
+		rc = 1;
+	}
+	free(copy);
+	return rc;
+}
