@@ -1,0 +1,54 @@
+#!/bin/sh
+# CLI behaviour on bad input: a clear message on stderr and a non-zero exit.
+# Usage: t-cli-errors.sh BUILD-DIR SOURCE-DIR
+set -u
+b=$1/src/cli
+data=$2/tests/data/conf
+passed=0 failed=0
+
+# expect EXIT-CODE STDERR-FRAGMENT -- COMMAND...
+expect() {
+	code=$1 frag=$2
+	shift 3
+	err=$("$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ "$rc" -eq "$code" ] && { [ -z "$frag" ] || printf "%s" "$err" | grep -qF -- "$frag"; }; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "FAIL: $*: rc=$rc (want $code), stderr: $err (want: $frag)"
+	fi
+}
+
+expect 1 "scontrol: error: hostlist 'n[1-': unterminated '['" -- "$b/scontrol" show hostlist 'n[1-'
+expect 1 "goes backwards" -- "$b/scontrol" show hostnames 'gpu[5-1]'
+expect 1 "empty brackets" -- "$b/scontrol" show hostnames 'gpu[]'
+expect 1 "show hostlist needs a list" -- "$b/scontrol" show hostlist
+expect 1 "needs the controller" -- "$b/scontrol" show job 1
+expect 1 "needs the controller" -- "$b/scontrol" hold 1
+expect 1 "show what?" -- "$b/scontrol" show
+expect 1 "no hostlist given" -- env -u SLURM_JOB_NODELIST -u SPUR_JOB_NODELIST "$b/scontrol" show hostnames
+expect 0 "" -- env SLURM_JOB_NODELIST='n[1-2]' "$b/scontrol" show hostnames
+expect 1 "spur: error: unknown command 'frob'" -- "$b/spur" frob
+expect 1 "Usage: spur" -- "$b/spur"
+expect 0 "" -- "$b/spur" --help
+expect 0 "" -- "$b/spur" conf check "$data/golden/slurm.conf"
+expect 0 "unknown key 'SomeTypoKey'" -- "$b/spur" conf check "$data/site/slurm.conf"
+expect 1 "unknown key 'SomeTypoKey'" -- "$b/spur" conf check --strict "$data/site/slurm.conf"
+expect 1 "/nonexistent/slurm.conf: No such file" -- "$b/spur" conf check -f /nonexistent/slurm.conf
+expect 1 "expected 'check' or 'show'" -- "$b/spur" conf frob
+expect 1 "no configuration file" -- env -u SPUR_CONF -u SLURM_CONF "$b/spur" conf check
+
+# conf show prints what was understood
+out=$("$b/spur" conf show "$data/site/slurm.conf" 2>/dev/null)
+if printf '%s\n' "$out" | grep -qF 'NodeName=h[3-4] CPUs=96' &&
+	printf '%s\n' "$out" | grep -qF 'PartitionName=gpu Nodes=mi[01-04],h[1-4] Default=YES MaxTime=1-00:00:00' &&
+	printf '%s\n' "$out" | grep -qF 'Totals: 8 nodes, 1152 CPUs, 12000G memory, 64 GPUs'; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+	echo "FAIL: conf show output:"
+	printf '%s\n' "$out"
+fi
+echo "cases: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
