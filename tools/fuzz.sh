@@ -9,7 +9,8 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 passed=0 failed=0
 mkdir -p "$build/artifacts"
 for exe in "$build"/tests/fuzz/fuzz_*; do
-	[ -x "$exe" ] || continue
+	case $exe in *.p) continue ;; esac
+	[ -f "$exe" ] && [ -x "$exe" ] || continue
 	t=${exe##*/fuzz_}
 	mkdir -p "$build/corpus/$t"
 	cp -n "$src/tests/fuzz/corpus/$t"/* "$build/corpus/$t/" 2>/dev/null || true

@@ -520,8 +520,10 @@ static int node_key(struct loader *ld, struct spur_conf_node *n, struct node_fla
 			spur_gres_fini(&n->gres);
 			return 0;
 		}
-		if (spur_gres_parse(p->value, SPUR_GRES_NODE_SPEC, &g, &e))
+		if (spur_gres_parse(p->value, SPUR_GRES_NODE_SPEC, &g, &e)) {
+			spur_gres_fini(&g);
 			return bad_inner(err, l, p->key, p->value, &e);
+		}
 		spur_gres_fini(&n->gres);
 		n->gres = g;
 		return 0;

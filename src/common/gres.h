@@ -33,7 +33,9 @@ enum spur_gres_flags_b {
 /* Parse a comma list of NAME[:TYPE][:COUNT] items (an optional "gres/"
  * prefix is accepted, as in --tres-per-node). COUNT takes K/M/G. Names and
  * types are letters, digits, '_', '-', '.', starting with a letter. On error
- * `out` is unchanged and err quotes the bad item. Appends to `out`. */
+ * `out` holds the same items as before (its buffer may have grown, so a
+ * fresh list still needs spur_gres_fini) and err quotes the bad item.
+ * Appends to `out`. */
 int spur_gres_parse(const char *s, unsigned flags, struct spur_gres_list *out,
 		    struct spur_error *err);
 

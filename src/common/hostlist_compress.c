@@ -209,23 +209,6 @@ static int ull_cmp(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-/* Move member m's values of part `idx` into target t (same shape). */
-static int merge_into(struct hc_entry *t, struct hc_entry *m, size_t idx)
-{
-	struct hc_part *tp = &t->parts[idx], *mp = &m->parts[idx];
-	unsigned long long *v;
-
-	v = spur_reallocarray(tp->vals, tp->nvals + mp->nvals, sizeof(*v));
-	if (!v)
-		return SPUR_ENOMEM;
-	memcpy(v + tp->nvals, mp->vals, mp->nvals * sizeof(*v));
-	tp->vals = v;
-	tp->nvals += mp->nvals;
-	tp->wmin = tp->wmin > mp->wmin ? tp->wmin : mp->wmin;
-	tp->wmax = tp->wmax < mp->wmax ? tp->wmax : mp->wmax;
-	return 0;
-}
-
 static void part_sort_unique(struct hc_part *p)
 {
 	size_t w = 0;
@@ -235,6 +218,69 @@ static void part_sort_unique(struct hc_part *p)
 		if (!w || p->vals[w - 1] != p->vals[i])
 			p->vals[w++] = p->vals[i];
 	p->nvals = w;
+}
+
+/* Members of one group (equal but for part idx) join the first subgroup
+ * whose width interval they overlap; each subgroup's leader takes all its
+ * members' values in one allocation, the others are finalised. */
+static int merge_group(struct hc_entry *g, size_t n, size_t idx)
+{
+	struct hc_sub {
+		size_t leader, nvals;
+		int wmin, wmax;
+	} sub[2 * HC_MAX_DIGITS + 2];
+	size_t nsub = 0, *which = spur_malloc(n * sizeof(size_t));
+
+	if (!which)
+		return SPUR_ENOMEM;
+	for (size_t a = 0; a < n; a++) {
+		const struct hc_part *p = &g[a].parts[idx];
+		size_t s;
+
+		for (s = 0; s < nsub; s++) {
+			int lo = sub[s].wmin > p->wmin ? sub[s].wmin : p->wmin;
+			int hi = sub[s].wmax < p->wmax ? sub[s].wmax : p->wmax;
+
+			if (lo <= hi) {
+				sub[s].wmin = lo;
+				sub[s].wmax = hi;
+				sub[s].nvals += p->nvals;
+				break;
+			}
+		}
+		/* widths are 1..18 digits, so intervals are few; fall back to a
+		 * group of its own past that (never merged) */
+		if (s == nsub && nsub < sizeof(sub) / sizeof(sub[0]))
+			sub[nsub++] = (struct hc_sub){ a, p->nvals, p->wmin, p->wmax };
+		which[a] = s;
+	}
+	for (size_t s = 0; s < nsub; s++) {
+		struct hc_part *lp = &g[sub[s].leader].parts[idx];
+		unsigned long long *v = spur_malloc(sub[s].nvals * sizeof(*v));
+		size_t fill = 0;
+
+		if (!v) {
+			spur_free(which);
+			return SPUR_ENOMEM;
+		}
+		for (size_t a = sub[s].leader; a < n; a++) {
+			if (which[a] != s)
+				continue;
+			memcpy(v + fill, g[a].parts[idx].vals, g[a].parts[idx].nvals * sizeof(*v));
+			fill += g[a].parts[idx].nvals;
+		}
+		for (size_t a = sub[s].leader + 1; a < n; a++)
+			if (which[a] == s)
+				entry_fini(&g[a]);
+		spur_free(lp->vals);
+		lp->vals = v;
+		lp->nvals = fill;
+		lp->wmin = sub[s].wmin;
+		lp->wmax = sub[s].wmax;
+		part_sort_unique(lp);
+	}
+	spur_free(which);
+	return 0;
 }
 
 /* Merge entries equal except for their k-th number from the right. Entries
@@ -263,30 +309,8 @@ static int merge_pass(struct hc_entry *es, size_t *n, size_t k)
 		while (j < *n && es[j].key && strcmp(es[j].key, es[i].key) == 0)
 			j++;
 		idx = num_part_from_right(&es[i], k);
-		/* greedy: each member joins the first earlier one whose width
-		 * interval it overlaps */
-		for (size_t a = i; a < j; a++) {
-			struct hc_part *pa;
-
-			if (!es[a].nparts)
-				continue;
-			pa = &es[a].parts[idx];
-			for (size_t b = a + 1; b < j; b++) {
-				struct hc_part *pb;
-
-				if (!es[b].nparts)
-					continue;
-				pb = &es[b].parts[idx];
-				if ((pa->wmin > pb->wmin ? pa->wmin : pb->wmin) >
-				    (pa->wmax < pb->wmax ? pa->wmax : pb->wmax))
-					continue;
-				if (merge_into(&es[a], &es[b], idx))
-					return SPUR_ENOMEM;
-				pa = &es[a].parts[idx];
-				entry_fini(&es[b]);
-			}
-			part_sort_unique(pa);
-		}
+		if (merge_group(es + i, j - i, idx))
+			return SPUR_ENOMEM;
 		i = j;
 	}
 	for (i = 0, w = 0; i < *n; i++) {

@@ -22,8 +22,8 @@ struct spur_tres {
 
 /* Parse a comma list of TYPE[/NAME]=VALUE. mem takes size suffixes (MiB by
  * default); other values take K/M/G. Unknown types, missing names
- * ("gres/"), names on simple types and repeats fail. On error `out` is
- * unchanged. Appends to `out`. */
+ * ("gres/"), names on simple types and repeats fail. On error `out` holds
+ * the same items (a fresh one still needs spur_tres_fini). Appends. */
 int spur_tres_parse(const char *s, struct spur_tres *out, struct spur_error *err);
 
 void spur_tres_fini(struct spur_tres *t);
