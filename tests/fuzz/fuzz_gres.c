@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Fuzz target: GRES, TRES and memory-size parsing, with print round trips. */
+/* Fuzz target: GRES, TRES, memory-size, --array and --dependency parsing,
+ * with print round trips where there is a printer. */
 #include "fuzz.h"
 
 #include "common/alloc.h"
 #include "common/gres.h"
+#include "common/jobspec.h"
 #include "common/size.h"
 #include "common/tres.h"
 
@@ -29,6 +31,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (spur_tres_parse(s, &t, NULL) == 0)
 		spur_free(spur_tres_format(&t));
 	spur_mem_parse_mb(s, &mb, NULL);
+	{
+		struct spur_array_spec a;
+		struct spur_dep_list d;
+
+		if (spur_array_parse(s, 100000, &a, NULL) == 0)
+			spur_array_fini(&a);
+		if (spur_dep_parse(s, &d, NULL) == 0)
+			spur_dep_fini(&d);
+	}
 	spur_gres_fini(&g);
 	spur_gres_fini(&g2);
 	spur_tres_fini(&t);

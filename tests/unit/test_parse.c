@@ -3,6 +3,7 @@
 #include "../lib/testutil.h"
 
 #include "common/gres.h"
+#include "common/jobspec.h"
 #include "common/size.h"
 #include "common/tres.h"
 
@@ -166,6 +167,80 @@ static void test_tres(void **state)
 	spur_tres_fini(&t);
 }
 
+static void test_array(void **state)
+{
+	struct spur_array_spec a;
+	struct spur_error err;
+	const struct {
+		const char *spec, *fragment;
+	} bad[] = {
+		{ "", "''" },	       { "a", "expected N" },	   { "5-1", "expected N" },
+		{ "0-10:0", "expected N" }, { "1,,2", "expected N" },  { "0-9%", "expected N" },
+		{ "0-9%0", "expected N" },  { "0-9%2x", "expected N" }, { "0-2000", "above the limit 1000" },
+		{ "-1", "expected N" },
+	};
+
+	(void)state;
+	assert_int_equal(spur_array_parse("0-99%10", 1000, &a, &err), 0);
+	assert_int_equal(a.n, 100);
+	assert_int_equal(a.throttle, 10);
+	assert_int_equal(a.ids[99], 99);
+	spur_array_fini(&a);
+	assert_int_equal(spur_array_parse("1,3,5", 1000, &a, &err), 0);
+	assert_int_equal(a.n, 3);
+	assert_int_equal(a.ids[2], 5);
+	assert_int_equal(a.throttle, 0);
+	spur_array_fini(&a);
+	assert_int_equal(spur_array_parse("0-15:4", 1000, &a, &err), 0);
+	assert_int_equal(a.n, 4);
+	assert_int_equal(a.ids[3], 12);
+	spur_array_fini(&a);
+	assert_int_equal(spur_array_parse("7,1-3,2", 1000, &a, &err), 0);
+	assert_int_equal(a.n, 4); /* sorted, unique */
+	assert_int_equal(a.ids[0], 1);
+	assert_int_equal(a.ids[3], 7);
+	spur_array_fini(&a);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (spur_array_parse(bad[i].spec, 1000, &a, &err) == 0)
+			fail_msg("'%s' accepted", bad[i].spec);
+		if (!strstr(err.msg, bad[i].fragment))
+			fail_msg("'%s': '%s' lacks '%s'", bad[i].spec, err.msg, bad[i].fragment);
+		assert_int_equal(a.n, 0);
+	}
+}
+
+static void test_dependency(void **state)
+{
+	struct spur_dep_list d;
+	struct spur_error err;
+	const char *bad[] = { "",	"afterok",	  "afterok:",	"afterok:x", "afterok:0",
+			      "later:5", "singleton:3",	  "afterok:1,",	"afterok:1;2", "after:1+x",
+			      "afterok:1_", "afterok:1,afterany:2?after:3" };
+
+	(void)state;
+	assert_int_equal(spur_dep_parse("afterok:12:13,afterany:14_2,singleton", &d, &err), 0);
+	assert_int_equal(d.n, 4);
+	assert_int_equal(d.deps[0].type, SPUR_DEP_AFTEROK);
+	assert_int_equal(d.deps[1].job_id, 13);
+	assert_int_equal(d.deps[2].type, SPUR_DEP_AFTERANY);
+	assert_int_equal(d.deps[2].task_id, 2);
+	assert_int_equal(d.deps[3].type, SPUR_DEP_SINGLETON);
+	assert_false(d.any);
+	spur_dep_fini(&d);
+	assert_int_equal(spur_dep_parse("after:5+10?afternotok:6", &d, &err), 0);
+	assert_int_equal(d.deps[0].delay_secs, 600);
+	assert_true(d.any);
+	assert_string_equal(spur_dep_type_name(d.deps[1].type), "afternotok");
+	spur_dep_fini(&d);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (spur_dep_parse(bad[i], &d, &err) == 0)
+			fail_msg("'%s' accepted", bad[i]);
+		assert_non_null(strstr(err.msg, "invalid dependency"));
+	}
+	spur_dep_parse("afterok:1,afterany:2?after:3", &d, &err);
+	assert_non_null(strstr(err.msg, "cannot be mixed"));
+}
+
 static void test_alloc_failures(void **state)
 {
 	struct spur_gres_list g = { 0 };
@@ -177,6 +252,12 @@ static void test_alloc_failures(void **state)
 		    spur_gres_fini(&g));
 	ALLOC_SWEEP(spur_tres_parse("cpu=1,mem=2G,gres/gpu:a=1", &t, &err), err.code,
 		    spur_tres_fini(&t));
+	struct spur_array_spec a;
+	struct spur_dep_list d;
+	ALLOC_SWEEP(spur_array_parse("0-40,50-90:5%3", 1000, &a, &err), err.code,
+		    spur_array_fini(&a));
+	ALLOC_SWEEP(spur_dep_parse("afterok:1:2:3:4:5:6:7:8:9:10,singleton", &d, &err), err.code,
+		    spur_dep_fini(&d));
 }
 
 int main(void)
@@ -185,6 +266,8 @@ int main(void)
 		cmocka_unit_test(test_mem),
 		cmocka_unit_test(test_gres),
 		cmocka_unit_test(test_tres),
+		cmocka_unit_test(test_array),
+		cmocka_unit_test(test_dependency),
 		cmocka_unit_test(test_alloc_failures),
 	};
 
