@@ -1,0 +1,510 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* One scheduling cycle: eligibility and pending reasons, priority order,
+ * start now or reserve the earliest future slot (backfill), preemption. */
+#include "internal.h"
+
+#include "common/alloc.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void set_reason(struct sched *s, struct core_job *j, enum sched_reason r)
+{
+	if (j->reason != r) {
+		j->reason = r;
+		if (r != SCHED_REASON_NONE)
+			core_trace(s, "job %u pending (%s)", j->id, sched_reason_name(r));
+	}
+}
+
+static int64_t job_limit(const struct sched *s, const struct core_job *j, int p)
+{
+	return j->time_limit ? j->time_limit : s->parts[p].default_time;
+}
+
+static int64_t end_of(int64_t start, int64_t limit)
+{
+	return limit >= SCHED_INFINITE - start ? SCHED_INFINITE : start + limit;
+}
+
+/* Partitions whose state and limits admit j; the reason when none does. */
+static enum sched_reason usable_parts(struct sched *s, struct core_job *j)
+{
+	enum sched_reason why = SCHED_REASON_NONE;
+
+	j->usable = 0;
+	j->tier = 0;
+	for (size_t p = 0; p < s->nparts; p++) {
+		const struct core_part *pt = &s->parts[p];
+
+		if (!(j->parts >> p & 1))
+			continue;
+		if (pt->state == SCHED_PART_INACTIVE) {
+			why = why ? why : SCHED_REASON_PART_INACTIVE;
+			continue;
+		}
+		if (pt->state != SCHED_PART_UP) {
+			why = why ? why : SCHED_REASON_PART_DOWN;
+			continue;
+		}
+		if (job_limit(s, j, (int)p) > pt->max_time) {
+			why = SCHED_REASON_PART_TIME_LIMIT;
+			continue;
+		}
+		if (pt->max_nodes && j->nodes > pt->max_nodes) {
+			why = SCHED_REASON_PART_NODE_LIMIT;
+			continue;
+		}
+		j->usable |= UINT64_C(1) << p;
+		if (pt->tier > j->tier)
+			j->tier = pt->tier;
+	}
+	return j->usable ? SCHED_REASON_NONE : why;
+}
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct core_job *x = *(struct core_job *const *)a, *y = *(struct core_job *const *)b;
+
+	if (x->tier != y->tier)
+		return x->tier > y->tier ? -1 : 1;
+	if (x->prio != y->prio)
+		return x->prio > y->prio ? -1 : 1;
+	if (x->submit != y->submit)
+		return x->submit < y->submit ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int fifo_cmp(const void *a, const void *b)
+{
+	const struct core_job *x = *(struct core_job *const *)a, *y = *(struct core_job *const *)b;
+
+	if (x->submit != y->submit)
+		return x->submit < y->submit ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* ---------------------------------------------------------------- starting */
+
+static void mask_text(uint16_t m, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (unsigned g = 0; g < SCHED_MAX_GPUS && o + 8 < len; g++) {
+		unsigned h = g;
+
+		if (!(m >> g & 1))
+			continue;
+		while (h + 1 < SCHED_MAX_GPUS && (m >> (h + 1) & 1))
+			h++;
+		o += (size_t)snprintf(buf + o, len - o, h > g ? "%s%u-%u" : "%s%u", o ? "," : "", g,
+				      h);
+		g = h;
+	}
+}
+
+/* Allocate the chosen nodes to j and emit START. */
+static int start_job(struct sched *s, struct core_job *j, int p, const uint32_t *nodes,
+		     int64_t limit, bool backfilled)
+{
+	uint32_t gpn = core_job_gpus_per_node(j);
+	bool topo = s->cfg.place == SCHED_PLACE_TOPO;
+	struct sched_alloc_node *al = spur_calloc(j->nodes, sizeof(*al));
+	uint32_t idx = j->index;
+
+	if (!al)
+		return SPUR_ENOMEM;
+	for (uint32_t i = 0; i < j->nodes; i++) {
+		struct core_node *n = &s->nodes[nodes[i]];
+
+		if (spur_grow((void **)&n->jobs, &n->jobs_cap, n->njobs + 1, sizeof(uint32_t))) {
+			spur_free(al);
+			return SPUR_ENOMEM;
+		}
+	}
+	for (uint32_t i = 0; i < j->nodes; i++) {
+		struct core_node *n = &s->nodes[nodes[i]];
+		struct sched_alloc_node *a = &al[i];
+
+		a->node = nodes[i];
+		a->cpus = j->exclusive ? n->cpus - n->cpus_used : core_job_cpus_per_node(j);
+		a->mem_mb = j->exclusive && !j->mem ? n->mem - n->mem_used : j->mem;
+		a->gpu_mask = core_pick_gpus(n, core_node_free_mask(n), j->exclusive && !gpn ? 0 : gpn,
+					     topo);
+		if (j->exclusive)
+			a->gpu_mask = core_node_free_mask(n);
+		if (j->spn) {
+			int g = core_pick_shard_gpu(n, j->spn);
+
+			a->shard_gpu = (uint8_t)(g < 0 ? 0 : g);
+			a->shards = (uint16_t)j->spn;
+			n->shard_used[a->shard_gpu] += (uint16_t)j->spn;
+		}
+		n->cpus_used += a->cpus;
+		n->mem_used += a->mem_mb;
+		n->gpu_used |= a->gpu_mask;
+		if (j->exclusive)
+			n->excl_jobs++;
+		n->jobs[n->njobs++] = idx;
+		core_node_rebucket(s, a->node);
+	}
+	spur_free(j->alloc);
+	j->alloc = al;
+	j->nalloc = j->nodes;
+	j->part = p;
+	j->start = s->now;
+	j->last_charge = s->now;
+	j->end = end_of(s->now, limit);
+	j->est_start = 0;
+	j->reason = SCHED_REASON_NONE;
+	core_job_set_state(s, j, SCHED_JOB_RUNNING);
+	s->stats.started++;
+	s->stats.backfilled += backfilled;
+	if (s->cfg.trace) {
+		char *names = core_alloc_names(s, al, j->nalloc);
+		char gpus[64], end[24];
+
+		mask_text(al[0].gpu_mask, gpus, sizeof(gpus));
+		if (j->end == SCHED_INFINITE)
+			snprintf(end, sizeof(end), "none");
+		else
+			snprintf(end, sizeof(end), "%" PRId64, j->end);
+		core_trace(s, "job %u start on %s%s%s%s (%s, end=%s)", j->id, names ? names : "?",
+			   gpus[0] ? " gpus=" : "", gpus, j->spn ? " shards" : "",
+			   backfilled ? "backfill" : "priority", end);
+		spur_free(names);
+	}
+	return core_emit(s, (struct sched_action){ .type = SCHED_ACT_START,
+						   .job_id = j->id,
+						   .time = j->end,
+						   .alloc = al,
+						   .nalloc = j->nalloc,
+						   .backfilled = backfilled });
+}
+
+/* Start j now in the best usable partition if it fits without touching
+ * any reservation. Returns 1 started, 0 not, or an error. */
+static int try_start(struct sched *s, struct core_job *j, uint32_t *scratch, bool backfilled)
+{
+	for (int tier_pass = 0; tier_pass < 2; tier_pass++) {
+		for (size_t p = 0; p < s->nparts; p++) {
+			int64_t limit;
+			size_t got;
+
+			if (!(j->usable >> p & 1) || (s->parts[p].tier == j->tier) != !tier_pass)
+				continue;
+			limit = job_limit(s, j, (int)p);
+			got = core_select_nodes(s, j, UINT64_C(1) << p, end_of(s->now, limit), scratch);
+			if (got == j->nodes) {
+				int rc = start_job(s, j, (int)p, scratch, limit, backfilled);
+
+				return rc ? rc : 1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- reservations */
+
+static int int64_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Find the earliest time j can start (N nodes free together) and hold
+ * those resources for it, so lower-priority jobs cannot delay it. */
+static int reserve(struct sched *s, struct core_job *j, int64_t *when)
+{
+	int64_t best_t = SCHED_INFINITE, limit = 0;
+	int best_p = -1;
+	int64_t *times = spur_malloc((s->nnodes + 1) * sizeof(int64_t));
+	uint32_t *nodes = spur_malloc((s->nnodes + 1) * sizeof(uint32_t));
+	size_t nt;
+	int rc = 0;
+
+	if (!times || !nodes) {
+		rc = SPUR_ENOMEM;
+		goto out_free;
+	}
+	for (size_t p = 0; p < s->nparts; p++) {
+		int64_t lim;
+
+		if (!(j->usable >> p & 1))
+			continue;
+		lim = job_limit(s, j, (int)p);
+		nt = 0;
+		for (uint32_t n = 0; n < s->nnodes; n++) {
+			int64_t t;
+
+			if (!core_node_static_ok(s, j, n, UINT64_C(1) << p))
+				continue;
+			t = core_node_earliest(s, j, n, lim);
+			if (t != SCHED_INFINITE)
+				times[nt++] = t;
+		}
+		if (nt < j->nodes)
+			continue;
+		qsort(times, nt, sizeof(int64_t), int64_cmp);
+		if (times[j->nodes - 1] < best_t) {
+			best_t = times[j->nodes - 1];
+			best_p = (int)p;
+			limit = lim;
+		}
+	}
+	*when = best_t;
+	if (best_p < 0)
+		goto out_free;
+	/* hold the first N nodes (by index) that are free by best_t */
+	nt = 0;
+	for (uint32_t n = 0; n < s->nnodes && nt < j->nodes; n++)
+		if (core_node_static_ok(s, j, n, UINT64_C(1) << best_p) &&
+		    core_node_earliest(s, j, n, limit) <= best_t)
+			nodes[nt++] = n;
+	for (size_t i = 0; i < nt; i++) {
+		struct core_node *n = &s->nodes[nodes[i]];
+		struct cyc_resv r = { best_t, end_of(best_t, limit), core_job_cpus_per_node(j), j->mem,
+				      core_job_gpus_per_node(j) + (j->spn ? 1 : 0), j->spn,
+				      j->exclusive, n->resv_first };
+
+		if (spur_grow((void **)&s->cresv, &s->cresv_cap, s->ncresv + 1, sizeof(r)) ||
+		    spur_grow((void **)&s->touched, &s->touched_cap, s->ntouched + 1,
+			      sizeof(uint32_t))) {
+			rc = SPUR_ENOMEM;
+			goto out_free;
+		}
+		s->cresv[s->ncresv] = r;
+		n->resv_first = (int32_t)s->ncresv++;
+		s->touched[s->ntouched++] = nodes[i];
+	}
+	s->stats.reserved++;
+out_free:
+	spur_free(times);
+	spur_free(nodes);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- preemption */
+
+static bool can_preempt(const struct sched *s, const struct core_job *j, const struct core_job *v)
+{
+	if (s->cfg.preempt_partition_prio && v->part >= 0 && s->parts[v->part].tier < j->tier)
+		return true;
+	if (s->cfg.preempt_qos && j->qos >= 0 && v->qos >= 0 && (s->qos[j->qos].preempts >> v->qos & 1))
+		return true;
+	return false;
+}
+
+static bool has_preempt_power(const struct sched *s, const struct core_job *j)
+{
+	if (s->cfg.preempt_qos && j->qos >= 0 && s->qos[j->qos].preempts)
+		return true;
+	if (s->cfg.preempt_partition_prio)
+		for (size_t p = 0; p < s->nparts; p++)
+			if (s->parts[p].tier < j->tier)
+				return true;
+	return false;
+}
+
+static int prio_asc(const void *a, const void *b)
+{
+	const struct core_job *x = *(struct core_job *const *)a, *y = *(struct core_job *const *)b;
+
+	return x->prio < y->prio ? -1 : x->prio > y->prio ? 1 : (x->id < y->id) - (x->id > y->id);
+}
+
+static int preempt_one(struct sched *s, struct core_job *v, const struct core_job *by)
+{
+	bool requeue = (v->part >= 0 && s->parts[v->part].preempt_requeue) ||
+		       (v->qos >= 0 && s->qos[v->qos].preempt_requeue) || v->requeue;
+
+	core_job_release(s, v);
+	v->end = s->now;
+	if (requeue) {
+		v->start = 0;
+		core_job_set_state(s, v, SCHED_JOB_PENDING);
+	} else {
+		core_job_set_state(s, v, SCHED_JOB_PREEMPTED);
+	}
+	s->stats.preempted++;
+	core_trace(s, "job %u preempted by job %u (%s)", v->id, by->id,
+		   requeue ? "requeue" : "cancel");
+	return core_emit(s, (struct sched_action){ .type = SCHED_ACT_PREEMPT, .job_id = v->id,
+						   .requeue = requeue });
+}
+
+/* Preempt the lowest-priority preemptable jobs, one at a time, until j
+ * can start; then start it. Returns 1 started, 0 not, or an error. */
+static int try_preempt(struct sched *s, struct core_job *j, uint32_t *scratch)
+{
+	struct core_job **victims;
+	size_t nv = 0;
+	int rc = 0;
+
+	if (!has_preempt_power(s, j))
+		return 0;
+	victims = spur_malloc((s->running.n + 1) * sizeof(*victims));
+	if (!victims)
+		return SPUR_ENOMEM;
+	for (size_t i = 0; i < s->running.n; i++) {
+		struct core_job *v = s->running.v[i];
+		bool useful = false;
+
+		for (size_t a = 0; a < v->nalloc && !useful; a++)
+			useful = core_node_static_ok(s, j, v->alloc[a].node, j->usable);
+		if (useful && can_preempt(s, j, v))
+			victims[nv++] = v;
+	}
+	qsort(victims, nv, sizeof(*victims), prio_asc);
+	for (size_t i = 0; i < nv && !rc; i++) {
+		rc = preempt_one(s, victims[i], j);
+		if (!rc)
+			rc = try_start(s, j, scratch, false);
+	}
+	spur_free(victims);
+	return rc < 0 ? rc : rc == 1;
+}
+
+/* ---------------------------------------------------------------- the cycle */
+
+static void clear_reservations(struct sched *s)
+{
+	for (size_t i = 0; i < s->ntouched; i++)
+		s->nodes[s->touched[i]].resv_first = -1;
+	s->ntouched = 0;
+	s->ncresv = 0;
+}
+
+static int64_t min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Pending jobs that may run now get a priority and go into cands; the
+ * others get their reason. Never-satisfiable dependencies fail the job. */
+static int gather(struct sched *s, int64_t now, struct core_job **cands, size_t *ncands,
+		  int64_t *timer)
+{
+	size_t i = 0;
+
+	*ncands = 0;
+	while (i < s->pending.n) {
+		struct core_job *j = s->pending.v[i];
+		enum sched_reason why = SCHED_REASON_NONE;
+		enum dep_result dr;
+
+		if (j->hold_admin)
+			why = SCHED_REASON_HELD_ADMIN;
+		else if (j->hold_user)
+			why = SCHED_REASON_HELD_USER;
+		else if (j->begin > now) {
+			why = SCHED_REASON_BEGIN_TIME;
+			*timer = min64(*timer, j->begin);
+		} else if (j->deps.n && (dr = core_deps_eval(s, j, now)) != DEP_OK) {
+			if (dr == DEP_NEVER) {
+				j->reason = SCHED_REASON_DEPENDENCY_NEVER;
+				j->end = now;
+				core_job_set_state(s, j, SCHED_JOB_CANCELLED);
+				core_trace(s, "job %u cancelled: dependency never satisfied", j->id);
+				if (core_emit(s, (struct sched_action){
+						 .type = SCHED_ACT_FAIL, .job_id = j->id,
+						 .reason = SCHED_REASON_DEPENDENCY_NEVER }))
+					return SPUR_ENOMEM;
+				continue; /* the list moved job i away */
+			}
+			why = SCHED_REASON_DEPENDENCY;
+		} else if (j->array >= 0 && s->arrays[j->array].throttle &&
+			   s->arrays[j->array].running >= s->arrays[j->array].throttle) {
+			why = SCHED_REASON_ARRAY_TASK_LIMIT;
+		} else if (j->resv >= 0 && now < s->resvs[j->resv].start) {
+			why = SCHED_REASON_RESERVATION;
+			*timer = min64(*timer, s->resvs[j->resv].start);
+		} else {
+			why = usable_parts(s, j);
+		}
+		if (why != SCHED_REASON_NONE) {
+			set_reason(s, j, why);
+			j->est_start = 0;
+		} else {
+			j->prio = core_job_priority(s, j, now);
+			cands[(*ncands)++] = j;
+		}
+		i++;
+	}
+	return 0;
+}
+
+int core_cycle(struct sched *s, int64_t now)
+{
+	struct core_job **cands;
+	uint32_t *scratch;
+	size_t ncands;
+	int64_t timer = SCHED_INFINITE;
+	bool blocked = false;
+	uint32_t reservations = 0;
+	int rc;
+
+	memset(&s->stats, 0, sizeof(s->stats));
+	core_fairshare_update(s, now);
+	clear_reservations(s);
+	cands = spur_malloc((s->pending.n + 1) * sizeof(*cands));
+	scratch = spur_malloc((s->nnodes + 1) * sizeof(uint32_t));
+	if (!cands || !scratch) {
+		rc = SPUR_ENOMEM;
+		goto out_free;
+	}
+	rc = gather(s, now, cands, &ncands, &timer);
+	if (rc)
+		goto out_free;
+	s->stats.pending_seen = ncands;
+	qsort(cands, ncands, sizeof(*cands), s->cfg.fifo ? fifo_cmp : cand_cmp);
+	for (size_t c = 0; c < ncands; c++) {
+		struct core_job *j = cands[c];
+		int64_t when;
+
+		if (j->state != SCHED_JOB_PENDING)
+			continue;
+		/* throttled arrays may have filled up during this cycle */
+		if (j->array >= 0 && s->arrays[j->array].throttle &&
+		    s->arrays[j->array].running >= s->arrays[j->array].throttle) {
+			set_reason(s, j, SCHED_REASON_ARRAY_TASK_LIMIT);
+			continue;
+		}
+		if (!(s->cfg.fifo && blocked)) {
+			rc = try_start(s, j, scratch, blocked);
+			if (rc == 0 && !s->cfg.fifo)
+				rc = try_preempt(s, j, scratch);
+			if (rc < 0)
+				goto out_free;
+			if (rc == 1)
+				continue;
+		}
+		if (!s->cfg.fifo && reservations < s->cfg.bf_max_reservations) {
+			rc = reserve(s, j, &when);
+			if (rc)
+				goto out_free;
+			reservations++;
+			if (when != j->est_start && when != SCHED_INFINITE)
+				core_trace(s, "job %u reserved for %" PRId64 " (%s)", j->id, when,
+					   blocked ? "Priority" : "Resources");
+			j->est_start = when == SCHED_INFINITE ? 0 : when;
+		}
+		set_reason(s, j, blocked ? SCHED_REASON_PRIORITY : SCHED_REASON_RESOURCES);
+		blocked = true;
+	}
+	for (size_t i = 0; i < s->running.n; i++)
+		timer = min64(timer, ((struct core_job *)s->running.v[i])->end);
+	for (size_t r = 0; r < s->nresvs; r++)
+		if (s->resvs[r].start > now)
+			timer = min64(timer, s->resvs[r].start);
+	if (timer != SCHED_INFINITE)
+		rc = core_emit(s, (struct sched_action){ .type = SCHED_ACT_TIMER, .time = timer });
+out_free:
+	spur_free(cands);
+	spur_free(scratch);
+	return rc;
+}

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* libsched internals shared by the files of src/core: the state struct sched owns. */
+#ifndef SPUR_CORE_INTERNAL_H
+#define SPUR_CORE_INTERNAL_H
+
+#include "sched.h"
+
+#include "common/jobspec.h"
+
+#include <stdio.h>
+
+enum core_node_state { NODE_UP, NODE_DRAIN, NODE_DOWN };
+
+/* A reservation a higher-priority job holds on a node for this cycle. */
+struct cyc_resv {
+	int64_t start, end;
+	uint32_t cpus;
+	uint64_t mem;
+	uint32_t gpus, shards;
+	bool excl;
+	int32_t next; /* next on the same node, -1 */
+};
+
+struct core_node {
+	char *name;
+	uint32_t cpus, cpus_used;
+	uint64_t mem, mem_used;
+	char **features;
+	size_t nfeatures;
+	uint32_t weight;
+	int gpu_type; /* index in sched.gpu_types, -1 */
+	uint32_t ngpus;
+	uint8_t link[SCHED_MAX_GPUS][SCHED_MAX_GPUS]; /* enum sched_link */
+	uint16_t pair_w[SCHED_MAX_GPUS][SCHED_MAX_GPUS];
+	bool uniform; /* every pair has the same link: any choice is as good */
+	uint8_t best_link;
+	uint16_t gpu_used, gpu_failed;	/* whole-GPU allocations, failures */
+	uint16_t shards_per_gpu, shard_used[SCHED_MAX_GPUS];
+	int leaf; /* switch index, -1 */
+	enum core_node_state state;
+	char *reason;
+	uint64_t parts; /* partition bitmask */
+	uint32_t *jobs; /* running job indexes */
+	size_t njobs, jobs_cap;
+	uint32_t excl_jobs; /* exclusive jobs running here */
+	int32_t resv_first; /* cycle reservations, -1 */
+	int bucket;	    /* free-GPU bucket, -1 when not schedulable */
+	size_t bucket_pos;
+};
+
+struct core_switch {
+	char *name;
+	int parent;
+};
+
+struct core_part {
+	char *name;
+	bool is_default;
+	int64_t max_time, default_time;
+	uint32_t max_nodes;
+	uint16_t tier, job_factor;
+	enum sched_part_state state;
+	bool preempt_requeue;
+	uint32_t nnodes;
+};
+
+struct core_qos {
+	char *name;
+	uint32_t priority;
+	uint64_t preempts; /* bitmask of qos indexes */
+	bool preempt_requeue;
+};
+
+struct core_account {
+	char *name;
+	uint32_t shares;
+	double usage; /* decayed billing-seconds */
+};
+
+struct core_resv {
+	char *name;
+	uint8_t *nodes; /* per node: 1 when in the reservation */
+	int64_t start, end;
+	char *users, *accounts;
+};
+
+struct core_array {
+	uint32_t array_job_id;
+	uint32_t throttle, running, ntasks;
+};
+
+struct core_job {
+	uint32_t id;
+	uint32_t index; /* in sched.jobs */
+	char *name, *user;
+	int account, qos; /* indexes */
+	enum sched_job_state state;
+	enum sched_reason reason;
+	uint64_t parts;
+	int part; /* partition while running, -1 */
+	uint32_t nodes, ntasks, cpus_per_task, gpn, gpu_total, gpt, spn;
+	uint64_t mem;
+	int gpu_type; /* -1 any */
+	int64_t time_limit; /* 0: partition default */
+	char **features;
+	size_t nfeatures;
+	uint32_t *req_nodes, *excl_nodes; /* sorted node indexes */
+	size_t nreq, nexcl;
+	bool exclusive, hold_user, hold_admin, requeue;
+	struct spur_dep_list deps;
+	int array;	 /* index in sched.arrays, -1 */
+	int32_t task_id; /* -1 */
+	int64_t begin, submit, eligible, start, end, est_start, last_charge;
+	int resv; /* -1 */
+	int32_t nice;
+	uint32_t prio;
+	uint64_t usable; /* this cycle: partitions whose limits the job meets */
+	uint16_t tier;	 /* this cycle: best PriorityTier among them */
+	int exit_code;
+	struct sched_alloc_node *alloc;
+	size_t nalloc;
+	size_t list_pos; /* position in pending or running list */
+};
+
+/* Schedulable nodes with the same GPU type and free GPU count. */
+struct core_bucket {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+struct ptr_vec {
+	void **v;
+	size_t n, cap;
+};
+
+struct sched {
+	struct sched_config cfg;
+	int64_t now, last_cycle;
+	struct core_node *nodes;
+	size_t nnodes, nodes_cap;
+	char **gpu_types;
+	size_t ngpu_types, gpu_types_cap;
+	struct core_switch *switches;
+	size_t nswitches, switches_cap;
+	struct core_part *parts;
+	size_t nparts;
+	struct core_qos *qos;
+	size_t nqos, qos_cap;
+	struct core_account *accounts;
+	size_t naccounts, accounts_cap;
+	struct core_resv *resvs;
+	size_t nresvs, resvs_cap;
+	struct core_array *arrays;
+	size_t narrays, arrays_cap;
+	/* jobs: all of them, by index; id -> index through a hash */
+	struct core_job **jobs;
+	size_t njobs, jobs_cap;
+	uint32_t *id_slots; /* open addressing, value = index + 1 */
+	size_t id_cap;
+	struct ptr_vec pending, running;
+	/* free-GPU buckets: (gpu_type + 1) * (SCHED_MAX_GPUS + 1) + free */
+	struct core_bucket *buckets;
+	size_t nbuckets;
+	/* cycle scratch */
+	struct cyc_resv *cresv;
+	size_t ncresv, cresv_cap;
+	uint32_t *touched;
+	size_t ntouched, touched_cap;
+	/* output */
+	struct sched_action *acts;
+	size_t nacts, acts_cap;
+	struct sched_alloc_node **act_allocs; /* copies owned until next step */
+	size_t nact_allocs, act_allocs_cap;
+	char *trace;
+	size_t trace_len, trace_cap;
+	struct sched_cycle_stats stats;
+	uint64_t total_gpus, total_cpus;
+};
+
+/* sched.c */
+struct core_job *core_job_find(const struct sched *s, uint32_t id);
+int core_emit(struct sched *s, struct sched_action a);
+void core_trace(struct sched *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void core_node_rebucket(struct sched *s, uint32_t n);
+void core_job_set_state(struct sched *s, struct core_job *j, enum sched_job_state st);
+void core_job_release(struct sched *s, struct core_job *j);
+char *core_alloc_names(const struct sched *s, const struct sched_alloc_node *a, size_t n);
+
+/* place.c */
+uint16_t core_node_free_mask(const struct core_node *n);
+uint16_t core_pick_gpus(const struct core_node *n, uint16_t free, unsigned k, bool topo);
+int core_pick_shard_gpu(const struct core_node *n, uint32_t shards);
+bool core_node_static_ok(const struct sched *s, const struct core_job *j, uint32_t n,
+			 uint64_t parts);
+/* Can j run on node n over [t0, t1) given running jobs and cycle reservations? */
+bool core_node_fits(const struct sched *s, const struct core_job *j, uint32_t n, int64_t t0,
+		    int64_t t1);
+/* Choose nodes for j now. Fills out[] with up to j->nodes indexes; returns the
+ * count (== j->nodes on success). */
+size_t core_select_nodes(struct sched *s, const struct core_job *j, uint64_t parts, int64_t t1,
+			 uint32_t *out);
+/* Earliest time j fits on node n within the cycle's window, or SCHED_INFINITE. */
+int64_t core_node_earliest(const struct sched *s, const struct core_job *j, uint32_t n,
+			   int64_t limit);
+uint32_t core_job_gpus_per_node(const struct core_job *j);
+uint32_t core_job_cpus_per_node(const struct core_job *j);
+
+/* prio.c */
+void core_fairshare_update(struct sched *s, int64_t now);
+uint32_t core_job_priority(const struct sched *s, const struct core_job *j, int64_t now);
+double core_fairshare_factor(const struct sched *s, int account);
+
+/* deps.c */
+enum dep_result { DEP_OK, DEP_WAIT, DEP_NEVER };
+enum dep_result core_deps_eval(const struct sched *s, const struct core_job *j, int64_t now);
+int core_deps_check_targets(const struct sched *s, const struct spur_dep_list *d,
+			    struct spur_error *err);
+
+/* cycle.c */
+int core_cycle(struct sched *s, int64_t now);
+
+#endif

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Slurm's multifactor priority and classic fair-share with decayed usage. */
+#include "internal.h"
+
+#include <math.h>
+
+/* Decay every account's usage to `now`, then charge running jobs for the
+ * time since their last charge. Billing: 1 per CPU plus 16 per GPU (a GPU
+ * shard bills 16 / shards-per-GPU), per second. */
+void core_fairshare_update(struct sched *s, int64_t now)
+{
+	int64_t dt = now - s->last_cycle;
+
+	if (dt <= 0)
+		return;
+	if (s->cfg.decay_half_life > 0) {
+		double f = exp2(-(double)dt / (double)s->cfg.decay_half_life);
+
+		for (size_t a = 0; a < s->naccounts; a++)
+			s->accounts[a].usage *= f;
+	}
+	for (size_t i = 0; i < s->running.n; i++) {
+		struct core_job *j = s->running.v[i];
+		double bill = 0;
+		int64_t since = j->last_charge > j->start ? j->last_charge : j->start;
+
+		for (size_t k = 0; k < j->nalloc; k++) {
+			const struct core_node *n = &s->nodes[j->alloc[k].node];
+
+			bill += j->alloc[k].cpus + 16.0 * __builtin_popcount(j->alloc[k].gpu_mask);
+			if (j->alloc[k].shards && n->shards_per_gpu)
+				bill += 16.0 * j->alloc[k].shards / n->shards_per_gpu;
+		}
+		if (now > since)
+			s->accounts[j->account].usage += bill * (double)(now - since);
+		j->last_charge = now;
+	}
+	s->last_cycle = now;
+}
+
+/* 2^(-U/S): U the account's share of all usage, S its share of all shares. */
+double core_fairshare_factor(const struct sched *s, int account)
+{
+	double total_u = 0, total_s = 0, u, sh;
+
+	for (size_t a = 0; a < s->naccounts; a++) {
+		total_u += s->accounts[a].usage;
+		total_s += s->accounts[a].shares;
+	}
+	if (total_u <= 0 || total_s <= 0)
+		return 1.0;
+	u = s->accounts[account].usage / total_u;
+	sh = s->accounts[account].shares / total_s;
+	return exp2(-u / sh);
+}
+
+uint32_t core_job_priority(const struct sched *s, const struct core_job *j, int64_t now)
+{
+	const struct sched_config *c = &s->cfg;
+	double age, size, part = 0, qos = 0, fs, prio;
+	uint16_t max_factor = 1;
+	uint32_t max_qos = 0;
+
+	age = c->max_age > 0 && now > j->eligible ? (double)(now - j->eligible) / c->max_age : 0;
+	if (age > 1)
+		age = 1;
+	/* size: the larger share of the cluster's nodes or GPUs */
+	size = s->nnodes ? (double)j->nodes / (double)s->nnodes : 0;
+	if (s->total_gpus) {
+		double g = (double)core_job_gpus_per_node(j) * j->nodes / (double)s->total_gpus;
+
+		size = g > size ? g : size;
+	}
+	if (size > 1)
+		size = 1;
+	if (c->favor_small)
+		size = 1 - size;
+	for (size_t p = 0; p < s->nparts; p++)
+		if (s->parts[p].job_factor > max_factor)
+			max_factor = s->parts[p].job_factor;
+	for (size_t p = 0; p < s->nparts; p++)
+		if ((j->parts >> p & 1) && (double)s->parts[p].job_factor / max_factor > part)
+			part = (double)s->parts[p].job_factor / max_factor;
+	for (size_t q = 0; q < s->nqos; q++)
+		max_qos = s->qos[q].priority > max_qos ? s->qos[q].priority : max_qos;
+	if (j->qos >= 0 && max_qos)
+		qos = (double)s->qos[j->qos].priority / max_qos;
+	fs = core_fairshare_factor(s, j->account);
+	prio = c->w_age * age + c->w_fairshare * fs + c->w_job_size * size + c->w_partition * part +
+	       c->w_qos * qos - j->nice;
+	if (prio < 1)
+		prio = 1;
+	if (prio > 4e9)
+		prio = 4e9;
+	return (uint32_t)prio;
+}

@@ -1,0 +1,1322 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Owns struct sched: resources, jobs, events in, actions and trace out. */
+#include "internal.h"
+
+#include "common/alloc.h"
+#include "common/hostlist.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- names */
+
+static const char *const state_names[] = {
+	"PENDING", "RUNNING", "COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "PREEMPTED",
+};
+
+const char *sched_job_state_name(enum sched_job_state st)
+{
+	return (unsigned)st < sizeof(state_names) / sizeof(state_names[0]) ? state_names[st] : "?";
+}
+
+static const char *const reason_names[] = {
+	"None",		    "Priority",	       "Resources",	   "Dependency",
+	"DependencyNeverSatisfied", "BeginTime", "JobHeldUser",	   "JobHeldAdmin",
+	"ReqNodeNotAvail",  "PartitionTimeLimit", "PartitionNodeLimit", "PartitionDown",
+	"PartitionInactive", "BadConstraints", "JobArrayTaskLimit", "Reservation",
+	"NodeFail",
+};
+
+const char *sched_reason_name(enum sched_reason r)
+{
+	return (unsigned)r < sizeof(reason_names) / sizeof(reason_names[0]) ? reason_names[r] : "?";
+}
+
+void sched_config_default(struct sched_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->w_age = 1000;
+	cfg->w_fairshare = 10000;
+	cfg->w_job_size = 1000;
+	cfg->w_partition = 1000;
+	cfg->w_qos = 2000;
+	cfg->max_age = 7 * 86400;
+	cfg->decay_half_life = 7 * 86400;
+	cfg->bf_max_reservations = 100;
+	cfg->bf_window = 7 * 86400;
+	cfg->trace = true;
+}
+
+/* ---------------------------------------------------------------- create */
+
+struct sched *sched_create(const struct sched_config *cfg, struct spur_error *err)
+{
+	struct sched *s = spur_calloc(1, sizeof(*s));
+
+	if (!s) {
+		spur_error_set(err, SPUR_ENOMEM, "sched: out of memory");
+		return NULL;
+	}
+	if (cfg)
+		s->cfg = *cfg;
+	else
+		sched_config_default(&s->cfg);
+	s->parts = spur_calloc(SCHED_MAX_PARTS, sizeof(*s->parts));
+	if (!s->parts) {
+		spur_free(s);
+		spur_error_set(err, SPUR_ENOMEM, "sched: out of memory");
+		return NULL;
+	}
+	return s;
+}
+
+static void job_free(struct core_job *j)
+{
+	if (!j)
+		return;
+	spur_free(j->name);
+	spur_free(j->user);
+	for (size_t i = 0; i < j->nfeatures; i++)
+		spur_free(j->features[i]);
+	spur_free(j->features);
+	spur_free(j->req_nodes);
+	spur_free(j->excl_nodes);
+	spur_dep_fini(&j->deps);
+	spur_free(j->alloc);
+	spur_free(j);
+}
+
+void sched_destroy(struct sched *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nnodes; i++) {
+		struct core_node *n = &s->nodes[i];
+
+		spur_free(n->name);
+		for (size_t k = 0; k < n->nfeatures; k++)
+			spur_free(n->features[k]);
+		spur_free(n->features);
+		spur_free(n->jobs);
+		spur_free(n->reason);
+	}
+	spur_free(s->nodes);
+	for (size_t i = 0; i < s->ngpu_types; i++)
+		spur_free(s->gpu_types[i]);
+	spur_free(s->gpu_types);
+	for (size_t i = 0; i < s->nswitches; i++)
+		spur_free(s->switches[i].name);
+	spur_free(s->switches);
+	for (size_t i = 0; i < s->nparts; i++)
+		spur_free(s->parts[i].name);
+	spur_free(s->parts);
+	for (size_t i = 0; i < s->nqos; i++)
+		spur_free(s->qos[i].name);
+	spur_free(s->qos);
+	for (size_t i = 0; i < s->naccounts; i++)
+		spur_free(s->accounts[i].name);
+	spur_free(s->accounts);
+	for (size_t i = 0; i < s->nresvs; i++) {
+		spur_free(s->resvs[i].name);
+		spur_free(s->resvs[i].nodes);
+		spur_free(s->resvs[i].users);
+		spur_free(s->resvs[i].accounts);
+	}
+	spur_free(s->resvs);
+	spur_free(s->arrays);
+	for (size_t i = 0; i < s->njobs; i++)
+		job_free(s->jobs[i]);
+	spur_free(s->jobs);
+	spur_free(s->id_slots);
+	spur_free(s->pending.v);
+	spur_free(s->running.v);
+	for (size_t i = 0; i < s->nbuckets; i++)
+		spur_free(s->buckets[i].v);
+	spur_free(s->buckets);
+	spur_free(s->cresv);
+	spur_free(s->touched);
+	spur_free(s->acts);
+	for (size_t i = 0; i < s->nact_allocs; i++)
+		spur_free(s->act_allocs[i]);
+	spur_free(s->act_allocs);
+	spur_free(s->trace);
+	spur_free(s);
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+static int oom(struct spur_error *err)
+{
+	return spur_error_set(err, SPUR_ENOMEM, "sched: out of memory");
+}
+
+static int name_index(char **names, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return (int)i;
+	return -1;
+}
+
+static int split_list(const char *s, char ***out, size_t *nout)
+{
+	size_t cap = 0;
+
+	*out = NULL;
+	*nout = 0;
+	while (s && *s) {
+		size_t len = strcspn(s, ",&");
+		char *w;
+
+		if (len) {
+			if (spur_grow((void **)out, &cap, *nout + 1, sizeof(char *)) ||
+			    !(w = spur_strndup(s, len)))
+				goto out_free;
+			(*out)[(*nout)++] = w;
+		}
+		s += len;
+		if (*s)
+			s++;
+	}
+	return 0;
+out_free:
+	for (size_t i = 0; i < *nout; i++)
+		spur_free((*out)[i]);
+	spur_free(*out);
+	*out = NULL;
+	*nout = 0;
+	return SPUR_ENOMEM;
+}
+
+static int gpu_type_intern(struct sched *s, const char *type)
+{
+	int i = name_index(s->gpu_types, s->ngpu_types, type);
+	char *copy;
+
+	if (i >= 0)
+		return i;
+	if (spur_grow((void **)&s->gpu_types, &s->gpu_types_cap, s->ngpu_types + 1, sizeof(char *)) ||
+	    !(copy = spur_strdup(type)))
+		return SPUR_ENOMEM;
+	s->gpu_types[s->ngpu_types] = copy;
+	return (int)s->ngpu_types++;
+}
+
+static int switch_index(const struct sched *s, const char *name)
+{
+	for (size_t i = 0; i < s->nswitches; i++)
+		if (!strcmp(s->switches[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+static long node_index(const struct sched *s, const char *name)
+{
+	for (size_t i = 0; i < s->nnodes; i++)
+		if (!strcmp(s->nodes[i].name, name))
+			return (long)i;
+	return -1;
+}
+
+/* ---------------------------------------------------------------- buckets */
+
+static size_t bucket_of(const struct core_node *n)
+{
+	return (size_t)(n->gpu_type + 1) * (SCHED_MAX_GPUS + 1) +
+	       (size_t)__builtin_popcount(core_node_free_mask(n));
+}
+
+static void bucket_remove(struct sched *s, uint32_t ni)
+{
+	struct core_node *n = &s->nodes[ni];
+
+	if (n->bucket < 0)
+		return;
+	struct core_bucket *b = &s->buckets[n->bucket];
+	uint32_t last = b->v[--b->n];
+
+	b->v[n->bucket_pos] = last;
+	s->nodes[last].bucket_pos = n->bucket_pos;
+	n->bucket = -1;
+}
+
+/* Keep node ni in the bucket of its free GPU count (or none when not UP).
+ * Growth is reserved at sched_add_node, so this cannot fail. */
+void core_node_rebucket(struct sched *s, uint32_t ni)
+{
+	struct core_node *n = &s->nodes[ni];
+	size_t want;
+
+	bucket_remove(s, ni);
+	if (n->state != NODE_UP)
+		return;
+	want = bucket_of(n);
+	n->bucket = (int)want;
+	n->bucket_pos = s->buckets[want].n;
+	s->buckets[want].v[s->buckets[want].n++] = ni;
+}
+
+/* ---------------------------------------------------------------- resources */
+
+uint32_t sched_link_weight(enum sched_link l)
+{
+	static const uint32_t w[] = { 0, 64, 100, 24, 12, 6 };
+
+	return (unsigned)l < 6 ? w[l] : 1;
+}
+
+void sched_node_spec_preset(struct sched_node_spec *spec, enum sched_topo_preset p)
+{
+	unsigned n = p == SCHED_TOPO_NONE ? 0 : 8;
+
+	spec->preset = p;
+	spec->ngpus = n;
+	for (unsigned a = 0; a < SCHED_MAX_GPUS; a++) {
+		for (unsigned b = 0; b < SCHED_MAX_GPUS; b++) {
+			enum sched_link l = SCHED_LINK_SYS;
+
+			if (a == b)
+				l = SCHED_LINK_SELF;
+			else if (p == SCHED_TOPO_MI300X)
+				l = SCHED_LINK_XGMI;
+			else if (p == SCHED_TOPO_NVSWITCH)
+				l = SCHED_LINK_NVLINK;
+			else if (p == SCHED_TOPO_MI250)
+				l = a / 2 == b / 2 ? SCHED_LINK_XGMI
+				    : a / 4 == b / 4 ? SCHED_LINK_PCIE_SWITCH
+						     : SCHED_LINK_NUMA;
+			else if (p == SCHED_TOPO_NVLINK_ISLANDS)
+				l = a / 4 == b / 4 ? SCHED_LINK_NVLINK : SCHED_LINK_SYS;
+			else if (p == SCHED_TOPO_PCIE_PAIRS)
+				l = a / 2 == b / 2 ? SCHED_LINK_PCIE_SWITCH
+				    : a / 4 == b / 4 ? SCHED_LINK_NUMA
+						     : SCHED_LINK_SYS;
+			spec->links[a][b] = l;
+		}
+	}
+}
+
+int sched_add_node(struct sched *s, const struct sched_node_spec *spec, struct spur_error *err)
+{
+	struct core_node n = { 0 };
+	size_t nb;
+
+	if (!spec->name || !*spec->name)
+		return spur_error_set(err, SPUR_EINVAL, "node: a name is required");
+	if (node_index(s, spec->name) >= 0)
+		return spur_error_set(err, SPUR_EEXIST, "node %s: defined twice", spec->name);
+	if (spec->ngpus > SCHED_MAX_GPUS || (spec->ngpus && !spec->gpu_type))
+		return spur_error_set(err, SPUR_EINVAL,
+				      "node %s: %u GPUs (at most %d, and a GPU type is needed)",
+				      spec->name, spec->ngpus, SCHED_MAX_GPUS);
+	if (spec->shards && (!spec->ngpus || spec->shards % spec->ngpus))
+		return spur_error_set(err, SPUR_EINVAL,
+				      "node %s: shard:%u must split evenly over its %u GPUs",
+				      spec->name, spec->shards, spec->ngpus);
+	n.cpus = spec->cpus ? spec->cpus : 1;
+	n.mem = spec->mem_mb;
+	n.weight = spec->weight ? spec->weight : 1;
+	n.ngpus = spec->ngpus;
+	n.gpu_type = -1;
+	n.leaf = -1;
+	n.bucket = -1;
+	n.resv_first = -1;
+	n.shards_per_gpu = (uint16_t)(spec->ngpus ? spec->shards / spec->ngpus : 0);
+	n.uniform = true;
+	n.best_link = SCHED_LINK_SYS;
+	for (unsigned a = 0; a < n.ngpus; a++) {
+		for (unsigned b = 0; b < n.ngpus; b++) {
+			n.link[a][b] = (uint8_t)spec->links[a][b];
+			n.pair_w[a][b] = (uint16_t)sched_link_weight(spec->links[a][b]);
+			if (a != b && spec->links[a][b] < n.best_link)
+				n.best_link = (uint8_t)spec->links[a][b];
+			if (a != b && spec->links[a][b] != spec->links[0][1])
+				n.uniform = false;
+		}
+	}
+	if (spec->gpu_type && (n.gpu_type = gpu_type_intern(s, spec->gpu_type)) < 0)
+		return oom(err);
+	if (spec->switch_name) {
+		n.leaf = switch_index(s, spec->switch_name);
+		if (n.leaf < 0) {
+			if (sched_add_switch(s, spec->switch_name, NULL, err))
+				return err ? err->code : SPUR_ENOMEM;
+			n.leaf = (int)s->nswitches - 1;
+		}
+	}
+	/* make room now so that re-bucketing never allocates */
+	nb = (s->ngpu_types + 1) * (SCHED_MAX_GPUS + 1);
+	if (nb > s->nbuckets) {
+		void *p = spur_reallocarray(s->buckets, nb, sizeof(*s->buckets));
+
+		if (!p)
+			return oom(err);
+		s->buckets = p;
+		memset(&s->buckets[s->nbuckets], 0, (nb - s->nbuckets) * sizeof(*s->buckets));
+		s->nbuckets = nb;
+	}
+	for (size_t b = 0; b < s->nbuckets; b++)
+		if (spur_grow((void **)&s->buckets[b].v, &s->buckets[b].cap, s->nnodes + 1,
+			      sizeof(uint32_t)))
+			return oom(err);
+	if (spur_grow((void **)&s->nodes, &s->nodes_cap, s->nnodes + 1, sizeof(n)) ||
+	    !(n.name = spur_strdup(spec->name)))
+		return oom(err);
+	if (split_list(spec->features, &n.features, &n.nfeatures)) {
+		spur_free(n.name);
+		return oom(err);
+	}
+	s->nodes[s->nnodes++] = n;
+	s->total_gpus += n.ngpus;
+	s->total_cpus += n.cpus;
+	core_node_rebucket(s, (uint32_t)s->nnodes - 1);
+	return 0;
+}
+
+int sched_add_switch(struct sched *s, const char *name, const char *parent,
+		     struct spur_error *err)
+{
+	struct core_switch sw = { NULL, -1 };
+
+	if (switch_index(s, name) >= 0)
+		return spur_error_set(err, SPUR_EEXIST, "switch %s: defined twice", name);
+	if (parent && (sw.parent = switch_index(s, parent)) < 0)
+		return spur_error_set(err, SPUR_ENOENT, "switch %s: parent %s is not defined", name,
+				      parent);
+	if (spur_grow((void **)&s->switches, &s->switches_cap, s->nswitches + 1, sizeof(sw)) ||
+	    !(sw.name = spur_strdup(name)))
+		return oom(err);
+	s->switches[s->nswitches++] = sw;
+	return 0;
+}
+
+/* Mark the nodes of a hostlist expression (or ALL) in `flags`. */
+static int mark_nodes(struct sched *s, const char *expr, uint8_t *flags, struct spur_error *err)
+{
+	struct spur_hostlist *hl;
+
+	if (!expr || !strcmp(expr, "ALL")) {
+		memset(flags, 1, s->nnodes);
+		return 0;
+	}
+	hl = spur_hostlist_from_expr(expr, err);
+	if (!hl)
+		return err ? err->code : SPUR_EPARSE;
+	for (size_t i = 0; i < spur_hostlist_count(hl); i++) {
+		long ni = node_index(s, spur_hostlist_nth(hl, i));
+
+		if (ni < 0) {
+			spur_error_set(err, SPUR_ENOENT, "node %s is not defined",
+				       spur_hostlist_nth(hl, i));
+			spur_hostlist_destroy(hl);
+			return SPUR_ENOENT;
+		}
+		flags[ni] = 1;
+	}
+	spur_hostlist_destroy(hl);
+	return 0;
+}
+
+int sched_add_partition(struct sched *s, const struct sched_part_spec *spec,
+			struct spur_error *err)
+{
+	struct core_part *p;
+	uint8_t *flags;
+	int rc;
+
+	if (s->nparts == SCHED_MAX_PARTS)
+		return spur_error_set(err, SPUR_ETOOBIG, "at most %d partitions", SCHED_MAX_PARTS);
+	for (size_t i = 0; i < s->nparts; i++)
+		if (!strcmp(s->parts[i].name, spec->name))
+			return spur_error_set(err, SPUR_EEXIST, "partition %s: defined twice",
+					      spec->name);
+	flags = spur_calloc(s->nnodes + 1, 1);
+	if (!flags)
+		return oom(err);
+	rc = mark_nodes(s, spec->nodes, flags, err);
+	if (rc) {
+		spur_free(flags);
+		return spur_error_wrap(err, "partition %s", spec->name);
+	}
+	p = &s->parts[s->nparts];
+	memset(p, 0, sizeof(*p));
+	if (!(p->name = spur_strdup(spec->name))) {
+		spur_free(flags);
+		return oom(err);
+	}
+	p->is_default = spec->is_default;
+	p->max_time = spec->max_time ? spec->max_time : SCHED_INFINITE;
+	p->default_time = spec->default_time ? spec->default_time : p->max_time;
+	p->max_nodes = spec->max_nodes;
+	p->tier = spec->priority_tier;
+	p->job_factor = spec->priority_job_factor ? spec->priority_job_factor : 1;
+	p->state = spec->state;
+	p->preempt_requeue = spec->preempt_requeue;
+	for (size_t i = 0; i < s->nnodes; i++) {
+		if (flags[i]) {
+			s->nodes[i].parts |= UINT64_C(1) << s->nparts;
+			p->nnodes++;
+		}
+	}
+	spur_free(flags);
+	s->nparts++;
+	return 0;
+}
+
+static int qos_index(const struct sched *s, const char *name)
+{
+	for (size_t i = 0; i < s->nqos; i++)
+		if (!strcmp(s->qos[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+int sched_add_qos(struct sched *s, const struct sched_qos_spec *spec, struct spur_error *err)
+{
+	struct core_qos q = { 0 };
+	char **names;
+	size_t n;
+
+	if (qos_index(s, spec->name) >= 0)
+		return spur_error_set(err, SPUR_EEXIST, "qos %s: defined twice", spec->name);
+	if (s->nqos == 64)
+		return spur_error_set(err, SPUR_ETOOBIG, "at most 64 QoS");
+	if (split_list(spec->preempt, &names, &n))
+		return oom(err);
+	for (size_t i = 0; i < n; i++) {
+		int qi = qos_index(s, names[i]);
+
+		if (qi < 0) {
+			spur_error_set(err, SPUR_ENOENT, "qos %s: preempts unknown qos %s",
+				       spec->name, names[i]);
+			for (size_t k = 0; k < n; k++)
+				spur_free(names[k]);
+			spur_free(names);
+			return SPUR_ENOENT;
+		}
+		q.preempts |= UINT64_C(1) << qi;
+	}
+	for (size_t k = 0; k < n; k++)
+		spur_free(names[k]);
+	spur_free(names);
+	q.priority = spec->priority;
+	q.preempt_requeue = spec->preempt_requeue;
+	if (spur_grow((void **)&s->qos, &s->qos_cap, s->nqos + 1, sizeof(q)) ||
+	    !(q.name = spur_strdup(spec->name)))
+		return oom(err);
+	s->qos[s->nqos++] = q;
+	return 0;
+}
+
+static int account_index(struct sched *s, const char *name, bool create)
+{
+	struct core_account a = { 0 };
+
+	name = name && *name ? name : "(null)";
+	for (size_t i = 0; i < s->naccounts; i++)
+		if (!strcmp(s->accounts[i].name, name))
+			return (int)i;
+	if (!create)
+		return -1;
+	if (spur_grow((void **)&s->accounts, &s->accounts_cap, s->naccounts + 1, sizeof(a)) ||
+	    !(a.name = spur_strdup(name)))
+		return SPUR_ENOMEM;
+	a.shares = 1;
+	s->accounts[s->naccounts] = a;
+	return (int)s->naccounts++;
+}
+
+int sched_set_account_shares(struct sched *s, const char *account, uint32_t shares,
+			     struct spur_error *err)
+{
+	int a = account_index(s, account, true);
+
+	if (a < 0)
+		return oom(err);
+	s->accounts[a].shares = shares ? shares : 1;
+	return 0;
+}
+
+int sched_add_reservation(struct sched *s, const struct sched_resv_spec *spec,
+			  struct spur_error *err)
+{
+	struct core_resv r = { 0 };
+
+	if (!spec->name || spec->end <= spec->start)
+		return spur_error_set(err, SPUR_EINVAL, "reservation: a name and end > start");
+	for (size_t i = 0; i < s->nresvs; i++)
+		if (!strcmp(s->resvs[i].name, spec->name))
+			return spur_error_set(err, SPUR_EEXIST, "reservation %s exists", spec->name);
+	r.nodes = spur_calloc(s->nnodes + 1, 1);
+	if (!r.nodes)
+		return oom(err);
+	if (mark_nodes(s, spec->nodes, r.nodes, err)) {
+		spur_free(r.nodes);
+		return spur_error_wrap(err, "reservation %s", spec->name);
+	}
+	r.start = spec->start;
+	r.end = spec->end;
+	r.name = spur_strdup(spec->name);
+	r.users = spec->users ? spur_strdup(spec->users) : NULL;
+	r.accounts = spec->accounts ? spur_strdup(spec->accounts) : NULL;
+	if (!r.name || (spec->users && !r.users) || (spec->accounts && !r.accounts) ||
+	    spur_grow((void **)&s->resvs, &s->resvs_cap, s->nresvs + 1, sizeof(r))) {
+		spur_free(r.name);
+		spur_free(r.users);
+		spur_free(r.accounts);
+		spur_free(r.nodes);
+		return oom(err);
+	}
+	s->resvs[s->nresvs++] = r;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- output */
+
+int core_emit(struct sched *s, struct sched_action a)
+{
+	if (a.nalloc) {
+		struct sched_alloc_node *copy = spur_malloc(a.nalloc * sizeof(*copy));
+
+		if (!copy || spur_grow((void **)&s->act_allocs, &s->act_allocs_cap,
+				       s->nact_allocs + 1, sizeof(*s->act_allocs))) {
+			spur_free(copy);
+			return SPUR_ENOMEM;
+		}
+		memcpy(copy, a.alloc, a.nalloc * sizeof(*copy));
+		s->act_allocs[s->nact_allocs++] = copy;
+		a.alloc = copy;
+	}
+	if (spur_grow((void **)&s->acts, &s->acts_cap, s->nacts + 1, sizeof(a)))
+		return SPUR_ENOMEM;
+	s->acts[s->nacts++] = a;
+	return 0;
+}
+
+void core_trace(struct sched *s, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n, m;
+
+	if (!s->cfg.trace)
+		return;
+	n = snprintf(line, sizeof(line), "[%6" PRId64 "] ", s->now);
+	va_start(ap, fmt);
+	m = vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	n = m < 0 ? n : (n + m >= (int)sizeof(line) - 1 ? (int)sizeof(line) - 2 : n + m);
+	line[n++] = '\n';
+	line[n] = '\0';
+	if (spur_grow((void **)&s->trace, &s->trace_cap, s->trace_len + (size_t)n + 1, 1))
+		return; /* the trace is best effort */
+	memcpy(s->trace + s->trace_len, line, (size_t)n + 1);
+	s->trace_len += (size_t)n;
+}
+
+const char *sched_trace(const struct sched *s)
+{
+	return s->trace ? s->trace : "";
+}
+
+void sched_trace_clear(struct sched *s)
+{
+	s->trace_len = 0;
+	if (s->trace)
+		s->trace[0] = '\0';
+}
+
+char *core_alloc_names(const struct sched *s, const struct sched_alloc_node *a, size_t n)
+{
+	struct spur_hostlist *hl = spur_hostlist_create();
+	char *r = NULL;
+
+	if (!hl)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (spur_hostlist_push(hl, s->nodes[a[i].node].name, NULL))
+			goto out;
+	r = spur_hostlist_ranged(hl, NULL);
+out:
+	spur_hostlist_destroy(hl);
+	return r;
+}
+
+/* ---------------------------------------------------------------- jobs */
+
+static int ptr_vec_push(struct ptr_vec *v, void *p, size_t *pos)
+{
+	if (spur_grow((void **)&v->v, &v->cap, v->n + 1, sizeof(void *)))
+		return SPUR_ENOMEM;
+	*pos = v->n;
+	v->v[v->n++] = p;
+	return 0;
+}
+
+static void ptr_vec_remove(struct ptr_vec *v, size_t pos)
+{
+	struct core_job *last = v->v[--v->n];
+
+	v->v[pos] = last;
+	last->list_pos = pos;
+}
+
+static uint64_t hash_id(uint32_t id)
+{
+	uint64_t h = id * UINT64_C(0x9E3779B97F4A7C15);
+
+	return h ^ (h >> 29);
+}
+
+struct core_job *core_job_find(const struct sched *s, uint32_t id)
+{
+	if (!s->id_cap)
+		return NULL;
+	for (size_t i = hash_id(id) & (s->id_cap - 1);; i = (i + 1) & (s->id_cap - 1)) {
+		uint32_t v = s->id_slots[i];
+
+		if (!v)
+			return NULL;
+		if (s->jobs[v - 1]->id == id)
+			return s->jobs[v - 1];
+	}
+}
+
+static void id_insert(uint32_t *slots, size_t cap, uint32_t id, uint32_t value)
+{
+	size_t i = hash_id(id) & (cap - 1);
+
+	while (slots[i])
+		i = (i + 1) & (cap - 1);
+	slots[i] = value;
+}
+
+/* Room for `more` jobs in the job table and the id index. */
+static int jobs_reserve(struct sched *s, size_t more)
+{
+	size_t need = s->njobs + more;
+
+	if (spur_grow((void **)&s->jobs, &s->jobs_cap, need, sizeof(*s->jobs)))
+		return SPUR_ENOMEM;
+	if (need * 2 > s->id_cap) {
+		size_t cap = s->id_cap ? s->id_cap : 1024;
+		uint32_t *slots;
+
+		while (need * 2 > cap)
+			cap *= 2;
+		slots = spur_calloc(cap, sizeof(uint32_t));
+		if (!slots)
+			return SPUR_ENOMEM;
+		for (size_t i = 0; i < s->njobs; i++)
+			id_insert(slots, cap, s->jobs[i]->id, (uint32_t)i + 1);
+		spur_free(s->id_slots);
+		s->id_slots = slots;
+		s->id_cap = cap;
+	}
+	return 0;
+}
+
+void core_job_set_state(struct sched *s, struct core_job *j, enum sched_job_state st)
+{
+	bool was_pending = j->state == SCHED_JOB_PENDING;
+	bool was_running = j->state == SCHED_JOB_RUNNING;
+
+	if (was_pending && st != SCHED_JOB_PENDING)
+		ptr_vec_remove(&s->pending, j->list_pos);
+	if (was_running && st != SCHED_JOB_RUNNING) {
+		ptr_vec_remove(&s->running, j->list_pos);
+		if (j->array >= 0)
+			s->arrays[j->array].running--;
+	}
+	j->state = st;
+	/* the lists were reserved for every job at submit: these cannot fail */
+	if (st == SCHED_JOB_PENDING && !was_pending)
+		ptr_vec_push(&s->pending, j, &j->list_pos);
+	if (st == SCHED_JOB_RUNNING && !was_running) {
+		ptr_vec_push(&s->running, j, &j->list_pos);
+		if (j->array >= 0)
+			s->arrays[j->array].running++;
+	}
+}
+
+/* Give back a running job's resources and charge its usage. */
+void core_job_release(struct sched *s, struct core_job *j)
+{
+	for (size_t i = 0; i < j->nalloc; i++) {
+		const struct sched_alloc_node *a = &j->alloc[i];
+		struct core_node *n = &s->nodes[a->node];
+
+		n->cpus_used -= a->cpus;
+		n->mem_used -= a->mem_mb;
+		n->gpu_used &= (uint16_t)~a->gpu_mask;
+		if (a->shards)
+			n->shard_used[a->shard_gpu] -= a->shards;
+		if (j->exclusive)
+			n->excl_jobs--;
+		for (size_t k = 0; k < n->njobs; k++) {
+			if (s->jobs[n->jobs[k]] == j) {
+				n->jobs[k] = n->jobs[--n->njobs];
+				break;
+			}
+		}
+		core_node_rebucket(s, a->node);
+	}
+	j->nalloc = 0;
+}
+
+/* The partition mask of a comma list (NULL: the default partition). */
+static int resolve_parts(struct sched *s, const char *list, uint64_t *mask, struct spur_error *err)
+{
+	char **names;
+	size_t n;
+	int rc = 0;
+
+	*mask = 0;
+	if (!list || !*list) {
+		for (size_t i = 0; i < s->nparts; i++)
+			if (s->parts[i].is_default)
+				*mask = UINT64_C(1) << i;
+		if (!*mask && s->nparts)
+			*mask = 1;
+		return *mask ? 0 : spur_error_set(err, SPUR_ENOENT, "no partition is defined");
+	}
+	if (split_list(list, &names, &n))
+		return oom(err);
+	for (size_t i = 0; i < n && !rc; i++) {
+		size_t p;
+
+		for (p = 0; p < s->nparts && strcmp(s->parts[p].name, names[i]); p++)
+			;
+		if (p == s->nparts)
+			rc = spur_error_set(err, SPUR_ENOENT, "invalid partition name specified: %s",
+					    names[i]);
+		else
+			*mask |= UINT64_C(1) << p;
+	}
+	for (size_t i = 0; i < n; i++)
+		spur_free(names[i]);
+	spur_free(names);
+	if (!rc && !*mask)
+		rc = spur_error_set(err, SPUR_EINVAL, "empty partition list");
+	return rc;
+}
+
+static int node_list(struct sched *s, const char *expr, uint32_t **out, size_t *n,
+		     struct spur_error *err)
+{
+	uint8_t *flags;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (!expr || !*expr)
+		return 0;
+	flags = spur_calloc(s->nnodes + 1, 1);
+	if (!flags)
+		return oom(err);
+	rc = mark_nodes(s, expr, flags, err);
+	if (!rc) {
+		size_t c = 0;
+
+		for (size_t i = 0; i < s->nnodes; i++)
+			c += flags[i];
+		*out = spur_malloc((c + 1) * sizeof(uint32_t));
+		if (!*out)
+			rc = oom(err);
+		for (size_t i = 0; *out && i < s->nnodes; i++)
+			if (flags[i])
+				(*out)[(*n)++] = (uint32_t)i;
+	}
+	spur_free(flags);
+	return rc;
+}
+
+/* Could any node of the job's partitions ever hold it? */
+static bool job_satisfiable(const struct sched *s, const struct core_job *j)
+{
+	for (size_t n = 0; n < s->nnodes; n++)
+		if (core_node_static_ok(s, j, (uint32_t)n, j->parts))
+			return true;
+	return false;
+}
+
+static struct core_job *job_from_spec(struct sched *s, const struct sched_job_spec *sp,
+				      int64_t now, struct spur_error *err)
+{
+	struct core_job *j = spur_calloc(1, sizeof(*j));
+	int rc = 0;
+
+	if (!j) {
+		oom(err);
+		return NULL;
+	}
+	j->id = sp->id;
+	j->array = -1;
+	j->task_id = -1;
+	j->part = -1;
+	j->resv = -1;
+	j->gpu_type = -1;
+	j->qos = -1;
+	j->state = SCHED_JOB_COMPLETED; /* not in a list until queued */
+	j->name = spur_strdup(sp->name ? sp->name : "");
+	j->user = spur_strdup(sp->user ? sp->user : "");
+	j->account = account_index(s, sp->account, true);
+	if (!j->name || !j->user || j->account < 0)
+		goto out_oom;
+	if (resolve_parts(s, sp->partitions, &j->parts, err))
+		goto out_free;
+	if (sp->qos && *sp->qos && (j->qos = qos_index(s, sp->qos)) < 0) {
+		spur_error_set(err, SPUR_ENOENT, "invalid qos specification: %s", sp->qos);
+		goto out_free;
+	}
+	j->nodes = sp->nodes ? sp->nodes : 1;
+	j->ntasks = sp->ntasks ? sp->ntasks : j->nodes;
+	if (j->ntasks < j->nodes) {
+		spur_error_set(err, SPUR_EINVAL, "%u tasks cannot cover %u nodes", j->ntasks,
+			       j->nodes);
+		goto out_free;
+	}
+	j->cpus_per_task = sp->cpus_per_task ? sp->cpus_per_task : 1;
+	j->mem = sp->mem_per_node_mb;
+	j->gpt = sp->gpus_per_task;
+	j->gpn = sp->gpus_per_node;
+	j->gpu_total = sp->gpus;
+	j->spn = sp->shards_per_node;
+	if (sp->gpu_type && *sp->gpu_type) {
+		j->gpu_type = name_index(s->gpu_types, s->ngpu_types, sp->gpu_type);
+		if (j->gpu_type < 0) {
+			spur_error_set(err, SPUR_EINVAL,
+				       "invalid generic resource (gres) specification: no node has "
+				       "GPUs of type %s",
+				       sp->gpu_type);
+			goto out_free;
+		}
+	}
+	if (j->spn && core_job_gpus_per_node(j)) {
+		spur_error_set(err, SPUR_EINVAL, "a job asks for shards or whole GPUs, not both");
+		goto out_free;
+	}
+	j->time_limit = sp->time_limit;
+	j->exclusive = sp->exclusive;
+	j->hold_user = sp->hold;
+	j->requeue = sp->requeue;
+	j->begin = sp->begin;
+	j->nice = sp->nice;
+	j->submit = sp->submit_time ? sp->submit_time : now;
+	j->eligible = j->begin > j->submit ? j->begin : j->submit;
+	if (split_list(sp->constraint, &j->features, &j->nfeatures))
+		goto out_oom;
+	if ((rc = node_list(s, sp->nodelist, &j->req_nodes, &j->nreq, err)) ||
+	    (rc = node_list(s, sp->exclude, &j->excl_nodes, &j->nexcl, err))) {
+		spur_error_wrap(err, "%s", sp->nodelist && !j->req_nodes ? "nodelist" : "exclude");
+		goto out_free;
+	}
+	if (j->nreq > j->nodes)
+		j->nodes = (uint32_t)j->nreq;
+	if (sp->dependency && *sp->dependency) {
+		if (spur_dep_parse(sp->dependency, &j->deps, err) ||
+		    core_deps_check_targets(s, &j->deps, err))
+			goto out_free;
+	}
+	if (sp->reservation && *sp->reservation) {
+		for (size_t r = 0; r < s->nresvs; r++)
+			if (!strcmp(s->resvs[r].name, sp->reservation))
+				j->resv = (int)r;
+		if (j->resv < 0) {
+			spur_error_set(err, SPUR_ENOENT, "Requested reservation is invalid: %s",
+				       sp->reservation);
+			goto out_free;
+		}
+	}
+	if (!job_satisfiable(s, j)) {
+		spur_error_set(err, SPUR_EINVAL,
+			       "Requested node configuration is not available (no node of the "
+			       "partition can ever hold job %u)",
+			       j->id);
+		goto out_free;
+	}
+	return j;
+out_oom:
+	oom(err);
+out_free:
+	job_free(j);
+	return NULL;
+}
+
+static int submit(struct sched *s, const struct sched_event *ev, struct spur_error *err)
+{
+	const struct sched_job_spec *sp = ev->job;
+	struct spur_array_spec arr = { 0 };
+	struct core_job *base;
+	size_t ntasks = 1;
+	int rc;
+
+	if (!sp || !sp->id)
+		return spur_error_set(err, SPUR_EINVAL, "submit: a job with an id is required");
+	if (sp->array && *sp->array) {
+		if (spur_array_parse(sp->array, 1000000, &arr, err))
+			return err ? err->code : SPUR_EPARSE;
+		ntasks = arr.n;
+	}
+	for (size_t t = 0; t < ntasks; t++) {
+		if (core_job_find(s, sp->id + (uint32_t)t)) {
+			spur_array_fini(&arr);
+			return spur_error_set(err, SPUR_EEXIST, "job %u already exists",
+					      sp->id + (uint32_t)t);
+		}
+	}
+	base = job_from_spec(s, sp, ev->time, err);
+	if (!base) {
+		spur_array_fini(&arr);
+		return err ? err->code : SPUR_EINVAL;
+	}
+	if ((rc = jobs_reserve(s, ntasks)) ||
+	    spur_grow((void **)&s->pending.v, &s->pending.cap, s->njobs + ntasks, sizeof(void *)) ||
+	    spur_grow((void **)&s->running.v, &s->running.cap, s->njobs + ntasks, sizeof(void *)) ||
+	    (arr.n && spur_grow((void **)&s->arrays, &s->arrays_cap, s->narrays + 1,
+				sizeof(*s->arrays))))
+		goto out_oom;
+	if (arr.n) {
+		s->arrays[s->narrays] = (struct core_array){ sp->id, arr.throttle, 0, (uint32_t)arr.n };
+		base->array = (int)s->narrays;
+		base->task_id = (int32_t)arr.ids[0];
+	}
+	/* array tasks: copies of the first, ids id+1.. (the driver reserves them) */
+	for (size_t t = 0; t < ntasks; t++) {
+		struct core_job *j = base;
+
+		if (t) {
+			j = job_from_spec(s, sp, ev->time, err);
+			if (!j) {
+				/* undo the tasks added so far */
+				while (t-- > 1) {
+					struct core_job *k = s->jobs[--s->njobs];
+
+					ptr_vec_remove(&s->pending, k->list_pos);
+					job_free(k);
+				}
+				spur_free(s->id_slots);
+				s->id_slots = NULL;
+				s->id_cap = 0;
+				jobs_reserve(s, 0);
+				rc = err ? err->code : SPUR_ENOMEM;
+				job_free(base);
+				spur_array_fini(&arr);
+				return rc;
+			}
+			j->id = sp->id + (uint32_t)t;
+			j->array = base->array;
+			j->task_id = (int32_t)arr.ids[t];
+		}
+		j->index = (uint32_t)s->njobs;
+		s->jobs[s->njobs] = j;
+		id_insert(s->id_slots, s->id_cap, j->id, (uint32_t)s->njobs + 1);
+		s->njobs++;
+		j->state = SCHED_JOB_COMPLETED;
+		core_job_set_state(s, j, SCHED_JOB_PENDING);
+	}
+	if (arr.n)
+		s->narrays++;
+	if (ntasks > 1)
+		core_trace(s, "job %u submitted: array of %zu tasks (%u-%u)%s", sp->id, ntasks,
+			   sp->id, sp->id + (uint32_t)ntasks - 1, arr.throttle ? " throttled" : "");
+	else
+		core_trace(s, "job %u submitted", sp->id);
+	spur_array_fini(&arr);
+	return 0;
+out_oom:
+	job_free(base);
+	spur_array_fini(&arr);
+	return oom(err);
+}
+
+static int finish(struct sched *s, const struct sched_event *ev, struct core_job *j,
+		  struct spur_error *err)
+{
+	enum sched_job_state st;
+
+	if (j->state != SCHED_JOB_RUNNING)
+		return spur_error_set(err, SPUR_ESTATE, "job %u is %s, not RUNNING", j->id,
+				      sched_job_state_name(j->state));
+	st = ev->timed_out ? SCHED_JOB_TIMEOUT
+	     : ev->exit_code ? SCHED_JOB_FAILED
+			     : SCHED_JOB_COMPLETED;
+	core_fairshare_update(s, ev->time);
+	core_job_release(s, j);
+	j->exit_code = ev->exit_code;
+	j->end = ev->time;
+	core_job_set_state(s, j, st);
+	core_trace(s, "job %u %s (exit %d)", j->id, sched_job_state_name(st), ev->exit_code);
+	return 0;
+}
+
+static int cancel(struct sched *s, struct core_job *j, struct spur_error *err)
+{
+	if (j->state != SCHED_JOB_PENDING && j->state != SCHED_JOB_RUNNING)
+		return spur_error_set(err, SPUR_ESTATE,
+				      "Job/step already completing or completed (job %u is %s)",
+				      j->id, sched_job_state_name(j->state));
+	if (j->state == SCHED_JOB_RUNNING) {
+		core_fairshare_update(s, s->now);
+		core_job_release(s, j);
+	}
+	j->end = s->now;
+	core_job_set_state(s, j, SCHED_JOB_CANCELLED);
+	core_trace(s, "job %u cancelled", j->id);
+	return 0;
+}
+
+/* Jobs on a failed node (or using a failed GPU) requeue or fail. */
+static int evict_jobs(struct sched *s, uint32_t ni, uint16_t gpu_mask, struct spur_error *err)
+{
+	struct core_node *n = &s->nodes[ni];
+
+	for (size_t k = n->njobs; k-- > 0;) {
+		struct core_job *j = s->jobs[n->jobs[k]];
+		bool hit = gpu_mask == 0xffff;
+
+		for (size_t a = 0; a < j->nalloc && !hit; a++)
+			if (j->alloc[a].node == ni &&
+			    ((j->alloc[a].gpu_mask & gpu_mask) ||
+			     (j->alloc[a].shards && ((1u << j->alloc[a].shard_gpu) & gpu_mask))))
+				hit = true;
+		if (!hit)
+			continue;
+		core_job_release(s, j);
+		if (core_emit(s, (struct sched_action){ .type = j->requeue ? SCHED_ACT_REQUEUE
+									  : SCHED_ACT_FAIL,
+							 .job_id = j->id,
+							 .reason = SCHED_REASON_NODE_FAIL_REQUEUED }))
+			return oom(err);
+		if (j->requeue) {
+			j->start = 0;
+			j->reason = SCHED_REASON_NODE_FAIL_REQUEUED;
+			core_job_set_state(s, j, SCHED_JOB_PENDING);
+			core_trace(s, "job %u requeued: node %s failed", j->id, n->name);
+		} else {
+			j->end = s->now;
+			core_job_set_state(s, j, SCHED_JOB_NODE_FAIL);
+			core_trace(s, "job %u NODE_FAIL on %s", j->id, n->name);
+		}
+		if (k > n->njobs)
+			k = n->njobs;
+	}
+	return 0;
+}
+
+static int node_event(struct sched *s, const struct sched_event *ev, struct spur_error *err)
+{
+	long ni = ev->node ? node_index(s, ev->node) : -1;
+	struct core_node *n;
+
+	if (ni < 0)
+		return spur_error_set(err, SPUR_ENOENT, "node %s is not defined",
+				      ev->node ? ev->node : "(null)");
+	n = &s->nodes[ni];
+	switch (ev->type) {
+	case SCHED_EV_NODE_UP:
+		n->state = NODE_UP;
+		n->gpu_failed = 0;
+		core_trace(s, "node %s up", n->name);
+		break;
+	case SCHED_EV_NODE_DRAIN:
+		n->state = NODE_DRAIN;
+		core_trace(s, "node %s drain: %s", n->name, ev->reason ? ev->reason : "");
+		break;
+	case SCHED_EV_NODE_DOWN:
+		n->state = NODE_DOWN;
+		core_trace(s, "node %s down: %s", n->name, ev->reason ? ev->reason : "");
+		if (evict_jobs(s, (uint32_t)ni, 0xffff, err))
+			return SPUR_ENOMEM;
+		break;
+	default: /* GPU_FAIL */
+		if (ev->gpu >= n->ngpus)
+			return spur_error_set(err, SPUR_EINVAL, "node %s has no GPU %u", n->name,
+					      ev->gpu);
+		n->gpu_failed |= (uint16_t)(1u << ev->gpu);
+		n->state = NODE_DRAIN;
+		core_trace(s, "node %s gpu %u failed: drain", n->name, ev->gpu);
+		if (evict_jobs(s, (uint32_t)ni, (uint16_t)(1u << ev->gpu), err))
+			return SPUR_ENOMEM;
+		break;
+	}
+	core_node_rebucket(s, (uint32_t)ni);
+	return 0;
+}
+
+int sched_step(struct sched *s, const struct sched_event *ev, struct sched_actions *out,
+	       struct spur_error *err)
+{
+	struct core_job *j = NULL;
+	int rc = 0;
+
+	out->v = NULL;
+	out->n = 0;
+	if (ev->time < s->now)
+		return spur_error_set(err, SPUR_EINVAL, "event time %" PRId64 " is before %" PRId64,
+				      ev->time, s->now);
+	for (size_t i = 0; i < s->nact_allocs; i++)
+		spur_free(s->act_allocs[i]);
+	s->nact_allocs = 0;
+	s->nacts = 0;
+	s->now = ev->time;
+	if (ev->type == SCHED_EV_CANCEL || ev->type == SCHED_EV_FINISH ||
+	    ev->type == SCHED_EV_HOLD || ev->type == SCHED_EV_RELEASE) {
+		j = core_job_find(s, ev->job_id);
+		if (!j)
+			return spur_error_set(err, SPUR_ENOENT, "Invalid job id specified: %u",
+					      ev->job_id);
+	}
+	switch (ev->type) {
+	case SCHED_EV_TICK:
+		break;
+	case SCHED_EV_SUBMIT:
+		rc = submit(s, ev, err);
+		break;
+	case SCHED_EV_CANCEL:
+		rc = cancel(s, j, err);
+		break;
+	case SCHED_EV_FINISH:
+		rc = finish(s, ev, j, err);
+		break;
+	case SCHED_EV_HOLD:
+	case SCHED_EV_RELEASE:
+		if (j->state != SCHED_JOB_PENDING)
+			return spur_error_set(err, SPUR_ESTATE, "job %u is not pending", j->id);
+		if (ev->type == SCHED_EV_HOLD) {
+			*(ev->admin ? &j->hold_admin : &j->hold_user) = true;
+			core_trace(s, "job %u held", j->id);
+		} else {
+			j->hold_user = false;
+			if (ev->admin)
+				j->hold_admin = false;
+			core_trace(s, "job %u released", j->id);
+		}
+		break;
+	default:
+		rc = node_event(s, ev, err);
+		break;
+	}
+	if (rc)
+		return rc;
+	if (ev->defer_cycle) {
+		out->v = s->acts;
+		out->n = s->nacts;
+		return 0;
+	}
+	rc = core_cycle(s, ev->time);
+	if (rc)
+		return spur_error_set(err, rc, "scheduling cycle: %s", spur_strerror(rc));
+	out->v = s->acts;
+	out->n = s->nacts;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- queries */
+
+int sched_job_info(const struct sched *s, uint32_t job_id, struct sched_job_info *out)
+{
+	const struct core_job *j = core_job_find(s, job_id);
+
+	if (!j)
+		return SPUR_ENOENT;
+	memset(out, 0, sizeof(*out));
+	out->id = j->id;
+	out->array_job_id = j->array >= 0 ? s->arrays[j->array].array_job_id : 0;
+	out->array_task_id = j->task_id;
+	out->state = j->state;
+	out->reason = j->reason;
+	out->priority = j->prio;
+	out->submit_time = j->submit;
+	out->start_time = j->start;
+	out->end_time = j->end;
+	out->est_start = j->est_start;
+	out->partition = j->part >= 0 ? (uint32_t)j->part : 0;
+	out->alloc = j->alloc;
+	out->nalloc = j->nalloc;
+	return 0;
+}
+
+uint32_t sched_array_task_id(const struct sched *s, uint32_t array_job_id, uint32_t task)
+{
+	const struct core_job *first = core_job_find(s, array_job_id);
+
+	if (!first || first->array < 0)
+		return 0;
+	for (uint32_t k = 0; k < s->arrays[first->array].ntasks; k++) {
+		const struct core_job *j = core_job_find(s, array_job_id + k);
+
+		if (j && j->task_id == (int32_t)task)
+			return j->id;
+	}
+	return 0;
+}
+
+size_t sched_node_count(const struct sched *s)
+{
+	return s->nnodes;
+}
+
+const char *sched_node_name(const struct sched *s, uint32_t node)
+{
+	return node < s->nnodes ? s->nodes[node].name : NULL;
+}
+
+uint16_t sched_node_free_gpus(const struct sched *s, uint32_t node)
+{
+	return node < s->nnodes ? core_node_free_mask(&s->nodes[node]) : 0;
+}
+
+const char *sched_node_state(const struct sched *s, uint32_t node)
+{
+	const struct core_node *n = &s->nodes[node];
+
+	if (n->state == NODE_DOWN)
+		return "DOWN";
+	if (n->state == NODE_DRAIN)
+		return n->njobs ? "DRAINING" : "DRAINED";
+	if (!n->njobs)
+		return "IDLE";
+	return n->cpus_used >= n->cpus || n->excl_jobs ||
+		       (n->ngpus && __builtin_popcount(core_node_free_mask(n)) == 0)
+		       ? "ALLOCATED"
+		       : "MIXED";
+}
+
+double sched_node_mask_bandwidth(const struct sched *s, uint32_t node, uint16_t mask)
+{
+	const struct core_node *n = &s->nodes[node];
+	double sum = 0;
+	int pairs = 0;
+
+	for (unsigned a = 0; a < n->ngpus; a++)
+		for (unsigned b = a + 1; b < n->ngpus; b++)
+			if ((mask >> a & 1) && (mask >> b & 1)) {
+				sum += n->pair_w[a][b];
+				pairs++;
+			}
+	return pairs ? sum / pairs : 0;
+}
+
+bool sched_node_mask_is_island(const struct sched *s, uint32_t node, uint16_t mask)
+{
+	const struct core_node *n = &s->nodes[node];
+
+	for (unsigned a = 0; a < n->ngpus; a++)
+		for (unsigned b = a + 1; b < n->ngpus; b++)
+			if ((mask >> a & 1) && (mask >> b & 1) && n->link[a][b] != n->best_link)
+				return false;
+	return true;
+}
+
+int sched_node_leaf(const struct sched *s, uint32_t node)
+{
+	return s->nodes[node].leaf;
+}
+
+void sched_last_cycle(const struct sched *s, struct sched_cycle_stats *out)
+{
+	*out = s->stats;
+}

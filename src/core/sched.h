@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* libsched: the pure scheduling core. The driver feeds events (each with
+ * its own timestamp) to sched_step() and carries out the actions it returns.
+ * No I/O, no clock, no globals; see docs/rfc/0002-core.md. */
+#ifndef SPUR_CORE_SCHED_H
+#define SPUR_CORE_SCHED_H
+
+#include "common/error.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SCHED_MAX_GPUS 16    /* per node */
+#define SCHED_MAX_PARTS 64   /* partitions */
+#define SCHED_INFINITE INT64_MAX
+
+struct sched;
+
+/* ---------------------------------------------------------------- config */
+
+struct sched_config {
+	/* multifactor priority weights (Slurm's PriorityWeight*) */
+	uint32_t w_age, w_fairshare, w_job_size, w_partition, w_qos;
+	int64_t max_age;	   /* PriorityMaxAge, seconds */
+	int64_t decay_half_life;   /* PriorityDecayHalfLife, seconds; 0 = no decay */
+	bool favor_small;	   /* PriorityFavorSmall */
+	uint32_t bf_max_reservations; /* jobs that get a future reservation per cycle */
+	int64_t bf_window;	   /* how far ahead reservations are planned, seconds */
+	bool preempt_partition_prio; /* PreemptType=preempt/partition_prio */
+	bool preempt_qos;	   /* PreemptType=preempt/qos */
+	bool trace;		   /* keep the decision trace (sched_trace()) */
+	enum sched_place_policy {
+		SCHED_PLACE_TOPO = 0, /* default: link-aware GPUs, switch-aware nodes */
+		SCHED_PLACE_FIRST,    /* first free GPUs / nodes (baseline) */
+	} place;
+	bool fifo; /* baseline: strict FIFO by submit time, no backfill */
+};
+
+/* Defaults: weights as a typical GPU site (age 1000, fairshare 10000, size
+ * 1000, partition 1000, qos 2000), 7-day max age and half-life, 100
+ * reservations, 7-day window, trace on. */
+void sched_config_default(struct sched_config *cfg);
+
+struct sched *sched_create(const struct sched_config *cfg, struct spur_error *err);
+void sched_destroy(struct sched *s);
+
+/* ---------------------------------------------------------------- resources */
+
+/* Link classes between two GPUs of a node, best first. */
+enum sched_link {
+	SCHED_LINK_SELF = 0,
+	SCHED_LINK_XGMI,   /* AMD Infinity Fabric */
+	SCHED_LINK_NVLINK, /* NVLink / NVSwitch */
+	SCHED_LINK_PCIE_SWITCH, /* same PCIe switch */
+	SCHED_LINK_NUMA,   /* same socket, through the host bridge */
+	SCHED_LINK_SYS,    /* across sockets */
+};
+
+/* Relative bandwidth weight of a link class (XGMI 64, NVLink 100, PCIe
+ * switch 24, NUMA 12, SYS 6). */
+uint32_t sched_link_weight(enum sched_link l);
+
+/* Preset GPU topologies for nodes, as the fake backend and tests use them. */
+enum sched_topo_preset {
+	SCHED_TOPO_NONE,	 /* no GPUs */
+	SCHED_TOPO_MI300X,	 /* 8 GPUs, one all-to-all XGMI hive */
+	SCHED_TOPO_MI250,	 /* 4 packages x 2 GCDs; XGMI in and between packages */
+	SCHED_TOPO_NVLINK_ISLANDS, /* 8 GPUs, two NVLink islands of 4, SYS between */
+	SCHED_TOPO_NVSWITCH,	 /* 8 GPUs all-to-all NVLink (DGX H100) */
+	SCHED_TOPO_PCIE_PAIRS,	 /* 8 GPUs, pairs on PCIe switches, 2 sockets */
+};
+
+struct sched_node_spec {
+	const char *name;
+	uint32_t cpus;
+	uint64_t mem_mb;
+	const char *features; /* comma list or NULL */
+	uint32_t weight;      /* lower is preferred (Slurm) */
+	const char *gpu_type; /* "mi300x", NULL for none */
+	uint32_t ngpus;
+	enum sched_link links[SCHED_MAX_GPUS][SCHED_MAX_GPUS]; /* used when preset NONE */
+	enum sched_topo_preset preset;
+	uint32_t shards; /* shard count over all GPUs (gres shard:N), 0 for none */
+	const char *switch_name; /* leaf switch (topology.conf), or NULL */
+};
+
+/* Fill links[][] from a preset and set ngpus. */
+void sched_node_spec_preset(struct sched_node_spec *spec, enum sched_topo_preset p);
+
+/* Nodes and switches are added before jobs arrive; ids are dense indexes. */
+int sched_add_node(struct sched *s, const struct sched_node_spec *spec, struct spur_error *err);
+
+/* Declare switch `name` with parent `parent` (NULL for a root). Leaf
+ * switches are named by nodes; call for every switch above the leaves. */
+int sched_add_switch(struct sched *s, const char *name, const char *parent,
+		     struct spur_error *err);
+
+enum sched_part_state { SCHED_PART_UP, SCHED_PART_DOWN, SCHED_PART_DRAIN, SCHED_PART_INACTIVE };
+
+struct sched_part_spec {
+	const char *name;
+	const char *nodes; /* hostlist expression or "ALL" */
+	bool is_default;
+	int64_t max_time, default_time; /* seconds, SCHED_INFINITE */
+	uint32_t max_nodes;		/* 0 = unlimited */
+	uint16_t priority_tier, priority_job_factor;
+	enum sched_part_state state;
+	bool preempt_requeue; /* preempted jobs of this partition requeue (else cancel) */
+};
+
+int sched_add_partition(struct sched *s, const struct sched_part_spec *spec,
+			struct spur_error *err);
+
+struct sched_qos_spec {
+	const char *name;
+	uint32_t priority;
+	const char *preempt; /* comma list of QoS names this QoS may preempt */
+	bool preempt_requeue;
+};
+
+int sched_add_qos(struct sched *s, const struct sched_qos_spec *spec, struct spur_error *err);
+
+/* Fair-share: an account's share (RawShares); accounts not declared get 1. */
+int sched_set_account_shares(struct sched *s, const char *account, uint32_t shares,
+			     struct spur_error *err);
+
+struct sched_resv_spec {
+	const char *name;
+	const char *nodes; /* hostlist */
+	int64_t start, end;
+	const char *users;    /* comma list, or NULL */
+	const char *accounts; /* comma list, or NULL */
+};
+
+int sched_add_reservation(struct sched *s, const struct sched_resv_spec *spec,
+			  struct spur_error *err);
+
+/* ---------------------------------------------------------------- jobs */
+
+struct sched_job_spec {
+	uint32_t id; /* assigned by the driver (Raft log order), unique, > 0 */
+	const char *name, *user, *account, *qos;
+	const char *partitions; /* comma list; NULL = default partition */
+	uint32_t nodes;		/* minimum node count (1 if 0) */
+	uint32_t ntasks;	/* 0 = one per node */
+	uint32_t cpus_per_task; /* 0 = 1 */
+	uint64_t mem_per_node_mb; /* 0 = none requested */
+	uint32_t gpus_per_node;
+	const char *gpu_type;  /* NULL = any */
+	uint32_t gpus;	       /* --gpus total, spread over nodes (if gpus_per_node 0) */
+	uint32_t gpus_per_task;
+	uint32_t shards_per_node; /* --gres=shard:N */
+	int64_t time_limit;	  /* seconds; 0 = partition default; SCHED_INFINITE */
+	const char *constraint;	  /* features joined with '&' or ',' (all required) */
+	const char *nodelist, *exclude; /* hostlists */
+	bool exclusive, hold, requeue;
+	const char *dependency; /* Slurm syntax, or NULL */
+	const char *array;	/* Slurm syntax, or NULL */
+	int64_t begin;		/* earliest start, 0 = now */
+	const char *reservation;
+	int32_t nice;
+	int64_t submit_time; /* filled from the event when 0 */
+};
+
+/* Slurm's job states, in Slurm's words. */
+enum sched_job_state {
+	SCHED_JOB_PENDING,
+	SCHED_JOB_RUNNING,
+	SCHED_JOB_COMPLETED,
+	SCHED_JOB_FAILED,
+	SCHED_JOB_CANCELLED,
+	SCHED_JOB_TIMEOUT,
+	SCHED_JOB_NODE_FAIL,
+	SCHED_JOB_PREEMPTED,
+};
+const char *sched_job_state_name(enum sched_job_state st);
+
+/* Pending reasons, with Slurm's names. */
+enum sched_reason {
+	SCHED_REASON_NONE,
+	SCHED_REASON_PRIORITY,
+	SCHED_REASON_RESOURCES,
+	SCHED_REASON_DEPENDENCY,
+	SCHED_REASON_DEPENDENCY_NEVER,
+	SCHED_REASON_BEGIN_TIME,
+	SCHED_REASON_HELD_USER,
+	SCHED_REASON_HELD_ADMIN,
+	SCHED_REASON_REQ_NODE_NOT_AVAIL,
+	SCHED_REASON_PART_TIME_LIMIT,
+	SCHED_REASON_PART_NODE_LIMIT,
+	SCHED_REASON_PART_DOWN,
+	SCHED_REASON_PART_INACTIVE,
+	SCHED_REASON_BAD_CONSTRAINTS,
+	SCHED_REASON_ARRAY_TASK_LIMIT,
+	SCHED_REASON_RESERVATION,
+	SCHED_REASON_NODE_FAIL_REQUEUED,
+};
+const char *sched_reason_name(enum sched_reason r);
+
+/* ---------------------------------------------------------------- events */
+
+enum sched_event_type {
+	SCHED_EV_TICK,	     /* time passed; run a scheduling cycle */
+	SCHED_EV_SUBMIT,     /* job (spec) accepted */
+	SCHED_EV_CANCEL,     /* job_id cancelled by a user */
+	SCHED_EV_FINISH,     /* job_id ended: exit_code, or timed_out */
+	SCHED_EV_HOLD,	     /* job_id held (by user unless admin) */
+	SCHED_EV_RELEASE,    /* job_id released */
+	SCHED_EV_NODE_UP,    /* node (name) is up and idle */
+	SCHED_EV_NODE_DOWN,  /* node failed: running jobs requeue or fail */
+	SCHED_EV_NODE_DRAIN, /* node drains: running jobs go on, nothing new */
+	SCHED_EV_GPU_FAIL,   /* gpu index on node failed: drain node, requeue its jobs */
+};
+
+struct sched_event {
+	enum sched_event_type type;
+	int64_t time; /* seconds, the driver's clock */
+	const struct sched_job_spec *job;
+	uint32_t job_id;
+	int exit_code;
+	bool timed_out, admin;
+	const char *node;
+	uint32_t gpu;
+	const char *reason; /* drain/down reason text */
+	bool defer_cycle;   /* apply only; the driver sends a TICK after a batch */
+};
+
+/* ---------------------------------------------------------------- actions */
+
+enum sched_action_type {
+	SCHED_ACT_START,   /* launch job on nodes with these devices */
+	SCHED_ACT_PREEMPT, /* stop job (requeue or cancel, see .requeue) */
+	SCHED_ACT_REQUEUE, /* job's node failed: job returns to the queue */
+	SCHED_ACT_FAIL,	   /* job can never run (reason) */
+	SCHED_ACT_TIMER,   /* call sched_step with a TICK at .time at the latest */
+};
+
+struct sched_alloc_node {
+	uint32_t node;	   /* node index */
+	uint16_t gpu_mask; /* bit i: GPU i of the node */
+	uint8_t shard_gpu; /* GPU holding the shards (if shards) */
+	uint16_t shards;
+	uint32_t cpus;
+	uint64_t mem_mb;
+};
+
+struct sched_action {
+	enum sched_action_type type;
+	uint32_t job_id;
+	int64_t time;		 /* TIMER: when; START: expected end */
+	bool requeue;		 /* PREEMPT */
+	enum sched_reason reason; /* FAIL */
+	const struct sched_alloc_node *alloc; /* START: borrowed, valid until next step */
+	size_t nalloc;
+	bool backfilled; /* START: started ahead of a higher-priority job */
+};
+
+/* Returned by sched_step; owned by the core and valid until the next step. */
+struct sched_actions {
+	const struct sched_action *v;
+	size_t n;
+};
+
+/* Apply one event, then run a scheduling cycle at ev->time. Time must not go
+ * backwards. Returns 0, or an error for an invalid event (unknown job or node,
+ * bad spec), in which case nothing changed and no action is returned. */
+int sched_step(struct sched *s, const struct sched_event *ev, struct sched_actions *out,
+	       struct spur_error *err);
+
+/* ---------------------------------------------------------------- queries */
+
+struct sched_job_info {
+	uint32_t id, array_job_id;
+	int32_t array_task_id; /* -1 when not an array task */
+	enum sched_job_state state;
+	enum sched_reason reason;
+	uint32_t priority;
+	int64_t submit_time, start_time, end_time; /* end: expected while running */
+	int64_t est_start; /* pending: reservation time, or 0 */
+	uint32_t partition;
+	const struct sched_alloc_node *alloc;
+	size_t nalloc;
+};
+
+/* Copies a job's state; SPUR_ENOENT when unknown. Array tasks have their own
+ * ids (see sched_array_task_id). */
+int sched_job_info(const struct sched *s, uint32_t job_id, struct sched_job_info *out);
+
+/* The job id of task `task` of array job `array_job_id`, or 0. */
+uint32_t sched_array_task_id(const struct sched *s, uint32_t array_job_id, uint32_t task);
+
+size_t sched_node_count(const struct sched *s);
+const char *sched_node_name(const struct sched *s, uint32_t node);
+/* Free GPUs on a node (not allocated, not failed) as a mask. */
+uint16_t sched_node_free_gpus(const struct sched *s, uint32_t node);
+const char *sched_node_state(const struct sched *s, uint32_t node); /* IDLE, MIXED, ALLOCATED, DRAIN, DOWN */
+
+/* Mean pairwise link weight among the GPUs in mask (0 for < 2 GPUs). */
+double sched_node_mask_bandwidth(const struct sched *s, uint32_t node, uint16_t mask);
+/* True when the GPUs in mask are all linked by the node's best link class
+ * (one XGMI hive / one NVLink island). */
+bool sched_node_mask_is_island(const struct sched *s, uint32_t node, uint16_t mask);
+/* The leaf switch of a node, or -1. */
+int sched_node_leaf(const struct sched *s, uint32_t node);
+
+/* The decision trace since the last sched_trace_clear(): one line per
+ * decision, "[  120] job 42 start on gpu[01-02] gpus=0-7 (backfill)". */
+const char *sched_trace(const struct sched *s);
+void sched_trace_clear(struct sched *s);
+
+/* Statistics of the last cycle. */
+struct sched_cycle_stats {
+	size_t pending_seen, started, backfilled, reserved, preempted;
+};
+void sched_last_cycle(const struct sched *s, struct sched_cycle_stats *out);
+
+#endif
