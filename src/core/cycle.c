@@ -498,9 +498,12 @@ int core_cycle(struct sched *s, int64_t now)
 	}
 	for (size_t i = 0; i < s->running.n; i++)
 		timer = min64(timer, ((struct core_job *)s->running.v[i])->end);
-	for (size_t r = 0; r < s->nresvs; r++)
+	for (size_t r = 0; r < s->nresvs; r++) {
 		if (s->resvs[r].start > now)
 			timer = min64(timer, s->resvs[r].start);
+		else if (s->resvs[r].end > now)
+			timer = min64(timer, s->resvs[r].end);
+	}
 	if (timer != SCHED_INFINITE)
 		rc = core_emit(s, (struct sched_action){ .type = SCHED_ACT_TIMER, .time = timer });
 out_free:

@@ -1,0 +1,633 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Simulation tests, one per scheduling feature: GRES types, GPU topology,
+ * switches, shards, arrays, dependencies, reservations, preemption,
+ * pending reasons, failures, priority. */
+#include "../lib/testutil.h"
+
+#include "simcluster.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define H 3600
+
+static struct sched_part_spec part(const char *name, const char *nodes, bool def)
+{
+	struct sched_part_spec p = { 0 };
+
+	p.name = name;
+	p.nodes = nodes;
+	p.is_default = def;
+	p.max_time = SCHED_INFINITE;
+	return p;
+}
+
+static struct sched_job_spec job(uint32_t id, uint32_t nodes, uint32_t gpn, int64_t limit)
+{
+	struct sched_job_spec j = { 0 };
+
+	j.id = id;
+	j.name = "job";
+	j.user = "alice";
+	j.account = "ml";
+	j.nodes = nodes;
+	j.gpus_per_node = gpn;
+	j.time_limit = limit;
+	return j;
+}
+
+static void assert_trace_has(struct sim *sim, const char *fragment)
+{
+	const char *t = sched_trace(sim_sched(sim));
+
+	if (!strstr(t, fragment))
+		fail_msg("trace lacks '%s'; trace:\n%s", fragment, t);
+}
+
+static struct sim *one_node(enum sched_topo_preset topo, const char *type, uint32_t shards)
+{
+	struct sim *sim = sim_create(NULL);
+	struct sched_part_spec p = part("gpu", "ALL", true);
+
+	sim_add_nodes(sim, "n", 1, 1, 64, 512 * 1024, type, topo, shards, NULL);
+	sim_add_partition(sim, &p);
+	return sim;
+}
+
+/* ---------------------------------------------------------------- GRES */
+
+static void test_gres_types(void **state)
+{
+	struct sim *sim = sim_create(NULL);
+	struct sched_part_spec p = part("gpu", "ALL", true);
+	struct sched_job_spec a = job(1, 1, 4, H), b = job(2, 1, 8, H), bad = job(3, 1, 1, H);
+	struct spur_error err;
+
+	(void)state;
+	sim_add_nodes(sim, "amd", 1, 2, 64, 1 << 20, "mi300x", SCHED_TOPO_MI300X, 0, NULL);
+	sim_add_nodes(sim, "nv", 1, 2, 64, 1 << 20, "h100", SCHED_TOPO_NVSWITCH, 0, NULL);
+	sim_add_partition(sim, &p);
+	a.gpu_type = "h100";
+	b.gpu_type = "mi300x";
+	bad.gpu_type = "a100";
+	assert_int_equal(sim_submit_now(sim, &a, H, 0, &err), 0);
+	assert_int_equal(sim_submit_now(sim, &b, H, 0, &err), 0);
+	assert_int_equal(strncmp(sim_job_nodes(sim, 1), "nv", 2), 0);
+	assert_int_equal(strncmp(sim_job_nodes(sim, 2), "amd", 3), 0);
+	assert_int_equal(sim_submit_now(sim, &bad, H, 0, &err), SPUR_EINVAL);
+	assert_non_null(strstr(err.msg, "no node has GPUs of type a100"));
+	/* more GPUs per node than any node has: refused at submit */
+	bad = job(4, 1, 9, H);
+	assert_int_equal(sim_submit_now(sim, &bad, H, 0, &err), SPUR_EINVAL);
+	assert_non_null(strstr(err.msg, "Requested node configuration is not available"));
+	sim_destroy(sim);
+}
+
+/* On two NVLink islands of 4, a 4-GPU job takes a whole island; two 2-GPU
+ * jobs share one island, leaving the other whole for the next 4-GPU job. */
+static void test_gpu_islands(void **state)
+{
+	struct sim *sim = one_node(SCHED_TOPO_NVLINK_ISLANDS, "a100", 0);
+	struct sched_job_spec a = job(1, 1, 2, H), b = job(2, 1, 2, H), c = job(3, 1, 4, H);
+	struct spur_error err;
+	uint16_t ma, mb, mc;
+
+	(void)state;
+	sim_submit_now(sim, &a, H, 0, &err);
+	sim_submit_now(sim, &b, H, 0, &err);
+	sim_submit_now(sim, &c, H, 0, &err);
+	ma = sim_job_gpus(sim, 1);
+	mb = sim_job_gpus(sim, 2);
+	mc = sim_job_gpus(sim, 3);
+	assert_true(sched_node_mask_is_island(sim_sched(sim), 0, ma));
+	assert_true(sched_node_mask_is_island(sim_sched(sim), 0, mb));
+	assert_true(sched_node_mask_is_island(sim_sched(sim), 0, ma | mb));
+	assert_true(sched_node_mask_is_island(sim_sched(sim), 0, mc));
+	assert_int_equal(__builtin_popcount(mc), 4);
+	assert_int_equal(ma & mb, 0);
+	assert_int_equal((ma | mb) & mc, 0);
+	sim_destroy(sim);
+}
+
+/* The baseline (first free GPUs) splits islands in the same sequence. */
+static void test_gpu_first_free_baseline(void **state)
+{
+	struct sched_config cfg;
+	struct sim *sim;
+	struct sched_part_spec p = part("gpu", "ALL", true);
+	struct sched_job_spec a = job(1, 1, 1, H), b = job(2, 1, 2, H);
+	struct spur_error err;
+
+	(void)state;
+	sched_config_default(&cfg);
+	cfg.place = SCHED_PLACE_FIRST;
+	sim = sim_create(&cfg);
+	sim_add_nodes(sim, "n", 1, 1, 64, 1 << 20, "a100", SCHED_TOPO_PCIE_PAIRS, 0, NULL);
+	sim_add_partition(sim, &p);
+	sim_submit_now(sim, &a, H, 0, &err);
+	sim_submit_now(sim, &b, H, 0, &err);
+	assert_int_equal(sim_job_gpus(sim, 1), 0x1);
+	assert_int_equal(sim_job_gpus(sim, 2), 0x6); /* GPUs 1,2: across two PCIe switches */
+	assert_false(sched_node_mask_is_island(sim_sched(sim), 0, 0x6));
+	sim_destroy(sim);
+	/* topology-aware: the 2-GPU job gets a PCIe pair */
+	sim = one_node(SCHED_TOPO_PCIE_PAIRS, "a100", 0);
+	a = job(1, 1, 1, H);
+	b = job(2, 1, 2, H);
+	sim_submit_now(sim, &a, H, 0, &err);
+	sim_submit_now(sim, &b, H, 0, &err);
+	assert_true(sched_node_mask_is_island(sim_sched(sim), 0, sim_job_gpus(sim, 2)));
+	/* and the 1-GPU job's partner stays free for another 1-GPU job, not
+	 * a fresh pair */
+	struct sched_job_spec c = job(3, 1, 1, H);
+	sim_submit_now(sim, &c, H, 0, &err);
+	assert_true(sched_node_mask_is_island(sim_sched(sim), 0,
+					      sim_job_gpus(sim, 1) | sim_job_gpus(sim, 3)));
+	sim_destroy(sim);
+}
+
+/* Multi-node jobs prefer nodes under one leaf switch. */
+static void test_leaf_switch(void **state)
+{
+	struct sim *sim = sim_create(NULL);
+	struct sched_part_spec p = part("gpu", "ALL", true);
+	struct sched_job_spec a = job(1, 1, 8, H), b = job(2, 3, 8, H), c = job(3, 2, 8, H);
+	struct spur_error err;
+	struct sched_job_info info;
+
+	(void)state;
+	sim_add_nodes(sim, "a", 1, 4, 64, 1 << 20, "mi300x", SCHED_TOPO_MI300X, 0, "leafA");
+	sim_add_nodes(sim, "b", 1, 4, 64, 1 << 20, "mi300x", SCHED_TOPO_MI300X, 0, "leafB");
+	sim_add_partition(sim, &p);
+	sim_submit_now(sim, &a, H, 0, &err); /* one node busy somewhere */
+	sim_submit_now(sim, &b, H, 0, &err); /* 3 nodes: must fit one leaf */
+	sim_submit_now(sim, &c, H, 0, &err); /* 2 nodes: one leaf */
+	for (uint32_t id = 2; id <= 3; id++) {
+		assert_int_equal(sched_job_info(sim_sched(sim), id, &info), 0);
+		for (size_t k = 1; k < info.nalloc; k++)
+			assert_int_equal(sched_node_leaf(sim_sched(sim), info.alloc[k].node),
+					 sched_node_leaf(sim_sched(sim), info.alloc[0].node));
+	}
+	sim_destroy(sim);
+}
+
+/* ---------------------------------------------------------------- shards */
+
+static void test_shards(void **state)
+{
+	struct sim *sim = one_node(SCHED_TOPO_MI300X, "mi300x", 64); /* 8 shards per GPU */
+	struct sched_job_spec sj[9], whole = job(20, 1, 8, H), seven = job(21, 1, 7, H);
+	struct spur_error err;
+	struct sched_job_info info;
+
+	(void)state;
+	for (int i = 0; i < 9; i++) {
+		sj[i] = job((uint32_t)(1 + i), 1, 0, H);
+		sj[i].shards_per_node = 1;
+		assert_int_equal(sim_submit_now(sim, &sj[i], H, 0, &err), 0);
+	}
+	/* the first 8 pack onto one GPU; the 9th opens a second one */
+	for (uint32_t id = 1; id <= 9; id++)
+		assert_int_equal(sim_job_state(sim, id), SCHED_JOB_RUNNING);
+	sched_job_info(sim_sched(sim), 1, &info);
+	uint8_t g = info.alloc[0].shard_gpu;
+	for (uint32_t id = 2; id <= 8; id++) {
+		sched_job_info(sim_sched(sim), id, &info);
+		assert_int_equal(info.alloc[0].shard_gpu, g);
+	}
+	sched_job_info(sim_sched(sim), 9, &info);
+	assert_int_not_equal(info.alloc[0].shard_gpu, g);
+	/* a whole-GPU job never lands on a shared GPU: 8 cannot fit, 6 would */
+	assert_int_equal(sim_submit_now(sim, &whole, H, 0, &err), 0);
+	assert_int_equal(sim_job_state(sim, 20), SCHED_JOB_PENDING);
+	assert_int_equal(sim_submit_now(sim, &seven, H, 0, &err), 0);
+	assert_int_equal(sim_job_state(sim, 21), SCHED_JOB_PENDING);
+	struct sched_job_spec six = job(22, 1, 6, H);
+	assert_int_equal(sim_submit_now(sim, &six, H, 0, &err), 0);
+	assert_int_equal(sim_job_state(sim, 22), SCHED_JOB_RUNNING);
+	sched_job_info(sim_sched(sim), 22, &info);
+	assert_int_equal(info.alloc[0].gpu_mask & (1u << g), 0);
+	sim_destroy(sim);
+}
+
+/* ---------------------------------------------------------------- arrays */
+
+static void test_arrays(void **state)
+{
+	struct sim *sim = sim_create(NULL);
+	struct sched_part_spec p = part("gpu", "ALL", true);
+	struct sched_job_spec a = job(100, 1, 1, H), b = job(300, 1, 1, H), c = job(400, 1, 1, H);
+	struct spur_error err;
+	int running = 0;
+
+	(void)state;
+	sim_add_nodes(sim, "n", 1, 8, 64, 1 << 20, "mi300x", SCHED_TOPO_MI300X, 0, NULL);
+	sim_add_partition(sim, &p);
+	a.array = "0-99%10";
+	assert_int_equal(sim_submit_now(sim, &a, 600, 0, &err), 0);
+	for (uint32_t id = 100; id < 200; id++)
+		running += sim_job_state(sim, id) == SCHED_JOB_RUNNING;
+	assert_int_equal(running, 10);
+	assert_int_equal(sim_job_reason(sim, 150), SCHED_REASON_ARRAY_TASK_LIMIT);
+	assert_trace_has(sim, "job 100 submitted: array of 100 tasks (100-199) throttled");
+	assert_int_equal(sched_array_task_id(sim_sched(sim), 100, 42), 142);
+	sim_run_until_idle(sim);
+	for (uint32_t id = 100; id < 200; id++)
+		assert_int_equal(sim_job_state(sim, id), SCHED_JOB_COMPLETED);
+	for (uint32_t id = 100; id < 200; id++) /* 10 at a time, 10 rounds */
+		assert_int_equal(sim_job_end(sim, id), ((id - 100) / 10 + 1) * 600);
+	b.array = "1,3,5";
+	c.array = "0-15:4";
+	assert_int_equal(sim_submit_now(sim, &b, 60, 0, &err), 0);
+	assert_int_equal(sched_array_task_id(sim_sched(sim), 300, 5), 302);
+	assert_int_equal(sched_array_task_id(sim_sched(sim), 300, 2), 0);
+	assert_int_equal(sim_submit_now(sim, &c, 60, 0, &err), 0);
+	assert_int_equal(sched_array_task_id(sim_sched(sim), 400, 12), 403);
+	c = job(500, 1, 1, H);
+	c.array = "0-5%";
+	assert_int_equal(sim_submit_now(sim, &c, 60, 0, &err), SPUR_EPARSE);
+	sim_destroy(sim);
+}
+
+/* ---------------------------------------------------------------- dependencies */
+
+static void test_dependencies(void **state)
+{
+	struct sim *sim = one_node(SCHED_TOPO_MI300X, "mi300x", 0);
+	struct sched_job_spec ok = job(1, 1, 1, H), bad = job(2, 1, 1, H);
+	struct sched_job_spec after_ok = job(3, 1, 1, H), after_bad = job(4, 1, 1, H);
+	struct sched_job_spec notok = job(5, 1, 1, H), any = job(6, 1, 1, H), after = job(7, 1, 1, H);
+	struct sched_job_spec missing = job(8, 1, 1, H);
+	struct spur_error err;
+
+	(void)state;
+	sim_submit_now(sim, &ok, 100, 0, &err);
+	sim_submit_now(sim, &bad, 200, 1, &err); /* exits 1 */
+	after_ok.dependency = "afterok:1";
+	after_bad.dependency = "afterok:2";
+	notok.dependency = "afternotok:2";
+	any.dependency = "afterany:1:2";
+	after.dependency = "after:1";
+	sim_submit_now(sim, &after_ok, 10, 0, &err);
+	sim_submit_now(sim, &after_bad, 10, 0, &err);
+	sim_submit_now(sim, &notok, 10, 0, &err);
+	sim_submit_now(sim, &any, 10, 0, &err);
+	sim_submit_now(sim, &after, 10, 0, &err);
+	assert_int_equal(sim_job_state(sim, 7), SCHED_JOB_RUNNING); /* 1 has started */
+	assert_int_equal(sim_job_reason(sim, 3), SCHED_REASON_DEPENDENCY);
+	missing.dependency = "afterok:99";
+	assert_int_equal(sim_submit_now(sim, &missing, 10, 0, &err), SPUR_ENOENT);
+	assert_non_null(strstr(err.msg, "Job dependency problem"));
+	missing.dependency = "afterok:";
+	assert_int_equal(sim_submit_now(sim, &missing, 10, 0, &err), SPUR_EPARSE);
+	sim_run_until_idle(sim);
+	assert_int_equal(sim_job_state(sim, 3), SCHED_JOB_COMPLETED);
+	assert_int_equal(sim_job_start(sim, 3), 100);
+	assert_int_equal(sim_job_state(sim, 4), SCHED_JOB_CANCELLED);
+	assert_int_equal(sim_job_reason(sim, 4), SCHED_REASON_DEPENDENCY_NEVER);
+	assert_trace_has(sim, "[   200] job 4 cancelled: dependency never satisfied");
+	assert_int_equal(sim_job_start(sim, 5), 200);
+	assert_int_equal(sim_job_start(sim, 6), 200);
+	sim_destroy(sim);
+}
+
+static void test_singleton_and_aftercorr(void **state)
+{
+	struct sim *sim = one_node(SCHED_TOPO_MI300X, "mi300x", 0);
+	struct sched_job_spec s1 = job(1, 1, 1, H), s2 = job(2, 1, 1, H);
+	struct sched_job_spec a = job(10, 1, 1, H), b = job(20, 1, 1, H);
+	struct spur_error err;
+
+	(void)state;
+	s1.name = s2.name = "train";
+	s2.dependency = "singleton";
+	sim_submit_now(sim, &s1, 100, 0, &err);
+	sim_submit_now(sim, &s2, 100, 0, &err);
+	assert_int_equal(sim_job_reason(sim, 2), SCHED_REASON_DEPENDENCY);
+	a.array = "0-2";
+	b.array = "0-2";
+	b.dependency = "aftercorr:10";
+	sim_submit(sim, 1000, &a, 50, 0);
+	sim_submit(sim, 1000, &b, 10, 0);
+	sim_run_until_idle(sim);
+	assert_int_equal(sim_job_start(sim, 2), 100);
+	for (uint32_t k = 0; k < 3; k++) {
+		assert_int_equal(sim_job_state(sim, 20 + k), SCHED_JOB_COMPLETED);
+		assert_true(sim_job_start(sim, 20 + k) >= sim_job_end(sim, 10 + k));
+	}
+	sim_destroy(sim);
+}
+
+/* ---------------------------------------------------------------- reservations */
+
+static void test_reservation(void **state)
+{
+	struct sim *sim = sim_create(NULL);
+	struct sched_part_spec p = part("gpu", "ALL", true);
+	struct sched_resv_spec r = { "maint", "n[1-2]", 1000, 5000, "bob", NULL };
+	struct sched_job_spec outsider = job(1, 2, 8, 2000), member = job(2, 2, 8, 1000);
+	struct spur_error err;
+
+	(void)state;
+	sim_add_nodes(sim, "n", 1, 3, 64, 1 << 20, "mi300x", SCHED_TOPO_MI300X, 0, NULL);
+	sim_add_partition(sim, &p);
+	assert_int_equal(sched_add_reservation(sim_sched(sim), &r, &err), 0);
+	/* 2 nodes for 2000 s from t=0 would overlap [1000, 5000) on n[1-2]:
+	 * with only n3 outside, the job waits until the reservation ends */
+	sim_submit_now(sim, &outsider, 2000, 0, &err);
+	assert_int_equal(sim_job_state(sim, 1), SCHED_JOB_PENDING);
+	member.reservation = "maint";
+	member.user = "bob";
+	sim_submit_now(sim, &member, 1000, 0, &err);
+	assert_int_equal(sim_job_reason(sim, 2), SCHED_REASON_RESERVATION);
+	sim_run_until_idle(sim);
+	assert_int_equal(sim_job_start(sim, 2), 1000);
+	assert_string_equal(sim_job_nodes(sim, 2), "n[1-2]");
+	assert_int_equal(sim_job_start(sim, 1), 5000);
+	member.reservation = "nope";
+	member.id = 3;
+	assert_int_equal(sim_submit_now(sim, &member, 1, 0, &err), SPUR_ENOENT);
+	assert_non_null(strstr(err.msg, "Requested reservation is invalid"));
+	sim_destroy(sim);
+}
+
+/* ---------------------------------------------------------------- preemption */
+
+static void test_preempt_partition(void **state)
+{
+	struct sched_config cfg;
+	struct sim *sim;
+	struct sched_part_spec low = part("low", "ALL", true), high = part("high", "ALL", false);
+	struct sched_job_spec a = job(1, 2, 8, 10 * H), b = job(2, 2, 8, H);
+	struct spur_error err;
+
+	(void)state;
+	sched_config_default(&cfg);
+	cfg.preempt_partition_prio = true;
+	sim = sim_create(&cfg);
+	sim_add_nodes(sim, "n", 1, 2, 64, 1 << 20, "mi300x", SCHED_TOPO_MI300X, 0, NULL);
+	low.priority_tier = 1;
+	low.preempt_requeue = true;
+	high.priority_tier = 10;
+	sim_add_partition(sim, &low);
+	sim_add_partition(sim, &high);
+	sim_submit_now(sim, &a, 5 * H, 0, &err);
+	b.partitions = "high";
+	sim_run_until(sim, 100);
+	sim_submit_now(sim, &b, H, 0, &err);
+	assert_int_equal(sim_job_state(sim, 2), SCHED_JOB_RUNNING);
+	assert_int_equal(sim_job_state(sim, 1), SCHED_JOB_PENDING); /* requeued */
+	assert_trace_has(sim, "[   100] job 1 preempted by job 2 (requeue)");
+	sim_run_until_idle(sim);
+	assert_int_equal(sim_job_state(sim, 1), SCHED_JOB_COMPLETED);
+	assert_int_equal(sim_job_start(sim, 1), 100 + H);
+	sim_destroy(sim);
+}
+
+static void test_preempt_qos(void **state)
+{
+	struct sched_config cfg;
+	struct sim *sim;
+	struct sched_part_spec p = part("gpu", "ALL", true);
+	struct sched_qos_spec scav = { "scavenger", 0, NULL, false }, urgent = { "urgent", 100, "scavenger", false };
+	struct sched_job_spec a = job(1, 1, 8, 10 * H), b = job(2, 1, 8, H), c = job(3, 1, 8, H);
+	struct spur_error err;
+
+	(void)state;
+	sched_config_default(&cfg);
+	cfg.preempt_qos = true;
+	sim = sim_create(&cfg);
+	sim_add_nodes(sim, "n", 1, 1, 64, 1 << 20, "mi300x", SCHED_TOPO_MI300X, 0, NULL);
+	sim_add_partition(sim, &p);
+	assert_int_equal(sched_add_qos(sim_sched(sim), &scav, &err), 0);
+	assert_int_equal(sched_add_qos(sim_sched(sim), &urgent, &err), 0);
+	a.qos = "scavenger";
+	b.qos = "urgent";
+	c.qos = "scavenger";
+	sim_submit_now(sim, &a, 5 * H, 0, &err);
+	sim_submit_now(sim, &b, H, 0, &err);
+	assert_int_equal(sim_job_state(sim, 1), SCHED_JOB_PREEMPTED);
+	assert_int_equal(sim_job_state(sim, 2), SCHED_JOB_RUNNING);
+	/* equal QoS never preempts */
+	sim_submit_now(sim, &c, H, 0, &err);
+	assert_int_equal(sim_job_state(sim, 3), SCHED_JOB_PENDING);
+	assert_int_equal(sim_preempted(sim), 1);
+	c.id = 4;
+	c.qos = "gold";
+	assert_int_equal(sim_submit_now(sim, &c, H, 0, &err), SPUR_ENOENT);
+	sim_destroy(sim);
+}
+
+/* ---------------------------------------------------------------- reasons */
+
+static void test_pending_reasons(void **state)
+{
+	struct sim *sim = sim_create(NULL);
+	struct sched_part_spec p = part("gpu", "ALL", true), down = part("down", "ALL", false);
+	struct sched_job_spec held = job(1, 1, 1, H), later = job(2, 1, 1, H), toolong = job(3, 1, 1, 9 * H);
+	struct sched_job_spec toobig = job(4, 3, 1, H), indown = job(5, 1, 1, H);
+	struct spur_error err;
+	struct sched_event ev = { .type = SCHED_EV_RELEASE, .job_id = 1 };
+
+	(void)state;
+	sim_add_nodes(sim, "n", 1, 4, 64, 1 << 20, "mi300x", SCHED_TOPO_MI300X, 0, NULL);
+	p.max_time = 8 * H;
+	p.max_nodes = 2;
+	down.state = SCHED_PART_DOWN;
+	sim_add_partition(sim, &p);
+	sim_add_partition(sim, &down);
+	held.hold = true;
+	later.begin = 500;
+	indown.partitions = "down";
+	sim_submit_now(sim, &held, 10, 0, &err);
+	sim_submit_now(sim, &later, 10, 0, &err);
+	sim_submit_now(sim, &toolong, 10, 0, &err);
+	sim_submit_now(sim, &toobig, 10, 0, &err);
+	sim_submit_now(sim, &indown, 10, 0, &err);
+	assert_int_equal(sim_job_reason(sim, 1), SCHED_REASON_HELD_USER);
+	assert_int_equal(sim_job_reason(sim, 2), SCHED_REASON_BEGIN_TIME);
+	assert_int_equal(sim_job_reason(sim, 3), SCHED_REASON_PART_TIME_LIMIT);
+	assert_int_equal(sim_job_reason(sim, 4), SCHED_REASON_PART_NODE_LIMIT);
+	assert_int_equal(sim_job_reason(sim, 5), SCHED_REASON_PART_DOWN);
+	assert_string_equal(sched_reason_name(SCHED_REASON_PART_TIME_LIMIT), "PartitionTimeLimit");
+	assert_trace_has(sim, "job 1 pending (JobHeldUser)");
+	assert_int_equal(sim_event(sim, ev, &err), 0);
+	assert_int_equal(sim_job_state(sim, 1), SCHED_JOB_RUNNING);
+	sim_run_until_idle(sim);
+	assert_int_equal(sim_job_start(sim, 2), 500); /* the timer woke the scheduler */
+	ev.job_id = 99;
+	assert_int_equal(sim_event(sim, ev, &err), SPUR_ENOENT);
+	assert_non_null(strstr(err.msg, "Invalid job id specified: 99"));
+	struct sched_job_spec nopart = job(6, 1, 1, H);
+	nopart.partitions = "nope";
+	assert_int_equal(sim_submit_now(sim, &nopart, 10, 0, &err), SPUR_ENOENT);
+	assert_non_null(strstr(err.msg, "invalid partition name specified: nope"));
+	sim_destroy(sim);
+}
+
+/* ---------------------------------------------------------------- failures */
+
+static void test_gpu_failure_requeues(void **state)
+{
+	struct sim *sim = sim_create(NULL);
+	struct sched_part_spec p = part("gpu", "ALL", true);
+	struct sched_job_spec a = job(1, 1, 8, H), b = job(2, 1, 4, H);
+	struct spur_error err;
+	struct sched_event fail = { .type = SCHED_EV_GPU_FAIL, .node = "n1", .gpu = 3 };
+
+	(void)state;
+	sim_add_nodes(sim, "n", 1, 2, 64, 1 << 20, "mi300x", SCHED_TOPO_MI300X, 0, NULL);
+	sim_add_partition(sim, &p);
+	a.requeue = true;
+	sim_submit_now(sim, &a, 1000, 0, &err);
+	sim_submit_now(sim, &b, 1000, 0, &err);
+	assert_string_equal(sim_job_nodes(sim, 1), "n1");
+	sim_run_until(sim, 100);
+	assert_int_equal(sim_event(sim, fail, &err), 0);
+	assert_trace_has(sim, "[   100] node n1 gpu 3 failed: drain");
+	assert_trace_has(sim, "[   100] job 1 requeued: node n1 failed");
+	assert_string_equal(sched_node_state(sim_sched(sim), 0), "DRAINED");
+	/* the requeued job waits for n2 (busy with job 2), never back on n1 */
+	sim_run_until_idle(sim);
+	assert_int_equal(sim_job_state(sim, 1), SCHED_JOB_COMPLETED);
+	assert_string_equal(sim_job_nodes(sim, 1), "n2");
+	assert_int_equal(sim_job_start(sim, 1), 1000);
+	sim_destroy(sim);
+}
+
+static void test_node_down_and_cancel(void **state)
+{
+	struct sim *sim = sim_create(NULL);
+	struct sched_part_spec p = part("gpu", "ALL", true);
+	struct sched_job_spec a = job(1, 1, 8, H), b = job(2, 1, 8, H);
+	struct spur_error err;
+	struct sched_event down = { .type = SCHED_EV_NODE_DOWN, .node = "n1", .reason = "dead" };
+	struct sched_event cancel = { .type = SCHED_EV_CANCEL, .job_id = 2 };
+
+	(void)state;
+	sim_add_nodes(sim, "n", 1, 1, 64, 1 << 20, "mi300x", SCHED_TOPO_MI300X, 0, NULL);
+	sim_add_partition(sim, &p);
+	sim_submit_now(sim, &a, 1000, 0, &err);
+	sim_submit_now(sim, &b, 1000, 0, &err);
+	assert_int_equal(sim_event(sim, down, &err), 0);
+	assert_int_equal(sim_job_state(sim, 1), SCHED_JOB_NODE_FAIL);
+	assert_string_equal(sched_node_state(sim_sched(sim), 0), "DOWN");
+	assert_int_equal(sim_event(sim, cancel, &err), 0);
+	assert_int_equal(sim_job_state(sim, 2), SCHED_JOB_CANCELLED);
+	assert_int_equal(sim_event(sim, cancel, &err), SPUR_ESTATE);
+	assert_non_null(strstr(err.msg, "already completing or completed"));
+	down.node = "zz";
+	assert_int_equal(sim_event(sim, down, &err), SPUR_ENOENT);
+	sim_destroy(sim);
+}
+
+/* ---------------------------------------------------------------- priority */
+
+/* Fair share: after account "heavy" used the cluster, "light" goes first
+ * even though heavy's job was submitted earlier. */
+static void test_fairshare(void **state)
+{
+	struct sim *sim = one_node(SCHED_TOPO_MI300X, "mi300x", 0);
+	struct sched_job_spec use = job(1, 1, 8, H), heavy = job(2, 1, 8, H), light = job(3, 1, 8, H);
+	struct sched_job_info hi, li;
+	struct spur_error err;
+
+	(void)state;
+	use.account = heavy.account = "heavy";
+	light.account = "light";
+	sched_set_account_shares(sim_sched(sim), "light", 1, &err);
+	sim_submit_now(sim, &use, H, 0, &err);
+	sim_run_until(sim, 100);
+	sim_submit_now(sim, &heavy, H, 0, &err);
+	sim_run_until(sim, 200);
+	sim_submit_now(sim, &light, H, 0, &err);
+	sched_job_info(sim_sched(sim), 2, &hi);
+	sched_job_info(sim_sched(sim), 3, &li);
+	assert_true(li.priority > hi.priority);
+	sim_run_until_idle(sim);
+	assert_int_equal(sim_job_start(sim, 3), H);
+	assert_int_equal(sim_job_start(sim, 2), 2 * H);
+	sim_destroy(sim);
+}
+
+/* Partition tier orders before priority; nice lowers priority. */
+static void test_tier_and_nice(void **state)
+{
+	struct sim *sim = sim_create(NULL);
+	struct sched_part_spec lo = part("lo", "ALL", true), hi = part("hi", "ALL", false);
+	struct sched_job_spec busy = job(1, 1, 8, H), a = job(2, 1, 8, H), b = job(3, 1, 8, H);
+	struct sched_job_spec c = job(4, 1, 8, H), d = job(5, 1, 8, H);
+	struct spur_error err;
+
+	(void)state;
+	sim_add_nodes(sim, "n", 1, 1, 64, 1 << 20, "mi300x", SCHED_TOPO_MI300X, 0, NULL);
+	hi.priority_tier = 5;
+	sim_add_partition(sim, &lo);
+	sim_add_partition(sim, &hi);
+	sim_submit_now(sim, &busy, 100, 0, &err);
+	b.partitions = "hi";
+	d.nice = 5000;
+	sim_submit_now(sim, &a, 100, 0, &err);
+	sim_submit_now(sim, &b, 100, 0, &err);
+	sim_submit_now(sim, &d, 100, 0, &err);
+	sim_submit_now(sim, &c, 100, 0, &err);
+	sim_run_until_idle(sim);
+	assert_int_equal(sim_job_start(sim, 3), 100); /* tier first */
+	assert_int_equal(sim_job_start(sim, 2), 200);
+	assert_int_equal(sim_job_start(sim, 4), 300); /* nice job last */
+	assert_int_equal(sim_job_start(sim, 5), 400);
+	sim_destroy(sim);
+}
+
+/* The same workload twice gives the same trace: the core is deterministic. */
+static void test_deterministic(void **state)
+{
+	char *traces[2];
+
+	(void)state;
+	for (int run = 0; run < 2; run++) {
+		struct sim *sim = sim_create(NULL);
+		struct sched_part_spec p = part("gpu", "ALL", true);
+		struct sched_job_spec js[60];
+
+		sim_add_nodes(sim, "a", 2, 6, 64, 1 << 20, "a100", SCHED_TOPO_NVLINK_ISLANDS, 0, "l1");
+		sim_add_nodes(sim, "b", 2, 6, 64, 1 << 20, "a100", SCHED_TOPO_PCIE_PAIRS, 0, "l2");
+		sim_add_partition(sim, &p);
+		for (uint32_t i = 0; i < 60; i++) {
+			js[i] = job(i + 1, 1 + i % 3, 1u << (i % 4), (int64_t)(1 + i % 5) * 600);
+			sim_submit(sim, (int64_t)i * 37, &js[i], (int64_t)(1 + (i * 7) % 5) * 500, 0);
+		}
+		sim_run_until_idle(sim);
+		traces[run] = spur_strdup(sched_trace(sim_sched(sim)));
+		sim_destroy(sim);
+	}
+	assert_true(strlen(traces[0]) > 1000);
+	assert_string_equal(traces[0], traces[1]);
+	spur_free(traces[0]);
+	spur_free(traces[1]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gres_types),
+		cmocka_unit_test(test_gpu_islands),
+		cmocka_unit_test(test_gpu_first_free_baseline),
+		cmocka_unit_test(test_leaf_switch),
+		cmocka_unit_test(test_shards),
+		cmocka_unit_test(test_arrays),
+		cmocka_unit_test(test_dependencies),
+		cmocka_unit_test(test_singleton_and_aftercorr),
+		cmocka_unit_test(test_reservation),
+		cmocka_unit_test(test_preempt_partition),
+		cmocka_unit_test(test_preempt_qos),
+		cmocka_unit_test(test_pending_reasons),
+		cmocka_unit_test(test_gpu_failure_requeues),
+		cmocka_unit_test(test_node_down_and_cancel),
+		cmocka_unit_test(test_fairshare),
+		cmocka_unit_test(test_tier_and_nice),
+		cmocka_unit_test(test_deterministic),
+	};
+
+	return cmocka_run_group_tests_name("features", tests, NULL, NULL);
+}
