@@ -265,6 +265,13 @@ bool core_node_fits(const struct sched *s, const struct core_job *j, uint32_t ni
 
 /* ---------------------------------------------------------------- node sets */
 
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static int leaf_count_cmp(const void *a, const void *b)
 {
 	const uint32_t *x = a, *y = b; /* (leaf, count) pairs */
@@ -309,22 +316,18 @@ size_t core_select_nodes(struct sched *s, const struct core_job *j, uint64_t par
 	bool topo = s->cfg.place == SCHED_PLACE_TOPO;
 	uint32_t *cand;
 
-	if (!topo || want == 1) {
-		/* single node: the first best-fit candidate; baseline: first by index */
-		if (!topo) {
-			for (uint32_t ni = 0; ni < s->nnodes && got < want; ni++)
-				if (core_node_static_ok(s, j, ni, parts) &&
-				    core_node_fits(s, j, ni, s->now, t1))
-					out[got++] = ni;
-			return got;
-		}
-		return collect_fitting(s, j, parts, t1, out, 1);
-	}
+	if (topo && want == 1)
+		return collect_fitting(s, j, parts, t1, out, 1); /* the best fit */
 	cand = spur_malloc(s->nnodes * sizeof(uint32_t));
 	if (!cand)
 		return 0;
 	nc = collect_fitting(s, j, parts, t1, cand, s->nnodes);
-	if (nc >= want) {
+	if (!topo) {
+		/* baseline: the lowest-numbered nodes that fit, switches ignored */
+		qsort(cand, nc, sizeof(uint32_t), u32_cmp);
+		for (size_t c = 0; c < nc && got < want; c++)
+			out[got++] = cand[c];
+	} else if (nc >= want) {
 		/* count candidates per leaf switch; a leaf that can hold the
 		 * whole job wins (the smallest such, to keep big leaves whole);
 		 * otherwise fill from the fullest leaves */
