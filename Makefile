@@ -2,14 +2,14 @@
 # Thin wrapper around Meson + ninja. The README's two commands:
 #   make demo    install missing Debian packages, build, run the example
 #   make check   install missing Debian packages, build, run the whole test suite
-# Other targets: deps, build, asan, clang, fuzz, clean.
+# Other targets: deps, build, asan, clang, fuzz, bench, clean.
 
 BUILD        ?= build
 FUZZ_SECONDS ?= 60
 # Debian 12 packages the build and the tests need (checked with dpkg-query).
 DEB_PACKAGES := meson ninja-build pkg-config gcc clang libclang-rt-14-dev libcmocka-dev python3
 
-.PHONY: all deps build check asan clang fuzz demo clean
+.PHONY: all deps build check asan clang fuzz bench demo clean
 
 all: build
 
@@ -43,6 +43,11 @@ fuzz: deps
 	@[ -f build-fuzz/build.ninja ] || CC=clang meson setup build-fuzz -Dfuzz=true -Dtests=false
 	ninja -C build-fuzz
 	@./tools/fuzz.sh build-fuzz $(FUZZ_SECONDS)
+
+# Benchmarks (bench/README.md): printed figures, baselines in the same run.
+bench: build
+	$(BUILD)/bench/bench_cycle
+	$(BUILD)/bench/bench_replay ../shared/traces/alibaba-gpu-v2023
 
 demo: build
 	@./tools/demo.sh $(BUILD)

@@ -50,6 +50,24 @@ static uint32_t mask_weight(const struct core_node *n, uint16_t mask)
 	return w;
 }
 
+/* True when every pair in mask uses the node's best link class. */
+static bool island_mask(const struct core_node *n, uint16_t mask)
+{
+	for (unsigned a = 0; a < n->ngpus; a++)
+		for (unsigned b = a + 1; b < n->ngpus; b++)
+			if ((mask >> a & 1) && (mask >> b & 1) && n->link[a][b] != n->best_link)
+				return false;
+	return true;
+}
+
+/* Mean pair weight in mask, scaled by 16 (0 for fewer than 2 GPUs). */
+static uint32_t pair_mean(const struct core_node *n, uint16_t mask)
+{
+	uint32_t k = (uint32_t)__builtin_popcount(mask);
+
+	return k < 2 ? 0 : 16 * mask_weight(n, mask) / (k * (k - 1) / 2);
+}
+
 /* Choose k GPUs out of `free`. Topology-aware: the subset with the highest
  * total link weight; among equals, the one that leaves the remaining free
  * GPUs best connected (less fragmentation); then the lowest indexes.
@@ -282,8 +300,20 @@ static int leaf_count_cmp(const void *a, const void *b)
 /* Scan candidate nodes that fit now, best fit first: by free-GPU bucket
  * ascending (fewest free GPUs that still hold the job). CPU-only jobs try
  * GPU-less nodes first; GPU and shard jobs only nodes of their type. */
+static size_t collect_fitting_per_bucket(struct sched *s, const struct core_job *j,
+					 uint64_t parts, int64_t t1, uint32_t *cand, size_t max,
+					 size_t per_bucket);
+
 static size_t collect_fitting(struct sched *s, const struct core_job *j, uint64_t parts,
 			      int64_t t1, uint32_t *cand, size_t max)
+{
+	return collect_fitting_per_bucket(s, j, parts, t1, cand, max, SIZE_MAX);
+}
+
+/* As collect_fitting, taking at most per_bucket nodes from each bucket. */
+static size_t collect_fitting_per_bucket(struct sched *s, const struct core_job *j,
+					 uint64_t parts, int64_t t1, uint32_t *cand, size_t max,
+					 size_t per_bucket)
 {
 	uint32_t gpn = core_job_gpus_per_node(j);
 	bool wants_gpu = gpn || j->spn;
@@ -297,12 +327,16 @@ static size_t collect_fitting(struct sched *s, const struct core_job *j, uint64_
 
 			if (b >= s->nbuckets)
 				break;
-			for (size_t k = 0; k < s->buckets[b].n && nc < max; k++) {
+			size_t taken = 0;
+
+			for (size_t k = 0; k < s->buckets[b].n && nc < max && taken < per_bucket; k++) {
 				uint32_t ni = s->buckets[b].v[k];
 
 				if (core_node_static_ok(s, j, ni, parts) &&
-				    core_node_fits(s, j, ni, s->now, t1))
+				    core_node_fits(s, j, ni, s->now, t1)) {
 					cand[nc++] = ni;
+					taken++;
+				}
 			}
 		}
 	}
@@ -316,8 +350,31 @@ size_t core_select_nodes(struct sched *s, const struct core_job *j, uint64_t par
 	bool topo = s->cfg.place == SCHED_PLACE_TOPO;
 	uint32_t *cand;
 
-	if (topo && want == 1)
-		return collect_fitting(s, j, parts, t1, out, 1); /* the best fit */
+	if (topo && want == 1) {
+		uint32_t gpn = core_job_gpus_per_node(j);
+		uint32_t few[64];
+		uint64_t best_score = 0;
+
+		if (gpn < 2)
+			return collect_fitting(s, j, parts, t1, out, 1); /* the best fit */
+		/* multi-GPU: a few candidates from each free-GPU bucket; the node
+		 * where the chosen GPUs are one hive or island wins, then the
+		 * best linked, then the best fit (candidates come in that order) */
+		nc = collect_fitting_per_bucket(s, j, parts, t1, few, 64, 4);
+		for (size_t c = 0; c < nc; c++) {
+			const struct core_node *n = &s->nodes[few[c]];
+			uint16_t m = core_pick_gpus(n, core_node_free_mask(n), gpn, true);
+			uint64_t score = (uint64_t)island_mask(n, m) << 40 |
+					 (uint64_t)pair_mean(n, m) << 20 | (uint64_t)(63 - c);
+
+			if (!got || score > best_score) {
+				out[0] = few[c];
+				best_score = score;
+				got = 1;
+			}
+		}
+		return got;
+	}
 	cand = spur_malloc(s->nnodes * sizeof(uint32_t));
 	if (!cand)
 		return 0;

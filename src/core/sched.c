@@ -1311,6 +1311,11 @@ bool sched_node_mask_is_island(const struct sched *s, uint32_t node, uint16_t ma
 	return true;
 }
 
+uint32_t sched_node_shards_per_gpu(const struct sched *s, uint32_t node)
+{
+	return s->nodes[node].shards_per_gpu;
+}
+
 int sched_node_leaf(const struct sched *s, uint32_t node)
 {
 	return s->nodes[node].leaf;

@@ -301,6 +301,8 @@ double sched_node_mask_bandwidth(const struct sched *s, uint32_t node, uint16_t 
 /* True when the GPUs in mask are all linked by the node's best link class
  * (one XGMI hive / one NVLink island). */
 bool sched_node_mask_is_island(const struct sched *s, uint32_t node, uint16_t mask);
+/* Shards each GPU of the node splits into (0: not shared). */
+uint32_t sched_node_shards_per_gpu(const struct sched *s, uint32_t node);
 /* The leaf switch of a node, or -1. */
 int sched_node_leaf(const struct sched *s, uint32_t node);
 

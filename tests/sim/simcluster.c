@@ -25,6 +25,7 @@ struct sim_job {
 	int exit_code;
 	uint32_t gen;
 	uint16_t gpus;
+	double gpu_count; /* GPUs held while running (shards as fractions) */
 	char *nodes;
 	enum sched_job_state state;
 };
@@ -46,6 +47,7 @@ struct sim {
 	struct sim_job *jobs; /* by id */
 	size_t jobs_cap;
 	uint32_t backfilled, preempted;
+	double gpu_seconds;
 	sim_start_cb on_start;
 	void *on_start_arg;
 };
@@ -204,8 +206,20 @@ static void handle_actions(struct sim *sim, const struct sched_actions *acts)
 		switch (a->type) {
 		case SCHED_ACT_START: {
 			int64_t limit = a->time == SCHED_INFINITE ? SCHED_INFINITE : a->time - sim->now;
-			bool timeout = sj->runtime > limit;
+			double factor = sim->on_start ? sim->on_start(sim->on_start_arg, sim->s, a) : 1.0;
+			int64_t runtime = (int64_t)((double)sj->runtime * factor + 0.5);
+			bool timeout = runtime > limit;
 			struct spur_hostlist *hl = spur_hostlist_create();
+			double gpus = 0;
+
+			for (size_t k = 0; k < a->nalloc; k++) {
+				uint32_t per = sched_node_shards_per_gpu(sim->s, a->alloc[k].node);
+
+				gpus += __builtin_popcount(a->alloc[k].gpu_mask);
+				if (a->alloc[k].shards && per)
+					gpus += (double)a->alloc[k].shards / per;
+			}
+			sj->gpu_count = gpus;
 
 			sj->gen++;
 			sj->start = sim->now;
@@ -216,12 +230,10 @@ static void handle_actions(struct sim *sim, const struct sched_actions *acts)
 			sj->nodes = spur_hostlist_ranged(hl, NULL);
 			spur_hostlist_destroy(hl);
 			sim->backfilled += a->backfilled;
-			heap_push(sim, (struct sim_ev){ .time = sim->now + (timeout ? limit : sj->runtime),
+			heap_push(sim, (struct sim_ev){ .time = sim->now + (timeout ? limit : runtime),
 							.kind = EV_FINISH,
 							.job = a->job_id,
 							.gen = sj->gen | (timeout ? 0x80000000u : 0) });
-			if (sim->on_start)
-				sim->on_start(sim->on_start_arg, sim->s, a);
 			break;
 		}
 		case SCHED_ACT_PREEMPT:
@@ -229,6 +241,7 @@ static void handle_actions(struct sim *sim, const struct sched_actions *acts)
 			/* fall through */
 		case SCHED_ACT_REQUEUE:
 			sj->gen++;
+			sim->gpu_seconds += sj->gpu_count * (double)(sim->now - sj->start);
 			break;
 		case SCHED_ACT_FAIL:
 			break;
@@ -344,6 +357,7 @@ void sim_run_until(struct sim *sim, int64_t t)
 			ev.timed_out = e.gen & 0x80000000u;
 			ev.exit_code = ev.timed_out ? 0 : sj->exit_code;
 			sj->end = e.time;
+			sim->gpu_seconds += sj->gpu_count * (double)(e.time - sj->start);
 			break;
 		case EV_TICK:
 			ev.type = SCHED_EV_TICK;
@@ -407,6 +421,11 @@ uint32_t sim_backfilled(const struct sim *sim)
 uint32_t sim_preempted(const struct sim *sim)
 {
 	return sim->preempted;
+}
+
+double sim_gpu_seconds(const struct sim *sim)
+{
+	return sim->gpu_seconds;
 }
 
 void sim_on_start(struct sim *sim, sim_start_cb cb, void *arg)

@@ -56,8 +56,13 @@ uint16_t sim_job_gpus(const struct sim *sim, uint32_t id);
 uint32_t sim_backfilled(const struct sim *sim);
 uint32_t sim_preempted(const struct sim *sim);
 
-/* Visit every START action as it happens (for placement statistics). */
-typedef void (*sim_start_cb)(void *arg, const struct sched *s, const struct sched_action *a);
+/* Visit every START action as it happens (placement statistics, a
+ * performance model). The return value multiplies the job's runtime
+ * (1.0: as given), e.g. to model slower communication across links. */
+typedef double (*sim_start_cb)(void *arg, const struct sched *s, const struct sched_action *a);
 void sim_on_start(struct sim *sim, sim_start_cb cb, void *arg);
+
+/* Busy GPU-seconds so far (whole GPUs; a shard counts its fraction). */
+double sim_gpu_seconds(const struct sim *sim);
 
 #endif
