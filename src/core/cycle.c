@@ -423,8 +423,10 @@ static int gather(struct sched *s, int64_t now, struct core_job **cands, size_t 
 		} else if (j->resv >= 0 && now < s->resvs[j->resv].start) {
 			why = SCHED_REASON_RESERVATION;
 			*timer = min64(*timer, s->resvs[j->resv].start);
-		} else {
-			why = usable_parts(s, j);
+		} else if ((why = usable_parts(s, j)) == SCHED_REASON_NONE && j->nreq) {
+			for (size_t k = 0; k < j->nreq; k++)
+				if (s->nodes[j->req_nodes[k]].state != NODE_UP)
+					why = SCHED_REASON_REQ_NODE_NOT_AVAIL;
 		}
 		if (why != SCHED_REASON_NONE) {
 			set_reason(s, j, why);

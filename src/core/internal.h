@@ -28,6 +28,7 @@ struct core_node {
 	char **features;
 	size_t nfeatures;
 	uint32_t weight;
+	uint32_t wrank; /* rank of weight among the cluster's distinct weights */
 	int gpu_type; /* index in sched.gpu_types, -1 */
 	uint32_t ngpus;
 	uint8_t link[SCHED_MAX_GPUS][SCHED_MAX_GPUS]; /* enum sched_link */
@@ -158,8 +159,11 @@ struct sched {
 	uint32_t *id_slots; /* open addressing, value = index + 1 */
 	size_t id_cap;
 	struct ptr_vec pending, running;
-	/* free-GPU buckets: (gpu_type + 1) * (SCHED_MAX_GPUS + 1) + free */
+	/* node buckets, best first when walked in index order:
+	 * ((gpu_type + 1) * nweights + weight rank) * (SCHED_MAX_GPUS + 1) + free GPUs */
 	struct core_bucket *buckets;
+	uint32_t *weights; /* distinct node weights, ascending */
+	size_t nweights, weights_cap;
 	size_t nbuckets;
 	/* cycle scratch */
 	struct cyc_resv *cresv;

@@ -297,8 +297,8 @@ static int leaf_count_cmp(const void *a, const void *b)
 	return x[1] < y[1] ? 1 : x[1] > y[1] ? -1 : (x[0] > y[0]) - (x[0] < y[0]);
 }
 
-/* Scan candidate nodes that fit now, best fit first: by free-GPU bucket
- * ascending (fewest free GPUs that still hold the job). CPU-only jobs try
+/* Scan candidate nodes that fit now, best first: lowest weight, then by
+ * free-GPU bucket ascending (fewest free GPUs that still hold the job). CPU-only jobs try
  * GPU-less nodes first; GPU and shard jobs only nodes of their type. */
 static size_t collect_fitting_per_bucket(struct sched *s, const struct core_job *j,
 					 uint64_t parts, int64_t t1, uint32_t *cand, size_t max,
@@ -321,21 +321,22 @@ static size_t collect_fitting_per_bucket(struct sched *s, const struct core_job 
 	int last = j->gpu_type >= 0 ? j->gpu_type : (int)s->ngpu_types - 1;
 	size_t nc = 0;
 
-	for (int type = first; type <= last && nc < max; type++) {
-		for (uint32_t f = gpn; f <= SCHED_MAX_GPUS && nc < max; f++) {
-			size_t b = (size_t)(type + 1) * (SCHED_MAX_GPUS + 1) + f;
+	/* lower weight first (Slurm), then fewer free GPUs (best fit) */
+	for (size_t w = 0; w < s->nweights && nc < max; w++) {
+		for (int type = first; type <= last && nc < max; type++) {
+			for (uint32_t f = gpn; f <= SCHED_MAX_GPUS && nc < max; f++) {
+				size_t b = ((size_t)(type + 1) * s->nweights + w) * (SCHED_MAX_GPUS + 1) + f;
+				size_t taken = 0;
 
-			if (b >= s->nbuckets)
-				break;
-			size_t taken = 0;
+				for (size_t k = 0; k < s->buckets[b].n && nc < max && taken < per_bucket;
+				     k++) {
+					uint32_t ni = s->buckets[b].v[k];
 
-			for (size_t k = 0; k < s->buckets[b].n && nc < max && taken < per_bucket; k++) {
-				uint32_t ni = s->buckets[b].v[k];
-
-				if (core_node_static_ok(s, j, ni, parts) &&
-				    core_node_fits(s, j, ni, s->now, t1)) {
-					cand[nc++] = ni;
-					taken++;
+					if (core_node_static_ok(s, j, ni, parts) &&
+					    core_node_fits(s, j, ni, s->now, t1)) {
+						cand[nc++] = ni;
+						taken++;
+					}
 				}
 			}
 		}
@@ -364,7 +365,9 @@ size_t core_select_nodes(struct sched *s, const struct core_job *j, uint64_t par
 		for (size_t c = 0; c < nc; c++) {
 			const struct core_node *n = &s->nodes[few[c]];
 			uint16_t m = core_pick_gpus(n, core_node_free_mask(n), gpn, true);
-			uint64_t score = (uint64_t)island_mask(n, m) << 40 |
+			/* candidates come lowest weight first: weight stays primary */
+			uint64_t score = (uint64_t)(s->nweights - n->wrank) << 48 |
+					 (uint64_t)island_mask(n, m) << 40 |
 					 (uint64_t)pair_mean(n, m) << 20 | (uint64_t)(63 - c);
 
 			if (!got || score > best_score) {

@@ -135,6 +135,7 @@ void sched_destroy(struct sched *s)
 	for (size_t i = 0; i < s->nbuckets; i++)
 		spur_free(s->buckets[i].v);
 	spur_free(s->buckets);
+	spur_free(s->weights);
 	spur_free(s->cresv);
 	spur_free(s->touched);
 	spur_free(s->acts);
@@ -222,9 +223,9 @@ static long node_index(const struct sched *s, const char *name)
 
 /* ---------------------------------------------------------------- buckets */
 
-static size_t bucket_of(const struct core_node *n)
+static size_t bucket_of(const struct sched *s, const struct core_node *n)
 {
-	return (size_t)(n->gpu_type + 1) * (SCHED_MAX_GPUS + 1) +
+	return ((size_t)(n->gpu_type + 1) * s->nweights + n->wrank) * (SCHED_MAX_GPUS + 1) +
 	       (size_t)__builtin_popcount(core_node_free_mask(n));
 }
 
@@ -252,13 +253,46 @@ void core_node_rebucket(struct sched *s, uint32_t ni)
 	bucket_remove(s, ni);
 	if (n->state != NODE_UP)
 		return;
-	want = bucket_of(n);
+	want = bucket_of(s, n);
 	n->bucket = (int)want;
 	n->bucket_pos = s->buckets[want].n;
 	s->buckets[want].v[s->buckets[want].n++] = ni;
 }
 
 /* ---------------------------------------------------------------- resources */
+
+/* Record a node weight among the distinct ones (sorted). */
+static int add_weight(struct sched *s, uint32_t w)
+{
+	size_t i = 0;
+
+	while (i < s->nweights && s->weights[i] < w)
+		i++;
+	if (i < s->nweights && s->weights[i] == w)
+		return 0;
+	if (spur_grow((void **)&s->weights, &s->weights_cap, s->nweights + 1, sizeof(uint32_t)))
+		return SPUR_ENOMEM;
+	memmove(&s->weights[i + 1], &s->weights[i], (s->nweights - i) * sizeof(uint32_t));
+	s->weights[i] = w;
+	s->nweights++;
+	return 0;
+}
+
+/* Bucket indexes depend on the number of weights: place every node anew.
+ * Set-up time only (sched_add_node). */
+static void rebucket_all(struct sched *s)
+{
+	for (size_t b = 0; b < s->nbuckets; b++)
+		s->buckets[b].n = 0;
+	for (size_t i = 0; i < s->nnodes; i++) {
+		struct core_node *n = &s->nodes[i];
+
+		n->bucket = -1;
+		for (n->wrank = 0; s->weights[n->wrank] != n->weight; n->wrank++)
+			;
+		core_node_rebucket(s, (uint32_t)i);
+	}
+}
 
 uint32_t sched_link_weight(enum sched_link l)
 {
@@ -346,8 +380,10 @@ int sched_add_node(struct sched *s, const struct sched_node_spec *spec, struct s
 			n.leaf = (int)s->nswitches - 1;
 		}
 	}
+	if (add_weight(s, n.weight))
+		return oom(err);
 	/* make room now so that re-bucketing never allocates */
-	nb = (s->ngpu_types + 1) * (SCHED_MAX_GPUS + 1);
+	nb = (s->ngpu_types + 1) * s->nweights * (SCHED_MAX_GPUS + 1);
 	if (nb > s->nbuckets) {
 		void *p = spur_reallocarray(s->buckets, nb, sizeof(*s->buckets));
 
@@ -371,7 +407,7 @@ int sched_add_node(struct sched *s, const struct sched_node_spec *spec, struct s
 	s->nodes[s->nnodes++] = n;
 	s->total_gpus += n.ngpus;
 	s->total_cpus += n.cpus;
-	core_node_rebucket(s, (uint32_t)s->nnodes - 1);
+	rebucket_all(s);
 	return 0;
 }
 
@@ -945,13 +981,15 @@ out_free:
 	return NULL;
 }
 
+/* Build every task first, then reserve the tables, then insert (which
+ * cannot fail): a failed submit leaves the scheduler as it was. */
 static int submit(struct sched *s, const struct sched_event *ev, struct spur_error *err)
 {
 	const struct sched_job_spec *sp = ev->job;
 	struct spur_array_spec arr = { 0 };
-	struct core_job *base;
-	size_t ntasks = 1;
-	int rc;
+	struct core_job **tasks;
+	size_t ntasks = 1, built = 0;
+	int rc = 0;
 
 	if (!sp || !sp->id)
 		return spur_error_set(err, SPUR_EINVAL, "submit: a job with an id is required");
@@ -967,69 +1005,58 @@ static int submit(struct sched *s, const struct sched_event *ev, struct spur_err
 					      sp->id + (uint32_t)t);
 		}
 	}
-	base = job_from_spec(s, sp, ev->time, err);
-	if (!base) {
-		spur_array_fini(&arr);
-		return err ? err->code : SPUR_EINVAL;
+	tasks = spur_calloc(ntasks, sizeof(*tasks));
+	if (!tasks) {
+		rc = oom(err);
+		goto out_free_arr;
 	}
-	if ((rc = jobs_reserve(s, ntasks)) ||
+	for (built = 0; built < ntasks; built++) {
+		struct core_job *j = job_from_spec(s, sp, ev->time, err);
+
+		if (!j) {
+			rc = err ? err->code : SPUR_ENOMEM;
+			goto out_free_tasks;
+		}
+		j->id = sp->id + (uint32_t)built;
+		j->task_id = arr.n ? (int32_t)arr.ids[built] : -1;
+		j->array = arr.n ? (int)s->narrays : -1;
+		tasks[built] = j;
+	}
+	if (jobs_reserve(s, ntasks) ||
 	    spur_grow((void **)&s->pending.v, &s->pending.cap, s->njobs + ntasks, sizeof(void *)) ||
 	    spur_grow((void **)&s->running.v, &s->running.cap, s->njobs + ntasks, sizeof(void *)) ||
 	    (arr.n && spur_grow((void **)&s->arrays, &s->arrays_cap, s->narrays + 1,
-				sizeof(*s->arrays))))
-		goto out_oom;
-	if (arr.n) {
-		s->arrays[s->narrays] = (struct core_array){ sp->id, arr.throttle, 0, (uint32_t)arr.n };
-		base->array = (int)s->narrays;
-		base->task_id = (int32_t)arr.ids[0];
+				sizeof(*s->arrays)))) {
+		rc = oom(err);
+		goto out_free_tasks;
 	}
-	/* array tasks: copies of the first, ids id+1.. (the driver reserves them) */
+	if (arr.n)
+		s->arrays[s->narrays++] =
+			(struct core_array){ sp->id, arr.throttle, 0, (uint32_t)arr.n };
 	for (size_t t = 0; t < ntasks; t++) {
-		struct core_job *j = base;
+		struct core_job *j = tasks[t];
 
-		if (t) {
-			j = job_from_spec(s, sp, ev->time, err);
-			if (!j) {
-				/* undo the tasks added so far */
-				while (t-- > 1) {
-					struct core_job *k = s->jobs[--s->njobs];
-
-					ptr_vec_remove(&s->pending, k->list_pos);
-					job_free(k);
-				}
-				spur_free(s->id_slots);
-				s->id_slots = NULL;
-				s->id_cap = 0;
-				jobs_reserve(s, 0);
-				rc = err ? err->code : SPUR_ENOMEM;
-				job_free(base);
-				spur_array_fini(&arr);
-				return rc;
-			}
-			j->id = sp->id + (uint32_t)t;
-			j->array = base->array;
-			j->task_id = (int32_t)arr.ids[t];
-		}
 		j->index = (uint32_t)s->njobs;
 		s->jobs[s->njobs] = j;
 		id_insert(s->id_slots, s->id_cap, j->id, (uint32_t)s->njobs + 1);
 		s->njobs++;
-		j->state = SCHED_JOB_COMPLETED;
 		core_job_set_state(s, j, SCHED_JOB_PENDING);
 	}
-	if (arr.n)
-		s->narrays++;
-	if (ntasks > 1)
+	if (ntasks > 1 || arr.n)
 		core_trace(s, "job %u submitted: array of %zu tasks (%u-%u)%s", sp->id, ntasks,
 			   sp->id, sp->id + (uint32_t)ntasks - 1, arr.throttle ? " throttled" : "");
 	else
 		core_trace(s, "job %u submitted", sp->id);
+	spur_free(tasks);
 	spur_array_fini(&arr);
 	return 0;
-out_oom:
-	job_free(base);
+out_free_tasks:
+	while (built-- > 0)
+		job_free(tasks[built]);
+	spur_free(tasks);
+out_free_arr:
 	spur_array_fini(&arr);
-	return oom(err);
+	return rc;
 }
 
 static int finish(struct sched *s, const struct sched_event *ev, struct core_job *j,

@@ -579,6 +579,107 @@ static void test_tier_and_nice(void **state)
 	sim_destroy(sim);
 }
 
+/* Node lists, exclusions, features, exclusive, memory, weight, time limit. */
+static void test_job_options(void **state)
+{
+	struct sim *sim = sim_create(NULL);
+	struct sched_part_spec p = part("gpu", "ALL", true);
+	struct sched_node_spec heavy;
+	struct sched_job_spec a = job(1, 1, 1, H), b = job(2, 1, 1, H), c = job(3, 1, 0, H);
+	struct sched_job_spec d = job(4, 1, 1, H), e = job(5, 1, 1, H), f = job(6, 1, 1, 600);
+	struct sched_job_spec g = job(7, 1, 1, H);
+	struct spur_error err;
+	struct sched_event drain = { .type = SCHED_EV_NODE_DRAIN, .node = "n3", .reason = "x" };
+
+	(void)state;
+	sim_add_nodes(sim, "n", 1, 3, 64, 1 << 10, "mi300x", SCHED_TOPO_MI300X, 0, NULL);
+	memset(&heavy, 0, sizeof(heavy));
+	heavy.name = "big1";
+	heavy.cpus = 256;
+	heavy.mem_mb = 1 << 20;
+	heavy.weight = 100; /* used last */
+	heavy.gpu_type = "mi300x";
+	heavy.features = "mi300x,bigmem";
+	sched_node_spec_preset(&heavy, SCHED_TOPO_MI300X);
+	assert_int_equal(sched_add_node(sim_sched(sim), &heavy, &err), 0);
+	sim_add_partition(sim, &p);
+	a.nodelist = "n2";
+	b.exclude = "n[1-3]";
+	c.constraint = "bigmem";
+	d.mem_per_node_mb = 4096; /* only big1 has that much */
+	assert_int_equal(sim_submit_now(sim, &a, H, 0, &err), 0);
+	assert_int_equal(sim_submit_now(sim, &b, H, 0, &err), 0);
+	assert_int_equal(sim_submit_now(sim, &c, H, 0, &err), 0);
+	assert_int_equal(sim_submit_now(sim, &d, H, 0, &err), 0);
+	assert_string_equal(sim_job_nodes(sim, 1), "n2");
+	assert_string_equal(sim_job_nodes(sim, 2), "big1");
+	assert_string_equal(sim_job_nodes(sim, 3), "big1");
+	assert_string_equal(sim_job_nodes(sim, 4), "big1");
+	/* weight: a plain 1-GPU job avoids big1 (weight 100) while n* have room */
+	assert_int_equal(sim_submit_now(sim, &g, H, 0, &err), 0);
+	assert_int_equal(strncmp(sim_job_nodes(sim, 7), "n", 1), 0);
+	/* exclusive: a whole node, nothing else beside it */
+	e.exclusive = true;
+	e.nodelist = "n1";
+	assert_int_equal(sim_submit_now(sim, &e, H, 0, &err), 0);
+	if (!strcmp(sim_job_nodes(sim, 7), "n1"))
+		assert_int_equal(sim_job_state(sim, 5), SCHED_JOB_PENDING);
+	else
+		assert_int_equal(sched_node_free_gpus(sim_sched(sim), 0), 0);
+	/* a required node that is drained */
+	assert_int_equal(sim_event(sim, drain, &err), 0);
+	struct sched_job_spec r = job(8, 1, 1, H);
+	r.nodelist = "n3";
+	assert_int_equal(sim_submit_now(sim, &r, H, 0, &err), 0);
+	assert_int_equal(sim_job_reason(sim, 8), SCHED_REASON_REQ_NODE_NOT_AVAIL);
+	r.id = 9;
+	r.nodelist = "zz1";
+	assert_int_equal(sim_submit_now(sim, &r, H, 0, &err), SPUR_ENOENT);
+	assert_non_null(strstr(err.msg, "node zz1 is not defined"));
+	/* runtime past the limit: TIMEOUT at the limit */
+	assert_int_equal(sim_submit_now(sim, &f, 5000, 0, &err), 0);
+	sim_run_until_idle(sim);
+	assert_int_equal(sim_job_state(sim, 6), SCHED_JOB_TIMEOUT);
+	assert_int_equal(sim_job_end(sim, 6) - sim_job_start(sim, 6), 600);
+	sim_destroy(sim);
+}
+
+/* Every allocation failure in set-up and submission reports SPUR_ENOMEM and
+ * leaves the scheduler usable: the same submission then succeeds. */
+static void test_alloc_failures(void **state)
+{
+	struct sched *s = NULL;
+	struct spur_error err;
+	struct sched_node_spec n;
+	struct sched_part_spec p = part("gpu", "ALL", true);
+	struct sched_job_spec j = job(1, 1, 2, H);
+	struct sched_event ev = { .type = SCHED_EV_SUBMIT, .job = &j, .defer_cycle = true };
+	struct sched_actions acts;
+	struct sched_job_info info;
+
+	(void)state;
+	memset(&n, 0, sizeof(n));
+	n.name = "n1";
+	n.cpus = 8;
+	n.gpu_type = "mi300x";
+	n.features = "a,b";
+	n.switch_name = "leaf";
+	sched_node_spec_preset(&n, SCHED_TOPO_MI300X);
+	ALLOC_SWEEP(!(s = sched_create(NULL, &err)), err.code, (void)0);
+	ALLOC_SWEEP(sched_add_node(s, &n, &err), err.code, (void)0);
+	ALLOC_SWEEP(sched_add_partition(s, &p, &err), err.code, (void)0);
+	j.array = "0-3";
+	j.dependency = "singleton";
+	j.constraint = "a";
+	ALLOC_SWEEP(sched_step(s, &ev, &acts, &err), err.code, (void)0);
+	for (uint32_t id = 1; id <= 4; id++) {
+		assert_int_equal(sched_job_info(s, id, &info), 0);
+		assert_int_equal(info.state, SCHED_JOB_PENDING);
+	}
+	assert_int_equal(sched_job_info(s, 5, &info), SPUR_ENOENT);
+	sched_destroy(s);
+}
+
 /* The same workload twice gives the same trace: the core is deterministic. */
 static void test_deterministic(void **state)
 {
@@ -626,6 +727,8 @@ int main(void)
 		cmocka_unit_test(test_node_down_and_cancel),
 		cmocka_unit_test(test_fairshare),
 		cmocka_unit_test(test_tier_and_nice),
+		cmocka_unit_test(test_job_options),
+		cmocka_unit_test(test_alloc_failures),
 		cmocka_unit_test(test_deterministic),
 	};
 
