@@ -9,6 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Abort unless a and b hold the same names in the same order. */
+static void assert_same(const struct spur_hostlist *a, const struct spur_hostlist *b)
+{
+	if (!b || spur_hostlist_count(a) != spur_hostlist_count(b))
+		abort();
+	for (size_t i = 0; i < spur_hostlist_count(a); i++)
+		if (strcmp(spur_hostlist_nth(a, i), spur_hostlist_nth(b, i)))
+			abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s = fuzz_cstr(data, size);
@@ -21,11 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (a && spur_hostlist_count(a) <= 20000) {
 		r = spur_hostlist_ranged(a, NULL);
 		b = r ? spur_hostlist_from_expr(r, NULL) : NULL;
-		if (!b || spur_hostlist_count(a) != spur_hostlist_count(b))
-			abort();
-		for (size_t i = 0; i < spur_hostlist_count(a); i++)
-			if (strcmp(spur_hostlist_nth(a, i), spur_hostlist_nth(b, i)))
-				abort();
+		assert_same(a, b);
 		spur_hostlist_destroy(b);
 		spur_free(r);
 		r = spur_hostlist_compress(a, NULL);
@@ -37,11 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		spur_hostlist_uniq(a);
 		spur_hostlist_uniq(b);
-		if (spur_hostlist_count(a) != spur_hostlist_count(b))
-			abort();
-		for (size_t i = 0; i < spur_hostlist_count(a); i++)
-			if (strcmp(spur_hostlist_nth(a, i), spur_hostlist_nth(b, i)))
-				abort();
+		assert_same(a, b);
 		spur_hostlist_destroy(b);
 		spur_free(r);
 	}

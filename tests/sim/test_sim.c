@@ -2,47 +2,10 @@
 /* Simulation tests: the scheduling core on a fake cluster and fake clock.
  * Each test builds a small cluster, replays a workload and asserts on job
  * outcomes and on the decision trace. */
-#include "../lib/testutil.h"
-
-#include "simcluster.h"
+#include "simtest.h"
 
 #include <stdio.h>
 #include <string.h>
-
-#define H 3600
-
-static struct sched_part_spec part(const char *name, const char *nodes, bool def)
-{
-	struct sched_part_spec p = { 0 };
-
-	p.name = name;
-	p.nodes = nodes;
-	p.is_default = def;
-	p.max_time = SCHED_INFINITE;
-	return p;
-}
-
-static struct sched_job_spec job(uint32_t id, uint32_t nodes, uint32_t gpn, int64_t limit)
-{
-	struct sched_job_spec j = { 0 };
-
-	j.id = id;
-	j.name = "job";
-	j.user = "alice";
-	j.account = "ml";
-	j.nodes = nodes;
-	j.gpus_per_node = gpn;
-	j.time_limit = limit;
-	return j;
-}
-
-static void assert_trace_has(struct sim *sim, const char *fragment)
-{
-	const char *t = sched_trace(sim_sched(sim));
-
-	if (!strstr(t, fragment))
-		fail_msg("trace lacks '%s'; trace:\n%s", fragment, t);
-}
 
 /* 4 MI300X nodes under one leaf, partition gpu = all. */
 static struct sim *mi300x_cluster(const struct sched_config *cfg, int nodes)
