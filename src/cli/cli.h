@@ -3,12 +3,17 @@
 #ifndef SPUR_CLI_CLI_H
 #define SPUR_CLI_CLI_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 /* Each returns the process exit status. `prog` is the name used in
  * messages ("scontrol", "spur control"). */
 int cli_scontrol_main(const char *prog, int argc, char **argv);
 int cli_conf_main(const char *prog, int argc, char **argv);
+int cli_sbatch_main(const char *prog, int argc, char **argv);
+int cli_squeue_main(const char *prog, int argc, char **argv);
+int cli_scancel_main(const char *prog, int argc, char **argv);
+int cli_sinfo_main(const char *prog, int argc, char **argv);
 
 /* The slurm.conf to read: -f/--config, else $SPUR_CONF, $SLURM_CONF,
  * /etc/spur/slurm.conf, /etc/slurm/slurm.conf. NULL when none exists. */

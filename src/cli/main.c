@@ -15,8 +15,12 @@ static const struct {
 	int (*main)(const char *prog, int argc, char **argv);
 	const char *help;
 } commands[] = {
+	{ "submit", "sbatch", cli_sbatch_main, "submit a batch script (sbatch)" },
+	{ "queue", "squeue", cli_squeue_main, "list pending and running jobs (squeue)" },
+	{ "cancel", "scancel", cli_scancel_main, "cancel jobs (scancel)" },
+	{ "info", "sinfo", cli_sinfo_main, "partitions and nodes (sinfo)" },
 	{ "control", "scontrol", cli_scontrol_main,
-	  "show hostnames|hostlist|hostlistsorted (controller verbs come with spurctld)" },
+	  "show job|node|hostnames|hostlist|hostlistsorted (scontrol)" },
 	{ "conf", NULL, cli_conf_main, "check|show [-f FILE]: read and validate slurm.conf" },
 };
 
@@ -55,8 +59,8 @@ static void usage(FILE *out)
 	fprintf(out, "Usage: spur COMMAND [ARGS...]\n\nCommands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(out, "  %-8s %s\n", commands[i].verb, commands[i].help);
-	fprintf(out, "\nAs %s, spur runs the named command through its argv[0] link.\n",
-		 "scontrol");
+	fprintf(out, "\nAs sbatch, squeue, scancel, sinfo or scontrol, spur runs that command "
+		     "through its argv[0] link.\n");
 }
 
 int main(int argc, char **argv)

@@ -106,24 +106,23 @@ static void mask_text(uint16_t m, char *buf, size_t len)
 }
 
 /* Allocate the chosen nodes to j and emit START. */
-static int start_job(struct sched *s, struct core_job *j, int p, const uint32_t *nodes,
+static int start_job(struct sched *s, struct core_job *j, int p, uint32_t *nodes,
 		     int64_t limit, bool backfilled)
 {
 	uint32_t gpn = core_job_gpus_per_node(j);
 	bool topo = s->cfg.place == SCHED_PLACE_TOPO;
 	struct sched_alloc_node *al = spur_calloc(j->nodes, sizeof(*al));
-	uint32_t idx = j->index;
 
 	if (!al)
 		return SPUR_ENOMEM;
-	for (uint32_t i = 0; i < j->nodes; i++) {
-		struct core_node *n = &s->nodes[nodes[i]];
+	/* nodes in index order, as Slurm lists them: the first runs the script */
+	for (uint32_t i = 1; i < j->nodes; i++)
+		for (uint32_t k = i; k > 0 && nodes[k - 1] > nodes[k]; k--) {
+			uint32_t t = nodes[k];
 
-		if (spur_grow((void **)&n->jobs, &n->jobs_cap, n->njobs + 1, sizeof(uint32_t))) {
-			spur_free(al);
-			return SPUR_ENOMEM;
+			nodes[k] = nodes[k - 1];
+			nodes[k - 1] = t;
 		}
-	}
 	for (uint32_t i = 0; i < j->nodes; i++) {
 		struct core_node *n = &s->nodes[nodes[i]];
 		struct sched_alloc_node *a = &al[i];
@@ -131,23 +130,41 @@ static int start_job(struct sched *s, struct core_job *j, int p, const uint32_t 
 		a->node = nodes[i];
 		a->cpus = j->exclusive ? n->cpus - n->cpus_used : core_job_cpus_per_node(j);
 		a->mem_mb = j->exclusive && !j->mem ? n->mem - n->mem_used : j->mem;
-		a->gpu_mask = core_pick_gpus(n, core_node_free_mask(n), j->exclusive && !gpn ? 0 : gpn,
-					     topo);
-		if (j->exclusive)
-			a->gpu_mask = core_node_free_mask(n);
+		a->gpu_mask = j->exclusive ? core_node_free_mask(n)
+					   : core_pick_gpus(n, core_node_free_mask(n), gpn, topo);
 		if (j->spn) {
 			int g = core_pick_shard_gpu(n, j->spn);
 
 			a->shard_gpu = (uint8_t)(g < 0 ? 0 : g);
 			a->shards = (uint16_t)j->spn;
-			n->shard_used[a->shard_gpu] += (uint16_t)j->spn;
 		}
+	}
+	return core_commit_start(s, j, p, al, end_of(s->now, limit), backfilled, true);
+}
+
+int core_commit_start(struct sched *s, struct core_job *j, int p, struct sched_alloc_node *al,
+		      int64_t end, bool backfilled, bool emit)
+{
+	for (uint32_t i = 0; i < j->nodes; i++) {
+		struct core_node *n = &s->nodes[al[i].node];
+
+		if (spur_grow((void **)&n->jobs, &n->jobs_cap, n->njobs + 1, sizeof(uint32_t))) {
+			spur_free(al);
+			return SPUR_ENOMEM;
+		}
+	}
+	for (uint32_t i = 0; i < j->nodes; i++) {
+		struct core_node *n = &s->nodes[al[i].node];
+		const struct sched_alloc_node *a = &al[i];
+
+		if (a->shards)
+			n->shard_used[a->shard_gpu] += a->shards;
 		n->cpus_used += a->cpus;
 		n->mem_used += a->mem_mb;
 		n->gpu_used |= a->gpu_mask;
 		if (j->exclusive)
 			n->excl_jobs++;
-		n->jobs[n->njobs++] = idx;
+		n->jobs[n->njobs++] = j->index;
 		core_node_rebucket(s, a->node);
 	}
 	spur_free(j->alloc);
@@ -156,24 +173,26 @@ static int start_job(struct sched *s, struct core_job *j, int p, const uint32_t 
 	j->part = p;
 	j->start = s->now;
 	j->last_charge = s->now;
-	j->end = end_of(s->now, limit);
+	j->end = end;
 	j->est_start = 0;
 	j->reason = SCHED_REASON_NONE;
 	core_job_set_state(s, j, SCHED_JOB_RUNNING);
+	if (!emit)
+		return 0;
 	s->stats.started++;
 	s->stats.backfilled += backfilled;
 	if (s->cfg.trace) {
 		char *names = core_alloc_names(s, al, j->nalloc);
-		char gpus[64], end[24];
+		char gpus[64], endtxt[24];
 
 		mask_text(al[0].gpu_mask, gpus, sizeof(gpus));
 		if (j->end == SCHED_INFINITE)
-			snprintf(end, sizeof(end), "none");
+			snprintf(endtxt, sizeof(endtxt), "none");
 		else
-			snprintf(end, sizeof(end), "%" PRId64, j->end);
+			snprintf(endtxt, sizeof(endtxt), "%" PRId64, j->end);
 		core_trace(s, "job %u start on %s%s%s%s (%s, end=%s)", j->id, names ? names : "?",
 			   gpus[0] ? " gpus=" : "", gpus, j->spn ? " shards" : "",
-			   backfilled ? "backfill" : "priority", end);
+			   backfilled ? "backfill" : "priority", endtxt);
 		spur_free(names);
 	}
 	return core_emit(s, (struct sched_action){ .type = SCHED_ACT_START,

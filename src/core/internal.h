@@ -222,5 +222,8 @@ int core_deps_check_targets(const struct sched *s, const struct spur_dep_list *d
 
 /* cycle.c */
 int core_cycle(struct sched *s, int64_t now);
+/* Mark pending j running on `al` (taken over) in partition p until end. */
+int core_commit_start(struct sched *s, struct core_job *j, int p, struct sched_alloc_node *al,
+		      int64_t end, bool backfilled, bool emit);
 
 #endif

@@ -1173,6 +1173,45 @@ static int node_event(struct sched *s, const struct sched_event *ev, struct spur
 	return 0;
 }
 
+/* A recorded start: take the allocation as given, after checking it fits. */
+static int started(struct sched *s, const struct sched_event *ev, struct core_job *j,
+		   struct spur_error *err)
+{
+	struct sched_alloc_node *al;
+	int part = 0;
+
+	if (j->state != SCHED_JOB_PENDING)
+		return spur_error_set(err, SPUR_ESTATE, "job %u is %s, not PENDING", j->id,
+				      sched_job_state_name(j->state));
+	if (ev->nalloc != j->nodes)
+		return spur_error_set(err, SPUR_EINVAL, "job %u: %zu nodes given, %u needed", j->id,
+				      ev->nalloc, j->nodes);
+	for (size_t i = 0; i < ev->nalloc; i++) {
+		const struct sched_alloc_node *a = &ev->alloc[i];
+		const struct core_node *n;
+
+		if (a->node >= s->nnodes)
+			return spur_error_set(err, SPUR_ENOENT, "job %u: no node %u", j->id, a->node);
+		n = &s->nodes[a->node];
+		if (n->cpus - n->cpus_used < a->cpus || (a->gpu_mask & (n->gpu_used | n->gpu_failed)) ||
+		    (a->shards && a->shard_gpu >= n->ngpus))
+			return spur_error_set(err, SPUR_ESTATE, "job %u: node %s cannot hold it",
+					      j->id, n->name);
+	}
+	for (size_t p = 0; p < s->nparts; p++)
+		if (j->parts >> p & 1) {
+			part = (int)p;
+			break;
+		}
+	al = spur_malloc(ev->nalloc * sizeof(*al));
+	if (!al)
+		return oom(err);
+	memcpy(al, ev->alloc, ev->nalloc * sizeof(*al));
+	return core_commit_start(s, j, part, al, ev->end ? ev->end : SCHED_INFINITE, false, false)
+		       ? oom(err)
+		       : 0;
+}
+
 int sched_step(struct sched *s, const struct sched_event *ev, struct sched_actions *out,
 	       struct spur_error *err)
 {
@@ -1190,7 +1229,8 @@ int sched_step(struct sched *s, const struct sched_event *ev, struct sched_actio
 	s->nacts = 0;
 	s->now = ev->time;
 	if (ev->type == SCHED_EV_CANCEL || ev->type == SCHED_EV_FINISH ||
-	    ev->type == SCHED_EV_HOLD || ev->type == SCHED_EV_RELEASE) {
+	    ev->type == SCHED_EV_HOLD || ev->type == SCHED_EV_RELEASE ||
+	    ev->type == SCHED_EV_STARTED) {
 		j = core_job_find(s, ev->job_id);
 		if (!j)
 			return spur_error_set(err, SPUR_ENOENT, "Invalid job id specified: %u",
@@ -1220,6 +1260,14 @@ int sched_step(struct sched *s, const struct sched_event *ev, struct sched_actio
 			if (ev->admin)
 				j->hold_admin = false;
 			core_trace(s, "job %u released", j->id);
+		}
+		break;
+	case SCHED_EV_STARTED:
+		rc = started(s, ev, j, err);
+		if (!rc) {
+			out->v = s->acts;
+			out->n = s->nacts;
+			return 0; /* replay: the cycle runs after the whole log */
 		}
 		break;
 	default:
@@ -1289,6 +1337,12 @@ size_t sched_node_count(const struct sched *s)
 const char *sched_node_name(const struct sched *s, uint32_t node)
 {
 	return node < s->nnodes ? s->nodes[node].name : NULL;
+}
+
+void sched_node_usage(const struct sched *s, uint32_t node, uint32_t *cpus, uint64_t *mem_mb)
+{
+	*cpus = s->nodes[node].cpus_used;
+	*mem_mb = s->nodes[node].mem_used;
 }
 
 uint16_t sched_node_free_gpus(const struct sched *s, uint32_t node)

@@ -211,6 +211,7 @@ enum sched_event_type {
 	SCHED_EV_NODE_DOWN,  /* node failed: running jobs requeue or fail */
 	SCHED_EV_NODE_DRAIN, /* node drains: running jobs go on, nothing new */
 	SCHED_EV_GPU_FAIL,   /* gpu index on node failed: drain node, requeue its jobs */
+	SCHED_EV_STARTED,    /* job_id runs on alloc[] since .time (log replay): no cycle */
 };
 
 struct sched_event {
@@ -224,6 +225,9 @@ struct sched_event {
 	uint32_t gpu;
 	const char *reason; /* drain/down reason text */
 	bool defer_cycle;   /* apply only; the driver sends a TICK after a batch */
+	const struct sched_alloc_node *alloc; /* STARTED */
+	size_t nalloc;
+	int64_t end; /* STARTED: expected end */
 };
 
 /* ---------------------------------------------------------------- actions */
@@ -292,6 +296,8 @@ uint32_t sched_array_task_id(const struct sched *s, uint32_t array_job_id, uint3
 
 size_t sched_node_count(const struct sched *s);
 const char *sched_node_name(const struct sched *s, uint32_t node);
+/* CPUs and memory allocated on a node. */
+void sched_node_usage(const struct sched *s, uint32_t node, uint32_t *cpus, uint64_t *mem_mb);
 /* Free GPUs on a node (not allocated, not failed) as a mask. */
 uint16_t sched_node_free_gpus(const struct sched *s, uint32_t node);
 const char *sched_node_state(const struct sched *s, uint32_t node); /* IDLE, MIXED, ALLOCATED, DRAIN, DOWN */

@@ -1,0 +1,597 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* spurd: the node agent. Registers its node with spurctld, runs the batch
+ * scripts it is sent in their own process group, enforces time limits,
+ * forwards signals and reports how each job ended. */
+#include "common/alloc.h"
+#include "common/conf.h"
+#include "common/log.h"
+#include "common/wire.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <uv.h>
+
+struct job {
+	uint32_t id;
+	uv_process_t proc;
+	uv_timer_t limit;
+	bool timed_out, running;
+	int kill_wait;
+	struct agent *a;
+	struct job *next;
+};
+
+struct agent {
+	uv_loop_t *loop;
+	const char *node, *host, *spool;
+	uint16_t port;
+	uint32_t cpus;
+	uint64_t mem_mb;
+	const char *gpu_type;
+	uint32_t ngpus;
+	uv_tcp_t tcp;
+	uv_connect_t conn_req;
+	uv_timer_t retry;
+	bool connected;
+	struct spur_wire_reader rd;
+	struct job *jobs;
+	int kill_wait;
+};
+
+static void send_msg(struct agent *a, json_t *msg);
+static void try_connect(struct agent *a);
+
+/* ---------------------------------------------------------------- output */
+
+/* Expand Slurm's filename pattern: %j %x %u %N %A %a %% (and %J = %j). */
+static void expand_pattern(const char *pat, const json_t *m, const char *node, char *out,
+			   size_t len)
+{
+	size_t o = 0;
+	char tmp[64];
+
+	for (const char *p = pat; *p && o + 1 < len; p++) {
+		const char *v = NULL;
+
+		if (*p != '%' || !p[1]) {
+			out[o++] = *p;
+			continue;
+		}
+		p++;
+		switch (*p) {
+		case 'j':
+		case 'J':
+			snprintf(tmp, sizeof(tmp), "%" JSON_INTEGER_FORMAT,
+				 (json_int_t)spur_json_int(m, "job_id", 0));
+			v = tmp;
+			break;
+		case 'A':
+			snprintf(tmp, sizeof(tmp), "%" JSON_INTEGER_FORMAT,
+				 (json_int_t)spur_json_int(m, "array_job_id",
+							   spur_json_int(m, "job_id", 0)));
+			v = tmp;
+			break;
+		case 'a':
+			snprintf(tmp, sizeof(tmp), "%" JSON_INTEGER_FORMAT,
+				 (json_int_t)spur_json_int(m, "array_task_id", 0));
+			v = tmp;
+			break;
+		case 'x':
+			v = spur_json_str(m, "name", "");
+			break;
+		case 'u':
+			v = spur_json_str(m, "user", "");
+			break;
+		case 'N':
+			v = node;
+			break;
+		case '%':
+			v = "%";
+			break;
+		default:
+			tmp[0] = '%';
+			tmp[1] = *p;
+			tmp[2] = '\0';
+			v = tmp;
+		}
+		o += (size_t)snprintf(out + o, len - o, "%s", v);
+	}
+	out[o < len ? o : len - 1] = '\0';
+}
+
+static int open_output(const json_t *m, const char *key, const char *node, const char *workdir)
+{
+	const char *pat = spur_json_str(m, key, "");
+	char name[4096], path[4096];
+
+	if (!*pat)
+		pat = spur_json_int(m, "array_job_id", 0) ? "slurm-%A_%a.out" : "slurm-%j.out";
+	expand_pattern(pat, m, node, name, sizeof(name));
+	if (name[0] == '/')
+		snprintf(path, sizeof(path), "%s", name);
+	else
+		snprintf(path, sizeof(path), "%s/%s", workdir, name);
+	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+}
+
+/* ---------------------------------------------------------------- jobs */
+
+/* mkdir -p: every missing folder of path. */
+static int mkdir_p(const char *path, mode_t mode)
+{
+	char buf[4096];
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(buf, mode) && errno != EEXIST ? -1 : 0;
+}
+
+static struct job *find_job(struct agent *a, uint32_t id)
+{
+	for (struct job *j = a->jobs; j; j = j->next)
+		if (j->id == id)
+			return j;
+	return NULL;
+}
+
+static void on_job_closed(uv_handle_t *h)
+{
+	struct job *j = h->data;
+	struct agent *a = j->a;
+
+	for (struct job **pp = &a->jobs; *pp; pp = &(*pp)->next) {
+		if (*pp == j) {
+			*pp = j->next;
+			break;
+		}
+	}
+	free(j);
+}
+
+static void on_limit_closed(uv_handle_t *h)
+{
+	struct job *j = h->data;
+
+	uv_close((uv_handle_t *)&j->proc, on_job_closed);
+}
+
+static void on_exit_cb(uv_process_t *p, int64_t status, int sig)
+{
+	struct job *j = p->data;
+	int code = sig ? 128 + sig : (int)status;
+
+	j->running = false;
+	spur_info("job %u ended: exit %d%s", j->id, code, j->timed_out ? " (time limit)" : "");
+	send_msg(j->a, json_pack("{s:s,s:i,s:i,s:b}", "type", "finished", "job_id", (int)j->id,
+				 "exit_code", code, "timed_out", j->timed_out));
+	uv_timer_stop(&j->limit);
+	uv_close((uv_handle_t *)&j->limit, on_limit_closed);
+}
+
+static void kill_group(struct job *j, int sig)
+{
+	if (j->running && j->proc.pid > 0)
+		kill(-j->proc.pid, sig);
+}
+
+static void on_kill_timer(uv_timer_t *t)
+{
+	kill_group(t->data, SIGKILL);
+}
+
+/* Time limit: SIGTERM to the whole group, SIGKILL after KillWait. */
+static void on_limit(uv_timer_t *t)
+{
+	struct job *j = t->data;
+
+	j->timed_out = true;
+	spur_info("job %u: time limit reached", j->id);
+	kill_group(j, SIGTERM);
+	uv_timer_start(&j->limit, on_kill_timer, (uint64_t)j->kill_wait * 1000, 0);
+}
+
+static char **build_env(const json_t *m, const char *node)
+{
+	const json_t *user = json_object_get(m, "user_env"), *env = json_object_get(m, "env");
+	size_t n = json_object_size(user) + json_object_size(env) + 4, i = 0;
+	char **v = calloc(n, sizeof(char *));
+	const char *k;
+	json_t *val;
+
+	if (!v)
+		return NULL;
+	/* the submitter's environment first (sbatch --export=ALL), then ours */
+	json_object_foreach((json_t *)user, k, val)
+		if (json_is_string(val) && strncmp(k, "SLURM_", 6) && strncmp(k, "SPUR_", 5) && i + 3 < n)
+			v[i++] = spur_asprintf("%s=%s", k, json_string_value(val));
+	json_object_foreach((json_t *)env, k, val)
+		if (json_is_string(val) && i + 3 < n)
+			v[i++] = spur_asprintf("%s=%s", k, json_string_value(val));
+	v[i++] = spur_asprintf("SLURMD_NODENAME=%s", node);
+	v[i++] = spur_asprintf("SPURD_NODENAME=%s", node);
+	return v;
+}
+
+static void free_env(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		spur_free(v[i]);
+	free(v);
+}
+
+static void launch(struct agent *a, const json_t *m)
+{
+	uint32_t id = (uint32_t)spur_json_int(m, "job_id", 0);
+	const char *workdir = spur_json_str(m, "workdir", "/tmp");
+	char dir[4096], script[4200];
+	uv_process_options_t opt = { 0 };
+	uv_stdio_container_t stdio[3];
+	char *args[2];
+	struct job *j;
+	int out, errfd, fd, rc;
+	char **env;
+	int64_t limit = spur_json_int(m, "time_limit", 0);
+
+	if (find_job(a, id))
+		return; /* launched already (a repeated message after a reconnect) */
+	snprintf(dir, sizeof(dir), "%s/job%05u", a->spool, id);
+	snprintf(script, sizeof(script), "%s/slurm_script", dir);
+	mkdir_p(dir, 0700);
+	fd = open(script, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+	if (fd < 0 || write(fd, spur_json_str(m, "script", ""),
+			    strlen(spur_json_str(m, "script", ""))) < 0) {
+		spur_error_log("job %u: cannot write %s: %s", id, script, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		send_msg(a, json_pack("{s:s,s:i,s:i}", "type", "finished", "job_id", (int)id,
+				      "exit_code", 1));
+		return;
+	}
+	close(fd);
+	if (access(workdir, X_OK) != 0)
+		workdir = "/tmp"; /* as slurmd: run in /tmp when the folder is missing */
+	out = open_output(m, "output", a->node, workdir);
+	errfd = *spur_json_str(m, "error", "") ? open_output(m, "error", a->node, workdir) : out;
+	j = calloc(1, sizeof(*j));
+	env = build_env(m, a->node);
+	if (!j || !env || out < 0 || errfd < 0) {
+		spur_error_log("job %u: cannot open its output in %s: %s", id, workdir,
+			       strerror(errno));
+		free(j);
+		free_env(env);
+		send_msg(a, json_pack("{s:s,s:i,s:i}", "type", "finished", "job_id", (int)id,
+				      "exit_code", 1));
+		return;
+	}
+	chown(script, (uid_t)spur_json_int(m, "uid", 0), (gid_t)spur_json_int(m, "gid", 0));
+	args[0] = script;
+	args[1] = NULL;
+	stdio[0].flags = UV_IGNORE;
+	stdio[1].flags = UV_INHERIT_FD;
+	stdio[1].data.fd = out;
+	stdio[2].flags = UV_INHERIT_FD;
+	stdio[2].data.fd = errfd;
+	opt.file = script;
+	opt.args = args;
+	opt.env = env;
+	opt.cwd = workdir;
+	opt.stdio = stdio;
+	opt.stdio_count = 3;
+	opt.exit_cb = on_exit_cb;
+	opt.flags = UV_PROCESS_DETACHED; /* its own session: signals reach the whole job */
+	if (getuid() == 0 && spur_json_int(m, "uid", 0) != 0) {
+		opt.flags |= UV_PROCESS_SETUID | UV_PROCESS_SETGID;
+		opt.uid = (uv_uid_t)spur_json_int(m, "uid", 0);
+		opt.gid = (uv_gid_t)spur_json_int(m, "gid", 0);
+	}
+	j->id = id;
+	j->a = a;
+	j->kill_wait = a->kill_wait;
+	j->proc.data = j;
+	rc = uv_spawn(a->loop, &j->proc, &opt);
+	close(out);
+	if (errfd != out)
+		close(errfd);
+	free_env(env);
+	if (rc) {
+		spur_error_log("job %u: cannot start %s: %s", id, script, uv_strerror(rc));
+		free(j);
+		send_msg(a, json_pack("{s:s,s:i,s:i}", "type", "finished", "job_id", (int)id,
+				      "exit_code", 127));
+		return;
+	}
+	j->running = true;
+	j->next = a->jobs;
+	a->jobs = j;
+	uv_timer_init(a->loop, &j->limit);
+	j->limit.data = j;
+	if (limit > 0)
+		uv_timer_start(&j->limit, on_limit, (uint64_t)limit * 1000, 0);
+	spur_info("job %u started, pid %d", id, j->proc.pid);
+}
+
+/* ---------------------------------------------------------------- link */
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+	(void)h;
+	buf->base = malloc(suggested);
+	buf->len = buf->base ? suggested : 0;
+}
+
+struct wreq {
+	uv_write_t req;
+	char *frame;
+};
+
+static void on_written(uv_write_t *req, int status)
+{
+	struct wreq *w = (struct wreq *)req;
+
+	(void)status;
+	spur_free(w->frame);
+	free(w);
+}
+
+static void send_msg(struct agent *a, json_t *msg)
+{
+	struct wreq *w;
+	size_t len;
+	uv_buf_t buf;
+
+	if (!a->connected) {
+		json_decref(msg); /* the controller learns at re-registration */
+		return;
+	}
+	w = calloc(1, sizeof(*w));
+	if (w)
+		w->frame = spur_wire_encode(msg, &len);
+	json_decref(msg);
+	if (!w || !w->frame) {
+		free(w);
+		return;
+	}
+	buf = uv_buf_init(w->frame, (unsigned)len);
+	if (uv_write(&w->req, (uv_stream_t *)&a->tcp, &buf, 1, on_written)) {
+		spur_free(w->frame);
+		free(w);
+	}
+}
+
+static void on_retry(uv_timer_t *t)
+{
+	try_connect(t->data);
+}
+
+static void on_tcp_closed(uv_handle_t *h)
+{
+	struct agent *a = h->data;
+
+	uv_timer_start(&a->retry, on_retry, 1000, 0);
+}
+
+static void disconnect(struct agent *a)
+{
+	if (!a->connected && uv_is_closing((uv_handle_t *)&a->tcp))
+		return;
+	a->connected = false;
+	spur_wire_reader_fini(&a->rd);
+	if (!uv_is_closing((uv_handle_t *)&a->tcp))
+		uv_close((uv_handle_t *)&a->tcp, on_tcp_closed);
+}
+
+static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+	struct agent *a = s->data;
+	json_t *msg;
+	struct spur_error err;
+	int rc;
+
+	if (n < 0) {
+		free(buf->base);
+		spur_warn("lost the controller: %s; reconnecting", uv_strerror((int)n));
+		disconnect(a);
+		return;
+	}
+	spur_wire_feed(&a->rd, buf->base, (size_t)n);
+	free(buf->base);
+	while ((rc = spur_wire_next(&a->rd, &msg, &err)) == 1) {
+		const char *type = spur_json_str(msg, "type", "");
+
+		if (!strcmp(type, "launch")) {
+			launch(a, msg);
+		} else if (!strcmp(type, "signal")) {
+			struct job *j = find_job(a, (uint32_t)spur_json_int(msg, "job_id", 0));
+
+			if (j)
+				kill_group(j, (int)spur_json_int(msg, "signal", SIGTERM));
+		} else if (!strcmp(type, "error")) {
+			spur_error_log("controller: %s", spur_json_str(msg, "message", "?"));
+		}
+		json_decref(msg);
+	}
+	if (rc < 0) {
+		spur_error_log("controller sent a bad frame: %s", err.msg);
+		disconnect(a);
+	}
+}
+
+static void on_connect(uv_connect_t *req, int status)
+{
+	struct agent *a = req->data;
+	json_t *gpus = json_array(), *jobs = json_array();
+
+	if (status < 0) {
+		spur_debug("connect to %s:%u: %s", a->host, a->port, uv_strerror(status));
+		uv_close((uv_handle_t *)&a->tcp, on_tcp_closed);
+		return;
+	}
+	a->connected = true;
+	spur_wire_reader_init(&a->rd);
+	uv_read_start((uv_stream_t *)&a->tcp, on_alloc, on_read);
+	for (uint32_t g = 0; g < a->ngpus; g++)
+		json_array_append_new(gpus, json_pack("{s:i,s:s}", "index", (int)g, "type",
+						      a->gpu_type ? a->gpu_type : "gpu"));
+	for (struct job *j = a->jobs; j; j = j->next)
+		if (j->running)
+			json_array_append_new(jobs, json_integer(j->id));
+	send_msg(a, json_pack("{s:s,s:s,s:i,s:I,s:o,s:o}", "type", "register", "node", a->node,
+			      "cpus", (int)a->cpus, "memory", (json_int_t)a->mem_mb, "gpus", gpus,
+			      "jobs", jobs));
+	spur_info("registered with %s:%u", a->host, a->port);
+}
+
+static void try_connect(struct agent *a)
+{
+	struct sockaddr_in sa;
+
+	uv_tcp_init(a->loop, &a->tcp);
+	a->tcp.data = a;
+	a->conn_req.data = a;
+	if (uv_ip4_addr(a->host, a->port, &sa) ||
+	    uv_tcp_connect(&a->conn_req, &a->tcp, (const struct sockaddr *)&sa, on_connect))
+		uv_close((uv_handle_t *)&a->tcp, on_tcp_closed);
+}
+
+static void on_signal(uv_signal_t *h, int sig)
+{
+	spur_info("signal %d: stopping (running jobs continue)", sig);
+	uv_stop(h->loop);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "gpus", required_argument, NULL, 'g' },
+		{ "cpus", required_argument, NULL, 'C' },
+		{ "mem", required_argument, NULL, 'M' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct agent a = { 0 };
+	const char *conf_path = NULL, *logfile = NULL, *ctl = NULL;
+	struct spur_conf *conf;
+	struct spur_error err;
+	char spool[4096], hostname[256];
+	uv_signal_t sterm, sint;
+	int opt, verbose = 0;
+	long idx;
+
+	while ((opt = getopt_long(argc, argv, "N:f:c:s:L:g:vh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'N':
+			a.node = optarg;
+			break;
+		case 'f':
+			conf_path = optarg;
+			break;
+		case 'c':
+			ctl = optarg;
+			break;
+		case 's':
+			a.spool = optarg;
+			break;
+		case 'L':
+			logfile = optarg;
+			break;
+		case 'g': {
+			/* fake GPUs: TYPE:COUNT */
+			char *colon = strchr(optarg, ':');
+
+			a.gpu_type = optarg;
+			a.ngpus = colon ? (uint32_t)atoi(colon + 1) : 0;
+			if (colon)
+				*colon = '\0';
+			break;
+		}
+		case 'C':
+			a.cpus = (uint32_t)atoi(optarg);
+			break;
+		case 'M':
+			a.mem_mb = (uint64_t)atoll(optarg);
+			break;
+		case 'v':
+			verbose++;
+			break;
+		default:
+			fprintf(stderr, "Usage: spurd [-N NODENAME] [-f slurm.conf] [-c HOST:PORT] [-s "
+					"SPOOL] [-L LOG] [--gpus TYPE:N] [-v]\n");
+			return opt == 'h' ? 0 : 1;
+		}
+	}
+	if (!conf_path)
+		conf_path = getenv("SPUR_CONF") ? getenv("SPUR_CONF") : getenv("SLURM_CONF");
+	conf = conf_path ? spur_conf_load(conf_path, 0, &err) : spur_conf_default(&err);
+	if (!conf) {
+		fprintf(stderr, "spurd: error: %s\n", err.msg);
+		return 1;
+	}
+	gethostname(hostname, sizeof(hostname));
+	a.node = a.node ? a.node : hostname;
+	idx = spur_conf_node_index(conf, a.node);
+	if (idx >= 0) {
+		const struct spur_conf_node *n = &conf->nodes[idx];
+
+		a.cpus = a.cpus ? a.cpus : n->cpus;
+		a.mem_mb = a.mem_mb ? a.mem_mb : n->real_memory_mb;
+		for (size_t g = 0; g < n->gres.n && !a.ngpus; g++)
+			if (!strcmp(n->gres.items[g].name, "gpu")) {
+				a.ngpus = (uint32_t)n->gres.items[g].count;
+				a.gpu_type = n->gres.items[g].type;
+			}
+	}
+	if (!a.cpus)
+		a.cpus = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
+	if (!a.mem_mb)
+		a.mem_mb = (uint64_t)sysconf(_SC_PHYS_PAGES) / 1024 * (uint64_t)sysconf(_SC_PAGESIZE) /
+			   1024;
+	a.host = conf->nctlds ? conf->ctlds[0].addr : "127.0.0.1";
+	a.port = conf->ctld_port;
+	if (ctl) {
+		char *colon = strrchr(ctl, ':');
+
+		if (colon) {
+			*colon = '\0';
+			a.port = (uint16_t)atoi(colon + 1);
+		}
+		a.host = ctl;
+	}
+	a.kill_wait = conf->kill_wait ? (int)conf->kill_wait : 30;
+	if (!a.spool) {
+		snprintf(spool, sizeof(spool), "%s/%s", conf->spool_dir, a.node);
+		a.spool = spool;
+	}
+	if (spur_log_open("spurd", (enum spur_log_level)(conf->agent_debug + verbose), logfile,
+			  &err)) {
+		fprintf(stderr, "spurd: error: %s\n", err.msg);
+		return 1;
+	}
+	a.loop = uv_default_loop();
+	uv_timer_init(a.loop, &a.retry);
+	a.retry.data = &a;
+	uv_signal_init(a.loop, &sterm);
+	uv_signal_start(&sterm, on_signal, SIGTERM);
+	uv_signal_init(a.loop, &sint);
+	uv_signal_start(&sint, on_signal, SIGINT);
+	signal(SIGPIPE, SIG_IGN);
+	spur_info("node %s: %u cpus, %llu MB, %u %s GPUs; controller %s:%u", a.node, a.cpus,
+		  (unsigned long long)a.mem_mb, a.ngpus, a.gpu_type ? a.gpu_type : "", a.host,
+		  a.port);
+	try_connect(&a);
+	uv_run(a.loop, UV_RUN_DEFAULT);
+	spur_conf_destroy(conf);
+	return 0;
+}

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Owns struct spur_wire_reader: framing and JSON decoding of messages. */
+#include "wire.h"
+
+#include "alloc.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+void spur_wire_reader_init(struct spur_wire_reader *r)
+{
+	memset(r, 0, sizeof(*r));
+}
+
+void spur_wire_reader_fini(struct spur_wire_reader *r)
+{
+	spur_free(r->buf);
+	memset(r, 0, sizeof(*r));
+}
+
+int spur_wire_feed(struct spur_wire_reader *r, const void *data, size_t len)
+{
+	if (spur_grow((void **)&r->buf, &r->cap, r->len + len, 1))
+		return SPUR_ENOMEM;
+	memcpy(r->buf + r->len, data, len);
+	r->len += len;
+	return 0;
+}
+
+int spur_wire_next(struct spur_wire_reader *r, json_t **out, struct spur_error *err)
+{
+	uint32_t n;
+	json_error_t je;
+	json_t *msg;
+
+	*out = NULL;
+	if (r->len < 4)
+		return 0;
+	n = (uint32_t)(unsigned char)r->buf[0] << 24 | (uint32_t)(unsigned char)r->buf[1] << 16 |
+	    (uint32_t)(unsigned char)r->buf[2] << 8 | (uint32_t)(unsigned char)r->buf[3];
+	if (n > SPUR_WIRE_MAX_FRAME)
+		return spur_error_set(err, SPUR_ETOOBIG, "frame of %u bytes is over the %u limit", n,
+				      SPUR_WIRE_MAX_FRAME);
+	if (r->len < 4 + (size_t)n)
+		return 0;
+	msg = json_loadb(r->buf + 4, n, JSON_REJECT_DUPLICATES, &je);
+	memmove(r->buf, r->buf + 4 + n, r->len - 4 - n);
+	r->len -= 4 + n;
+	if (!msg)
+		return spur_error_set(err, SPUR_EPARSE, "bad message: %s (at byte %d)", je.text,
+				      je.position);
+	if (!json_is_object(msg) || !json_is_string(json_object_get(msg, "type"))) {
+		json_decref(msg);
+		return spur_error_set(err, SPUR_EPARSE, "bad message: not an object with a \"type\"");
+	}
+	*out = msg;
+	return 1;
+}
+
+char *spur_wire_encode(json_t *msg, size_t *len)
+{
+	char *body, *frame;
+	size_t n;
+
+	json_object_set_new(msg, "v", json_integer(SPUR_WIRE_VERSION));
+	body = json_dumps(msg, JSON_COMPACT);
+	if (!body)
+		return NULL;
+	n = strlen(body);
+	frame = spur_malloc(n + 4);
+	if (frame) {
+		frame[0] = (char)(n >> 24);
+		frame[1] = (char)(n >> 16);
+		frame[2] = (char)(n >> 8);
+		frame[3] = (char)n;
+		memcpy(frame + 4, body, n);
+		*len = n + 4;
+	}
+	free(body);
+	return frame;
+}
+
+int spur_wire_connect(const char *host, uint16_t port, int timeout_ms, struct spur_error *err)
+{
+	struct addrinfo hints = { 0 }, *res = NULL;
+	char ports[8];
+	int fd = -1, rc;
+
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	snprintf(ports, sizeof(ports), "%u", port);
+	rc = getaddrinfo(host, ports, &hints, &res);
+	if (rc)
+		return spur_error_set(err, SPUR_EIO, "%s: %s", host, gai_strerror(rc));
+	for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+		struct pollfd pfd;
+		int so = 0;
+		socklen_t sl = sizeof(so);
+
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd < 0)
+			continue;
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+			break;
+		pfd.fd = fd;
+		pfd.events = POLLOUT;
+		if (errno == EINPROGRESS && poll(&pfd, 1, timeout_ms) == 1 &&
+		    getsockopt(fd, SOL_SOCKET, SO_ERROR, &so, &sl) == 0 && so == 0)
+			break;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd < 0)
+		return spur_error_set(err, SPUR_EIO,
+				      "Unable to contact slurm controller (connect failure) at %s:%u",
+				      host, port);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+int spur_wire_send(int fd, json_t *msg, struct spur_error *err)
+{
+	size_t len, off = 0;
+	char *frame = spur_wire_encode(msg, &len);
+
+	if (!frame)
+		return spur_error_set(err, SPUR_ENOMEM, "out of memory");
+	while (off < len) {
+		ssize_t w = send(fd, frame + off, len - off, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			spur_free(frame);
+			return spur_error_set(err, SPUR_EIO, "send: %s", strerror(errno));
+		}
+		off += (size_t)w;
+	}
+	spur_free(frame);
+	return 0;
+}
+
+int spur_wire_recv(int fd, json_t **out, int timeout_ms, struct spur_error *err)
+{
+	struct spur_wire_reader r;
+	char buf[65536];
+	int rc;
+
+	spur_wire_reader_init(&r);
+	for (;;) {
+		struct pollfd pfd = { fd, POLLIN, 0 };
+		ssize_t n;
+
+		rc = spur_wire_next(&r, out, err);
+		if (rc)
+			break;
+		if (poll(&pfd, 1, timeout_ms) != 1) {
+			rc = spur_error_set(err, SPUR_EAGAIN, "no reply from the controller in %d ms",
+					    timeout_ms);
+			break;
+		}
+		n = recv(fd, buf, sizeof(buf), 0);
+		if (n <= 0) {
+			rc = spur_error_set(err, SPUR_EIO, "the controller closed the connection");
+			break;
+		}
+		if (spur_wire_feed(&r, buf, (size_t)n)) {
+			rc = spur_error_set(err, SPUR_ENOMEM, "out of memory");
+			break;
+		}
+	}
+	spur_wire_reader_fini(&r);
+	return rc < 0 ? rc : 0;
+}
+
+const char *spur_json_str(const json_t *o, const char *key, const char *dflt)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_string(v) ? json_string_value(v) : dflt;
+}
+
+int64_t spur_json_int(const json_t *o, const char *key, int64_t dflt)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_integer(v) ? (int64_t)json_integer_value(v) : dflt;
+}
+
+int spur_json_bool(const json_t *o, const char *key, int dflt)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_boolean(v) ? json_is_true(v) : dflt;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* spurctld's context: the event loop, the scheduling core it drives, the job
+ * records, the agents' connections, the operation log. */
+#ifndef SPUR_CTLD_CTLD_H
+#define SPUR_CTLD_CTLD_H
+
+#include "common/conf.h"
+#include "common/wire.h"
+#include "core/sched.h"
+
+#include <stdio.h>
+#include <uv.h>
+
+struct ctld_conn;
+
+/* What the controller keeps about a job beyond the core's view. */
+struct ctld_job {
+	uint32_t id;
+	json_t *spec;  /* the submit request's job object, as accepted */
+	char *nodes;   /* allocation, Slurm hostlist form */
+	char *gpus;    /* per first node, "0,1,2" */
+	int exit_code; /* Slurm's raw "exit:signal" not kept: exit code only */
+	int64_t start, end;
+	bool launched;
+	struct ctld_conn *waiter; /* sbatch --wait: reply when the job ends */
+};
+
+struct ctld {
+	uv_loop_t *loop;
+	struct spur_conf *conf;
+	struct sched *sched;
+	uv_tcp_t server;
+	uv_timer_t timer;
+	struct ctld_job **jobs; /* by id (dense from 1) */
+	size_t jobs_cap;
+	uint32_t next_id;
+	struct ctld_conn **agents; /* by node index, NULL when not connected */
+	FILE *oplog;
+	char *state_dir;
+	bool replaying;
+};
+
+struct ctld_conn {
+	uv_tcp_t tcp;
+	struct ctld *c;
+	struct spur_wire_reader rd;
+	long node; /* agent: node index, else -1 */
+	bool closing;
+};
+
+/* ops.c: the operation log and applying operations */
+int ctld_oplog_open(struct ctld *c, struct spur_error *err);
+int ctld_oplog_append(struct ctld *c, json_t *op, struct spur_error *err);
+int ctld_apply(struct ctld *c, json_t *op, struct spur_error *err);
+int ctld_run_cycle(struct ctld *c);
+struct ctld_job *ctld_job(struct ctld *c, uint32_t id);
+
+/* server.c */
+int ctld_listen(struct ctld *c, const char *addr, uint16_t port, struct spur_error *err);
+void ctld_conn_send(struct ctld_conn *cn, json_t *msg); /* steals msg */
+int64_t ctld_now(void);
+
+/* handlers.c */
+void ctld_handle(struct ctld_conn *cn, json_t *msg);
+json_t *ctld_job_json(struct ctld *c, uint32_t id);
+
+#endif

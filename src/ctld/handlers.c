@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* spurctld's request handlers: one function per message type. */
+#include "ctld.h"
+
+#include "common/alloc.h"
+#include "common/log.h"
+
+#include <signal.h>
+#include <string.h>
+
+static void reply_error(struct ctld_conn *cn, int code, const char *msg)
+{
+	ctld_conn_send(cn, json_pack("{s:s,s:i,s:s}", "type", "error", "code", code, "message", msg));
+}
+
+static void reply_ok(struct ctld_conn *cn, json_t *body)
+{
+	json_object_set_new(body, "type", json_string("ok"));
+	ctld_conn_send(cn, body);
+}
+
+json_t *ctld_job_json(struct ctld *c, uint32_t id)
+{
+	struct ctld_job *cj = ctld_job(c, id);
+	struct sched_job_info info;
+	const json_t *sp;
+	json_t *o;
+
+	if (!cj || sched_job_info(c->sched, id, &info))
+		return NULL;
+	sp = cj->spec;
+	o = json_pack("{s:i,s:s,s:s,s:s,s:s,s:s,s:i,s:I,s:I,s:I,s:I,s:i,s:s,s:s,s:i}", "job_id",
+		      (int)id, "name", spur_json_str(sp, "name", ""), "user",
+		      spur_json_str(sp, "user", ""), "account", spur_json_str(sp, "account", ""),
+		      "state", sched_job_state_name(info.state), "reason",
+		      sched_reason_name(info.reason), "priority", (int)info.priority, "submit_time",
+		      (json_int_t)info.submit_time, "start_time",
+		      (json_int_t)(info.state == SCHED_JOB_PENDING ? info.est_start : cj->start),
+		      "end_time",
+		      (json_int_t)(info.end_time == SCHED_INFINITE ? 0 : info.end_time), "time_limit",
+		      (json_int_t)spur_json_int(sp, "time_limit", 0), "nodes",
+		      (int)(info.nalloc ? info.nalloc : (size_t)spur_json_int(sp, "nodes", 1)),
+		      "nodelist", cj->nodes ? cj->nodes : "", "gres", spur_json_str(sp, "gres", ""),
+		      "exit_code", cj->exit_code);
+	json_object_set_new(o, "partition",
+			    json_string(info.state == SCHED_JOB_PENDING
+						? spur_json_str(sp, "partition",
+								c->conf->nparts ? c->conf->parts[0].name
+										: "")
+						: c->conf->parts[info.partition].name));
+	if (info.array_job_id) {
+		json_object_set_new(o, "array_job_id", json_integer(info.array_job_id));
+		json_object_set_new(o, "array_task_id", json_integer(info.array_task_id));
+	}
+	json_object_set_new(o, "workdir", json_string(spur_json_str(sp, "workdir", "")));
+	json_object_set_new(o, "output", json_string(spur_json_str(sp, "output", "")));
+	json_object_set_new(o, "ntasks", json_integer(spur_json_int(sp, "ntasks", 0)));
+	json_object_set_new(o, "cpus_per_task", json_integer(spur_json_int(sp, "cpus_per_task", 1)));
+	json_object_set_new(o, "gpus", json_string(cj->gpus ? cj->gpus : ""));
+	return o;
+}
+
+/* Persist op, then apply it; on a failure to persist the change is undone. */
+static int commit(struct ctld *c, json_t *op, struct spur_error *err)
+{
+	int rc = ctld_apply(c, op, err);
+
+	if (rc)
+		return rc;
+	if (ctld_oplog_append(c, op, err)) {
+		spur_error_log("%s", err->msg);
+		return SPUR_EIO;
+	}
+	return 0;
+}
+
+static void handle_submit(struct ctld_conn *cn, json_t *msg)
+{
+	struct ctld *c = cn->c;
+	json_t *job = json_object_get(msg, "job");
+	struct spur_error err;
+	uint32_t id = c->next_id;
+	json_t *op;
+	int rc;
+
+	if (!json_is_object(job) || !json_is_string(json_object_get(job, "script"))) {
+		reply_error(cn, SPUR_EINVAL, "submit: a job with a script is required");
+		return;
+	}
+	op = json_pack("{s:s,s:i,s:I,s:O}", "op", "submit", "id", (int)id, "time",
+		       (json_int_t)ctld_now(), "job", job);
+	rc = commit(c, op, &err);
+	json_decref(op);
+	if (rc) {
+		reply_error(cn, rc, err.msg);
+		return;
+	}
+	spur_info("job %u submitted by %s", id, spur_json_str(job, "user", "?"));
+	reply_ok(cn, json_pack("{s:i}", "job_id", (int)id));
+	if (spur_json_bool(msg, "wait", 0))
+		ctld_job(c, id)->waiter = cn;
+	ctld_run_cycle(c);
+}
+
+static void signal_job(struct ctld *c, uint32_t id, int sig)
+{
+	struct sched_job_info info;
+
+	if (sched_job_info(c->sched, id, &info) || !info.nalloc)
+		return;
+	for (size_t i = 0; i < info.nalloc; i++) {
+		struct ctld_conn *agent = c->agents[info.alloc[i].node];
+
+		if (agent)
+			ctld_conn_send(agent, json_pack("{s:s,s:i,s:i}", "type", "signal", "job_id",
+							(int)id, "signal", sig));
+	}
+}
+
+static void handle_cancel(struct ctld_conn *cn, json_t *msg)
+{
+	struct ctld *c = cn->c;
+	uint32_t id = (uint32_t)spur_json_int(msg, "job_id", 0);
+	struct sched_job_info info;
+	struct spur_error err;
+	json_t *op;
+	int rc;
+
+	if (sched_job_info(c->sched, id, &info)) {
+		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
+		return;
+	}
+	if (info.state == SCHED_JOB_RUNNING)
+		signal_job(c, id, SIGTERM);
+	op = json_pack("{s:s,s:i,s:I}", "op", "cancel", "id", (int)id, "time",
+		       (json_int_t)ctld_now());
+	rc = commit(c, op, &err);
+	json_decref(op);
+	if (rc) {
+		reply_error(cn, rc, err.msg);
+		return;
+	}
+	reply_ok(cn, json_pack("{s:i}", "job_id", (int)id));
+	ctld_run_cycle(c);
+}
+
+static void handle_queue(struct ctld_conn *cn, json_t *msg)
+{
+	struct ctld *c = cn->c;
+	json_t *jobs = json_array();
+	bool all = spur_json_bool(msg, "all", 0);
+
+	for (size_t id = 1; id < c->jobs_cap; id++) {
+		struct sched_job_info info;
+
+		if (!c->jobs[id] || sched_job_info(c->sched, (uint32_t)id, &info))
+			continue;
+		if (!all && info.state != SCHED_JOB_PENDING && info.state != SCHED_JOB_RUNNING)
+			continue;
+		json_array_append_new(jobs, ctld_job_json(c, (uint32_t)id));
+	}
+	reply_ok(cn, json_pack("{s:o,s:I}", "jobs", jobs, "now", (json_int_t)ctld_now()));
+}
+
+static void handle_job(struct ctld_conn *cn, json_t *msg)
+{
+	json_t *o = ctld_job_json(cn->c, (uint32_t)spur_json_int(msg, "job_id", 0));
+
+	if (!o) {
+		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
+		return;
+	}
+	reply_ok(cn, json_pack("{s:o,s:I}", "job", o, "now", (json_int_t)ctld_now()));
+}
+
+static void handle_nodes(struct ctld_conn *cn, json_t *msg)
+{
+	struct ctld *c = cn->c;
+	json_t *nodes = json_array(), *parts = json_array();
+
+	(void)msg;
+	for (size_t i = 0; i < c->conf->nnodes; i++) {
+		const struct spur_conf_node *n = &c->conf->nodes[i];
+		char *gres = spur_gres_format(&n->gres);
+		uint32_t cpus;
+		uint64_t mem;
+		json_t *pl = json_array();
+
+		sched_node_usage(c->sched, (uint32_t)i, &cpus, &mem);
+		for (size_t p = 0; p < c->conf->nparts; p++)
+			for (size_t k = 0; k < c->conf->parts[p].nnodes; k++)
+				if (c->conf->parts[p].nodes[k] == i)
+					json_array_append_new(pl, json_string(c->conf->parts[p].name));
+		json_array_append_new(
+			nodes, json_pack("{s:s,s:s,s:i,s:i,s:I,s:I,s:s,s:i,s:o,s:s}", "name",
+					 n->name, "state",
+					 sched_node_state(c->sched, (uint32_t)i), "cpus", (int)n->cpus,
+					 "alloc_cpus", (int)cpus, "memory",
+					 (json_int_t)n->real_memory_mb, "alloc_memory", (json_int_t)mem,
+					 "gres", gres ? gres : "", "free_gpus",
+					 __builtin_popcount(sched_node_free_gpus(c->sched, (uint32_t)i)),
+					 "partitions", pl, "features", n->features ? n->features : ""));
+		spur_free(gres);
+	}
+	for (size_t p = 0; p < c->conf->nparts; p++) {
+		const struct spur_conf_partition *pt = &c->conf->parts[p];
+		json_t *idx = json_array();
+
+		for (size_t k = 0; k < pt->nnodes; k++)
+			json_array_append_new(idx, json_integer((json_int_t)pt->nodes[k]));
+		json_array_append_new(parts, json_pack("{s:s,s:b,s:I,s:I,s:i,s:o}", "name", pt->name,
+						       "default", pt->is_default, "max_time",
+						       (json_int_t)pt->max_time, "default_time",
+						       (json_int_t)pt->default_time, "state",
+						       (int)pt->state, "nodes", idx));
+	}
+	reply_ok(cn, json_pack("{s:o,s:o}", "nodes", nodes, "partitions", parts));
+}
+
+static void handle_register(struct ctld_conn *cn, json_t *msg)
+{
+	struct ctld *c = cn->c;
+	const char *name = spur_json_str(msg, "node", "");
+	long idx = spur_conf_node_index(c->conf, name);
+	struct sched_event ev = { .type = SCHED_EV_NODE_UP, .time = ctld_now(), .node = name };
+	struct sched_actions acts;
+	struct spur_error err;
+
+	if (idx < 0) {
+		reply_error(cn, SPUR_ENOENT, "this node is not in the controller's configuration");
+		return;
+	}
+	if (c->agents[idx] && c->agents[idx] != cn)
+		spur_warn("node %s: a second agent registered; the newest wins", name);
+	c->agents[idx] = cn;
+	cn->node = idx;
+	ev.defer_cycle = true;
+	if (sched_step(c->sched, &ev, &acts, &err)) {
+		reply_error(cn, err.code, err.msg);
+		return;
+	}
+	spur_info("node %s registered (%" JSON_INTEGER_FORMAT " cpus, %" JSON_INTEGER_FORMAT
+		  " GPUs)",
+		  name, (json_int_t)spur_json_int(msg, "cpus", 0),
+		  (json_int_t)json_array_size(json_object_get(msg, "gpus")));
+	reply_ok(cn, json_pack("{s:s}", "node", name));
+	ctld_run_cycle(c);
+}
+
+static void handle_finished(struct ctld_conn *cn, json_t *msg)
+{
+	struct ctld *c = cn->c;
+	uint32_t id = (uint32_t)spur_json_int(msg, "job_id", 0);
+	struct sched_job_info info;
+	struct spur_error err;
+	json_t *op;
+
+	/* a job cancelled or requeued meanwhile: its end is already recorded */
+	if (sched_job_info(c->sched, id, &info) || info.state != SCHED_JOB_RUNNING)
+		return;
+	op = json_pack("{s:s,s:i,s:I,s:i,s:b}", "op", "finish", "id", (int)id, "time",
+		       (json_int_t)ctld_now(), "exit", (int)spur_json_int(msg, "exit_code", 0),
+		       "timeout", spur_json_bool(msg, "timed_out", 0));
+	if (commit(c, op, &err))
+		spur_error_log("job %u finish: %s", id, err.msg);
+	json_decref(op);
+	ctld_run_cycle(c);
+}
+
+void ctld_handle(struct ctld_conn *cn, json_t *msg)
+{
+	static const struct {
+		const char *type;
+		void (*fn)(struct ctld_conn *, json_t *);
+	} table[] = {
+		{ "submit", handle_submit }, { "cancel", handle_cancel },
+		{ "queue", handle_queue },   { "job", handle_job },
+		{ "nodes", handle_nodes },   { "register", handle_register },
+		{ "finished", handle_finished },
+	};
+	const char *type = spur_json_str(msg, "type", "");
+
+	if (!strcmp(type, "ping")) {
+		reply_ok(cn, json_pack("{s:s}", "cluster", cn->c->conf->cluster_name));
+		return;
+	}
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		if (!strcmp(type, table[i].type)) {
+			table[i].fn(cn, msg);
+			return;
+		}
+	}
+	reply_error(cn, SPUR_EINVAL, "unknown request type");
+}

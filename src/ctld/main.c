@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* spurctld: the controller daemon. */
+#include "ctld.h"
+
+#include "common/log.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *out)
+{
+	fprintf(out, "Usage: spurctld [-f slurm.conf] [-s STATE_DIR] [-p PORT] [-L LOGFILE] [-v]\n");
+}
+
+/* GPU link preset for a GRES type name (until agents report real links). */
+static enum sched_topo_preset preset_for(const char *type)
+{
+	if (!strncmp(type, "mi300", 5))
+		return SCHED_TOPO_MI300X;
+	if (!strncmp(type, "mi250", 5))
+		return SCHED_TOPO_MI250;
+	if (!strncmp(type, "h100", 4) || !strncmp(type, "h200", 4) || !strncmp(type, "a100", 4) ||
+	    !strncmp(type, "b200", 4))
+		return SCHED_TOPO_NVSWITCH;
+	if (!strncmp(type, "v100", 4))
+		return SCHED_TOPO_NVLINK_ISLANDS;
+	return SCHED_TOPO_PCIE_PAIRS;
+}
+
+static int build_core(struct ctld *c, struct spur_error *err)
+{
+	struct sched_config cfg;
+	const struct spur_conf *cf = c->conf;
+
+	sched_config_default(&cfg);
+	cfg.trace = spur_log_enabled(SPUR_LOG_DEBUG);
+	cfg.w_age = cf->priority_weight_age ? cf->priority_weight_age : cfg.w_age;
+	cfg.w_fairshare = cf->priority_weight_fairshare ? cf->priority_weight_fairshare
+							: cfg.w_fairshare;
+	cfg.w_job_size = cf->priority_weight_job_size ? cf->priority_weight_job_size
+						      : cfg.w_job_size;
+	cfg.w_partition = cf->priority_weight_partition ? cf->priority_weight_partition
+							: cfg.w_partition;
+	cfg.w_qos = cf->priority_weight_qos ? cf->priority_weight_qos : cfg.w_qos;
+	cfg.decay_half_life = cf->priority_decay_half_life;
+	cfg.max_age = cf->priority_max_age;
+	cfg.favor_small = cf->priority_favor_small;
+	c->sched = sched_create(&cfg, err);
+	if (!c->sched)
+		return err->code;
+	for (size_t i = 0; i < cf->nswitches; i++)
+		if (cf->switches[i].parent < 0 && sched_add_switch(c->sched, cf->switches[i].name,
+								    NULL, err))
+			return err->code;
+	for (size_t i = 0; i < cf->nnodes; i++) {
+		const struct spur_conf_node *n = &cf->nodes[i];
+		struct sched_node_spec sp;
+		const char *type = NULL;
+		uint32_t gpus = 0;
+
+		memset(&sp, 0, sizeof(sp));
+		for (size_t g = 0; g < n->gres.n; g++) {
+			if (!strcmp(n->gres.items[g].name, "gpu")) {
+				gpus += (uint32_t)n->gres.items[g].count;
+				type = n->gres.items[g].type[0] ? n->gres.items[g].type : "gpu";
+			} else if (!strcmp(n->gres.items[g].name, "shard")) {
+				sp.shards = (uint32_t)n->gres.items[g].count;
+			}
+		}
+		sp.name = n->name;
+		sp.cpus = n->cpus;
+		sp.mem_mb = n->real_memory_mb;
+		sp.features = n->features;
+		sp.weight = n->weight;
+		if (gpus) {
+			sched_node_spec_preset(&sp, preset_for(type));
+			sp.ngpus = gpus;
+			sp.gpu_type = type;
+		}
+		for (size_t s = 0; s < cf->nswitches; s++)
+			for (size_t k = 0; k < cf->switches[s].nnodes; k++)
+				if (cf->switches[s].nodes[k] == i)
+					sp.switch_name = cf->switches[s].name;
+		if (sched_add_node(c->sched, &sp, err))
+			return spur_error_wrap(err, "node %s", n->name);
+	}
+	for (size_t p = 0; p < cf->nparts; p++) {
+		const struct spur_conf_partition *pt = &cf->parts[p];
+		struct sched_part_spec ps = { 0 };
+
+		ps.name = pt->name;
+		ps.nodes = pt->nodes_expr;
+		ps.is_default = pt->is_default;
+		ps.max_time = pt->max_time < 0 ? SCHED_INFINITE : pt->max_time;
+		ps.default_time = pt->default_time < 0 ? ps.max_time : pt->default_time;
+		ps.max_nodes = pt->max_nodes == SPUR_CONF_UNLIMITED ? 0 : pt->max_nodes;
+		ps.priority_tier = pt->priority_tier;
+		ps.priority_job_factor = pt->priority_job_factor;
+		ps.state = (enum sched_part_state)pt->state;
+		if (sched_add_partition(c->sched, &ps, err))
+			return err->code;
+	}
+	/* no node takes work before its agent registers */
+	for (size_t i = 0; i < cf->nnodes; i++) {
+		struct sched_event ev = { .type = SCHED_EV_NODE_DRAIN, .time = 0,
+					  .node = cf->nodes[i].name, .reason = "not registered",
+					  .defer_cycle = true };
+		struct sched_actions acts;
+
+		if (sched_step(c->sched, &ev, &acts, err))
+			return err->code;
+	}
+	c->agents = calloc(cf->nnodes + 1, sizeof(*c->agents));
+	return c->agents ? 0 : SPUR_ENOMEM;
+}
+
+static void on_signal(uv_signal_t *h, int sig)
+{
+	spur_info("signal %d: stopping", sig);
+	uv_stop(h->loop);
+}
+
+int main(int argc, char **argv)
+{
+	const char *conf_path = NULL, *state = NULL, *logfile = NULL;
+	const char *listen_addr = "0.0.0.0";
+	int port = 0, verbose = 0, opt;
+	struct ctld c = { 0 };
+	struct spur_error err;
+	uv_signal_t sigterm, sigint;
+
+	while ((opt = getopt(argc, argv, "f:s:p:L:a:vh")) != -1) {
+		switch (opt) {
+		case 'f':
+			conf_path = optarg;
+			break;
+		case 's':
+			state = optarg;
+			break;
+		case 'p':
+			port = atoi(optarg);
+			break;
+		case 'a':
+			listen_addr = optarg;
+			break;
+		case 'L':
+			logfile = optarg;
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 1;
+		}
+	}
+	if (!conf_path)
+		conf_path = getenv("SPUR_CONF") ? getenv("SPUR_CONF") : getenv("SLURM_CONF");
+	c.conf = conf_path ? spur_conf_load(conf_path, 0, &err) : spur_conf_default(&err);
+	if (!c.conf) {
+		fprintf(stderr, "spurctld: error: %s\n", err.msg);
+		return 1;
+	}
+	if (spur_log_open("spurctld", (enum spur_log_level)(c.conf->ctld_debug + verbose),
+			  logfile ? logfile : c.conf->ctld_log_file, &err)) {
+		fprintf(stderr, "spurctld: error: %s\n", err.msg);
+		return 1;
+	}
+	for (size_t i = 0; i < c.conf->nwarnings; i++)
+		spur_warn("%s", c.conf->warnings[i]);
+	c.loop = uv_default_loop();
+	c.next_id = c.conf->first_job_id ? c.conf->first_job_id : 1;
+	c.state_dir = (char *)(state ? state : c.conf->state_dir);
+	uv_timer_init(c.loop, &c.timer);
+	if (build_core(&c, &err) || ctld_oplog_open(&c, &err) ||
+	    ctld_listen(&c, listen_addr, (uint16_t)(port ? port : c.conf->ctld_port), &err)) {
+		spur_error_log("%s", err.msg);
+		fprintf(stderr, "spurctld: error: %s\n", err.msg);
+		return 1;
+	}
+	spur_info("listening on %s:%d, %zu nodes, %zu partitions, state in %s", listen_addr,
+		  port ? port : c.conf->ctld_port, c.conf->nnodes, c.conf->nparts, c.state_dir);
+	uv_signal_init(c.loop, &sigterm);
+	uv_signal_start(&sigterm, on_signal, SIGTERM);
+	uv_signal_init(c.loop, &sigint);
+	uv_signal_start(&sigint, on_signal, SIGINT);
+	signal(SIGPIPE, SIG_IGN);
+	ctld_run_cycle(&c);
+	uv_run(c.loop, UV_RUN_DEFAULT);
+	if (c.oplog)
+		fclose(c.oplog);
+	return 0;
+}

@@ -1,0 +1,489 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The operation log: every accepted change is an op, written and fsync'd
+ * before anyone is told, and applied by the same ctld_apply() at run time
+ * and when the log is replayed at start-up (docs/rfc/0003-wire.md §4). */
+#include "ctld.h"
+
+#include "common/alloc.h"
+#include "common/gres.h"
+#include "common/hostlist.h"
+#include "common/jobspec.h"
+#include "common/log.h"
+#include "common/timefmt.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct ctld_job *ctld_job(struct ctld *c, uint32_t id)
+{
+	return id < c->jobs_cap ? c->jobs[id] : NULL;
+}
+
+static int job_slot(struct ctld *c, uint32_t id)
+{
+	if (id >= c->jobs_cap) {
+		size_t cap = c->jobs_cap ? c->jobs_cap : 1024;
+		void *p;
+
+		while (cap <= id)
+			cap *= 2;
+		p = realloc(c->jobs, cap * sizeof(*c->jobs));
+		if (!p)
+			return SPUR_ENOMEM;
+		c->jobs = p;
+		memset(c->jobs + c->jobs_cap, 0, (cap - c->jobs_cap) * sizeof(*c->jobs));
+		c->jobs_cap = cap;
+	}
+	return 0;
+}
+
+int ctld_oplog_open(struct ctld *c, struct spur_error *err)
+{
+	char path[4096];
+	FILE *f;
+	char *line = NULL;
+	size_t cap = 0;
+	long lineno = 0;
+
+	if (mkdir(c->state_dir, 0700) && errno != EEXIST)
+		return spur_error_set(err, SPUR_EIO, "state folder %s: %s", c->state_dir,
+				      strerror(errno));
+	snprintf(path, sizeof(path), "%s/oplog.jsonl", c->state_dir);
+	f = fopen(path, "r");
+	c->replaying = true;
+	while (f && getline(&line, &cap, f) > 0) {
+		json_error_t je;
+		json_t *op = json_loads(line, 0, &je);
+
+		lineno++;
+		if (!op) {
+			/* a torn last line from a crash mid-write: it was never
+			 * acknowledged, so dropping it loses nothing */
+			spur_warn("%s:%ld: unreadable operation dropped: %s", path, lineno, je.text);
+			continue;
+		}
+		if (ctld_apply(c, op, err))
+			spur_warn("%s:%ld: %s", path, lineno, err->msg);
+		json_decref(op);
+	}
+	free(line);
+	if (f)
+		fclose(f);
+	c->replaying = false;
+	c->oplog = fopen(path, "a");
+	if (!c->oplog)
+		return spur_error_set(err, SPUR_EIO, "%s: %s", path, strerror(errno));
+	if (lineno)
+		spur_info("replayed %ld operations from %s", lineno, path);
+	return 0;
+}
+
+int ctld_oplog_append(struct ctld *c, json_t *op, struct spur_error *err)
+{
+	char *s = json_dumps(op, JSON_COMPACT);
+	int rc = 0;
+
+	if (!s)
+		return spur_error_set(err, SPUR_ENOMEM, "out of memory");
+	if (fprintf(c->oplog, "%s\n", s) < 0 || fflush(c->oplog) || fsync(fileno(c->oplog)))
+		rc = spur_error_set(err, SPUR_EIO, "operation log: %s", strerror(errno));
+	free(s);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- submit */
+
+/* The core's view of a job from the accepted JSON (strings borrowed). */
+static int spec_from_json(const json_t *j, uint32_t id, struct sched_job_spec *sp,
+			  struct spur_gres_list *g, struct spur_error *err)
+{
+	const char *gres = spur_json_str(j, "gres", NULL);
+
+	memset(sp, 0, sizeof(*sp));
+	sp->id = id;
+	sp->name = spur_json_str(j, "name", "");
+	sp->user = spur_json_str(j, "user", "");
+	sp->account = spur_json_str(j, "account", NULL);
+	sp->qos = spur_json_str(j, "qos", NULL);
+	sp->partitions = spur_json_str(j, "partition", NULL);
+	sp->nodes = (uint32_t)spur_json_int(j, "nodes", 1);
+	sp->ntasks = (uint32_t)spur_json_int(j, "ntasks", 0);
+	sp->cpus_per_task = (uint32_t)spur_json_int(j, "cpus_per_task", 1);
+	sp->mem_per_node_mb = (uint64_t)spur_json_int(j, "mem_per_node", 0);
+	sp->gpus_per_node = (uint32_t)spur_json_int(j, "gpus_per_node", 0);
+	sp->gpus = (uint32_t)spur_json_int(j, "gpus", 0);
+	sp->gpus_per_task = (uint32_t)spur_json_int(j, "gpus_per_task", 0);
+	sp->gpu_type = spur_json_str(j, "gpu_type", NULL);
+	sp->time_limit = spur_json_int(j, "time_limit", 0);
+	sp->constraint = spur_json_str(j, "constraint", NULL);
+	sp->nodelist = spur_json_str(j, "nodelist", NULL);
+	sp->exclude = spur_json_str(j, "exclude", NULL);
+	sp->exclusive = spur_json_bool(j, "exclusive", 0);
+	sp->hold = spur_json_bool(j, "hold", 0);
+	sp->requeue = spur_json_bool(j, "requeue", 1);
+	sp->dependency = spur_json_str(j, "dependency", NULL);
+	sp->array = spur_json_str(j, "array", NULL);
+	sp->begin = spur_json_int(j, "begin", 0);
+	sp->reservation = spur_json_str(j, "reservation", NULL);
+	sp->nice = (int32_t)spur_json_int(j, "nice", 0);
+	if (gres && *gres) {
+		if (spur_gres_parse(gres, 0, g, err))
+			return err->code;
+		for (size_t i = 0; i < g->n; i++) {
+			if (!strcmp(g->items[i].name, "gpu")) {
+				sp->gpus_per_node = (uint32_t)g->items[i].count;
+				sp->gpu_type = g->items[i].type[0] ? g->items[i].type : NULL;
+			} else if (!strcmp(g->items[i].name, "shard")) {
+				sp->shards_per_node = (uint32_t)g->items[i].count;
+				sp->gpu_type = g->items[i].type[0] ? g->items[i].type : sp->gpu_type;
+			} else {
+				return spur_error_set(err, SPUR_EINVAL,
+						      "Invalid generic resource (gres) specification: "
+						      "%s (no node has it)",
+						      g->items[i].name);
+			}
+		}
+	}
+	return 0;
+}
+
+/* How many ids a submission takes: its array tasks, or one. */
+static uint32_t id_count(const json_t *j)
+{
+	const char *array = spur_json_str(j, "array", NULL);
+	struct spur_array_spec a;
+	uint32_t n = 1;
+
+	if (array && spur_array_parse(array, 1000000, &a, NULL) == 0) {
+		n = (uint32_t)a.n;
+		spur_array_fini(&a);
+	}
+	return n;
+}
+
+static int apply_submit(struct ctld *c, json_t *op, struct spur_error *err)
+{
+	uint32_t id = (uint32_t)spur_json_int(op, "id", 0);
+	json_t *job = json_object_get(op, "job");
+	struct sched_job_spec sp;
+	struct spur_gres_list g = { 0 };
+	struct sched_event ev = { .type = SCHED_EV_SUBMIT, .time = spur_json_int(op, "time", 0),
+				  .job = &sp, .defer_cycle = true };
+	struct sched_actions acts;
+	uint32_t n = id_count(job);
+	int rc;
+
+	if (!id || !json_is_object(job))
+		return spur_error_set(err, SPUR_EINVAL, "submit: no id or job");
+	sp.submit_time = ev.time;
+	rc = spec_from_json(job, id, &sp, &g, err);
+	if (!rc)
+		rc = sched_step(c->sched, &ev, &acts, err);
+	spur_gres_fini(&g);
+	if (rc)
+		return rc;
+	for (uint32_t k = 0; k < n; k++) {
+		struct ctld_job *cj = calloc(1, sizeof(*cj));
+
+		if (!cj || job_slot(c, id + k)) {
+			free(cj);
+			return spur_error_set(err, SPUR_ENOMEM, "out of memory");
+		}
+		cj->id = id + k;
+		cj->spec = json_incref(job);
+		c->jobs[id + k] = cj;
+	}
+	if (id + n > c->next_id)
+		c->next_id = id + n;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- start */
+
+static json_t *alloc_json(const struct sched_action *a)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < a->nalloc; i++)
+		json_array_append_new(arr, json_pack("{s:i,s:i,s:i,s:I,s:i,s:i}", "node",
+						     (int)a->alloc[i].node, "gpus",
+						     a->alloc[i].gpu_mask, "cpus", (int)a->alloc[i].cpus,
+						     "mem", (json_int_t)a->alloc[i].mem_mb, "shard_gpu",
+						     a->alloc[i].shard_gpu, "shards", a->alloc[i].shards));
+	return arr;
+}
+
+static void mask_list(uint16_t m, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (unsigned g = 0; g < 16 && o + 4 < len; g++)
+		if (m >> g & 1)
+			o += (size_t)snprintf(buf + o, len - o, "%s%u", o ? "," : "", g);
+}
+
+/* Record where the job runs (names for squeue, GPUs for the environment). */
+static void note_alloc(struct ctld *c, struct ctld_job *cj, const json_t *alloc, int64_t start)
+{
+	struct spur_hostlist *hl = spur_hostlist_create();
+	char gpus[64] = "";
+	size_t i;
+	json_t *a;
+
+	json_array_foreach(alloc, i, a) {
+		int64_t n = spur_json_int(a, "node", -1);
+
+		if (n >= 0 && (size_t)n < c->conf->nnodes)
+			spur_hostlist_push(hl, c->conf->nodes[n].name, NULL);
+		if (i == 0)
+			mask_list((uint16_t)spur_json_int(a, "gpus", 0), gpus, sizeof(gpus));
+	}
+	free(cj->nodes);
+	free(cj->gpus);
+	cj->nodes = spur_hostlist_ranged(hl, NULL);
+	cj->gpus = strdup(gpus);
+	cj->start = start;
+	spur_hostlist_destroy(hl);
+}
+
+static void put_env(json_t *env, const char *name, const char *value)
+{
+	char slurm[128], spur[128];
+
+	snprintf(slurm, sizeof(slurm), "SLURM_%s", name);
+	snprintf(spur, sizeof(spur), "SPUR_%s", name);
+	json_object_set_new(env, slurm, json_string(value));
+	json_object_set_new(env, spur, json_string(value));
+}
+
+static void put_env_int(json_t *env, const char *name, long long v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lld", v);
+	put_env(env, name, buf);
+}
+
+/* Tell the first node's agent to run the batch script. */
+static void launch(struct ctld *c, struct ctld_job *cj, const json_t *alloc)
+{
+	const json_t *spec = cj->spec;
+	json_t *first = json_array_get(alloc, 0);
+	long node = (long)spur_json_int(first, "node", -1);
+	struct sched_job_info info;
+	json_t *env = json_object(), *msg;
+	const char *gpu_type = spur_json_str(spec, "gpu_type", "");
+	char limit[32];
+
+	if (node < 0 || !c->agents[node]) {
+		spur_warn("job %u: node agent not connected; launch deferred", cj->id);
+		json_decref(env);
+		return;
+	}
+	sched_job_info(c->sched, cj->id, &info);
+	put_env_int(env, "JOB_ID", cj->id);
+	put_env_int(env, "JOBID", cj->id);
+	put_env(env, "JOB_NAME", spur_json_str(spec, "name", ""));
+	put_env(env, "JOB_NODELIST", cj->nodes);
+	put_env(env, "NODELIST", cj->nodes);
+	put_env_int(env, "JOB_NUM_NODES", (long long)json_array_size(alloc));
+	put_env_int(env, "NNODES", (long long)json_array_size(alloc));
+	put_env_int(env, "NTASKS", spur_json_int(spec, "ntasks", (json_int_t)json_array_size(alloc)));
+	put_env_int(env, "NPROCS", spur_json_int(spec, "ntasks", (json_int_t)json_array_size(alloc)));
+	put_env_int(env, "CPUS_ON_NODE", spur_json_int(first, "cpus", 1));
+	put_env(env, "JOB_PARTITION",
+		c->sched ? c->conf->parts[info.partition < c->conf->nparts ? info.partition : 0].name
+			 : "");
+	put_env(env, "SUBMIT_DIR", spur_json_str(spec, "workdir", "/"));
+	put_env(env, "SUBMIT_HOST", spur_json_str(spec, "submit_host", "localhost"));
+	put_env(env, "JOB_USER", spur_json_str(spec, "user", ""));
+	put_env(env, "JOB_ACCOUNT", spur_json_str(spec, "account", ""));
+	put_env(env, "CLUSTER_NAME", c->conf->cluster_name);
+	put_env_int(env, "PROCID", 0);
+	put_env_int(env, "LOCALID", 0);
+	put_env_int(env, "NODEID", 0);
+	if (info.array_job_id) {
+		put_env_int(env, "ARRAY_JOB_ID", info.array_job_id);
+		put_env_int(env, "ARRAY_TASK_ID", info.array_task_id);
+	}
+	if (cj->gpus && *cj->gpus) {
+		int n = 1;
+
+		for (const char *p = cj->gpus; *p; p++)
+			n += *p == ',';
+		put_env(env, "JOB_GPUS", cj->gpus);
+		put_env(env, "STEP_GPUS", cj->gpus);
+		put_env_int(env, "GPUS_ON_NODE", n);
+		put_env_int(env, "GPUS", n * (int)json_array_size(alloc));
+		json_object_set_new(env, "CUDA_VISIBLE_DEVICES", json_string(cj->gpus));
+		json_object_set_new(env, "ROCR_VISIBLE_DEVICES", json_string(cj->gpus));
+		json_object_set_new(env, "HIP_VISIBLE_DEVICES", json_string(cj->gpus));
+		json_object_set_new(env, "GPU_DEVICE_ORDINAL", json_string(cj->gpus));
+		if (*gpu_type)
+			put_env(env, "JOB_GPU_TYPE", gpu_type);
+	}
+	spur_duration_format(info.end_time == SCHED_INFINITE ? SPUR_TIME_INFINITE
+							     : info.end_time - info.start_time,
+			     limit, sizeof(limit));
+	msg = json_pack("{s:s,s:i,s:s,s:s,s:s,s:s,s:s,s:o,s:I,s:I,s:I,s:I,s:s}", "type", "launch",
+			"job_id", (int)cj->id, "script", spur_json_str(spec, "script", ""),
+			"workdir", spur_json_str(spec, "workdir", "/"), "output",
+			spur_json_str(spec, "output", ""), "error", spur_json_str(spec, "error", ""),
+			"name", spur_json_str(spec, "name", ""), "env", env, "uid",
+			(json_int_t)spur_json_int(spec, "uid", 0), "gid",
+			(json_int_t)spur_json_int(spec, "gid", 0), "time_limit",
+			(json_int_t)(info.end_time == SCHED_INFINITE ? 0 : info.end_time - info.start_time),
+			"array_job_id", (json_int_t)info.array_job_id, "user",
+			spur_json_str(spec, "user", ""));
+	if (info.array_job_id)
+		json_object_set_new(msg, "array_task_id", json_integer(info.array_task_id));
+	json_object_set(msg, "user_env", json_object_get(spec, "env"));
+	cj->launched = true;
+	ctld_conn_send(c->agents[node], msg);
+}
+
+static int apply_start(struct ctld *c, json_t *op, struct spur_error *err)
+{
+	uint32_t id = (uint32_t)spur_json_int(op, "id", 0);
+	struct ctld_job *cj = ctld_job(c, id);
+	json_t *alloc = json_object_get(op, "alloc");
+
+	if (!cj || !json_is_array(alloc))
+		return spur_error_set(err, SPUR_ENOENT, "start: unknown job %u", id);
+	if (c->replaying) {
+		struct sched_alloc_node al[256];
+		size_t n = json_array_size(alloc), i;
+		json_t *a;
+		struct sched_event ev = { .type = SCHED_EV_STARTED,
+					  .time = spur_json_int(op, "time", 0),
+					  .job_id = id,
+					  .alloc = al,
+					  .nalloc = n,
+					  .end = spur_json_int(op, "end", 0) };
+		struct sched_actions acts;
+
+		if (n > 256)
+			return spur_error_set(err, SPUR_ETOOBIG, "start: too many nodes");
+		json_array_foreach(alloc, i, a) {
+			al[i] = (struct sched_alloc_node){
+				.node = (uint32_t)spur_json_int(a, "node", 0),
+				.gpu_mask = (uint16_t)spur_json_int(a, "gpus", 0),
+				.cpus = (uint32_t)spur_json_int(a, "cpus", 0),
+				.mem_mb = (uint64_t)spur_json_int(a, "mem", 0),
+				.shard_gpu = (uint8_t)spur_json_int(a, "shard_gpu", 0),
+				.shards = (uint16_t)spur_json_int(a, "shards", 0),
+			};
+		}
+		if (sched_step(c->sched, &ev, &acts, err))
+			return err->code;
+		cj->launched = true; /* it was launched before the restart */
+	}
+	note_alloc(c, cj, alloc, spur_json_int(op, "time", 0));
+	if (!c->replaying)
+		launch(c, cj, alloc);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- end */
+
+static void reply_waiter(struct ctld *c, struct ctld_job *cj)
+{
+	struct sched_job_info info;
+
+	if (!cj->waiter)
+		return;
+	sched_job_info(c->sched, cj->id, &info);
+	ctld_conn_send(cj->waiter, json_pack("{s:s,s:i,s:s,s:i}", "type", "ok", "job_id",
+					     (int)cj->id, "state", sched_job_state_name(info.state),
+					     "exit_code", cj->exit_code));
+	cj->waiter = NULL;
+}
+
+static int apply_end(struct ctld *c, json_t *op, bool cancel, struct spur_error *err)
+{
+	uint32_t id = (uint32_t)spur_json_int(op, "id", 0);
+	struct ctld_job *cj = ctld_job(c, id);
+	struct sched_event ev = { .type = cancel ? SCHED_EV_CANCEL : SCHED_EV_FINISH,
+				  .time = spur_json_int(op, "time", 0),
+				  .job_id = id,
+				  .exit_code = (int)spur_json_int(op, "exit", 0),
+				  .timed_out = spur_json_bool(op, "timeout", 0),
+				  .defer_cycle = true };
+	struct sched_actions acts;
+
+	if (!cj)
+		return spur_error_set(err, SPUR_ENOENT, "Invalid job id specified");
+	if (sched_step(c->sched, &ev, &acts, err))
+		return err->code;
+	cj->exit_code = ev.exit_code;
+	cj->end = ev.time;
+	reply_waiter(c, cj);
+	return 0;
+}
+
+int ctld_apply(struct ctld *c, json_t *op, struct spur_error *err)
+{
+	const char *kind = spur_json_str(op, "op", "");
+
+	if (!strcmp(kind, "submit"))
+		return apply_submit(c, op, err);
+	if (!strcmp(kind, "start"))
+		return apply_start(c, op, err);
+	if (!strcmp(kind, "finish"))
+		return apply_end(c, op, false, err);
+	if (!strcmp(kind, "cancel"))
+		return apply_end(c, op, true, err);
+	return spur_error_set(err, SPUR_EINVAL, "unknown operation '%s'", kind);
+}
+
+/* ---------------------------------------------------------------- cycle */
+
+static void on_timer(uv_timer_t *t)
+{
+	ctld_run_cycle(t->data);
+}
+
+/* One scheduling cycle now: each START becomes a logged op, then a launch;
+ * the earliest TIMER re-arms the loop's timer. */
+int ctld_run_cycle(struct ctld *c)
+{
+	struct sched_event ev = { .type = SCHED_EV_TICK, .time = ctld_now() };
+	struct sched_actions acts;
+	struct spur_error err;
+	int64_t wake = ev.time + 60;
+
+	if (sched_step(c->sched, &ev, &acts, &err)) {
+		spur_error_log("scheduling cycle: %s", err.msg);
+		return err.code;
+	}
+	for (size_t i = 0; i < acts.n; i++) {
+		const struct sched_action *a = &acts.v[i];
+
+		if (a->type == SCHED_ACT_START) {
+			json_t *op = json_pack("{s:s,s:i,s:I,s:I,s:o}", "op", "start", "id",
+					       (int)a->job_id, "time", (json_int_t)ev.time, "end",
+					       (json_int_t)(a->time == SCHED_INFINITE ? 0 : a->time),
+					       "alloc", alloc_json(a));
+
+			if (ctld_oplog_append(c, op, &err))
+				spur_error_log("job %u: %s", a->job_id, err.msg);
+			apply_start(c, op, &err);
+			json_decref(op);
+		} else if (a->type == SCHED_ACT_FAIL) {
+			struct ctld_job *cj = ctld_job(c, a->job_id);
+
+			if (cj)
+				reply_waiter(c, cj);
+		} else if (a->type == SCHED_ACT_TIMER && a->time < wake) {
+			wake = a->time;
+		}
+	}
+	c->timer.data = c;
+	uv_timer_start(&c->timer, on_timer, (uint64_t)(wake > ev.time ? wake - ev.time : 1) * 1000,
+		       0);
+	return 0;
+}

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* spurctld's TCP server: accept, read frames, dispatch, write replies. */
+#include "ctld.h"
+
+#include "common/alloc.h"
+#include "common/log.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int64_t ctld_now(void)
+{
+	return (int64_t)time(NULL);
+}
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+	(void)h;
+	buf->base = malloc(suggested);
+	buf->len = buf->base ? suggested : 0;
+}
+
+static void on_closed(uv_handle_t *h)
+{
+	struct ctld_conn *cn = h->data;
+
+	spur_wire_reader_fini(&cn->rd);
+	free(cn);
+}
+
+static void conn_close(struct ctld_conn *cn)
+{
+	struct ctld *c = cn->c;
+
+	if (cn->closing)
+		return;
+	cn->closing = true;
+	if (cn->node >= 0 && c->agents[cn->node] == cn) {
+		struct sched_event ev = { .type = SCHED_EV_NODE_DOWN,
+					  .time = ctld_now(),
+					  .node = c->conf->nodes[cn->node].name,
+					  .reason = "agent disconnected",
+					  .defer_cycle = true };
+		struct sched_actions acts;
+
+		c->agents[cn->node] = NULL;
+		spur_warn("node %s: agent disconnected", c->conf->nodes[cn->node].name);
+		/* jobs keep running on the node (their supervisor is there); the node
+		 * only takes no new work until the agent is back */
+		ev.type = SCHED_EV_NODE_DRAIN;
+		sched_step(c->sched, &ev, &acts, NULL);
+	}
+	for (size_t i = 1; i < c->jobs_cap; i++)
+		if (c->jobs[i] && c->jobs[i]->waiter == cn)
+			c->jobs[i]->waiter = NULL;
+	uv_close((uv_handle_t *)&cn->tcp, on_closed);
+}
+
+struct write_req {
+	uv_write_t req;
+	char *frame;
+};
+
+static void on_written(uv_write_t *req, int status)
+{
+	struct write_req *w = (struct write_req *)req;
+
+	(void)status;
+	spur_free(w->frame);
+	free(w);
+}
+
+void ctld_conn_send(struct ctld_conn *cn, json_t *msg)
+{
+	struct write_req *w;
+	size_t len;
+	uv_buf_t buf;
+
+	if (!cn || cn->closing) {
+		json_decref(msg);
+		return;
+	}
+	w = calloc(1, sizeof(*w));
+	if (w)
+		w->frame = spur_wire_encode(msg, &len);
+	json_decref(msg);
+	if (!w || !w->frame) {
+		free(w);
+		conn_close(cn);
+		return;
+	}
+	buf = uv_buf_init(w->frame, (unsigned)len);
+	if (uv_write(&w->req, (uv_stream_t *)&cn->tcp, &buf, 1, on_written)) {
+		spur_free(w->frame);
+		free(w);
+		conn_close(cn);
+	}
+}
+
+static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+	struct ctld_conn *cn = s->data;
+	struct spur_error err;
+	json_t *msg;
+	int rc;
+
+	if (n < 0) {
+		free(buf->base);
+		conn_close(cn);
+		return;
+	}
+	if (spur_wire_feed(&cn->rd, buf->base, (size_t)n)) {
+		free(buf->base);
+		conn_close(cn);
+		return;
+	}
+	free(buf->base);
+	while (!cn->closing && (rc = spur_wire_next(&cn->rd, &msg, &err)) == 1) {
+		ctld_handle(cn, msg);
+		json_decref(msg);
+	}
+	if (!cn->closing && rc < 0) {
+		/* a broken stream: say why, then hang up */
+		ctld_conn_send(cn, json_pack("{s:s,s:i,s:s}", "type", "error", "code", rc, "message",
+					     err.msg));
+		conn_close(cn);
+	}
+}
+
+static void on_connection(uv_stream_t *server, int status)
+{
+	struct ctld *c = server->data;
+	struct ctld_conn *cn;
+
+	if (status < 0)
+		return;
+	cn = calloc(1, sizeof(*cn));
+	if (!cn)
+		return;
+	cn->c = c;
+	cn->node = -1;
+	spur_wire_reader_init(&cn->rd);
+	uv_tcp_init(c->loop, &cn->tcp);
+	cn->tcp.data = cn;
+	if (uv_accept(server, (uv_stream_t *)&cn->tcp) ||
+	    uv_read_start((uv_stream_t *)&cn->tcp, on_alloc, on_read))
+		conn_close(cn);
+}
+
+int ctld_listen(struct ctld *c, const char *addr, uint16_t port, struct spur_error *err)
+{
+	struct sockaddr_in sa;
+	int rc;
+
+	uv_tcp_init(c->loop, &c->server);
+	c->server.data = c;
+	if ((rc = uv_ip4_addr(addr, port, &sa)) ||
+	    (rc = uv_tcp_bind(&c->server, (const struct sockaddr *)&sa, 0)) ||
+	    (rc = uv_listen((uv_stream_t *)&c->server, 512, on_connection)))
+		return spur_error_set(err, SPUR_EIO, "listen on %s:%u: %s", addr, port,
+				      uv_strerror(rc));
+	return 0;
+}
