@@ -43,10 +43,21 @@ struct agent {
 	struct spur_wire_reader rd;
 	struct job *jobs;
 	int kill_wait;
+	json_t *unsent; /* "finished" reports made while the controller was away */
 };
 
 static void send_msg(struct agent *a, json_t *msg);
 static void try_connect(struct agent *a);
+
+/* A job's end must reach the controller: queue it while disconnected. */
+static void report(struct agent *a, json_t *msg)
+{
+	if (a->connected) {
+		send_msg(a, msg);
+		return;
+	}
+	json_array_append_new(a->unsent, msg);
+}
 
 /* ---------------------------------------------------------------- output */
 
@@ -176,8 +187,8 @@ static void on_exit_cb(uv_process_t *p, int64_t status, int sig)
 
 	j->running = false;
 	spur_info("job %u ended: exit %d%s", j->id, code, j->timed_out ? " (time limit)" : "");
-	send_msg(j->a, json_pack("{s:s,s:i,s:i,s:b}", "type", "finished", "job_id", (int)j->id,
-				 "exit_code", code, "timed_out", j->timed_out));
+	report(j->a, json_pack("{s:s,s:i,s:i,s:b}", "type", "finished", "job_id", (int)j->id,
+			       "exit_code", code, "timed_out", j->timed_out));
 	uv_timer_stop(&j->limit);
 	uv_close((uv_handle_t *)&j->limit, on_limit_closed);
 }
@@ -257,8 +268,8 @@ static void launch(struct agent *a, const json_t *m)
 		spur_error_log("job %u: cannot write %s: %s", id, script, strerror(errno));
 		if (fd >= 0)
 			close(fd);
-		send_msg(a, json_pack("{s:s,s:i,s:i}", "type", "finished", "job_id", (int)id,
-				      "exit_code", 1));
+		report(a, json_pack("{s:s,s:i,s:i}", "type", "finished", "job_id", (int)id,
+				    "exit_code", 1));
 		return;
 	}
 	close(fd);
@@ -273,8 +284,8 @@ static void launch(struct agent *a, const json_t *m)
 			       strerror(errno));
 		free(j);
 		free_env(env);
-		send_msg(a, json_pack("{s:s,s:i,s:i}", "type", "finished", "job_id", (int)id,
-				      "exit_code", 1));
+		report(a, json_pack("{s:s,s:i,s:i}", "type", "finished", "job_id", (int)id,
+				    "exit_code", 1));
 		return;
 	}
 	chown(script, (uid_t)spur_json_int(m, "uid", 0), (gid_t)spur_json_int(m, "gid", 0));
@@ -310,8 +321,8 @@ static void launch(struct agent *a, const json_t *m)
 	if (rc) {
 		spur_error_log("job %u: cannot start %s: %s", id, script, uv_strerror(rc));
 		free(j);
-		send_msg(a, json_pack("{s:s,s:i,s:i}", "type", "finished", "job_id", (int)id,
-				      "exit_code", 127));
+		report(a, json_pack("{s:s,s:i,s:i}", "type", "finished", "job_id", (int)id,
+				    "exit_code", 127));
 		return;
 	}
 	j->running = true;
@@ -449,9 +460,16 @@ static void on_connect(uv_connect_t *req, int status)
 	for (struct job *j = a->jobs; j; j = j->next)
 		if (j->running)
 			json_array_append_new(jobs, json_integer(j->id));
+	/* ended while away: they count as known to this node */
+	for (size_t i = 0; i < json_array_size(a->unsent); i++)
+		json_array_append_new(jobs, json_integer(spur_json_int(
+						    json_array_get(a->unsent, i), "job_id", 0)));
 	send_msg(a, json_pack("{s:s,s:s,s:i,s:I,s:o,s:o}", "type", "register", "node", a->node,
 			      "cpus", (int)a->cpus, "memory", (json_int_t)a->mem_mb, "gpus", gpus,
 			      "jobs", jobs));
+	for (size_t i = 0; i < json_array_size(a->unsent); i++)
+		send_msg(a, json_incref(json_array_get(a->unsent, i)));
+	json_array_clear(a->unsent);
 	spur_info("registered with %s:%u", a->host, a->port);
 }
 
@@ -580,6 +598,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	a.loop = uv_default_loop();
+	a.unsent = json_array();
 	uv_timer_init(a.loop, &a.retry);
 	a.retry.data = &a;
 	uv_signal_init(a.loop, &sterm);

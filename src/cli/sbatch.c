@@ -408,7 +408,7 @@ int cli_sbatch_main(const char *prog, int argc, char **argv)
 	fd = cli_connect(&err);
 	if (fd < 0) {
 		json_decref(req);
-		fprintf(stderr, "sbatch: error: %s\n", err.msg);
+		fprintf(stderr, "sbatch: error: Batch job submission failed: %s\n", err.msg);
 		goto out;
 	}
 	reply = cli_request(fd, req, 30000, &err);

@@ -4,11 +4,15 @@
 
 #include "common/alloc.h"
 #include "common/hostlist.h"
+#include "common/timefmt.h"
+
+#include "client.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 static int show_hostnames(const char *prog, const char *expr)
 {
@@ -58,20 +62,148 @@ static int show_hostlist(const char *prog, const char *expr, int sorted)
 	return 0;
 }
 
+/* scontrol's run time: always HH:MM:SS, with D- in front past a day. */
+static void run_time(int64_t secs, char *buf, size_t len)
+{
+	if (secs >= 86400)
+		snprintf(buf, len, "%lld-%02lld:%02lld:%02lld", (long long)(secs / 86400),
+			 (long long)(secs / 3600 % 24), (long long)(secs / 60 % 60),
+			 (long long)(secs % 60));
+	else
+		snprintf(buf, len, "%02lld:%02lld:%02lld", (long long)(secs / 3600),
+			 (long long)(secs / 60 % 60), (long long)(secs % 60));
+}
+
+static void stamp(int64_t t, char *buf, size_t len)
+{
+	if (t <= 0)
+		snprintf(buf, len, "Unknown");
+	else
+		spur_time_format((time_t)t, buf, len);
+}
+
+static int show_job(const char *prog, const char *id)
+{
+	struct spur_error err;
+	json_t *reply = cli_call(json_pack("{s:s,s:i}", "type", "job", "job_id", atoi(id)), &err);
+	const json_t *j;
+	char rt[32], lim[32], sub[32], st[32], en[32], first[256] = "";
+	int64_t now, start, limit;
+	const char *state, *nodelist, *out;
+	struct spur_hostlist *hl;
+
+	if (!reply) {
+		cli_error(prog, "%s", err.msg);
+		return 1;
+	}
+	j = json_object_get(reply, "job");
+	now = spur_json_int(reply, "now", 0);
+	state = spur_json_str(j, "state", "");
+	start = spur_json_int(j, "start_time", 0);
+	limit = spur_json_int(j, "time_limit", 0);
+	nodelist = spur_json_str(j, "nodelist", "");
+	run_time(!strcmp(state, "RUNNING") && start ? now - start : 0, rt, sizeof(rt));
+	if (limit)
+		spur_duration_format(limit, lim, sizeof(lim));
+	else
+		snprintf(lim, sizeof(lim), "UNLIMITED");
+	stamp(spur_json_int(j, "submit_time", 0), sub, sizeof(sub));
+	stamp(start, st, sizeof(st));
+	stamp(spur_json_int(j, "end_time", 0), en, sizeof(en));
+	hl = *nodelist ? spur_hostlist_from_expr(nodelist, NULL) : NULL;
+	if (hl && spur_hostlist_count(hl))
+		snprintf(first, sizeof(first), "%s", spur_hostlist_nth(hl, 0));
+	spur_hostlist_destroy(hl);
+	out = spur_json_str(j, "output", "");
+	printf("JobId=%" JSON_INTEGER_FORMAT " JobName=%s\n", (json_int_t)spur_json_int(j, "job_id", 0),
+	       spur_json_str(j, "name", ""));
+	printf("   UserId=%s GroupId=%s MCS_label=N/A\n", spur_json_str(j, "user", ""),
+	       spur_json_str(j, "user", ""));
+	printf("   Priority=%" JSON_INTEGER_FORMAT " Nice=0 Account=%s QOS=normal\n",
+	       (json_int_t)spur_json_int(j, "priority", 0),
+	       *spur_json_str(j, "account", "") ? spur_json_str(j, "account", "") : "(null)");
+	printf("   JobState=%s Reason=%s Dependency=(null)\n", state, spur_json_str(j, "reason", ""));
+	printf("   Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=%" JSON_INTEGER_FORMAT ":0\n",
+	       (json_int_t)spur_json_int(j, "exit_code", 0));
+	printf("   RunTime=%s TimeLimit=%s TimeMin=N/A\n", rt, lim);
+	printf("   SubmitTime=%s EligibleTime=%s\n", sub, sub);
+	printf("   StartTime=%s EndTime=%s Deadline=N/A\n", st, en);
+	printf("   Partition=%s\n", spur_json_str(j, "partition", ""));
+	printf("   NodeList=%s\n", *nodelist ? nodelist : "(null)");
+	printf("   BatchHost=%s\n", *first ? first : "(null)");
+	printf("   NumNodes=%" JSON_INTEGER_FORMAT " NumTasks=%" JSON_INTEGER_FORMAT
+	       " CPUs/Task=%" JSON_INTEGER_FORMAT "\n",
+	       (json_int_t)spur_json_int(j, "nodes", 1),
+	       (json_int_t)(spur_json_int(j, "ntasks", 0) ? spur_json_int(j, "ntasks", 0)
+							  : spur_json_int(j, "nodes", 1)),
+	       (json_int_t)spur_json_int(j, "cpus_per_task", 1));
+	if (*spur_json_str(j, "gres", ""))
+		printf("   TresPerNode=gres/%s\n", spur_json_str(j, "gres", ""));
+	printf("   WorkDir=%s\n", spur_json_str(j, "workdir", ""));
+	printf("   StdOut=%s%s%s\n", *out == '/' ? "" : spur_json_str(j, "workdir", ""),
+	       *out == '/' ? "" : "/", *out ? out : "slurm-%j.out");
+	putchar('\n');
+	json_decref(reply);
+	return 0;
+}
+
+static int show_nodes(const char *prog, const char *which)
+{
+	struct spur_error err;
+	json_t *reply = cli_call(json_pack("{s:s}", "type", "nodes"), &err);
+	size_t i;
+	json_t *n;
+	int shown = 0;
+
+	if (!reply) {
+		cli_error(prog, "%s", err.msg);
+		return 1;
+	}
+	json_array_foreach(json_object_get(reply, "nodes"), i, n) {
+		const char *gres = spur_json_str(n, "gres", "");
+		size_t p;
+		json_t *pn;
+
+		if (which && strcmp(which, spur_json_str(n, "name", "")))
+			continue;
+		shown++;
+		printf("NodeName=%s Arch=x86_64 CoresPerSocket=1\n", spur_json_str(n, "name", ""));
+		printf("   CPUAlloc=%" JSON_INTEGER_FORMAT " CPUTot=%" JSON_INTEGER_FORMAT "\n",
+		       (json_int_t)spur_json_int(n, "alloc_cpus", 0), (json_int_t)spur_json_int(n, "cpus", 0));
+		printf("   AvailableFeatures=%s\n",
+		       *spur_json_str(n, "features", "") ? spur_json_str(n, "features", "") : "(null)");
+		printf("   Gres=%s\n", *gres ? gres : "(null)");
+		printf("   RealMemory=%" JSON_INTEGER_FORMAT " AllocMem=%" JSON_INTEGER_FORMAT "\n",
+		       (json_int_t)spur_json_int(n, "memory", 0),
+		       (json_int_t)spur_json_int(n, "alloc_memory", 0));
+		printf("   State=%s\n", spur_json_str(n, "state", ""));
+		printf("   Partitions=");
+		json_array_foreach(json_object_get(n, "partitions"), p, pn)
+			printf("%s%s", p ? "," : "", json_string_value(pn));
+		printf("\n\n");
+	}
+	json_decref(reply);
+	if (which && !shown) {
+		cli_error(prog, "Node %s not found", which);
+		return 1;
+	}
+	return 0;
+}
+
 int cli_scontrol_main(const char *prog, int argc, char **argv)
 {
 	const char *what;
 
 	if (argc < 1 || !strcmp(argv[0], "--help") || !strcmp(argv[0], "-h")) {
 		fprintf(argc < 1 ? stderr : stdout,
-			"Usage: %s show hostnames [LIST] | show hostlist LIST | "
-			"show hostlistsorted LIST\n",
+			"Usage: %s show job ID | show node [NAME] | show hostnames [LIST] | "
+			"show hostlist LIST | show hostlistsorted LIST\n",
 			prog);
 		return argc < 1 ? 1 : 0;
 	}
 	if (strcasecmp(argv[0], "show")) {
-		cli_error(prog, "'%s' needs the controller (spurctld), which this build does not "
-				"have yet",
+		cli_error(prog, "'%s' is not supported yet (show job, show node and the hostlist "
+				"verbs are)",
 			  argv[0]);
 		return 1;
 	}
@@ -90,8 +222,12 @@ int cli_scontrol_main(const char *prog, int argc, char **argv)
 		return show_hostlist(prog, argc > 2 ? argv[2] : NULL, 0);
 	if (!strcasecmp(what, "hostlistsorted"))
 		return show_hostlist(prog, argc > 2 ? argv[2] : NULL, 1);
-	cli_error(prog, "'show %s' needs the controller (spurctld), which this build does not "
-			"have yet",
+	if (!strcasecmp(what, "job") && argc > 2)
+		return show_job(prog, argv[2]);
+	if (!strcasecmp(what, "node") || !strcasecmp(what, "nodes"))
+		return show_nodes(prog, argc > 2 ? argv[2] : NULL);
+	cli_error(prog, "'show %s' is not supported yet (show job, show node and the hostlist "
+			"verbs are)",
 		  what);
 	return 1;
 }

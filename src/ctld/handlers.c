@@ -217,6 +217,33 @@ static void handle_nodes(struct ctld_conn *cn, json_t *msg)
 	reply_ok(cn, json_pack("{s:o,s:o}", "nodes", nodes, "partitions", parts));
 }
 
+/* Jobs whose batch script should run on node idx but that its agent does
+ * not know (it restarted without them) end as failed, not RUNNING forever. */
+static void lost_jobs(struct ctld *c, long idx, const json_t *known)
+{
+	for (size_t id = 1; id < c->jobs_cap; id++) {
+		struct sched_job_info info;
+		struct spur_error err;
+		bool found = false;
+		size_t i;
+		json_t *v, *op;
+
+		if (!c->jobs[id] || sched_job_info(c->sched, (uint32_t)id, &info) ||
+		    info.state != SCHED_JOB_RUNNING || !info.nalloc || info.alloc[0].node != idx)
+			continue;
+		json_array_foreach(known, i, v)
+			found |= json_integer_value(v) == (json_int_t)id;
+		if (found)
+			continue;
+		spur_warn("job %zu: node %s lost it; failing it", id, c->conf->nodes[idx].name);
+		op = json_pack("{s:s,s:i,s:I,s:i}", "op", "finish", "id", (int)id, "time",
+			       (json_int_t)ctld_now(), "exit", 1);
+		if (commit(c, op, &err))
+			spur_error_log("job %zu: %s", id, err.msg);
+		json_decref(op);
+	}
+}
+
 static void handle_register(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
@@ -239,6 +266,7 @@ static void handle_register(struct ctld_conn *cn, json_t *msg)
 		reply_error(cn, err.code, err.msg);
 		return;
 	}
+	lost_jobs(c, idx, json_object_get(msg, "jobs"));
 	spur_info("node %s registered (%" JSON_INTEGER_FORMAT " cpus, %" JSON_INTEGER_FORMAT
 		  " GPUs)",
 		  name, (json_int_t)spur_json_int(msg, "cpus", 0),

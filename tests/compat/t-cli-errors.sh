@@ -24,8 +24,20 @@ expect 1 "scontrol: error: hostlist 'n[1-': unterminated '['" -- "$b/scontrol" s
 expect 1 "goes backwards" -- "$b/scontrol" show hostnames 'gpu[5-1]'
 expect 1 "empty brackets" -- "$b/scontrol" show hostnames 'gpu[]'
 expect 1 "show hostlist needs a list" -- "$b/scontrol" show hostlist
-expect 1 "needs the controller" -- "$b/scontrol" show job 1
-expect 1 "needs the controller" -- "$b/scontrol" hold 1
+# no controller listens on this port
+export SPUR_CTLD=127.0.0.1:1
+expect 1 "Unable to contact slurm controller (connect failure)" -- "$b/scontrol" show job 1
+expect 1 "Unable to contact slurm controller" -- "$b/squeue"
+expect 1 "Unable to contact slurm controller" -- "$b/sinfo"
+expect 1 "Batch job submission failed" -- "$b/sbatch" --wrap true
+expect 1 "not supported yet" -- "$b/scontrol" hold 1
+expect 1 "This does not look like a batch script" -- "$b/sbatch" "$data/golden/slurm.conf"
+expect 1 "Invalid time limit specification: soon" -- "$b/sbatch" -t soon --wrap true
+expect 1 "Invalid node count: x" -- "$b/sbatch" -N x --wrap true
+expect 1 "Invalid --mem specification: lots" -- "$b/sbatch" --mem lots --wrap true
+expect 1 "unrecognized option" -- "$b/sbatch" --frobnicate --wrap true
+expect 1 "No job identification provided" -- "$b/scancel"
+expect 1 "Invalid job format specification" -- "$b/squeue" -o "%Y"
 expect 1 "show what?" -- "$b/scontrol" show
 expect 1 "no hostlist given" -- env -u SLURM_JOB_NODELIST -u SPUR_JOB_NODELIST "$b/scontrol" show hostnames
 expect 0 "" -- env SLURM_JOB_NODELIST='n[1-2]' "$b/scontrol" show hostnames
