@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: Apache-2.0
+# Shell helpers for system tests: a controller and N simulated nodes on
+# loopback in a private folder, with a private port. Source this file.
+set -u
+BUILD=${BUILD:?BUILD must point at the build folder}
+T=$(mktemp -d /tmp/spur-sys.XXXXXX)
+PORT=$((20000 + $$ % 20000))
+export SLURM_CONF="$T/slurm.conf" SPUR_CONF="$T/slurm.conf"
+export PATH="$BUILD/src/cli:$PATH"
+passed=0 failed=0
+
+write_conf() { # NODES GRES
+	cat >"$T/slurm.conf" <<CONF
+ClusterName=systest
+SlurmctldHost=localhost(127.0.0.1)
+SlurmctldPort=$PORT
+StateSaveLocation=$T/state
+SlurmdSpoolDir=$T/spool
+KillWait=2
+NodeName=mi[1-$1] CPUs=8 RealMemory=16000 Gres=$2
+PartitionName=gpu Nodes=ALL Default=YES MaxTime=1-00:00:00
+CONF
+}
+
+start_ctld() {
+	"$BUILD/src/ctld/spurctld" -f "$T/slurm.conf" -L "$T/ctld.log" &
+	echo $! >"$T/ctld.pid"
+}
+
+start_agents() { # N
+	for i in $(seq 1 "$1"); do
+		"$BUILD/src/agent/spurd" -f "$T/slurm.conf" -N "mi$i" -L "$T/d$i.log" &
+		echo $! >>"$T/agents.pid"
+	done
+}
+
+# wait_until SECONDS CMD...: poll a condition (daemon readiness has no event
+# to wait on from outside); fail after SECONDS
+wait_until() {
+	local deadline=$(($(date +%s) + $1))
+	shift
+	until "$@" >/dev/null 2>&1; do
+		[ "$(date +%s)" -lt "$deadline" ] || return 1
+		sleep 0.1
+	done
+}
+
+nodes_idle() { [ "$(sinfo -h -N | grep -c idle)" -eq "$1" ]; }
+
+stop_all() {
+	[ -f "$T/ctld.pid" ] && kill "$(cat "$T/ctld.pid")" 2>/dev/null
+	[ -f "$T/agents.pid" ] && kill $(cat "$T/agents.pid") 2>/dev/null
+	wait 2>/dev/null
+}
+
+cleanup() {
+	stop_all
+	if [ "$failed" -ne 0 ]; then
+		for f in "$T"/*.log; do echo "--- $f"; tail -n 20 "$f"; done
+	fi
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+ok() { passed=$((passed + 1)); echo "ok: $*"; }
+not_ok() { failed=$((failed + 1)); echo "FAIL: $*"; }
+check() { # DESCRIPTION CMD...
+	local what=$1
+	shift
+	if "$@"; then ok "$what"; else not_ok "$what"; fi
+}
+finish() {
+	echo "cases: $passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+}
