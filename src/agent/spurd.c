@@ -444,7 +444,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 static void on_connect(uv_connect_t *req, int status)
 {
 	struct agent *a = req->data;
-	json_t *gpus = json_array(), *jobs = json_array();
+	json_t *gpus, *jobs;
 
 	if (status < 0) {
 		spur_debug("connect to %s:%u: %s", a->host, a->port, uv_strerror(status));
@@ -454,6 +454,8 @@ static void on_connect(uv_connect_t *req, int status)
 	a->connected = true;
 	spur_wire_reader_init(&a->rd);
 	uv_read_start((uv_stream_t *)&a->tcp, on_alloc, on_read);
+	gpus = json_array();
+	jobs = json_array();
 	for (uint32_t g = 0; g < a->ngpus; g++)
 		json_array_append_new(gpus, json_pack("{s:i,s:s}", "index", (int)g, "type",
 						      a->gpu_type ? a->gpu_type : "gpu"));
@@ -489,6 +491,31 @@ static void on_signal(uv_signal_t *h, int sig)
 {
 	spur_info("signal %d: stopping (running jobs continue)", sig);
 	uv_stop(h->loop);
+}
+
+static void close_handle(uv_handle_t *h, void *arg)
+{
+	(void)arg;
+	if (!uv_is_closing(h))
+		uv_close(h, NULL);
+}
+
+/* Release everything, so that leak checkers see a clean exit. Running jobs
+ * are in their own sessions and go on. */
+static void teardown(struct agent *a)
+{
+	uv_walk(a->loop, close_handle, NULL);
+	uv_run(a->loop, UV_RUN_DEFAULT);
+	uv_loop_close(a->loop);
+	while (a->jobs) {
+		struct job *j = a->jobs;
+
+		a->jobs = j->next;
+		free(j);
+	}
+	spur_wire_reader_fini(&a->rd);
+	json_decref(a->unsent);
+	spur_log_close();
 }
 
 int main(int argc, char **argv)
@@ -611,6 +638,7 @@ int main(int argc, char **argv)
 		  a.port);
 	try_connect(&a);
 	uv_run(a.loop, UV_RUN_DEFAULT);
+	teardown(&a);
 	spur_conf_destroy(conf);
 	return 0;
 }

@@ -58,6 +58,7 @@ struct ctld_job *ctld_job(struct ctld *c, uint32_t id);
 /* server.c */
 int ctld_listen(struct ctld *c, const char *addr, uint16_t port, struct spur_error *err);
 void ctld_conn_send(struct ctld_conn *cn, json_t *msg); /* steals msg */
+void ctld_conn_closed(uv_handle_t *h); /* close callback: frees the connection */
 int64_t ctld_now(void);
 
 /* handlers.c */

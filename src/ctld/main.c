@@ -116,6 +116,34 @@ static int build_core(struct ctld *c, struct spur_error *err)
 	return c->agents ? 0 : SPUR_ENOMEM;
 }
 
+static void close_handle(uv_handle_t *h, void *arg)
+{
+	(void)arg;
+	if (!uv_is_closing(h))
+		uv_close(h, h->type == UV_TCP && h->data && h->data != arg ? ctld_conn_closed : NULL);
+}
+
+/* Release everything, so that leak checkers see a clean exit. */
+static void teardown(struct ctld *c)
+{
+	uv_walk(c->loop, close_handle, c);
+	uv_run(c->loop, UV_RUN_DEFAULT);
+	uv_loop_close(c->loop);
+	for (size_t i = 0; i < c->jobs_cap; i++) {
+		if (!c->jobs[i])
+			continue;
+		json_decref(c->jobs[i]->spec);
+		free(c->jobs[i]->nodes);
+		free(c->jobs[i]->gpus);
+		free(c->jobs[i]);
+	}
+	free(c->jobs);
+	free(c->agents);
+	sched_destroy(c->sched);
+	spur_conf_destroy(c->conf);
+	spur_log_close();
+}
+
 static void on_signal(uv_signal_t *h, int sig)
 {
 	spur_info("signal %d: stopping", sig);
@@ -194,5 +222,6 @@ int main(int argc, char **argv)
 	uv_run(c.loop, UV_RUN_DEFAULT);
 	if (c.oplog)
 		fclose(c.oplog);
+	teardown(&c);
 	return 0;
 }

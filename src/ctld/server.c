@@ -21,7 +21,7 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 	buf->len = buf->base ? suggested : 0;
 }
 
-static void on_closed(uv_handle_t *h)
+void ctld_conn_closed(uv_handle_t *h)
 {
 	struct ctld_conn *cn = h->data;
 
@@ -54,7 +54,7 @@ static void conn_close(struct ctld_conn *cn)
 	for (size_t i = 1; i < c->jobs_cap; i++)
 		if (c->jobs[i] && c->jobs[i]->waiter == cn)
 			c->jobs[i]->waiter = NULL;
-	uv_close((uv_handle_t *)&cn->tcp, on_closed);
+	uv_close((uv_handle_t *)&cn->tcp, ctld_conn_closed);
 }
 
 struct write_req {

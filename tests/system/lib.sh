@@ -23,13 +23,13 @@ CONF
 }
 
 start_ctld() {
-	"$BUILD/src/ctld/spurctld" -f "$T/slurm.conf" -L "$T/ctld.log" &
+	"$BUILD/src/ctld/spurctld" -f "$T/slurm.conf" -L "$T/ctld.log" 2>>"$T/ctld.err" &
 	echo $! >"$T/ctld.pid"
 }
 
 start_agents() { # N
 	for i in $(seq 1 "$1"); do
-		"$BUILD/src/agent/spurd" -f "$T/slurm.conf" -N "mi$i" -L "$T/d$i.log" &
+		"$BUILD/src/agent/spurd" -f "$T/slurm.conf" -N "mi$i" -L "$T/d$i.log" 2>>"$T/d$i.err" &
 		echo $! >>"$T/agents.pid"
 	done
 }
@@ -51,6 +51,7 @@ stop_all() {
 	[ -f "$T/ctld.pid" ] && kill "$(cat "$T/ctld.pid")" 2>/dev/null
 	[ -f "$T/agents.pid" ] && kill $(cat "$T/agents.pid") 2>/dev/null
 	wait 2>/dev/null
+	rm -f "$T/ctld.pid" "$T/agents.pid"
 }
 
 cleanup() {
@@ -70,6 +71,14 @@ check() { # DESCRIPTION CMD...
 	if "$@"; then ok "$what"; else not_ok "$what"; fi
 }
 finish() {
+	# the daemons must stop cleanly: no sanitizer report, no leak
+	stop_all
+	if cat "$T"/*.err 2>/dev/null | grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error'; then
+		not_ok "daemons exit clean under the sanitizers"
+		cat "$T"/*.err
+	else
+		ok "daemons exit clean"
+	fi
 	echo "cases: $passed passed, $failed failed"
 	[ "$failed" -eq 0 ]
 }
