@@ -1,40 +1,65 @@
 #!/bin/sh
-# `make demo`: show what Spur does today, for real, on this machine.
+# `make demo`: start a local cluster of simulated GPU nodes (spurctld + one
+# spurd per node, on loopback), run the example job, show the queue and the
+# output, then stop the cluster (DEMO_KEEP=1 leaves it running).
 set -eu
 build=${1:-build}
 src=$(cd "$(dirname "$0")/.." && pwd)
-spur="$build/src/cli/spur"
-scontrol="$build/src/cli/scontrol"
 ex="$src/etc/examples/mi300x"
+dir=${DEMO_DIR:-/tmp/spur-demo}
+port=${DEMO_PORT:-16817}
 step() { printf '\n\033[1m== %s\033[0m\n$ %s\n' "$1" "$2"; }
 
-cat <<'TXT'
-Spur demo. Built so far: the common library (hostlists, Slurm time/size/GRES/
-TRES formats, slurm.conf + gres.conf + topology.conf loader) and the `spur`
-multi-call CLI. The controller (spurctld), the node agent (spurd) and
-sbatch/srun/squeue arrive with the next issues; this demo runs only what exists.
-TXT
+rm -rf "$dir"
+mkdir -p "$dir"
+# the example config, unchanged but for where state goes and the port
+sed -e "s|^StateSaveLocation=.*|StateSaveLocation=$dir/state|" \
+    -e "s|^SlurmdSpoolDir=.*|SlurmdSpoolDir=$dir/spool|" \
+    -e "s|^SlurmctldPort=.*|SlurmctldPort=$port|" "$ex/slurm.conf" >"$dir/slurm.conf"
+cp "$ex/gres.conf" "$ex/topology.conf" "$dir/"
+export SLURM_CONF="$dir/slurm.conf" PATH="$src/$build/src/cli:$PATH"
 
-step "Read an unchanged Slurm config (slurm.conf + gres.conf + topology.conf)" \
-	"spur conf show $ex/slurm.conf"
-"$spur" conf show "$ex/slurm.conf"
+stop() {
+	[ "${DEMO_KEEP:-0}" = 1 ] && return
+	kill $(cat "$dir"/*.pid) 2>/dev/null || true
+}
+trap stop EXIT
 
-step "Expand a job's node list, as a batch script does for MASTER_ADDR" \
-	"SLURM_JOB_NODELIST='mi300x-[01-02]' scontrol show hostnames | head -n1"
-SLURM_JOB_NODELIST='mi300x-[01-02]' "$scontrol" show hostnames | head -n 1
+step "Start the controller and 6 simulated nodes (4 MI300X, 2 H100)" \
+	"spurctld -f $dir/slurm.conf & spurd -N mi300x-01 ... &"
+"$build/src/ctld/spurctld" -f "$dir/slurm.conf" -L "$dir/spurctld.log" &
+echo $! >"$dir/ctld.pid"
+for n in mi300x-01 mi300x-02 mi300x-03 mi300x-04 h100-01 h100-02; do
+	"$build/src/agent/spurd" -f "$dir/slurm.conf" -N "$n" -L "$dir/spurd-$n.log" &
+	echo $! >"$dir/$n.pid"
+done
+i=0
+until [ "$(sinfo -h -N 2>/dev/null | grep -c idle)" -ge 6 ]; do
+	i=$((i + 1))
+	[ $i -lt 100 ] || { echo "demo: nodes did not register" >&2; exit 1; }
+	sleep 0.1
+done
 
-step "Compress names back, byte for byte as Slurm 22.05 prints them" \
-	"scontrol show hostlist mi300x-01,mi300x-02,mi300x-03,h100-01"
-"$scontrol" show hostlist mi300x-01,mi300x-02,mi300x-03,h100-01
+step "The cluster, as sinfo shows it" "sinfo"
+sinfo
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-sed 's/^NodeName=h100-\[01-02\] Gres=gpu:h100:8,shard:64/NodeName=h100-[01-02] Gres=gpu:h100:eight/' \
-	"$ex/slurm.conf" >"$tmp/slurm.conf"
-step "A config mistake is reported with file:line and the reason (exit 1)" \
-	"spur conf check $tmp/slurm.conf"
-if "$spur" conf check -f "$tmp/slurm.conf"; then
-	echo "demo: expected the broken config to be rejected" >&2
-	exit 1
-fi
-printf '\nDemo done.\n'
+cd "$dir"
+step "Submit the example: 2 nodes x 8 MI300X GPUs" "sbatch $src/etc/examples/train.sh"
+id=$(sbatch --parsable "$src/etc/examples/train.sh")
+echo "Submitted batch job $id"
+sbatch --wrap 'echo small job on $SLURMD_NODENAME' >/dev/null
+sbatch --gres=gpu:h100:4 -J h100job --wrap 'sleep 2; echo $CUDA_VISIBLE_DEVICES' >/dev/null
+
+step "The queue" "squeue"
+squeue
+
+step "One job in detail" "scontrol show job $id"
+scontrol show job "$id"
+
+step "Wait for the example to finish" "sbatch --wait --dependency=afterany:$id --wrap true"
+sbatch --wait --dependency="afterany:$id" --wrap true >/dev/null
+squeue
+
+step "Its output" "cat $dir/train-$id.out"
+cat "train-$id.out"
+printf '\nDemo done. Logs and state are in %s.\n' "$dir"

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <strings.h>
 #include <time.h>
 
@@ -117,8 +118,14 @@ static int show_job(const char *prog, const char *id)
 	out = spur_json_str(j, "output", "");
 	printf("JobId=%" JSON_INTEGER_FORMAT " JobName=%s\n", (json_int_t)spur_json_int(j, "job_id", 0),
 	       spur_json_str(j, "name", ""));
-	printf("   UserId=%s GroupId=%s MCS_label=N/A\n", spur_json_str(j, "user", ""),
-	       spur_json_str(j, "user", ""));
+	{
+		struct group *gr = getgrgid((gid_t)spur_json_int(j, "gid", 0));
+
+		printf("   UserId=%s(%" JSON_INTEGER_FORMAT ") GroupId=%s(%" JSON_INTEGER_FORMAT
+		       ") MCS_label=N/A\n",
+		       spur_json_str(j, "user", ""), (json_int_t)spur_json_int(j, "uid", 0),
+		       gr ? gr->gr_name : "", (json_int_t)spur_json_int(j, "gid", 0));
+	}
 	printf("   Priority=%" JSON_INTEGER_FORMAT " Nice=0 Account=%s QOS=normal\n",
 	       (json_int_t)spur_json_int(j, "priority", 0),
 	       *spur_json_str(j, "account", "") ? spur_json_str(j, "account", "") : "(null)");
@@ -140,8 +147,33 @@ static int show_job(const char *prog, const char *id)
 	if (*spur_json_str(j, "gres", ""))
 		printf("   TresPerNode=gres/%s\n", spur_json_str(j, "gres", ""));
 	printf("   WorkDir=%s\n", spur_json_str(j, "workdir", ""));
-	printf("   StdOut=%s%s%s\n", *out == '/' ? "" : spur_json_str(j, "workdir", ""),
-	       *out == '/' ? "" : "/", *out ? out : "slurm-%j.out");
+	{
+		char path[4096], exp[4096];
+		size_t o = 0;
+
+		snprintf(path, sizeof(path), "%s%s%s", *out == '/' ? "" : spur_json_str(j, "workdir", ""),
+			 *out == '/' ? "" : "/", *out ? out : "slurm-%j.out");
+		/* the patterns that do not depend on the node */
+		for (const char *p = path; *p && o + 32 < sizeof(exp); p++) {
+			if (p[0] == '%' && (p[1] == 'j' || p[1] == 'J')) {
+				o += (size_t)snprintf(exp + o, sizeof(exp) - o, "%" JSON_INTEGER_FORMAT,
+						      (json_int_t)spur_json_int(j, "job_id", 0));
+				p++;
+			} else if (p[0] == '%' && p[1] == 'x') {
+				o += (size_t)snprintf(exp + o, sizeof(exp) - o, "%s",
+						      spur_json_str(j, "name", ""));
+				p++;
+			} else if (p[0] == '%' && p[1] == 'u') {
+				o += (size_t)snprintf(exp + o, sizeof(exp) - o, "%s",
+						      spur_json_str(j, "user", ""));
+				p++;
+			} else {
+				exp[o++] = *p;
+			}
+		}
+		exp[o] = '\0';
+		printf("   StdOut=%s\n", exp);
+	}
 	putchar('\n');
 	json_decref(reply);
 	return 0;

@@ -53,6 +53,8 @@ json_t *ctld_job_json(struct ctld *c, uint32_t id)
 		json_object_set_new(o, "array_task_id", json_integer(info.array_task_id));
 	}
 	json_object_set_new(o, "workdir", json_string(spur_json_str(sp, "workdir", "")));
+	json_object_set_new(o, "uid", json_integer(spur_json_int(sp, "uid", 0)));
+	json_object_set_new(o, "gid", json_integer(spur_json_int(sp, "gid", 0)));
 	json_object_set_new(o, "output", json_string(spur_json_str(sp, "output", "")));
 	json_object_set_new(o, "ntasks", json_integer(spur_json_int(sp, "ntasks", 0)));
 	json_object_set_new(o, "cpus_per_task", json_integer(spur_json_int(sp, "cpus_per_task", 1)));
