@@ -517,6 +517,7 @@ int core_cycle(struct sched *s, int64_t now)
 		set_reason(s, j, blocked ? SCHED_REASON_PRIORITY : SCHED_REASON_RESOURCES);
 		blocked = true;
 	}
+	rc = 0; /* try_start's 1 ("started") is not an error */
 	for (size_t i = 0; i < s->running.n; i++)
 		timer = min64(timer, ((struct core_job *)s->running.v[i])->end);
 	for (size_t r = 0; r < s->nresvs; r++) {

@@ -643,6 +643,23 @@ static void test_alloc_failures(void **state)
 	sched_destroy(s);
 }
 
+/* Regression: with no time limits there is no timer to arm, and a cycle
+ * whose last candidate started must still succeed. */
+static void test_no_limits_no_timer(void **state)
+{
+	struct sim *sim = one_node(SCHED_TOPO_MI300X, "mi300x", 0);
+	struct sched_job_spec a = job(1, 1, 1, SCHED_INFINITE), b = job(2, 1, 1, SCHED_INFINITE);
+	struct spur_error err;
+
+	(void)state;
+	assert_int_equal(sim_submit_now(sim, &a, 10, 0, &err), 0);
+	assert_int_equal(sim_submit_now(sim, &b, 10, 0, &err), 0);
+	assert_int_equal(sim_job_state(sim, 2), SCHED_JOB_RUNNING);
+	sim_run_until_idle(sim);
+	assert_int_equal(sim_job_state(sim, 2), SCHED_JOB_COMPLETED);
+	sim_destroy(sim);
+}
+
 /* The same workload twice gives the same trace: the core is deterministic. */
 static void test_deterministic(void **state)
 {
@@ -692,6 +709,7 @@ int main(void)
 		cmocka_unit_test(test_tier_and_nice),
 		cmocka_unit_test(test_job_options),
 		cmocka_unit_test(test_alloc_failures),
+		cmocka_unit_test(test_no_limits_no_timer),
 		cmocka_unit_test(test_deterministic),
 	};
 
