@@ -49,6 +49,7 @@ fuzz: deps
 bench: build
 	$(BUILD)/bench/bench_cycle
 	$(BUILD)/bench/bench_replay ../shared/traces/alibaba-gpu-v2023
+	bench/bench_cluster.sh $(BUILD)
 
 demo: build
 	@./tools/demo.sh $(BUILD)
