@@ -17,6 +17,7 @@
 void spur_wire_reader_init(struct spur_wire_reader *r)
 {
 	memset(r, 0, sizeof(*r));
+	r->max = SPUR_WIRE_MAX_FRAME;
 }
 
 void spur_wire_reader_fini(struct spur_wire_reader *r)
@@ -45,9 +46,9 @@ int spur_wire_next(struct spur_wire_reader *r, json_t **out, struct spur_error *
 		return 0;
 	n = (uint32_t)(unsigned char)r->buf[0] << 24 | (uint32_t)(unsigned char)r->buf[1] << 16 |
 	    (uint32_t)(unsigned char)r->buf[2] << 8 | (uint32_t)(unsigned char)r->buf[3];
-	if (n > SPUR_WIRE_MAX_FRAME)
+	if (n > r->max)
 		return spur_error_set(err, SPUR_ETOOBIG, "frame of %u bytes is over the %u limit", n,
-				      SPUR_WIRE_MAX_FRAME);
+				      r->max);
 	if (r->len < 4 + (size_t)n)
 		return 0;
 	msg = json_loadb(r->buf + 4, n, JSON_REJECT_DUPLICATES, &je);
@@ -155,6 +156,7 @@ int spur_wire_recv(int fd, json_t **out, int timeout_ms, struct spur_error *err)
 	int rc;
 
 	spur_wire_reader_init(&r);
+	r.max = SPUR_WIRE_MAX_REPLY;
 	for (;;) {
 		struct pollfd pfd = { fd, POLLIN, 0 };
 		ssize_t n;

@@ -12,11 +12,14 @@
 
 #define SPUR_WIRE_VERSION 1
 #define SPUR_WIRE_MAX_FRAME (16u * 1024 * 1024)
+/* Replies the CLI reads from its controller (a queue of 100,000+ jobs). */
+#define SPUR_WIRE_MAX_REPLY (1024u * 1024 * 1024)
 
 /* Accumulates bytes from a stream and cuts them into messages. Embedded. */
 struct spur_wire_reader {
 	char *buf;
 	size_t len, cap;
+	uint32_t max; /* largest frame accepted; SPUR_WIRE_MAX_FRAME after init */
 };
 
 void spur_wire_reader_init(struct spur_wire_reader *r);

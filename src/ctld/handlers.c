@@ -3,6 +3,7 @@
 #include "ctld.h"
 
 #include "common/alloc.h"
+#include "common/jobfmt.h"
 #include "common/log.h"
 
 #include <signal.h>
@@ -146,11 +147,102 @@ static void handle_cancel(struct ctld_conn *cn, json_t *msg)
 	ctld_run_cycle(c);
 }
 
+/* The format engine's view of a job (strings borrowed from the records). */
+static void fmt_job(struct ctld *c, const struct ctld_job *cj, const struct sched_job_info *info,
+		    struct spur_jobfmt_job *f)
+{
+	const json_t *sp = cj->spec;
+	bool pending = info->state == SCHED_JOB_PENDING;
+
+	f->job_id = cj->id;
+	f->array_job_id = info->array_job_id;
+	f->array_task_id = info->array_job_id ? info->array_task_id : -1;
+	f->nodes = info->nalloc ? (uint32_t)info->nalloc : (uint32_t)spur_json_int(sp, "nodes", 1);
+	f->ntasks = (uint32_t)spur_json_int(sp, "ntasks", 0);
+	f->cpus_per_task = (uint32_t)spur_json_int(sp, "cpus_per_task", 1);
+	f->priority = info->priority;
+	f->partition = pending ? spur_json_str(sp, "partition", c->conf->nparts
+								      ? spur_conf_default_partition(c->conf)->name
+								      : "")
+			       : c->conf->parts[info->partition].name;
+	f->name = spur_json_str(sp, "name", "");
+	f->user = spur_json_str(sp, "user", "");
+	f->account = spur_json_str(sp, "account", "");
+	f->state = sched_job_state_name(info->state);
+	f->reason = sched_reason_name(info->reason);
+	f->nodelist = cj->nodes ? cj->nodes : "";
+	f->gres = spur_json_str(sp, "gres", "");
+	f->workdir = spur_json_str(sp, "workdir", "");
+	f->start = pending ? info->est_start : cj->start;
+	f->submit = info->submit_time;
+	f->end = info->end_time == SCHED_INFINITE ? 0 : info->end_time;
+	f->time_limit = spur_json_int(sp, "time_limit", 0);
+}
+
+/* squeue: the controller formats the lines itself, so a queue of 100,000
+ * jobs crosses the wire as text, not as 100,000 JSON objects. */
+static void queue_text(struct ctld_conn *cn, json_t *msg, const char *fmt)
+{
+	struct ctld *c = cn->c;
+	const char *users = spur_json_str(msg, "users", NULL), *states = spur_json_str(msg, "states", NULL);
+	const char *parts = spur_json_str(msg, "partitions", NULL), *ids = spur_json_str(msg, "jobs", NULL);
+	int64_t now = ctld_now();
+	size_t cap = 1 << 16, len = 0, count = 0;
+	char *buf = malloc(cap);
+	json_t *reply;
+
+	if (!buf || !spur_jobfmt_valid(fmt)) {
+		free(buf);
+		reply_error(cn, SPUR_EINVAL, "Invalid job format specification");
+		return;
+	}
+	buf[0] = '\0';
+	for (size_t id = 1; id < c->jobs_cap; id++) {
+		struct sched_job_info info;
+		struct spur_jobfmt_job f;
+		char idtxt[32], plain[16];
+
+		if (!c->jobs[id] || sched_job_info(c->sched, (uint32_t)id, &info) ||
+		    (info.state != SCHED_JOB_PENDING && info.state != SCHED_JOB_RUNNING))
+			continue;
+		fmt_job(c, c->jobs[id], &info, &f);
+		spur_jobfmt_id(&f, idtxt, sizeof(idtxt));
+		snprintf(plain, sizeof(plain), "%zu", id);
+		if (!spur_jobfmt_in_list(users, f.user) || !spur_jobfmt_in_list(parts, f.partition) ||
+		    (states && !spur_jobfmt_in_list(states, f.state) &&
+		     !spur_jobfmt_in_list(states, spur_jobfmt_state_code(f.state))) ||
+		    (ids && !spur_jobfmt_in_list(ids, idtxt) && !spur_jobfmt_in_list(ids, plain)))
+			continue;
+		while (!spur_jobfmt_line(fmt, &f, now, buf, &len, cap)) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				free(buf);
+				reply_error(cn, SPUR_ENOMEM, "out of memory");
+				return;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		count++;
+	}
+	reply = json_pack("{s:s%,s:I}", "text", buf, len, "count", (json_int_t)count);
+	free(buf);
+	reply_ok(cn, reply);
+}
+
 static void handle_queue(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
-	json_t *jobs = json_array();
+	json_t *jobs;
 	bool all = spur_json_bool(msg, "all", 0);
+	const char *fmt = spur_json_str(msg, "format", NULL);
+
+	if (fmt) {
+		queue_text(cn, msg, fmt);
+		return;
+	}
+	jobs = json_array();
 
 	for (size_t id = 1; id < c->jobs_cap; id++) {
 		struct sched_job_info info;

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* squeue's output format ("%.18i %.9P %.8j ..."), shared by the CLI and the
+ * controller (which formats a large queue itself: docs/rfc/0003-wire.md). */
+#ifndef SPUR_COMMON_JOBFMT_H
+#define SPUR_COMMON_JOBFMT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SPUR_SQUEUE_DEFAULT "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
+
+/* The fields a format can show; strings borrowed. */
+struct spur_jobfmt_job {
+	uint32_t job_id, array_job_id, nodes, ntasks, cpus_per_task, priority;
+	int32_t array_task_id; /* -1 when not an array task */
+	const char *partition, *name, *user, *account, *state, *reason, *nodelist, *gres,
+		*workdir;
+	int64_t start, submit, end, time_limit; /* time_limit 0: UNLIMITED */
+};
+
+/* True when every %x of fmt is a known field. */
+bool spur_jobfmt_valid(const char *fmt);
+
+/* Append one line (with '\n') for j, or the header when j is NULL, to
+ * buf[*len..cap) and advance *len; false when it does not fit. `now` dates
+ * run times. */
+bool spur_jobfmt_line(const char *fmt, const struct spur_jobfmt_job *j, int64_t now, char *buf,
+		      size_t *len, size_t cap);
+
+/* Slurm's two-letter code for a state name ("RUNNING" -> "R"). */
+const char *spur_jobfmt_state_code(const char *state);
+
+/* "5" or "5_3". */
+void spur_jobfmt_id(const struct spur_jobfmt_job *j, char *buf, size_t len);
+
+/* True when v is in the comma list (case-insensitive); NULL list: true. */
+bool spur_jobfmt_in_list(const char *list, const char *v);
+
+#endif
