@@ -12,7 +12,7 @@ RUNS=${RUNS:-3}
 T=$(mktemp -d /tmp/spur-bench.XXXXXX)
 PORT=$((30000 + $$ % 20000))
 export SLURM_CONF="$T/slurm.conf" PATH="$BUILD/src/cli:$PATH"
-trap 'kill $(cat "$T"/*.pid 2>/dev/null) 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
+trap 'kill $(cat "$T"/*.pid 2>/dev/null) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$T"' EXIT
 now() { date +%s.%N; }
 el() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.3f", b-a}'; }
 div() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.1f", a/b}'; }

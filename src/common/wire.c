@@ -28,6 +28,8 @@ void spur_wire_reader_fini(struct spur_wire_reader *r)
 
 int spur_wire_feed(struct spur_wire_reader *r, const void *data, size_t len)
 {
+	if (len == 0)
+		return 0;
 	if (spur_grow((void **)&r->buf, &r->cap, r->len + len, 1))
 		return SPUR_ENOMEM;
 	memcpy(r->buf + r->len, data, len);

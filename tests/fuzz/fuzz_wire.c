@@ -1,9 +1,25 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Fuzz target: the frame reader fed in two chunks, then every message's
- * fields read with the helpers. */
+ * fields read with the helpers, and any "format" run through the squeue
+ * format engine as the controller does. */
 #include "fuzz.h"
 
+#include "common/jobfmt.h"
 #include "common/wire.h"
+
+static void try_format(const char *fmt)
+{
+	struct spur_jobfmt_job j = { 7, 5, 1, 0, 1, 9, 2, "p", "n", "u", "a", "RUNNING", "None",
+				     "x[1-2]", "gpu:1", "/", 10, 0, 0, 60 };
+	char buf[8192];
+	size_t len = 0;
+
+	if (!spur_jobfmt_valid(fmt))
+		return;
+	spur_jobfmt_line(fmt, NULL, 0, buf, &len, sizeof(buf));
+	len = 0;
+	spur_jobfmt_line(fmt, &j, 100, buf, &len, sizeof(buf));
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -18,6 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			spur_json_str(msg, "type", "");
 			spur_json_int(msg, "job_id", 0);
 			spur_json_bool(msg, "wait", 0);
+			try_format(spur_json_str(msg, "format", ""));
 			json_decref(msg);
 		}
 		if (!pass)
