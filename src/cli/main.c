@@ -19,6 +19,7 @@ static const struct {
 	{ "queue", "squeue", cli_squeue_main, "list pending and running jobs (squeue)" },
 	{ "cancel", "scancel", cli_scancel_main, "cancel jobs (scancel)" },
 	{ "info", "sinfo", cli_sinfo_main, "partitions and nodes (sinfo)" },
+	{ "acct", "sacct", cli_sacct_main, "job history from accounting (sacct)" },
 	{ "control", "scontrol", cli_scontrol_main,
 	  "show job|node|hostnames|hostlist|hostlistsorted (scontrol)" },
 	{ "conf", NULL, cli_conf_main, "check|show [-f FILE]: read and validate slurm.conf" },
@@ -59,7 +60,7 @@ static void usage(FILE *out)
 	fprintf(out, "Usage: spur COMMAND [ARGS...]\n\nCommands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(out, "  %-8s %s\n", commands[i].verb, commands[i].help);
-	fprintf(out, "\nAs sbatch, squeue, scancel, sinfo or scontrol, spur runs that command "
+	fprintf(out, "\nAs sbatch, squeue, scancel, sinfo, sacct or scontrol, spur runs that command "
 		     "through its argv[0] link.\n");
 }
 

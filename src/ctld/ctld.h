@@ -36,6 +36,7 @@ struct ctld {
 	uint32_t next_id;
 	struct ctld_conn **agents; /* by node index, NULL when not connected */
 	FILE *oplog;
+	struct sqlite3 *acct; /* accounting database */
 	char *state_dir;
 	bool replaying;
 };
@@ -60,6 +61,13 @@ int ctld_listen(struct ctld *c, const char *addr, uint16_t port, struct spur_err
 void ctld_conn_send(struct ctld_conn *cn, json_t *msg); /* steals msg */
 void ctld_conn_closed(uv_handle_t *h); /* close callback: frees the connection */
 int64_t ctld_now(void);
+
+/* acct.c: job history for sacct */
+int ctld_acct_open(struct ctld *c, struct spur_error *err);
+void ctld_acct_close(struct ctld *c);
+void ctld_acct_batch(struct ctld *c, bool begin);
+void ctld_acct_record(struct ctld *c, uint32_t id);
+json_t *ctld_acct_query(struct ctld *c, const char *jobs, const char *user, struct spur_error *err);
 
 /* handlers.c */
 void ctld_handle(struct ctld_conn *cn, json_t *msg);

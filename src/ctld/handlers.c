@@ -389,6 +389,19 @@ static void handle_finished(struct ctld_conn *cn, json_t *msg)
 	ctld_run_cycle(c);
 }
 
+static void handle_acct(struct ctld_conn *cn, json_t *msg)
+{
+	struct spur_error err;
+	json_t *rows = ctld_acct_query(cn->c, spur_json_str(msg, "jobs", NULL),
+				       spur_json_str(msg, "user", NULL), &err);
+
+	if (!rows) {
+		reply_error(cn, err.code, err.msg);
+		return;
+	}
+	reply_ok(cn, json_pack("{s:o,s:I}", "jobs", rows, "now", (json_int_t)ctld_now()));
+}
+
 void ctld_handle(struct ctld_conn *cn, json_t *msg)
 {
 	static const struct {
@@ -398,7 +411,7 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 		{ "submit", handle_submit }, { "cancel", handle_cancel },
 		{ "queue", handle_queue },   { "job", handle_job },
 		{ "nodes", handle_nodes },   { "register", handle_register },
-		{ "finished", handle_finished },
+		{ "finished", handle_finished }, { "acct", handle_acct },
 	};
 	const char *type = spur_json_str(msg, "type", "");
 

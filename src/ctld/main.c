@@ -4,10 +4,12 @@
 
 #include "common/log.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void usage(FILE *out)
 {
@@ -139,6 +141,7 @@ static void teardown(struct ctld *c)
 	}
 	free(c->jobs);
 	free(c->agents);
+	ctld_acct_close(c);
 	sched_destroy(c->sched);
 	spur_conf_destroy(c->conf);
 	spur_log_close();
@@ -205,7 +208,11 @@ int main(int argc, char **argv)
 	c.next_id = c.conf->first_job_id ? c.conf->first_job_id : 1;
 	c.state_dir = (char *)(state ? state : c.conf->state_dir);
 	uv_timer_init(c.loop, &c.timer);
-	if (build_core(&c, &err) || ctld_oplog_open(&c, &err) ||
+	if (mkdir(c.state_dir, 0700) && errno != EEXIST) {
+		fprintf(stderr, "spurctld: error: state folder %s: %s\n", c.state_dir, strerror(errno));
+		return 1;
+	}
+	if (build_core(&c, &err) || ctld_acct_open(&c, &err) || ctld_oplog_open(&c, &err) ||
 	    ctld_listen(&c, listen_addr, (uint16_t)(port ? port : c.conf->ctld_port), &err)) {
 		spur_error_log("%s", err.msg);
 		fprintf(stderr, "spurctld: error: %s\n", err.msg);

@@ -48,12 +48,10 @@ int ctld_oplog_open(struct ctld *c, struct spur_error *err)
 	size_t cap = 0;
 	long lineno = 0;
 
-	if (mkdir(c->state_dir, 0700) && errno != EEXIST)
-		return spur_error_set(err, SPUR_EIO, "state folder %s: %s", c->state_dir,
-				      strerror(errno));
 	snprintf(path, sizeof(path), "%s/oplog.jsonl", c->state_dir);
 	f = fopen(path, "r");
 	c->replaying = true;
+	ctld_acct_batch(c, true);
 	while (f && getline(&line, &cap, f) > 0) {
 		json_error_t je;
 		json_t *op = json_loads(line, 0, &je);
@@ -72,6 +70,7 @@ int ctld_oplog_open(struct ctld *c, struct spur_error *err)
 	free(line);
 	if (f)
 		fclose(f);
+	ctld_acct_batch(c, false);
 	c->replaying = false;
 	c->oplog = fopen(path, "a");
 	if (!c->oplog)
@@ -198,6 +197,12 @@ static int apply_submit(struct ctld *c, json_t *op, struct spur_error *err)
 	}
 	if (id + n > c->next_id)
 		c->next_id = id + n;
+	if (!c->replaying)
+		ctld_acct_batch(c, true);
+	for (uint32_t k = 0; k < n; k++)
+		ctld_acct_record(c, id + k);
+	if (!c->replaying)
+		ctld_acct_batch(c, false);
 	return 0;
 }
 
@@ -383,6 +388,7 @@ static int apply_start(struct ctld *c, json_t *op, struct spur_error *err)
 		cj->launched = true; /* it was launched before the restart */
 	}
 	note_alloc(c, cj, alloc, spur_json_int(op, "time", 0));
+	ctld_acct_record(c, id);
 	if (!c->replaying)
 		launch(c, cj, alloc);
 	return 0;
@@ -421,6 +427,7 @@ static int apply_end(struct ctld *c, json_t *op, bool cancel, struct spur_error 
 		return err->code;
 	cj->exit_code = ev.exit_code;
 	cj->end = ev.time;
+	ctld_acct_record(c, id);
 	reply_waiter(c, cj);
 	return 0;
 }

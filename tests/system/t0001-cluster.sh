@@ -73,4 +73,16 @@ check "it really ran to the end" grep -qx survived "slurm-$run.out"
 next=$(sbatch --parsable --wait --wrap true)
 check "ids continue after the restart" [ "$next" -gt "$run" ]
 
+# job history (sacct) from the accounting database, across the restart
+check "sacct lists the completed job" \
+	sh -c "sacct -X -n -P -o JobID,JobName,State,ExitCode -j $id | grep -qx '$id|train|COMPLETED|0:0'"
+check "sacct shows the failed job's exit code" \
+	sh -c "sacct -n -P -o State,ExitCode -j $pid | grep -qx 'FAILED|3:0'"
+check "sacct shows the cancelled job" sh -c "sacct -n -P -o State -j $long | grep -qx CANCELLED"
+check "sacct shows array tasks as ID_TASK" \
+	sh -c "[ \$(sacct -n -P -o JobID -j $arr | grep -c '^${arr}_[0-3]\$') -eq 4 ]"
+check "sacct's default header is Slurm's" \
+	sh -c "sacct | head -n 1 | grep -qx '       JobID    JobName  Partition    Account  AllocCPUS      State ExitCode '"
+check "sacct rejects an unknown field" sh -c "! sacct -o Bogus 2>/dev/null"
+
 finish

@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* sacct: job history from the controller's accounting database. */
+#include "client.h"
+
+#include "common/jobfmt.h"
+#include "common/timefmt.h"
+
+#include <getopt.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SACCT_DEFAULT "JobID,JobName,Partition,Account,AllocCPUS,State,ExitCode"
+
+static const struct {
+	const char *name;
+	int width;
+} fields[] = {
+	{ "JobID", 12 },    { "JobIDRaw", 12 }, { "JobName", 10 }, { "Partition", 10 },
+	{ "Account", 10 },  { "AllocCPUS", 10 }, { "State", 10 },  { "ExitCode", 8 },
+	{ "User", 9 },	    { "Start", 19 },	{ "End", 19 },	   { "Submit", 19 },
+	{ "Elapsed", 10 },  { "NodeList", 15 }, { "NNodes", 8 },   { "Timelimit", 10 },
+	{ "WorkDir", 30 },  { "ReqTRES", 10 },
+};
+
+#define NFIELDS (sizeof(fields) / sizeof(fields[0]))
+
+struct col {
+	int field, width;
+};
+
+static int parse_format(const char *fmt, struct col *cols, int max)
+{
+	int n = 0;
+
+	for (const char *p = fmt; *p && n < max;) {
+		size_t l = strcspn(p, ",");
+		char name[64];
+		char *pct;
+		int f;
+
+		snprintf(name, sizeof(name), "%.*s", (int)l, p);
+		p += l + (p[l] == ',');
+		pct = strchr(name, '%');
+		if (pct)
+			*pct = '\0';
+		for (f = 0; f < (int)NFIELDS && strcasecmp(fields[f].name, name); f++)
+			;
+		if (f == (int)NFIELDS) {
+			fprintf(stderr, "sacct: error: Invalid field requested: \"%s\"\n", name);
+			return -1;
+		}
+		cols[n].field = f;
+		cols[n].width = pct ? atoi(pct + 1) : fields[f].width;
+		n++;
+	}
+	return n;
+}
+
+static void elapsed(int64_t secs, char *buf, size_t len)
+{
+	if (secs < 0)
+		secs = 0;
+	if (secs >= 86400)
+		snprintf(buf, len, "%lld-%02lld:%02lld:%02lld", (long long)(secs / 86400),
+			 (long long)(secs / 3600 % 24), (long long)(secs / 60 % 60),
+			 (long long)(secs % 60));
+	else
+		snprintf(buf, len, "%02lld:%02lld:%02lld", (long long)(secs / 3600),
+			 (long long)(secs / 60 % 60), (long long)(secs % 60));
+}
+
+static void when(int64_t t, const char *none, char *buf, size_t len)
+{
+	if (t <= 0)
+		snprintf(buf, len, "%s", none);
+	else
+		spur_time_format((time_t)t, buf, len);
+}
+
+static void value(int f, const json_t *j, int64_t now, char *buf, size_t len)
+{
+	const char *name = fields[f].name;
+	const char *state = spur_json_str(j, "state", "");
+	int64_t start = spur_json_int(j, "start", 0), end = spur_json_int(j, "end", 0);
+
+	if (!strcmp(name, "JobID")) {
+		if (spur_json_int(j, "array_job_id", 0))
+			snprintf(buf, len, "%" JSON_INTEGER_FORMAT "_%" JSON_INTEGER_FORMAT,
+				 (json_int_t)spur_json_int(j, "array_job_id", 0),
+				 (json_int_t)spur_json_int(j, "array_task_id", 0));
+		else
+			snprintf(buf, len, "%" JSON_INTEGER_FORMAT,
+				 (json_int_t)spur_json_int(j, "job_id", 0));
+	} else if (!strcmp(name, "JobIDRaw")) {
+		snprintf(buf, len, "%" JSON_INTEGER_FORMAT, (json_int_t)spur_json_int(j, "job_id", 0));
+	} else if (!strcmp(name, "JobName")) {
+		snprintf(buf, len, "%s", spur_json_str(j, "name", ""));
+	} else if (!strcmp(name, "Partition")) {
+		snprintf(buf, len, "%s", spur_json_str(j, "partition", ""));
+	} else if (!strcmp(name, "Account")) {
+		snprintf(buf, len, "%s", spur_json_str(j, "account", ""));
+	} else if (!strcmp(name, "AllocCPUS")) {
+		snprintf(buf, len, "%" JSON_INTEGER_FORMAT,
+			 (json_int_t)(!strcmp(state, "PENDING") ? 0 : spur_json_int(j, "cpus", 0)));
+	} else if (!strcmp(name, "State")) {
+		snprintf(buf, len, "%s", state);
+	} else if (!strcmp(name, "ExitCode")) {
+		int64_t ec = spur_json_int(j, "exit_code", 0);
+
+		/* Slurm's exit:signal; a job killed by a signal reads 0:SIG */
+		if (ec > 128)
+			snprintf(buf, len, "0:%lld", (long long)(ec - 128));
+		else
+			snprintf(buf, len, "%lld:0", (long long)ec);
+	} else if (!strcmp(name, "User")) {
+		snprintf(buf, len, "%s", spur_json_str(j, "user", ""));
+	} else if (!strcmp(name, "Start")) {
+		when(start, !strcmp(state, "PENDING") ? "None" : "Unknown", buf, len);
+	} else if (!strcmp(name, "End")) {
+		when(end, "Unknown", buf, len);
+	} else if (!strcmp(name, "Submit")) {
+		when(spur_json_int(j, "submit", 0), "Unknown", buf, len);
+	} else if (!strcmp(name, "Elapsed")) {
+		elapsed(!start ? 0 : (end ? end : now) - start, buf, len);
+	} else if (!strcmp(name, "NodeList")) {
+		snprintf(buf, len, "%s", spur_json_str(j, "nodelist", ""));
+	} else if (!strcmp(name, "NNodes")) {
+		snprintf(buf, len, "%" JSON_INTEGER_FORMAT, (json_int_t)spur_json_int(j, "nnodes", 1));
+	} else if (!strcmp(name, "Timelimit")) {
+		if (!spur_json_int(j, "time_limit", 0))
+			snprintf(buf, len, "UNLIMITED");
+		else
+			spur_duration_format(spur_json_int(j, "time_limit", 0), buf, len);
+	} else if (!strcmp(name, "WorkDir")) {
+		snprintf(buf, len, "%s", spur_json_str(j, "workdir", ""));
+	} else if (!strcmp(name, "ReqTRES")) {
+		snprintf(buf, len, "%s%s", *spur_json_str(j, "gres", "") ? "gres/" : "",
+			 spur_json_str(j, "gres", ""));
+	}
+}
+
+/* One fixed-width cell: right-justified (JobID left), '+' marks a cut. */
+static void cell(const char *v, int width, bool left)
+{
+	char buf[1024];
+
+	snprintf(buf, sizeof(buf), "%s", v);
+	if (width > 0 && (int)strlen(buf) > width && width < (int)sizeof(buf)) {
+		buf[width - 1] = '+';
+		buf[width] = '\0';
+	}
+	printf(left ? "%-*s " : "%*s ", width, buf);
+}
+
+int cli_sacct_main(const char *prog, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "jobs", required_argument, NULL, 'j' },    { "user", required_argument, NULL, 'u' },
+		{ "allusers", no_argument, NULL, 'a' },	     { "format", required_argument, NULL, 'o' },
+		{ "parsable", no_argument, NULL, 'p' },	     { "parsable2", no_argument, NULL, 'P' },
+		{ "allocations", no_argument, NULL, 'X' },   { "noheader", no_argument, NULL, 'n' },
+		{ "starttime", required_argument, NULL, 'S' }, { "endtime", required_argument, NULL, 'E' },
+		{ "state", required_argument, NULL, 's' },   { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *jobs = NULL, *user = NULL, *fmt = SACCT_DEFAULT, *states = NULL;
+	bool all = getuid() == 0, parsable = false, parsable2 = false, header = true;
+	struct col cols[64];
+	struct spur_error err;
+	json_t *req, *reply, *j;
+	char *pargv[128];
+	int opt, ncols;
+	size_t i;
+
+	pargv[0] = "sacct";
+	for (int k = 0; k < argc && k < 126; k++)
+		pargv[k + 1] = argv[k];
+	optind = 1;
+	while ((opt = getopt_long(argc + 1, pargv, "j:u:ao:pPXnS:E:s:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+			jobs = optarg;
+			break;
+		case 'u':
+			user = optarg;
+			break;
+		case 'a':
+			all = true;
+			break;
+		case 'o':
+			fmt = optarg;
+			break;
+		case 'p':
+			parsable = true;
+			break;
+		case 'P':
+			parsable2 = true;
+			break;
+		case 'n':
+			header = false;
+			break;
+		case 's':
+			states = optarg;
+			break;
+		case 'X':
+		case 'S':
+		case 'E':
+			break; /* no job steps yet; the database keeps every job */
+		case 'h':
+			printf("Usage: sacct [-j JOBS] [-u USER] [-a] [-o FIELDS] [-P|-p] [-X] [-n]\n");
+			return 0;
+		default:
+			fprintf(stderr, "Try \"sacct --help\" for more information\n");
+			return 1;
+		}
+	}
+	ncols = parse_format(fmt, cols, 64);
+	if (ncols < 0)
+		return 1;
+	if (!user && !all && !jobs) {
+		struct passwd *pw = getpwuid(getuid());
+
+		user = pw ? pw->pw_name : NULL;
+	}
+	req = json_pack("{s:s}", "type", "acct");
+	if (jobs)
+		json_object_set_new(req, "jobs", json_string(jobs));
+	if (user)
+		json_object_set_new(req, "user", json_string(user));
+	reply = cli_call(req, &err);
+	if (!reply) {
+		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
+		return 1;
+	}
+	if (header) {
+		for (int c = 0; c < ncols; c++) {
+			if (parsable || parsable2)
+				printf("%s%s", fields[cols[c].field].name,
+				       c + 1 < ncols || parsable ? "|" : "");
+			else
+				cell(fields[cols[c].field].name, cols[c].width, false);
+		}
+		putchar('\n');
+		if (!parsable && !parsable2) {
+			for (int c = 0; c < ncols; c++) {
+				for (int k = 0; k < cols[c].width; k++)
+					putchar('-');
+				putchar(' ');
+			}
+			putchar('\n');
+		}
+	}
+	json_array_foreach(json_object_get(reply, "jobs"), i, j) {
+		if (states && !spur_jobfmt_in_list(states, spur_json_str(j, "state", "")) &&
+		    !spur_jobfmt_in_list(states, spur_jobfmt_state_code(spur_json_str(j, "state", ""))))
+			continue;
+		for (int c = 0; c < ncols; c++) {
+			char v[1024] = "";
+
+			value(cols[c].field, j, spur_json_int(reply, "now", 0), v, sizeof(v));
+			if (parsable || parsable2)
+				printf("%s%s", v, c + 1 < ncols || parsable ? "|" : "");
+			else
+				cell(v, cols[c].width, !strcmp(fields[cols[c].field].name, "JobID"));
+		}
+		putchar('\n');
+	}
+	json_decref(reply);
+	return 0;
+}

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Job accounting in an embedded SQLite database (StateSaveLocation/
+ * accounting.db), for sacct. Rows are upserted at submit, start and end, so
+ * replaying the operation log rewrites the same rows. */
+#include "ctld.h"
+
+#include "common/log.h"
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char schema[] =
+	"PRAGMA journal_mode=WAL;"
+	"PRAGMA synchronous=NORMAL;"
+	"CREATE TABLE IF NOT EXISTS jobs ("
+	" id INTEGER PRIMARY KEY, array_job_id INTEGER, array_task_id INTEGER,"
+	" name TEXT, user TEXT, uid INTEGER, account TEXT, partition TEXT, state TEXT,"
+	" exit_code INTEGER, submit INTEGER, start INTEGER, end INTEGER, nnodes INTEGER,"
+	" nodelist TEXT, cpus INTEGER, gres TEXT, time_limit INTEGER, workdir TEXT);"
+	"CREATE INDEX IF NOT EXISTS jobs_user ON jobs(user);";
+
+int ctld_acct_open(struct ctld *c, struct spur_error *err)
+{
+	char path[4096];
+	char *msg = NULL;
+
+	snprintf(path, sizeof(path), "%s/accounting.db", c->state_dir);
+	if (sqlite3_open(path, &c->acct) != SQLITE_OK)
+		return spur_error_set(err, SPUR_EIO, "accounting database %s: %s", path,
+				      sqlite3_errmsg(c->acct));
+	if (sqlite3_exec(c->acct, schema, NULL, NULL, &msg) != SQLITE_OK) {
+		spur_error_set(err, SPUR_EIO, "accounting database %s: %s", path, msg);
+		sqlite3_free(msg);
+		return SPUR_EIO;
+	}
+	return 0;
+}
+
+/* Group many writes (a large array, a log replay) into one transaction. */
+void ctld_acct_batch(struct ctld *c, bool begin)
+{
+	if (c->acct)
+		sqlite3_exec(c->acct, begin ? "BEGIN" : "COMMIT", NULL, NULL, NULL);
+}
+
+void ctld_acct_close(struct ctld *c)
+{
+	sqlite3_close(c->acct);
+	c->acct = NULL;
+}
+
+/* Write what is known of job id now. */
+void ctld_acct_record(struct ctld *c, uint32_t id)
+{
+	static const char sql[] =
+		"INSERT OR REPLACE INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+	struct ctld_job *cj = ctld_job(c, id);
+	struct sched_job_info info;
+	sqlite3_stmt *st;
+	const json_t *sp;
+	uint32_t cpus = 0;
+
+	if (!c->acct || !cj || sched_job_info(c->sched, id, &info))
+		return;
+	if (sqlite3_prepare_v2(c->acct, sql, -1, &st, NULL) != SQLITE_OK) {
+		spur_error_log("accounting: %s", sqlite3_errmsg(c->acct));
+		return;
+	}
+	sp = cj->spec;
+	for (size_t i = 0; i < info.nalloc; i++)
+		cpus += info.alloc[i].cpus;
+	if (!cpus)
+		cpus = (uint32_t)(spur_json_int(sp, "cpus_per_task", 1) *
+				  (spur_json_int(sp, "ntasks", 0) ? spur_json_int(sp, "ntasks", 0)
+								  : spur_json_int(sp, "nodes", 1)));
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, info.array_job_id);
+	sqlite3_bind_int64(st, 3, info.array_job_id ? info.array_task_id : -1);
+	sqlite3_bind_text(st, 4, spur_json_str(sp, "name", ""), -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 5, spur_json_str(sp, "user", ""), -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 6, spur_json_int(sp, "uid", 0));
+	sqlite3_bind_text(st, 7, spur_json_str(sp, "account", ""), -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 8,
+			  info.state == SCHED_JOB_PENDING
+				  ? spur_json_str(sp, "partition",
+						  spur_conf_default_partition(c->conf)->name)
+				  : c->conf->parts[info.partition].name,
+			  -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 9, sched_job_state_name(info.state), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 10, cj->exit_code);
+	sqlite3_bind_int64(st, 11, info.submit_time);
+	sqlite3_bind_int64(st, 12, info.state == SCHED_JOB_PENDING ? 0 : cj->start);
+	sqlite3_bind_int64(st, 13, info.state == SCHED_JOB_RUNNING || info.state == SCHED_JOB_PENDING
+					   ? 0
+					   : cj->end);
+	sqlite3_bind_int64(st, 14, info.nalloc ? (int64_t)info.nalloc : spur_json_int(sp, "nodes", 1));
+	sqlite3_bind_text(st, 15, cj->nodes ? cj->nodes : "None assigned", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 16, cpus);
+	sqlite3_bind_text(st, 17, spur_json_str(sp, "gres", ""), -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 18, spur_json_int(sp, "time_limit", 0));
+	sqlite3_bind_text(st, 19, spur_json_str(sp, "workdir", ""), -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		spur_error_log("accounting: job %u: %s", id, sqlite3_errmsg(c->acct));
+	sqlite3_finalize(st);
+}
+
+/* sacct's query: by job ids (comma list of ids or array ids), user, or all. */
+json_t *ctld_acct_query(struct ctld *c, const char *jobs, const char *user, struct spur_error *err)
+{
+	static const char sql[] =
+		"SELECT id, array_job_id, array_task_id, name, user, account, partition, state,"
+		" exit_code, submit, start, end, nnodes, nodelist, cpus, gres, time_limit, workdir"
+		" FROM jobs WHERE (?1 IS NULL OR user = ?1) ORDER BY id";
+	static const char *const cols[] = { "job_id",	 "array_job_id", "array_task_id", "name",
+					    "user",	 "account",	 "partition",	  "state",
+					    "exit_code", "submit",	 "start",	  "end",
+					    "nnodes",	 "nodelist",	 "cpus",	  "gres",
+					    "time_limit", "workdir" };
+	sqlite3_stmt *st;
+	json_t *rows = json_array();
+
+	if (!c->acct || sqlite3_prepare_v2(c->acct, sql, -1, &st, NULL) != SQLITE_OK) {
+		json_decref(rows);
+		spur_error_set(err, SPUR_EIO, "accounting: %s",
+			       c->acct ? sqlite3_errmsg(c->acct) : "not open");
+		return NULL;
+	}
+	if (user)
+		sqlite3_bind_text(st, 1, user, -1, SQLITE_TRANSIENT);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		json_t *r = json_object();
+		char idtxt[32], arrtxt[32];
+
+		snprintf(idtxt, sizeof(idtxt), "%lld", sqlite3_column_int64(st, 0));
+		snprintf(arrtxt, sizeof(arrtxt), "%lld", sqlite3_column_int64(st, 1));
+		for (int k = 0; k < 18; k++) {
+			if (sqlite3_column_type(st, k) == SQLITE_TEXT)
+				json_object_set_new(r, cols[k],
+						    json_string((const char *)sqlite3_column_text(st, k)));
+			else
+				json_object_set_new(r, cols[k], json_integer(sqlite3_column_int64(st, k)));
+		}
+		if (jobs) {
+			bool want = false;
+
+			for (const char *p = jobs; *p;) {
+				size_t l = strcspn(p, ",");
+
+				if ((l == strlen(idtxt) && !strncmp(p, idtxt, l)) ||
+				    (sqlite3_column_int64(st, 1) && l == strlen(arrtxt) &&
+				     !strncmp(p, arrtxt, l)))
+					want = true;
+				p += l + (p[l] == ',');
+			}
+			if (!want) {
+				json_decref(r);
+				continue;
+			}
+		}
+		json_array_append_new(rows, r);
+	}
+	sqlite3_finalize(st);
+	return rows;
+}
