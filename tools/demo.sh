@@ -7,7 +7,7 @@ build=${1:-build}
 src=$(cd "$(dirname "$0")/.." && pwd)
 ex="$src/etc/examples/mi300x"
 dir=${DEMO_DIR:-/tmp/spur-demo}
-port=${DEMO_PORT:-16817}
+port=${DEMO_PORT:-26817}
 step() { printf '\n\033[1m== %s\033[0m\n$ %s\n' "$1" "$2"; }
 
 rm -rf "$dir"

@@ -14,6 +14,7 @@
 #include <grp.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 static int show_hostnames(const char *prog, const char *expr)
 {
@@ -222,6 +223,41 @@ static int show_nodes(const char *prog, const char *which)
 	return 0;
 }
 
+/* hold (admin hold when root), uhold (user hold), release. */
+static int hold_jobs(const char *prog, const char *verb, int argc, char **argv)
+{
+	bool hold = strcasecmp(verb, "release") != 0;
+	bool admin = !strcasecmp(verb, "uhold") ? false : getuid() == 0;
+	int rc = 0;
+
+	if (argc < 1) {
+		cli_error(prog, "%s needs a job id", verb);
+		return 1;
+	}
+	for (int i = 0; i < argc; i++) {
+		struct spur_error err;
+		char *end;
+		long id = strtol(argv[i], &end, 10);
+		json_t *reply;
+
+		if (*end || id <= 0) {
+			cli_error(prog, "Invalid job id %s", argv[i]);
+			rc = 1;
+			continue;
+		}
+		reply = cli_call(json_pack("{s:s,s:i,s:b}", "type", hold ? "hold" : "release",
+					   "job_id", (int)id, "admin", admin),
+				 &err);
+		if (!reply) {
+			cli_error(prog, "%s for job %ld", err.msg, id);
+			rc = 1;
+			continue;
+		}
+		json_decref(reply);
+	}
+	return rc;
+}
+
 int cli_scontrol_main(const char *prog, int argc, char **argv)
 {
 	const char *what;
@@ -233,6 +269,9 @@ int cli_scontrol_main(const char *prog, int argc, char **argv)
 			prog);
 		return argc < 1 ? 1 : 0;
 	}
+	if (!strcasecmp(argv[0], "hold") || !strcasecmp(argv[0], "uhold") ||
+	    !strcasecmp(argv[0], "release"))
+		return hold_jobs(prog, argv[0], argc - 1, argv + 1);
 	if (strcasecmp(argv[0], "show")) {
 		cli_error(prog, "'%s' is not supported yet (show job, show node and the hostlist "
 				"verbs are)",

@@ -389,6 +389,25 @@ static void handle_finished(struct ctld_conn *cn, json_t *msg)
 	ctld_run_cycle(c);
 }
 
+static void handle_hold(struct ctld_conn *cn, json_t *msg)
+{
+	struct ctld *c = cn->c;
+	uint32_t id = (uint32_t)spur_json_int(msg, "job_id", 0);
+	bool hold = !strcmp(spur_json_str(msg, "type", ""), "hold");
+	struct spur_error err;
+	json_t *op = json_pack("{s:s,s:i,s:I,s:b}", "op", hold ? "hold" : "release", "id", (int)id,
+			       "time", (json_int_t)ctld_now(), "admin", spur_json_bool(msg, "admin", 0));
+	int rc = commit(c, op, &err);
+
+	json_decref(op);
+	if (rc) {
+		reply_error(cn, rc, err.msg);
+		return;
+	}
+	reply_ok(cn, json_pack("{s:i}", "job_id", (int)id));
+	ctld_run_cycle(c);
+}
+
 static void handle_acct(struct ctld_conn *cn, json_t *msg)
 {
 	struct spur_error err;
@@ -412,6 +431,7 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 		{ "queue", handle_queue },   { "job", handle_job },
 		{ "nodes", handle_nodes },   { "register", handle_register },
 		{ "finished", handle_finished }, { "acct", handle_acct },
+		{ "hold", handle_hold },	 { "release", handle_hold },
 	};
 	const char *type = spur_json_str(msg, "type", "");
 

@@ -432,10 +432,32 @@ static int apply_end(struct ctld *c, json_t *op, bool cancel, struct spur_error 
 	return 0;
 }
 
+static int apply_hold(struct ctld *c, json_t *op, bool hold, struct spur_error *err)
+{
+	uint32_t id = (uint32_t)spur_json_int(op, "id", 0);
+	struct sched_event ev = { .type = hold ? SCHED_EV_HOLD : SCHED_EV_RELEASE,
+				  .time = spur_json_int(op, "time", 0),
+				  .job_id = id,
+				  .admin = spur_json_bool(op, "admin", 0),
+				  .defer_cycle = true };
+	struct sched_actions acts;
+
+	if (!ctld_job(c, id))
+		return spur_error_set(err, SPUR_ENOENT, "Invalid job id specified");
+	if (sched_step(c->sched, &ev, &acts, err))
+		return err->code == SPUR_ESTATE
+			       ? spur_error_set(err, SPUR_ESTATE, "Job is no longer pending execution")
+			       : err->code;
+	ctld_acct_record(c, id);
+	return 0;
+}
+
 int ctld_apply(struct ctld *c, json_t *op, struct spur_error *err)
 {
 	const char *kind = spur_json_str(op, "op", "");
 
+	if (!strcmp(kind, "hold") || !strcmp(kind, "release"))
+		return apply_hold(c, op, !strcmp(kind, "hold"), err);
 	if (!strcmp(kind, "submit"))
 		return apply_submit(c, op, err);
 	if (!strcmp(kind, "start"))

@@ -30,7 +30,9 @@ expect 1 "Unable to contact slurm controller (connect failure)" -- "$b/scontrol"
 expect 1 "Unable to contact slurm controller" -- "$b/squeue"
 expect 1 "Unable to contact slurm controller" -- "$b/sinfo"
 expect 1 "Batch job submission failed" -- "$b/sbatch" --wrap true
-expect 1 "not supported yet" -- "$b/scontrol" hold 1
+expect 1 "not supported yet" -- "$b/scontrol" requeue 1
+expect 1 "Unable to contact slurm controller" -- "$b/scontrol" hold 1
+expect 1 "hold needs a job id" -- "$b/scontrol" hold
 expect 1 "This does not look like a batch script" -- "$b/sbatch" "$data/golden/slurm.conf"
 expect 1 "Invalid time limit specification: soon" -- "$b/sbatch" -t soon --wrap true
 expect 1 "Invalid node count: x" -- "$b/sbatch" -N x --wrap true

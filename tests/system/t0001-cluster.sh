@@ -51,6 +51,16 @@ held=$(sbatch --parsable --hold --wrap true)
 check "a held job is pending (JobHeldUser)" \
 	sh -c "squeue -h -j $held -o '%t %r' | grep -qx 'PD JobHeldUser'"
 
+check "scontrol release starts it" scontrol release "$held"
+check "the released job runs and completes" \
+	wait_until 10 sh -c "scontrol show job $held | grep -q JobState=COMPLETED"
+check "scontrol hold of a finished job fails" sh -c "! scontrol hold $held 2>/dev/null"
+held=$(sbatch --parsable --wrap true --begin now+1hour)
+check "a job that begins later is pending (BeginTime)" \
+	sh -c "squeue -h -j $held -o '%t %r' | grep -qx 'PD BeginTime'"
+check "scontrol hold as root: JobHeldAdmin" \
+	sh -c "scontrol hold $held && squeue -h -j $held -o %r | grep -qx JobHeldAdmin"
+
 # an array, and a job that waits for all of its tasks
 arr=$(sbatch --parsable --array=0-3 --wrap 'echo task $SLURM_ARRAY_TASK_ID of $SLURM_ARRAY_JOB_ID')
 sbatch --wait --dependency="afterany:$arr" --wrap true >/dev/null
