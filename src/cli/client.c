@@ -31,6 +31,8 @@ static int ctld_addr(char *host, size_t len, uint16_t *port, struct spur_error *
 	return 0;
 }
 
+const char *cli_prog = "spur";
+
 int cli_connect(struct spur_error *err)
 {
 	char host[256];
@@ -49,6 +51,11 @@ json_t *cli_request(int fd, json_t *req, int timeout_ms, struct spur_error *err)
 	if (spur_wire_send(fd, req, err) || spur_wire_recv(fd, &reply, timeout_ms, err))
 		return NULL;
 	if (!strcmp(spur_json_str(reply, "type", ""), "error")) {
+		const char *detail = spur_json_str(reply, "detail", NULL);
+
+		/* a detail line comes first, as Slurm's commands print it */
+		if (detail)
+			fprintf(stderr, "%s: error: %s\n", cli_prog, detail);
 		spur_error_set(err, (int)spur_json_int(reply, "code", SPUR_EINVAL), "%s",
 			       spur_json_str(reply, "message", "error"));
 		json_decref(reply);

@@ -7,6 +7,9 @@
 
 #include "common/wire.h"
 
+/* The command's name for messages ("sbatch"); set by main(). */
+extern const char *cli_prog;
+
 /* Connect to the controller; an fd or a negative error. */
 int cli_connect(struct spur_error *err);
 /* Send req (borrowed) on fd and wait for the reply; an "error" reply

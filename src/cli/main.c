@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The multi-call CLI: `spur VERB ...`, or a Slurm command name via argv[0]. */
 #include "cli.h"
+#include "client.h"
 
 #include <libgen.h>
 #include <stdarg.h>
@@ -71,8 +72,10 @@ int main(int argc, char **argv)
 	int rc = -1;
 
 	for (size_t i = 0; i < NCOMMANDS && rc < 0; i++)
-		if (commands[i].slurm && !strcmp(name, commands[i].slurm))
+		if (commands[i].slurm && !strcmp(name, commands[i].slurm)) {
+			cli_prog = commands[i].slurm;
 			rc = commands[i].main(commands[i].slurm, argc - 1, argv + 1);
+		}
 	if (rc < 0 && argc < 2) {
 		usage(stderr);
 		rc = 1;
@@ -87,6 +90,7 @@ int main(int argc, char **argv)
 			char prog[32];
 
 			snprintf(prog, sizeof(prog), "spur %s", commands[i].verb);
+			cli_prog = commands[i].slurm ? commands[i].slurm : "spur";
 			rc = commands[i].main(prog, argc - 2, argv + 2);
 		}
 	}

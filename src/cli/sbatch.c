@@ -92,8 +92,10 @@ static int set_int(json_t *job, const char *key, const char *v, const char *what
 	char *end;
 	long n = strtol(v, &end, 10);
 
-	if (*end || n < 0 || end == v)
-		return fail("Invalid %s: %s", what, v);
+	if (*end || n < 0 || end == v) {
+		fail("\"%s\" is not a valid %s", v, what);
+		return 255; /* Slurm's exit for a bad option */
+	}
 	json_object_set_new(job, key, json_integer(n));
 	return 0;
 }
@@ -143,8 +145,10 @@ static int apply_opt(struct sbatch *sb, int opt, const char *arg)
 				    json_integer((json_int_t)mb));
 		return 0;
 	case 't':
-		if (spur_duration_parse(arg, &secs, &err))
-			return fail("Invalid time limit specification: %s", arg);
+		if (spur_duration_parse(arg, &secs, &err)) {
+			fail("Invalid --time specification");
+			return 255;
+		}
 		/* Slurm counts limits in minutes, rounding up; 0 means none */
 		secs = secs == SPUR_TIME_INFINITE || secs == 0 ? 0 : spur_duration_minutes_ceil(secs) * 60;
 		json_object_set_new(job, "time_limit", json_integer(secs));
@@ -231,7 +235,7 @@ static int apply_opt(struct sbatch *sb, int opt, const char *arg)
 /* Parse argv with getopt_long; returns optind or -1. */
 static int parse_args(struct sbatch *sb, int argc, char **argv, bool directives)
 {
-	int opt;
+	int opt, rc;
 
 	optind = 1;
 	opterr = 1;
@@ -243,10 +247,10 @@ static int parse_args(struct sbatch *sb, int argc, char **argv, bool directives)
 		}
 		if (opt == '?') {
 			fprintf(stderr, "Try \"sbatch --help\" for more information\n");
-			return -1;
+			return -255;
 		}
-		if (apply_opt(sb, opt, optarg))
-			return -1;
+		if ((rc = apply_opt(sb, opt, optarg)))
+			return -rc;
 	}
 	(void)directives;
 	return optind;
@@ -289,9 +293,9 @@ static int parse_directives(struct sbatch *sb, const char *script)
 	const char *p = script;
 
 	if (strncmp(p, "#!", 2))
-		return fail("This does not look like a batch script.  The first line must start "
-			    "with #! followed by the path to an interpreter.%s",
-			    "\nsbatch: error: For instance: #!/bin/sh");
+		return fail("This does not look like a batch script.  The first\n"
+			    "sbatch: error: line must start with #! followed by the path to an "
+			    "interpreter.\nsbatch: error: For instance: #!/bin/sh");
 	while (*p) {
 		const char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
@@ -305,8 +309,8 @@ static int parse_directives(struct sbatch *sb, const char *script)
 			words[0] = "sbatch";
 			n = split_words(line + 7, words + 1, 62, buf, sizeof(buf)) + 1;
 			words[n] = NULL;
-			if (parse_args(sb, n, words, true) < 0)
-				return 1;
+			if ((n = parse_args(sb, n, words, true)) < 0)
+				return -n;
 			continue;
 		}
 		if (line[0] == '#' || line[strspn(line, " \t\r")] == '\0')
@@ -373,8 +377,10 @@ int cli_sbatch_main(const char *prog, int argc, char **argv)
 		pargv[i + 1] = argv[i];
 	pargv[argc + 1 < 255 ? argc + 1 : 255] = NULL;
 	first = parse_args(&sb, argc + 1, pargv, false);
-	if (first < 0)
+	if (first < 0) {
+		rc = -first;
 		goto out;
+	}
 	if (sb.wrap) {
 		script = spur_asprintf("#!/bin/sh\n# This script was created by sbatch --wrap.\n\n%s\n",
 				       sb.wrap);
@@ -398,8 +404,11 @@ int cli_sbatch_main(const char *prog, int argc, char **argv)
 					    json_string(path ? (base ? base + 1 : path) : "sbatch"));
 		}
 	}
-	if (!script || (!sb.wrap && parse_directives(&sb, script)))
+	if (!script)
 		goto out;
+	if (!sb.wrap && (rc = parse_directives(&sb, script)) != 0)
+		goto out;
+	rc = 1;
 	/* command-line options override #SBATCH lines: parse them again */
 	if (!sb.wrap && parse_args(&sb, argc + 1, pargv, false) < 0)
 		goto out;

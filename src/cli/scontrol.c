@@ -127,7 +127,7 @@ static int show_job(const char *prog, const char *id)
 		       spur_json_str(j, "user", ""), (json_int_t)spur_json_int(j, "uid", 0),
 		       gr ? gr->gr_name : "", (json_int_t)spur_json_int(j, "gid", 0));
 	}
-	printf("   Priority=%" JSON_INTEGER_FORMAT " Nice=0 Account=%s QOS=normal\n",
+	printf("   Priority=%" JSON_INTEGER_FORMAT " Nice=0 Account=%s QOS=(null)\n",
 	       (json_int_t)spur_json_int(j, "priority", 0),
 	       *spur_json_str(j, "account", "") ? spur_json_str(j, "account", "") : "(null)");
 	printf("   JobState=%s Reason=%s Dependency=(null)\n", state, spur_json_str(j, "reason", ""));

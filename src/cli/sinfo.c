@@ -95,10 +95,15 @@ static void print_default(const json_t *nodes, const json_t *parts, bool header)
 }
 
 /* sinfo -N: one line per node and partition. */
-static void print_nodes(const json_t *nodes, bool header, bool lng)
+static void print_nodes(const json_t *nodes, const json_t *parts, bool header, bool lng)
 {
 	size_t i;
 	json_t *n;
+	const char *def = "";
+
+	json_array_foreach(parts, i, n)
+		if (spur_json_bool(n, "default", 0))
+			def = spur_json_str(n, "name", "");
 
 	if (header)
 		printf(lng ? "NODELIST   NODES PARTITION       STATE CPUS    S:C:T MEMORY TMP_DISK "
@@ -109,18 +114,22 @@ static void print_nodes(const json_t *nodes, bool header, bool lng)
 		json_t *pn;
 
 		json_array_foreach(json_object_get(n, "partitions"), p, pn) {
+			char pname[80];
+
+			snprintf(pname, sizeof(pname), "%s%s", json_string_value(pn),
+				 strcmp(json_string_value(pn), def) ? "" : "*");
 			if (lng)
 				printf("%-10s %5d %9s %11s %4" JSON_INTEGER_FORMAT
 				       " %8s %6" JSON_INTEGER_FORMAT " %8d %6d %8s %-20s\n",
-				       spur_json_str(n, "name", ""), 1, json_string_value(pn),
+				       spur_json_str(n, "name", ""), 1, pname,
 				       node_state(nodes, i), (json_int_t)spur_json_int(n, "cpus", 0),
 				       "1:1:1", (json_int_t)spur_json_int(n, "memory", 0), 0, 1,
 				       *spur_json_str(n, "features", "") ? spur_json_str(n, "features", "")
 									 : "(null)",
 				       "none");
 			else
-				printf("%-10s %5d %9s %-6s\n", spur_json_str(n, "name", ""), 1,
-				       json_string_value(pn), node_state(nodes, i));
+				printf("%-10s %5d %9s %-6s\n", spur_json_str(n, "name", ""), 1, pname,
+				       node_state(nodes, i));
 		}
 	}
 }
@@ -175,7 +184,8 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 		json_dumpf(reply, stdout, JSON_INDENT(2));
 		putchar('\n');
 	} else if (node_mode) {
-		print_nodes(json_object_get(reply, "nodes"), header, lng);
+		print_nodes(json_object_get(reply, "nodes"), json_object_get(reply, "partitions"), header,
+			    lng);
 	} else {
 		print_default(json_object_get(reply, "nodes"), json_object_get(reply, "partitions"),
 			      header);

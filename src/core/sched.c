@@ -229,17 +229,21 @@ static size_t bucket_of(const struct sched *s, const struct core_node *n)
 	       (size_t)__builtin_popcount(core_node_free_mask(n));
 }
 
+/* Buckets stay sorted by node index, so equal candidates go lowest-numbered
+ * first (as Slurm) whatever order nodes registered in. */
 static void bucket_remove(struct sched *s, uint32_t ni)
 {
 	struct core_node *n = &s->nodes[ni];
+	struct core_bucket *b;
 
 	if (n->bucket < 0)
 		return;
-	struct core_bucket *b = &s->buckets[n->bucket];
-	uint32_t last = b->v[--b->n];
-
-	b->v[n->bucket_pos] = last;
-	s->nodes[last].bucket_pos = n->bucket_pos;
+	b = &s->buckets[n->bucket];
+	memmove(&b->v[n->bucket_pos], &b->v[n->bucket_pos + 1],
+		(b->n - n->bucket_pos - 1) * sizeof(uint32_t));
+	b->n--;
+	for (size_t i = n->bucket_pos; i < b->n; i++)
+		s->nodes[b->v[i]].bucket_pos = i;
 	n->bucket = -1;
 }
 
@@ -248,15 +252,31 @@ static void bucket_remove(struct sched *s, uint32_t ni)
 void core_node_rebucket(struct sched *s, uint32_t ni)
 {
 	struct core_node *n = &s->nodes[ni];
-	size_t want;
+	struct core_bucket *b;
+	size_t want, lo = 0, hi;
 
+	if (n->state == NODE_UP && n->bucket >= 0 && (size_t)n->bucket == bucket_of(s, n))
+		return;
 	bucket_remove(s, ni);
 	if (n->state != NODE_UP)
 		return;
 	want = bucket_of(s, n);
+	b = &s->buckets[want];
+	hi = b->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (b->v[mid] < ni)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(&b->v[lo + 1], &b->v[lo], (b->n - lo) * sizeof(uint32_t));
+	b->v[lo] = ni;
+	b->n++;
+	for (size_t i = lo; i < b->n; i++)
+		s->nodes[b->v[i]].bucket_pos = i;
 	n->bucket = (int)want;
-	n->bucket_pos = s->buckets[want].n;
-	s->buckets[want].v[s->buckets[want].n++] = ni;
 }
 
 /* ---------------------------------------------------------------- resources */
@@ -924,8 +944,8 @@ static struct core_job *job_from_spec(struct sched *s, const struct sched_job_sp
 		j->gpu_type = name_index(s->gpu_types, s->ngpu_types, sp->gpu_type);
 		if (j->gpu_type < 0) {
 			spur_error_set(err, SPUR_EINVAL,
-				       "invalid generic resource (gres) specification: no node has "
-				       "GPUs of type %s",
+				       "Requested node configuration is not available (no node has "
+				       "GPUs of type %s)",
 				       sp->gpu_type);
 			goto out_free;
 		}

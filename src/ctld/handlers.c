@@ -3,10 +3,13 @@
 #include "ctld.h"
 
 #include "common/alloc.h"
+#include "common/alloc.h"
 #include "common/jobfmt.h"
 #include "common/log.h"
 
+#include <inttypes.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void reply_error(struct ctld_conn *cn, int code, const char *msg)
@@ -90,11 +93,39 @@ static void handle_submit(struct ctld_conn *cn, json_t *msg)
 		reply_error(cn, SPUR_EINVAL, "submit: a job with a script is required");
 		return;
 	}
+	/* Slurm's words: the detail line, then the reason */
+	if (json_is_string(json_object_get(job, "partition"))) {
+		const char *pl = spur_json_str(job, "partition", "");
+
+		for (const char *p = pl; *p;) {
+			size_t l = strcspn(p, ",");
+			char name[128];
+
+			snprintf(name, sizeof(name), "%.*s", (int)l, p);
+			p += l + (p[l] == ',');
+			if (!spur_conf_partition(c->conf, name)) {
+				char detail[256];
+
+				snprintf(detail, sizeof(detail), "invalid partition specified: %s", name);
+				ctld_conn_send(cn, json_pack("{s:s,s:i,s:s,s:s}", "type", "error", "code",
+							     SPUR_ENOENT, "message",
+							     "Invalid partition name specified", "detail",
+							     detail));
+				return;
+			}
+		}
+	}
 	op = json_pack("{s:s,s:i,s:I,s:O}", "op", "submit", "id", (int)id, "time",
 		       (json_int_t)ctld_now(), "job", job);
 	rc = commit(c, op, &err);
 	json_decref(op);
 	if (rc) {
+		/* Slurm's phrase to the user; the detail in parentheses to the log */
+		char *paren = strstr(err.msg, " (");
+
+		spur_info("submission by %s refused: %s", spur_json_str(job, "user", "?"), err.msg);
+		if (paren && !strncmp(err.msg, "Requested node configuration", 28))
+			*paren = '\0';
 		reply_error(cn, rc, err.msg);
 		return;
 	}
@@ -160,7 +191,10 @@ static void fmt_job(struct ctld *c, const struct ctld_job *cj, const struct sche
 	f->nodes = info->nalloc ? (uint32_t)info->nalloc : (uint32_t)spur_json_int(sp, "nodes", 1);
 	f->ntasks = (uint32_t)spur_json_int(sp, "ntasks", 0);
 	f->cpus_per_task = (uint32_t)spur_json_int(sp, "cpus_per_task", 1);
-	f->priority = info->priority;
+	/* a held job has priority 0, as in Slurm */
+	f->priority = info->reason == SCHED_REASON_HELD_USER || info->reason == SCHED_REASON_HELD_ADMIN
+			      ? 0
+			      : info->priority;
 	f->partition = pending ? spur_json_str(sp, "partition", c->conf->nparts
 								      ? spur_conf_default_partition(c->conf)->name
 								      : "")
@@ -179,6 +213,25 @@ static void fmt_job(struct ctld *c, const struct ctld_job *cj, const struct sche
 	f->time_limit = spur_json_int(sp, "time_limit", 0);
 }
 
+struct queue_row {
+	struct spur_jobfmt_job f;
+	enum sched_job_state state;
+};
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct queue_row *x = a, *y = b;
+	int c = strcmp(x->f.partition, y->f.partition);
+
+	if (c)
+		return c;
+	if (x->state != y->state)
+		return x->state < y->state ? -1 : 1;
+	if (x->f.priority != y->f.priority)
+		return x->f.priority > y->f.priority ? -1 : 1;
+	return x->f.job_id < y->f.job_id ? -1 : x->f.job_id > y->f.job_id;
+}
+
 /* squeue: the controller formats the lines itself, so a queue of 100,000
  * jobs crosses the wire as text, not as 100,000 JSON objects. */
 static void queue_text(struct ctld_conn *cn, json_t *msg, const char *fmt)
@@ -187,8 +240,9 @@ static void queue_text(struct ctld_conn *cn, json_t *msg, const char *fmt)
 	const char *users = spur_json_str(msg, "users", NULL), *states = spur_json_str(msg, "states", NULL);
 	const char *parts = spur_json_str(msg, "partitions", NULL), *ids = spur_json_str(msg, "jobs", NULL);
 	int64_t now = ctld_now();
-	size_t cap = 1 << 16, len = 0, count = 0;
+	size_t cap = 1 << 16, len = 0, count = 0, nrows = 0, rows_cap = 0;
 	char *buf = malloc(cap);
+	struct queue_row *rows = NULL;
 	json_t *reply;
 
 	if (!buf || !spur_jobfmt_valid(fmt)) {
@@ -199,25 +253,40 @@ static void queue_text(struct ctld_conn *cn, json_t *msg, const char *fmt)
 	buf[0] = '\0';
 	for (size_t id = 1; id < c->jobs_cap; id++) {
 		struct sched_job_info info;
-		struct spur_jobfmt_job f;
-		char idtxt[32], plain[16];
 
 		if (!c->jobs[id] || sched_job_info(c->sched, (uint32_t)id, &info) ||
 		    (info.state != SCHED_JOB_PENDING && info.state != SCHED_JOB_RUNNING))
 			continue;
-		fmt_job(c, c->jobs[id], &info, &f);
-		spur_jobfmt_id(&f, idtxt, sizeof(idtxt));
-		snprintf(plain, sizeof(plain), "%zu", id);
-		if (!spur_jobfmt_in_list(users, f.user) || !spur_jobfmt_in_list(parts, f.partition) ||
-		    (states && !spur_jobfmt_in_list(states, f.state) &&
-		     !spur_jobfmt_in_list(states, spur_jobfmt_state_code(f.state))) ||
+		if (spur_grow((void **)&rows, &rows_cap, nrows + 1, sizeof(*rows))) {
+			free(buf);
+			free(rows);
+			reply_error(cn, SPUR_ENOMEM, "out of memory");
+			return;
+		}
+		fmt_job(c, c->jobs[id], &info, &rows[nrows].f);
+		rows[nrows].state = info.state;
+		nrows++;
+	}
+	/* squeue's default order: partition, state (pending first), priority
+	 * (highest first), then id */
+	qsort(rows, nrows, sizeof(*rows), row_cmp);
+	for (size_t r = 0; r < nrows; r++) {
+		struct spur_jobfmt_job *f = &rows[r].f;
+		char idtxt[32], plain[16];
+
+		spur_jobfmt_id(f, idtxt, sizeof(idtxt));
+		snprintf(plain, sizeof(plain), "%" PRIu32, f->job_id);
+		if (!spur_jobfmt_in_list(users, f->user) || !spur_jobfmt_in_list(parts, f->partition) ||
+		    (states && !spur_jobfmt_in_list(states, f->state) &&
+		     !spur_jobfmt_in_list(states, spur_jobfmt_state_code(f->state))) ||
 		    (ids && !spur_jobfmt_in_list(ids, idtxt) && !spur_jobfmt_in_list(ids, plain)))
 			continue;
-		while (!spur_jobfmt_line(fmt, &f, now, buf, &len, cap)) {
+		while (!spur_jobfmt_line(fmt, f, now, buf, &len, cap)) {
 			char *nb = realloc(buf, cap * 2);
 
 			if (!nb) {
 				free(buf);
+				free(rows);
 				reply_error(cn, SPUR_ENOMEM, "out of memory");
 				return;
 			}
@@ -226,6 +295,7 @@ static void queue_text(struct ctld_conn *cn, json_t *msg, const char *fmt)
 		}
 		count++;
 	}
+	free(rows);
 	reply = json_pack("{s:s%,s:I}", "text", buf, len, "count", (json_int_t)count);
 	free(buf);
 	reply_ok(cn, reply);

@@ -34,10 +34,10 @@ expect 1 "not supported yet" -- "$b/scontrol" requeue 1
 expect 1 "Unable to contact slurm controller" -- "$b/scontrol" hold 1
 expect 1 "hold needs a job id" -- "$b/scontrol" hold
 expect 1 "This does not look like a batch script" -- "$b/sbatch" "$data/golden/slurm.conf"
-expect 1 "Invalid time limit specification: soon" -- "$b/sbatch" -t soon --wrap true
-expect 1 "Invalid node count: x" -- "$b/sbatch" -N x --wrap true
+expect 255 "sbatch: error: Invalid --time specification" -- "$b/sbatch" -t soon --wrap true
+expect 255 'sbatch: error: "x" is not a valid node count' -- "$b/sbatch" -N x --wrap true
 expect 1 "Invalid --mem specification: lots" -- "$b/sbatch" --mem lots --wrap true
-expect 1 "unrecognized option" -- "$b/sbatch" --frobnicate --wrap true
+expect 255 "unrecognized option" -- "$b/sbatch" --frobnicate --wrap true
 expect 1 "No job identification provided" -- "$b/scancel"
 expect 1 "Invalid job format specification" -- "$b/squeue" -o "%Y"
 expect 1 "show what?" -- "$b/scontrol" show

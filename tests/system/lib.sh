@@ -45,7 +45,8 @@ wait_until() {
 	done
 }
 
-nodes_idle() { [ "$(sinfo -h -N | grep -c idle)" -eq "$1" ]; }
+# N distinct nodes idle (sinfo -N prints a node once per partition)
+nodes_idle() { [ "$(sinfo -h -N | awk '$4 == "idle" {print $1}' | sort -u | wc -l)" -eq "$1" ]; }
 
 stop_all() {
 	[ -f "$T/ctld.pid" ] && kill "$(cat "$T/ctld.pid")" 2>/dev/null
