@@ -49,6 +49,41 @@ struct agent {
 static void send_msg(struct agent *a, json_t *msg);
 static void try_connect(struct agent *a);
 
+/* ---------------------------------------------------------------- steps */
+
+struct step;
+
+struct task {
+	uv_process_t proc;
+	uv_pipe_t out[2]; /* stdout, stderr */
+	int rank, open_pipes, code;
+	bool exited;
+	struct step *st;
+};
+
+/* One srun step's tasks on this node; their output goes to srun over io. */
+struct step {
+	struct agent *a;
+	uint32_t job_id, step_id;
+	json_t *msg; /* the request, until io is connected */
+	uv_tcp_t io;
+	uv_connect_t creq;
+	struct task *tasks;
+	size_t ntasks, live;
+	struct step *next;
+};
+
+static struct step *steps;
+static const char *ctld_host = "127.0.0.1"; /* for SPUR_CTLD in jobs */
+static unsigned ctld_port = 6817;
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf);
+static char **build_env(const json_t *m, const char *node);
+static void free_env(char **v);
+static void put_task_env(json_t *env, int rank, int local);
+
+static void step_write(struct step *st, json_t *m);
+
 /* A job's end must reach the controller: queue it while disconnected. */
 static void report(struct agent *a, json_t *msg)
 {
@@ -218,7 +253,7 @@ static void on_limit(uv_timer_t *t)
 static char **build_env(const json_t *m, const char *node)
 {
 	const json_t *user = json_object_get(m, "user_env"), *env = json_object_get(m, "env");
-	size_t n = json_object_size(user) + json_object_size(env) + 4, i = 0;
+	size_t n = json_object_size(user) + json_object_size(env) + 5, i = 0;
 	char **v = calloc(n, sizeof(char *));
 	const char *k;
 	json_t *val;
@@ -227,13 +262,17 @@ static char **build_env(const json_t *m, const char *node)
 		return NULL;
 	/* the submitter's environment first (sbatch --export=ALL), then ours */
 	json_object_foreach((json_t *)user, k, val)
-		if (json_is_string(val) && strncmp(k, "SLURM_", 6) && strncmp(k, "SPUR_", 5) && i + 3 < n)
+		if (json_is_string(val) && i + 4 < n &&
+		    ((strncmp(k, "SLURM_", 6) && strncmp(k, "SPUR_", 5)) || !strcmp(k, "SLURM_CONF") ||
+		     !strcmp(k, "SPUR_CONF")))
 			v[i++] = spur_asprintf("%s=%s", k, json_string_value(val));
 	json_object_foreach((json_t *)env, k, val)
 		if (json_is_string(val) && i + 3 < n)
 			v[i++] = spur_asprintf("%s=%s", k, json_string_value(val));
 	v[i++] = spur_asprintf("SLURMD_NODENAME=%s", node);
 	v[i++] = spur_asprintf("SPURD_NODENAME=%s", node);
+	/* srun and the other commands inside the job reach this controller */
+	v[i++] = spur_asprintf("SPUR_CTLD=%s:%u", ctld_host, ctld_port);
 	return v;
 }
 
@@ -242,6 +281,19 @@ static void free_env(char **v)
 	for (size_t i = 0; v && v[i]; i++)
 		spur_free(v[i]);
 	free(v);
+}
+
+/* A task's own identity within its step. */
+static void put_task_env(json_t *env, int rank, int local)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%d", rank);
+	json_object_set_new(env, "SLURM_PROCID", json_string(buf));
+	json_object_set_new(env, "SPUR_PROCID", json_string(buf));
+	snprintf(buf, sizeof(buf), "%d", local);
+	json_object_set_new(env, "SLURM_LOCALID", json_string(buf));
+	json_object_set_new(env, "SPUR_LOCALID", json_string(buf));
 }
 
 static void launch(struct agent *a, const json_t *m)
@@ -335,6 +387,247 @@ static void launch(struct agent *a, const json_t *m)
 	spur_info("job %u started, pid %d", id, j->proc.pid);
 }
 
+
+/* ---------------------------------------------------------------- step tasks */
+
+struct io_write {
+	uv_write_t req;
+	char *frame;
+};
+
+static void on_io_written(uv_write_t *req, int status)
+{
+	struct io_write *w = (struct io_write *)req;
+
+	(void)status;
+	spur_free(w->frame);
+	free(w);
+}
+
+static void step_write(struct step *st, json_t *m)
+{
+	struct io_write *w = calloc(1, sizeof(*w));
+	size_t len;
+	uv_buf_t buf;
+
+	if (w)
+		w->frame = spur_wire_encode(m, &len);
+	json_decref(m);
+	if (!w || !w->frame) {
+		free(w);
+		return;
+	}
+	buf = uv_buf_init(w->frame, (unsigned)len);
+	if (uv_write(&w->req, (uv_stream_t *)&st->io, &buf, 1, on_io_written)) {
+		spur_free(w->frame);
+		free(w);
+	}
+}
+
+static void on_step_closed(uv_handle_t *h)
+{
+	struct step *st = h->data;
+
+	for (struct step **pp = &steps; *pp; pp = &(*pp)->next) {
+		if (*pp == st) {
+			*pp = st->next;
+			break;
+		}
+	}
+	json_decref(st->msg);
+	free(st->tasks);
+	free(st);
+}
+
+static void on_task_handle_closed(uv_handle_t *h)
+{
+	struct task *t = h->data;
+	struct step *st = t->st;
+
+	/* three handles per task: the process and its two pipes */
+	if (--t->open_pipes > -3)
+		return;
+	if (--st->live == 0)
+		uv_close((uv_handle_t *)&st->io, on_step_closed);
+}
+
+/* Output and exit both seen: report the exit after the last output. */
+static void task_maybe_done(struct task *t)
+{
+	if (!t->exited || t->open_pipes > 0)
+		return;
+	step_write(t->st, json_pack("{s:s,s:i,s:i}", "type", "exit", "rank", t->rank, "code",
+				    t->code));
+	t->open_pipes = 0;
+	uv_close((uv_handle_t *)&t->proc, on_task_handle_closed);
+	uv_close((uv_handle_t *)&t->out[0], on_task_handle_closed);
+	uv_close((uv_handle_t *)&t->out[1], on_task_handle_closed);
+}
+
+static void on_task_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+	struct task *t = s->data;
+	int fd = (uv_pipe_t *)s == &t->out[0] ? 1 : 2;
+
+	if (n > 0) {
+		json_t *data = json_stringn(buf->base, (size_t)n);
+
+		if (!data) {
+			/* not UTF-8: keep the text readable, mark the odd bytes */
+			for (ssize_t i = 0; i < n; i++)
+				if ((unsigned char)buf->base[i] >= 0x80)
+					buf->base[i] = '?';
+			data = json_stringn(buf->base, (size_t)n);
+		}
+		step_write(t->st, json_pack("{s:s,s:i,s:i,s:o}", "type", "io", "rank", t->rank,
+					    "fd", fd, "data", data ? data : json_string("")));
+	}
+	free(buf->base);
+	if (n < 0) {
+		uv_read_stop(s);
+		t->open_pipes--;
+		task_maybe_done(t);
+	}
+}
+
+static void on_task_exit(uv_process_t *p, int64_t status, int sig)
+{
+	struct task *t = p->data;
+
+	t->exited = true;
+	t->code = sig ? 128 + sig : (int)status;
+	task_maybe_done(t);
+}
+
+static void start_tasks(struct step *st)
+{
+	const json_t *m = st->msg, *argv_j = json_object_get(m, "argv");
+	struct agent *a = st->a;
+	size_t nargs = json_array_size(argv_j), i;
+	char **args = calloc(nargs + 1, sizeof(char *));
+	json_t *base = json_deep_copy(json_object_get(m, "env")), *v;
+	const char *cwd = spur_json_str(m, "cwd", "/tmp");
+
+	json_array_foreach(argv_j, i, v)
+		args[i] = (char *)(json_is_string(v) ? json_string_value(v) : "");
+	if (access(cwd, X_OK) != 0)
+		cwd = "/tmp";
+	json_array_foreach(json_object_get(m, "ranks"), i, v) {
+		struct task *t = &st->tasks[i];
+		uv_process_options_t opt = { 0 };
+		uv_stdio_container_t stdio[3];
+		json_t *msg = json_pack("{s:O,s:O}", "env", base, "user_env",
+					json_object_get(m, "user_env"));
+		char **env;
+		int rc;
+
+		t->rank = (int)json_integer_value(v);
+		t->st = st;
+		put_task_env(json_object_get(msg, "env"), t->rank, (int)i);
+		env = build_env(msg, a->node);
+		json_decref(msg);
+		uv_pipe_init(a->loop, &t->out[0], 0);
+		uv_pipe_init(a->loop, &t->out[1], 0);
+		t->out[0].data = t->out[1].data = t->proc.data = t;
+		stdio[0].flags = UV_IGNORE;
+		stdio[1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+		stdio[1].data.stream = (uv_stream_t *)&t->out[0];
+		stdio[2].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+		stdio[2].data.stream = (uv_stream_t *)&t->out[1];
+		opt.file = args[0] ? args[0] : "true";
+		opt.args = args;
+		opt.env = env;
+		opt.cwd = cwd;
+		opt.stdio = stdio;
+		opt.stdio_count = 3;
+		opt.exit_cb = on_task_exit;
+		opt.flags = UV_PROCESS_DETACHED;
+		if (getuid() == 0 && spur_json_int(m, "uid", 0) != 0) {
+			opt.flags |= UV_PROCESS_SETUID | UV_PROCESS_SETGID;
+			opt.uid = (uv_uid_t)spur_json_int(m, "uid", 0);
+			opt.gid = (uv_gid_t)spur_json_int(m, "gid", 0);
+		}
+		rc = uv_spawn(a->loop, &t->proc, &opt);
+		free_env(env);
+		if (rc) {
+			char err[256];
+
+			snprintf(err, sizeof(err), "srun: error: %s: task %d: %s\n", a->node, t->rank,
+				 uv_strerror(rc));
+			step_write(st, json_pack("{s:s,s:i,s:i,s:s}", "type", "io", "rank", t->rank,
+						 "fd", 2, "data", err));
+			/* report the failed exec as Slurm does, exit code 2 */
+			t->exited = true;
+			t->code = 2;
+			t->open_pipes = 0;
+			uv_close((uv_handle_t *)&t->out[0], on_task_handle_closed);
+			uv_close((uv_handle_t *)&t->out[1], on_task_handle_closed);
+			t->proc.data = t;
+			step_write(st, json_pack("{s:s,s:i,s:i}", "type", "exit", "rank", t->rank,
+						 "code", 2));
+			/* the process handle was never opened: count its close now */
+			on_task_handle_closed((uv_handle_t *)&t->proc);
+			continue;
+		}
+		t->open_pipes = 2;
+		uv_read_start((uv_stream_t *)&t->out[0], on_alloc, on_task_read);
+		uv_read_start((uv_stream_t *)&t->out[1], on_alloc, on_task_read);
+	}
+	json_decref(base);
+	free(args);
+}
+
+static void on_io_connect(uv_connect_t *req, int status)
+{
+	struct step *st = req->data;
+
+	if (status < 0) {
+		spur_error_log("job %u step %u: cannot reach srun: %s", st->job_id, st->step_id,
+			       uv_strerror(status));
+		st->live = 1;
+		uv_close((uv_handle_t *)&st->io, on_step_closed);
+		return;
+	}
+	start_tasks(st);
+}
+
+static void launch_step(struct agent *a, json_t *m)
+{
+	struct step *st = calloc(1, sizeof(*st));
+	struct sockaddr_in sa;
+	size_t n = json_array_size(json_object_get(m, "ranks"));
+
+	if (!st || !n || !(st->tasks = calloc(n, sizeof(struct task)))) {
+		free(st);
+		return;
+	}
+	st->a = a;
+	st->job_id = (uint32_t)spur_json_int(m, "job_id", 0);
+	st->step_id = (uint32_t)spur_json_int(m, "step_id", 0);
+	st->msg = json_incref(m);
+	st->ntasks = st->live = n;
+	st->next = steps;
+	steps = st;
+	uv_tcp_init(a->loop, &st->io);
+	st->io.data = st;
+	st->creq.data = st;
+	if (uv_ip4_addr(spur_json_str(m, "io_host", "127.0.0.1"),
+			(int)spur_json_int(m, "io_port", 0), &sa) ||
+	    uv_tcp_connect(&st->creq, &st->io, (const struct sockaddr *)&sa, on_io_connect)) {
+		st->live = 1;
+		uv_close((uv_handle_t *)&st->io, on_step_closed);
+	}
+}
+
+static void kill_steps(uint32_t job_id, int sig)
+{
+	for (struct step *st = steps; st; st = st->next)
+		if (st->job_id == job_id)
+			for (size_t i = 0; i < st->ntasks; i++)
+				if (!st->tasks[i].exited && st->tasks[i].proc.pid > 0)
+					kill(-st->tasks[i].proc.pid, sig);
+}
+
 /* ---------------------------------------------------------------- link */
 
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
@@ -425,11 +718,15 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 
 		if (!strcmp(type, "launch")) {
 			launch(a, msg);
+		} else if (!strcmp(type, "step")) {
+			launch_step(a, msg);
 		} else if (!strcmp(type, "signal")) {
 			struct job *j = find_job(a, (uint32_t)spur_json_int(msg, "job_id", 0));
 
 			if (j)
 				kill_group(j, (int)spur_json_int(msg, "signal", SIGTERM));
+			kill_steps((uint32_t)spur_json_int(msg, "job_id", 0),
+				   (int)spur_json_int(msg, "signal", SIGTERM));
 		} else if (!strcmp(type, "error")) {
 			spur_error_log("controller: %s", spur_json_str(msg, "message", "?"));
 		}
@@ -615,6 +912,8 @@ int main(int argc, char **argv)
 		a.host = ctl;
 	}
 	a.kill_wait = conf->kill_wait ? (int)conf->kill_wait : 30;
+	ctld_host = a.host;
+	ctld_port = a.port;
 	if (!a.spool) {
 		snprintf(spool, sizeof(spool), "%s/%s", conf->spool_dir, a.node);
 		a.spool = spool;

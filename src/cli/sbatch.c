@@ -23,13 +23,14 @@ extern char **environ;
 enum {
 	OPT_GRES = 1000, OPT_GPUS_PER_NODE, OPT_GPUS_PER_TASK, OPT_MEM_PER_CPU, OPT_MEM_PER_GPU,
 	OPT_PARSABLE, OPT_WAIT, OPT_HOLD, OPT_BEGIN, OPT_WRAP, OPT_EXCLUSIVE, OPT_QOS, OPT_NICE,
-	OPT_REQUEUE, OPT_NO_REQUEUE, OPT_RESERVATION, OPT_EXPORT, OPT_GPUS,
+	OPT_REQUEUE, OPT_NO_REQUEUE, OPT_RESERVATION, OPT_EXPORT, OPT_GPUS, OPT_NTASKS_PER_NODE,
 };
 
 static const struct option opts[] = {
 	{ "job-name", required_argument, NULL, 'J' },
 	{ "nodes", required_argument, NULL, 'N' },
 	{ "ntasks", required_argument, NULL, 'n' },
+	{ "ntasks-per-node", required_argument, NULL, OPT_NTASKS_PER_NODE },
 	{ "cpus-per-task", required_argument, NULL, 'c' },
 	{ "mem", required_argument, NULL, 'm' },
 	{ "mem-per-cpu", required_argument, NULL, OPT_MEM_PER_CPU },
@@ -130,6 +131,8 @@ static int apply_opt(struct sbatch *sb, int opt, const char *arg)
 		return set_int(job, "nodes", arg, "node count");
 	case 'n':
 		return set_int(job, "ntasks", arg, "number of tasks");
+	case OPT_NTASKS_PER_NODE:
+		return set_int(job, "ntasks_per_node", arg, "ntasks-per-node value");
 	case 'c':
 		return set_int(job, "cpus_per_task", arg, "cpus-per-task");
 	case 'm':
@@ -412,6 +415,11 @@ int cli_sbatch_main(const char *prog, int argc, char **argv)
 	/* command-line options override #SBATCH lines: parse them again */
 	if (!sb.wrap && parse_args(&sb, argc + 1, pargv, false) < 0)
 		goto out;
+	/* --ntasks-per-node: the task count follows from the node count */
+	if (spur_json_int(sb.job, "ntasks_per_node", 0) && !spur_json_int(sb.job, "ntasks", 0))
+		json_object_set_new(sb.job, "ntasks",
+				    json_integer(spur_json_int(sb.job, "ntasks_per_node", 0) *
+						 spur_json_int(sb.job, "nodes", 1)));
 	json_object_set_new(sb.job, "script", json_string(script));
 	req = json_pack("{s:s,s:O,s:b}", "type", "submit", "job", sb.job, "wait", sb.wait);
 	fd = cli_connect(&err);

@@ -22,6 +22,7 @@ struct ctld_job {
 	int exit_code; /* Slurm's raw "exit:signal" not kept: exit code only */
 	int64_t start, end;
 	bool launched;
+	uint32_t next_step;
 	struct ctld_conn *waiter; /* sbatch --wait: reply when the job ends */
 };
 
@@ -55,6 +56,12 @@ int ctld_oplog_append(struct ctld *c, json_t *op, struct spur_error *err);
 int ctld_apply(struct ctld *c, json_t *op, struct spur_error *err);
 int ctld_run_cycle(struct ctld *c);
 struct ctld_job *ctld_job(struct ctld *c, uint32_t id);
+/* The job's environment on node k of its allocation (a new reference). */
+json_t *ctld_job_env(struct ctld *c, struct ctld_job *cj, const struct sched_job_info *info,
+		     size_t k);
+/* Set SLURM_name and SPUR_name. */
+void put_env(json_t *env, const char *name, const char *value);
+void put_env_int(json_t *env, const char *name, long long v);
 
 /* server.c */
 int ctld_listen(struct ctld *c, const char *addr, uint16_t port, struct spur_error *err);

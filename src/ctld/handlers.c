@@ -450,6 +450,8 @@ static void handle_finished(struct ctld_conn *cn, json_t *msg)
 	/* a job cancelled or requeued meanwhile: its end is already recorded */
 	if (sched_job_info(c->sched, id, &info) || info.state != SCHED_JOB_RUNNING)
 		return;
+	/* the batch script is done: steps still running anywhere end with it */
+	signal_job(c, id, SIGKILL);
 	op = json_pack("{s:s,s:i,s:I,s:i,s:b}", "op", "finish", "id", (int)id, "time",
 		       (json_int_t)ctld_now(), "exit", (int)spur_json_int(msg, "exit_code", 0),
 		       "timeout", spur_json_bool(msg, "timed_out", 0));
@@ -478,6 +480,79 @@ static void handle_hold(struct ctld_conn *cn, json_t *msg)
 	ctld_run_cycle(c);
 }
 
+/* srun inside a job: lay the tasks out in blocks over the job's nodes (or
+ * its first -N of them) and tell each node's agent; the agents stream the
+ * tasks' output and exit codes to srun at its io address. */
+static void handle_step(struct ctld_conn *cn, json_t *msg)
+{
+	struct ctld *c = cn->c;
+	uint32_t id = (uint32_t)spur_json_int(msg, "job_id", 0);
+	struct ctld_job *cj = ctld_job(c, id);
+	struct sched_job_info info;
+	size_t nn, nt;
+	uint32_t step;
+	struct sockaddr_storage peer;
+	int plen = sizeof(peer);
+	char host[64] = "127.0.0.1";
+
+	if (!cj || sched_job_info(c->sched, id, &info)) {
+		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
+		return;
+	}
+	if (info.state != SCHED_JOB_RUNNING) {
+		reply_error(cn, SPUR_ESTATE, "Job/step already completing or completed");
+		return;
+	}
+	nn = (size_t)spur_json_int(msg, "nodes", 0);
+	nn = nn && nn < info.nalloc ? nn : info.nalloc;
+	nt = (size_t)spur_json_int(msg, "ntasks", 0);
+	if (!nt)
+		nt = (size_t)spur_json_int(cj->spec, "ntasks", 0) && !spur_json_int(msg, "nodes", 0)
+			     ? (size_t)spur_json_int(cj->spec, "ntasks", 0)
+			     : nn;
+	if (nt < nn)
+		nn = nt;
+	for (size_t k = 0; k < nn; k++) {
+		if (!c->agents[info.alloc[k].node]) {
+			reply_error(cn, SPUR_EAGAIN, "a node of the job has no agent connected");
+			return;
+		}
+	}
+	if (uv_tcp_getpeername(&cn->tcp, (struct sockaddr *)&peer, &plen) == 0 &&
+	    peer.ss_family == AF_INET)
+		uv_ip4_name((struct sockaddr_in *)&peer, host, sizeof(host));
+	step = cj->next_step++;
+	for (size_t k = 0, rank = 0; k < nn; k++) {
+		/* block distribution: the first nodes take the remainder */
+		size_t here = nt / nn + (k < nt % nn);
+		json_t *ranks = json_array(), *env = ctld_job_env(c, cj, &info, k), *m;
+
+		for (size_t r = 0; r < here; r++)
+			json_array_append_new(ranks, json_integer((json_int_t)(rank + r)));
+		put_env_int(env, "STEP_ID", step);
+		put_env_int(env, "STEPID", step);
+		put_env_int(env, "STEP_NUM_TASKS", (long long)nt);
+		put_env_int(env, "STEP_NUM_NODES", (long long)nn);
+		put_env_int(env, "NTASKS", (long long)nt);
+		put_env_int(env, "NPROCS", (long long)nt);
+		put_env_int(env, "NNODES", (long long)nn);
+		m = json_pack("{s:s,s:i,s:i,s:o,s:I,s:I,s:I,s:O,s:o,s:O,s:s,s:s,s:I,s:I,s:I}", "type",
+			      "step", "job_id", (int)id, "step_id", (int)step, "ranks", ranks,
+			      "ntasks", (json_int_t)nt, "nnodes", (json_int_t)nn, "node_index",
+			      (json_int_t)k, "argv", json_object_get(msg, "argv"), "env", env,
+			      "user_env", json_object_get(msg, "env"), "cwd",
+			      spur_json_str(msg, "cwd", "/"), "io_host", host, "io_port",
+			      (json_int_t)spur_json_int(msg, "io_port", 0), "uid",
+			      (json_int_t)spur_json_int(cj->spec, "uid", 0), "gid",
+			      (json_int_t)spur_json_int(cj->spec, "gid", 0));
+		ctld_conn_send(c->agents[info.alloc[k].node], m);
+		rank += here;
+	}
+	spur_info("job %u step %u: %zu tasks on %zu nodes", id, step, nt, nn);
+	reply_ok(cn, json_pack("{s:i,s:I,s:I}", "step_id", (int)step, "ntasks", (json_int_t)nt,
+			       "nnodes", (json_int_t)nn));
+}
+
 static void handle_acct(struct ctld_conn *cn, json_t *msg)
 {
 	struct spur_error err;
@@ -502,6 +577,7 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 		{ "nodes", handle_nodes },   { "register", handle_register },
 		{ "finished", handle_finished }, { "acct", handle_acct },
 		{ "hold", handle_hold },	 { "release", handle_hold },
+		{ "step", handle_step },
 	};
 	const char *type = spur_json_str(msg, "type", "");
 

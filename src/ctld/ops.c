@@ -255,7 +255,7 @@ static void note_alloc(struct ctld *c, struct ctld_job *cj, const json_t *alloc,
 	spur_hostlist_destroy(hl);
 }
 
-static void put_env(json_t *env, const char *name, const char *value)
+void put_env(json_t *env, const char *name, const char *value)
 {
 	char slurm[128], spur[128];
 
@@ -265,12 +265,65 @@ static void put_env(json_t *env, const char *name, const char *value)
 	json_object_set_new(env, spur, json_string(value));
 }
 
-static void put_env_int(json_t *env, const char *name, long long v)
+void put_env_int(json_t *env, const char *name, long long v)
 {
 	char buf[32];
 
 	snprintf(buf, sizeof(buf), "%lld", v);
 	put_env(env, name, buf);
+}
+
+/* The job's environment as seen on node k of its allocation (the batch
+ * script runs on k = 0): SLURM_* and SPUR_* twins and the device lists. */
+json_t *ctld_job_env(struct ctld *c, struct ctld_job *cj, const struct sched_job_info *info,
+		     size_t k)
+{
+	const json_t *spec = cj->spec;
+	json_t *env = json_object();
+	const char *gpu_type = spur_json_str(spec, "gpu_type", "");
+	uint16_t mask = k < info->nalloc ? info->alloc[k].gpu_mask : 0;
+	char gpus[64];
+	int ngpus = __builtin_popcount(mask);
+	long long nn = (long long)info->nalloc;
+
+	mask_list(mask, gpus, sizeof(gpus));
+	put_env_int(env, "JOB_ID", cj->id);
+	put_env_int(env, "JOBID", cj->id);
+	put_env(env, "JOB_NAME", spur_json_str(spec, "name", ""));
+	put_env(env, "JOB_NODELIST", cj->nodes ? cj->nodes : "");
+	put_env(env, "NODELIST", cj->nodes ? cj->nodes : "");
+	put_env_int(env, "JOB_NUM_NODES", nn);
+	put_env_int(env, "NNODES", nn);
+	put_env_int(env, "NTASKS", spur_json_int(spec, "ntasks", nn));
+	put_env_int(env, "NPROCS", spur_json_int(spec, "ntasks", nn));
+	put_env_int(env, "CPUS_ON_NODE", k < info->nalloc ? info->alloc[k].cpus : 1);
+	put_env(env, "JOB_PARTITION",
+		c->conf->parts[info->partition < c->conf->nparts ? info->partition : 0].name);
+	put_env(env, "SUBMIT_DIR", spur_json_str(spec, "workdir", "/"));
+	put_env(env, "SUBMIT_HOST", spur_json_str(spec, "submit_host", "localhost"));
+	put_env(env, "JOB_USER", spur_json_str(spec, "user", ""));
+	put_env(env, "JOB_ACCOUNT", spur_json_str(spec, "account", ""));
+	put_env(env, "CLUSTER_NAME", c->conf->cluster_name);
+	put_env_int(env, "NODEID", (long long)k);
+	put_env_int(env, "PROCID", 0);
+	put_env_int(env, "LOCALID", 0);
+	if (info->array_job_id) {
+		put_env_int(env, "ARRAY_JOB_ID", info->array_job_id);
+		put_env_int(env, "ARRAY_TASK_ID", info->array_task_id);
+	}
+	if (ngpus) {
+		put_env(env, "JOB_GPUS", gpus);
+		put_env(env, "STEP_GPUS", gpus);
+		put_env_int(env, "GPUS_ON_NODE", ngpus);
+		put_env_int(env, "GPUS", ngpus * nn);
+		json_object_set_new(env, "CUDA_VISIBLE_DEVICES", json_string(gpus));
+		json_object_set_new(env, "ROCR_VISIBLE_DEVICES", json_string(gpus));
+		json_object_set_new(env, "HIP_VISIBLE_DEVICES", json_string(gpus));
+		json_object_set_new(env, "GPU_DEVICE_ORDINAL", json_string(gpus));
+		if (*gpu_type)
+			put_env(env, "JOB_GPU_TYPE", gpu_type);
+	}
+	return env;
 }
 
 /* Tell the first node's agent to run the batch script. */
@@ -280,57 +333,15 @@ static void launch(struct ctld *c, struct ctld_job *cj, const json_t *alloc)
 	json_t *first = json_array_get(alloc, 0);
 	long node = (long)spur_json_int(first, "node", -1);
 	struct sched_job_info info;
-	json_t *env = json_object(), *msg;
-	const char *gpu_type = spur_json_str(spec, "gpu_type", "");
+	json_t *env, *msg;
 	char limit[32];
 
 	if (node < 0 || !c->agents[node]) {
 		spur_warn("job %u: node agent not connected; launch deferred", cj->id);
-		json_decref(env);
 		return;
 	}
 	sched_job_info(c->sched, cj->id, &info);
-	put_env_int(env, "JOB_ID", cj->id);
-	put_env_int(env, "JOBID", cj->id);
-	put_env(env, "JOB_NAME", spur_json_str(spec, "name", ""));
-	put_env(env, "JOB_NODELIST", cj->nodes);
-	put_env(env, "NODELIST", cj->nodes);
-	put_env_int(env, "JOB_NUM_NODES", (long long)json_array_size(alloc));
-	put_env_int(env, "NNODES", (long long)json_array_size(alloc));
-	put_env_int(env, "NTASKS", spur_json_int(spec, "ntasks", (json_int_t)json_array_size(alloc)));
-	put_env_int(env, "NPROCS", spur_json_int(spec, "ntasks", (json_int_t)json_array_size(alloc)));
-	put_env_int(env, "CPUS_ON_NODE", spur_json_int(first, "cpus", 1));
-	put_env(env, "JOB_PARTITION",
-		c->sched ? c->conf->parts[info.partition < c->conf->nparts ? info.partition : 0].name
-			 : "");
-	put_env(env, "SUBMIT_DIR", spur_json_str(spec, "workdir", "/"));
-	put_env(env, "SUBMIT_HOST", spur_json_str(spec, "submit_host", "localhost"));
-	put_env(env, "JOB_USER", spur_json_str(spec, "user", ""));
-	put_env(env, "JOB_ACCOUNT", spur_json_str(spec, "account", ""));
-	put_env(env, "CLUSTER_NAME", c->conf->cluster_name);
-	put_env_int(env, "PROCID", 0);
-	put_env_int(env, "LOCALID", 0);
-	put_env_int(env, "NODEID", 0);
-	if (info.array_job_id) {
-		put_env_int(env, "ARRAY_JOB_ID", info.array_job_id);
-		put_env_int(env, "ARRAY_TASK_ID", info.array_task_id);
-	}
-	if (cj->gpus && *cj->gpus) {
-		int n = 1;
-
-		for (const char *p = cj->gpus; *p; p++)
-			n += *p == ',';
-		put_env(env, "JOB_GPUS", cj->gpus);
-		put_env(env, "STEP_GPUS", cj->gpus);
-		put_env_int(env, "GPUS_ON_NODE", n);
-		put_env_int(env, "GPUS", n * (int)json_array_size(alloc));
-		json_object_set_new(env, "CUDA_VISIBLE_DEVICES", json_string(cj->gpus));
-		json_object_set_new(env, "ROCR_VISIBLE_DEVICES", json_string(cj->gpus));
-		json_object_set_new(env, "HIP_VISIBLE_DEVICES", json_string(cj->gpus));
-		json_object_set_new(env, "GPU_DEVICE_ORDINAL", json_string(cj->gpus));
-		if (*gpu_type)
-			put_env(env, "JOB_GPU_TYPE", gpu_type);
-	}
+	env = ctld_job_env(c, cj, &info, 0);
 	spur_duration_format(info.end_time == SCHED_INFINITE ? SPUR_TIME_INFINITE
 							     : info.end_time - info.start_time,
 			     limit, sizeof(limit));

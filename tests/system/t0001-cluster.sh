@@ -28,6 +28,25 @@ check "2-node job sees its nodes and MASTER_ADDR (the first of them)" \
 check "GPU variables name all 8 devices" \
 	grep -qx "gpus=0,1,2,3,4,5,6,7 cuda=0,1,2,3,4,5,6,7 rocr=0,1,2,3,4,5,6,7 id=$id slurm_id=$id" "slurm-$id.out"
 
+# srun inside the job fans tasks out over its nodes with distinct ranks
+cat >fan.sh <<'JOB'
+#!/bin/bash
+#SBATCH -N 2
+#SBATCH --ntasks-per-node=2
+#SBATCH --gres=gpu:mi300x:8
+srun -l bash -c 'echo "$SLURM_PROCID/$SLURM_NTASKS $SLURM_LOCALID $SLURM_NODEID $SLURMD_NODENAME $CUDA_VISIBLE_DEVICES"' | sort
+srun sh -c 'exit $SLURM_PROCID'
+echo "srun exit $?"
+srun -N 1 -n 3 sh -c 'echo one-node $SLURMD_NODENAME' | sort -u | wc -l
+JOB
+fan=$(sbatch --parsable --wait fan.sh)
+check "srun: 4 ranks, 2 per node, labelled, with their GPUs" \
+	sh -c "[ \$(grep -cE '^[0-3]: [0-3]/4 [01] [01] mi[1-4] 0,1,2,3,4,5,6,7\$' slurm-$fan.out) -eq 4 ]"
+check "srun: every rank once" \
+	sh -c "[ \$(grep -oE '^[0-3]:' slurm-$fan.out | sort -u | wc -l) -eq 4 ]"
+check "srun returns the highest task exit code" grep -qx "srun exit 3" "slurm-$fan.out"
+check "srun -N 1 keeps the tasks on one node" grep -qx "1" "slurm-$fan.out"
+
 pid=$(sbatch --parsable --wrap 'exit 3')
 check "--parsable prints the id alone" [ -n "$pid" ] && [ "$pid" -eq "$pid" ] 2>/dev/null
 sbatch --wait --wrap 'exit 7' >/dev/null

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* srun inside a job allocation: run a command as tasks over the job's
+ * nodes; their output and exit codes come back here over TCP. */
+#include "client.h"
+
+#include <arpa/inet.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define MAX_CONN 1024
+
+struct out_state {
+	bool at_line_start[2];
+};
+
+static void print_io(const json_t *m, bool label, struct out_state *st, int ntasks)
+{
+	int fd = (int)spur_json_int(m, "fd", 1);
+	int rank = (int)spur_json_int(m, "rank", 0);
+	const char *data = spur_json_str(m, "data", "");
+	size_t len = json_string_length(json_object_get(m, "data"));
+	FILE *out = fd == 2 ? stderr : stdout;
+
+	if (!label) {
+		fwrite(data, 1, len, out);
+		return;
+	}
+	(void)ntasks;
+	/* -l: "rank: " before every line */
+	for (size_t i = 0; i < len; i++) {
+		if (st[rank].at_line_start[fd == 2])
+			fprintf(out, "%d: ", rank);
+		fputc(data[i], out);
+		st[rank].at_line_start[fd == 2] = data[i] == '\n';
+	}
+}
+
+int cli_srun_main(const char *prog, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "nodes", required_argument, NULL, 'N' },
+		{ "ntasks", required_argument, NULL, 'n' },
+		{ "ntasks-per-node", required_argument, NULL, 'T' },
+		{ "label", no_argument, NULL, 'l' },
+		{ "job-name", required_argument, NULL, 'J' },
+		{ "gres", required_argument, NULL, 'g' },
+		{ "gpus", required_argument, NULL, 'G' },
+		{ "gpus-per-node", required_argument, NULL, 'P' },
+		{ "cpus-per-task", required_argument, NULL, 'c' },
+		{ "export", required_argument, NULL, 'E' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *jobid = getenv("SLURM_JOB_ID") ? getenv("SLURM_JOB_ID") : getenv("SPUR_JOB_ID");
+	int nodes = 0, ntasks = 0, per_node = 0, opt, lfd, fd, rc = 0, exited = 0, total;
+	bool label = false;
+	struct sockaddr_in sa = { 0 };
+	socklen_t sl = sizeof(sa);
+	struct pollfd pfd[MAX_CONN + 1];
+	struct spur_wire_reader rd[MAX_CONN + 1];
+	struct out_state *st;
+	int nconn = 0, open_conns = 0, expect;
+	struct spur_error err;
+	json_t *req, *reply, *args, *env;
+	char cwd[4096], *pargv[256];
+
+	pargv[0] = "srun";
+	for (int k = 0; k < argc && k < 254; k++)
+		pargv[k + 1] = argv[k];
+	optind = 1;
+	while ((opt = getopt_long(argc + 1, pargv, "+N:n:lJ:G:c:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'N':
+			nodes = atoi(optarg);
+			break;
+		case 'n':
+			ntasks = atoi(optarg);
+			break;
+		case 'T':
+			per_node = atoi(optarg);
+			break;
+		case 'l':
+			label = true;
+			break;
+		case 'h':
+			printf("Usage: srun [-N NODES] [-n TASKS] [--ntasks-per-node N] [-l] "
+			       "COMMAND [ARGS...]\n");
+			return 0;
+		case '?':
+			fprintf(stderr, "Try \"srun --help\" for more information\n");
+			return 1;
+		default:
+			break; /* the allocation already has its resources */
+		}
+	}
+	if (optind >= argc + 1) {
+		cli_error(prog, "No command given to execute.");
+		return 1;
+	}
+	if (!jobid) {
+		cli_error(prog, "srun outside a job allocation is not supported yet; use sbatch "
+				"(srun inside the batch script fans tasks out)");
+		return 1;
+	}
+	if (per_node && !ntasks)
+		ntasks = per_node * (nodes ? nodes : atoi(getenv("SLURM_JOB_NUM_NODES")
+							  ? getenv("SLURM_JOB_NUM_NODES")
+							  : "1"));
+	/* where the agents send the tasks' output */
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_ANY);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 128) ||
+	    getsockname(lfd, (struct sockaddr *)&sa, &sl)) {
+		cli_error(prog, "cannot open a port for the tasks' output");
+		return 1;
+	}
+	args = json_array();
+	for (int k = optind; k < argc + 1; k++)
+		json_array_append_new(args, json_string(pargv[k]));
+	env = json_object();
+	for (char **e = environ; *e; e++) {
+		const char *eq = strchr(*e, '=');
+		char key[256];
+
+		if (eq && (size_t)(eq - *e) < sizeof(key)) {
+			snprintf(key, sizeof(key), "%.*s", (int)(eq - *e), *e);
+			json_object_set_new(env, key, json_string(eq + 1));
+		}
+	}
+	if (!getcwd(cwd, sizeof(cwd)))
+		snprintf(cwd, sizeof(cwd), "/tmp");
+	req = json_pack("{s:s,s:i,s:o,s:i,s:i,s:o,s:s,s:i}", "type", "step", "job_id", atoi(jobid),
+			"argv", args, "ntasks", ntasks, "nodes", nodes, "env", env, "cwd", cwd,
+			"io_port", (int)ntohs(sa.sin_port));
+	reply = cli_call(req, &err);
+	if (!reply) {
+		cli_error(prog, "Unable to create step for job %s: %s", jobid, err.msg);
+		close(lfd);
+		return 1;
+	}
+	total = (int)spur_json_int(reply, "ntasks", 1);
+	expect = (int)spur_json_int(reply, "nnodes", 1); /* one connection per node */
+	json_decref(reply);
+	st = calloc((size_t)total + 1, sizeof(*st));
+	for (int r = 0; r <= total; r++)
+		st[r].at_line_start[0] = st[r].at_line_start[1] = true;
+	pfd[0].fd = lfd;
+	pfd[0].events = POLLIN;
+	while (exited < total) {
+		if (poll(pfd, (nfds_t)nconn + 1, -1) < 0)
+			break;
+		if ((pfd[0].revents & POLLIN) && nconn < MAX_CONN &&
+		    (fd = accept(lfd, NULL, NULL)) >= 0) {
+			nconn++;
+			open_conns++;
+			pfd[nconn].fd = fd;
+			pfd[nconn].events = POLLIN;
+			spur_wire_reader_init(&rd[nconn]);
+			rd[nconn].max = SPUR_WIRE_MAX_REPLY;
+		}
+		for (int k = 1; k <= nconn; k++) {
+			char buf[65536];
+			ssize_t n;
+			json_t *m;
+
+			if (pfd[k].fd < 0 || !(pfd[k].revents & (POLLIN | POLLHUP)))
+				continue;
+			n = recv(pfd[k].fd, buf, sizeof(buf), 0);
+			if (n <= 0) {
+				close(pfd[k].fd);
+				pfd[k].fd = -1;
+				open_conns--;
+				continue;
+			}
+			spur_wire_feed(&rd[k], buf, (size_t)n);
+			while (spur_wire_next(&rd[k], &m, NULL) == 1) {
+				const char *type = spur_json_str(m, "type", "");
+				int rank = (int)spur_json_int(m, "rank", 0);
+
+				if (rank < 0 || rank >= total)
+					rank = 0;
+				if (!strcmp(type, "io")) {
+					json_object_set_new(m, "rank", json_integer(rank));
+					print_io(m, label, st, total);
+				} else if (!strcmp(type, "exit")) {
+					int code = (int)spur_json_int(m, "code", 1);
+
+					exited++;
+					if (code > rc)
+						rc = code;
+				}
+				json_decref(m);
+			}
+		}
+		fflush(stdout);
+		/* every node connected and hung up without all exits: one went away */
+		if (open_conns == 0 && nconn >= expect && exited < total) {
+			cli_error(prog, "lost contact with tasks of job %s", jobid);
+			rc = rc ? rc : 1;
+			break;
+		}
+	}
+	for (int k = 1; k <= nconn; k++) {
+		if (pfd[k].fd >= 0)
+			close(pfd[k].fd);
+		spur_wire_reader_fini(&rd[k]);
+	}
+	close(lfd);
+	free(st);
+	return rc;
+}
