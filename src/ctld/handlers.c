@@ -269,7 +269,8 @@ static void queue_text(struct ctld_conn *cn, json_t *msg, const char *fmt)
 	}
 	/* squeue's default order: partition, state (pending first), priority
 	 * (highest first), then id */
-	qsort(rows, nrows, sizeof(*rows), row_cmp);
+	if (nrows)
+		qsort(rows, nrows, sizeof(*rows), row_cmp);
 	for (size_t r = 0; r < nrows; r++) {
 		struct spur_jobfmt_job *f = &rows[r].f;
 		char idtxt[32], plain[16];
