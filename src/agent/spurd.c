@@ -6,6 +6,7 @@
 #include "common/conf.h"
 #include "common/log.h"
 #include "common/wire.h"
+#include "io/uvwire.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -77,7 +78,6 @@ static struct step *steps;
 static const char *ctld_host = "127.0.0.1"; /* for SPUR_CTLD in jobs */
 static unsigned ctld_port = 6817;
 
-static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf);
 static char **build_env(const json_t *m, const char *node);
 static void free_env(char **v);
 static void put_task_env(json_t *env, int rank, int local);
@@ -390,38 +390,9 @@ static void launch(struct agent *a, const json_t *m)
 
 /* ---------------------------------------------------------------- step tasks */
 
-struct io_write {
-	uv_write_t req;
-	char *frame;
-};
-
-static void on_io_written(uv_write_t *req, int status)
-{
-	struct io_write *w = (struct io_write *)req;
-
-	(void)status;
-	spur_free(w->frame);
-	free(w);
-}
-
 static void step_write(struct step *st, json_t *m)
 {
-	struct io_write *w = calloc(1, sizeof(*w));
-	size_t len;
-	uv_buf_t buf;
-
-	if (w)
-		w->frame = spur_wire_encode(m, &len);
-	json_decref(m);
-	if (!w || !w->frame) {
-		free(w);
-		return;
-	}
-	buf = uv_buf_init(w->frame, (unsigned)len);
-	if (uv_write(&w->req, (uv_stream_t *)&st->io, &buf, 1, on_io_written)) {
-		spur_free(w->frame);
-		free(w);
-	}
+	spur_uv_send((uv_stream_t *)&st->io, m);
 }
 
 static void on_step_closed(uv_handle_t *h)
@@ -570,8 +541,8 @@ static void start_tasks(struct step *st)
 			continue;
 		}
 		t->open_pipes = 2;
-		uv_read_start((uv_stream_t *)&t->out[0], on_alloc, on_task_read);
-		uv_read_start((uv_stream_t *)&t->out[1], on_alloc, on_task_read);
+		uv_read_start((uv_stream_t *)&t->out[0], spur_uv_alloc, on_task_read);
+		uv_read_start((uv_stream_t *)&t->out[1], spur_uv_alloc, on_task_read);
 	}
 	json_decref(base);
 	free(args);
@@ -630,50 +601,13 @@ static void kill_steps(uint32_t job_id, int sig)
 
 /* ---------------------------------------------------------------- link */
 
-static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
-{
-	(void)h;
-	buf->base = malloc(suggested);
-	buf->len = buf->base ? suggested : 0;
-}
-
-struct wreq {
-	uv_write_t req;
-	char *frame;
-};
-
-static void on_written(uv_write_t *req, int status)
-{
-	struct wreq *w = (struct wreq *)req;
-
-	(void)status;
-	spur_free(w->frame);
-	free(w);
-}
-
 static void send_msg(struct agent *a, json_t *msg)
 {
-	struct wreq *w;
-	size_t len;
-	uv_buf_t buf;
-
 	if (!a->connected) {
 		json_decref(msg); /* the controller learns at re-registration */
 		return;
 	}
-	w = calloc(1, sizeof(*w));
-	if (w)
-		w->frame = spur_wire_encode(msg, &len);
-	json_decref(msg);
-	if (!w || !w->frame) {
-		free(w);
-		return;
-	}
-	buf = uv_buf_init(w->frame, (unsigned)len);
-	if (uv_write(&w->req, (uv_stream_t *)&a->tcp, &buf, 1, on_written)) {
-		spur_free(w->frame);
-		free(w);
-	}
+	spur_uv_send((uv_stream_t *)&a->tcp, msg);
 }
 
 static void on_retry(uv_timer_t *t)
@@ -750,7 +684,7 @@ static void on_connect(uv_connect_t *req, int status)
 	}
 	a->connected = true;
 	spur_wire_reader_init(&a->rd);
-	uv_read_start((uv_stream_t *)&a->tcp, on_alloc, on_read);
+	uv_read_start((uv_stream_t *)&a->tcp, spur_uv_alloc, on_read);
 	gpus = json_array();
 	jobs = json_array();
 	for (uint32_t g = 0; g < a->ngpus; g++)

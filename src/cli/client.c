@@ -78,3 +78,32 @@ json_t *cli_call(json_t *req, struct spur_error *err)
 	close(fd);
 	return reply;
 }
+
+int cli_each_job(const char *prog, int argc, char **argv, const char *type, bool admin,
+		 cli_job_fail_f fail)
+{
+	int rc = 0;
+
+	for (int i = 0; i < argc; i++) {
+		struct spur_error err;
+		char *end;
+		long id = strtol(argv[i], &end, 10);
+		json_t *reply;
+
+		if (*end || id <= 0) {
+			fprintf(stderr, "%s: error: Invalid job id %s\n", prog, argv[i]);
+			rc = 1;
+			continue;
+		}
+		reply = cli_call(json_pack("{s:s,s:i,s:b}", "type", type, "job_id", (int)id, "admin",
+					   admin),
+				 &err);
+		if (!reply) {
+			fail(prog, id, err.msg);
+			rc = 1;
+			continue;
+		}
+		json_decref(reply);
+	}
+	return rc;
+}

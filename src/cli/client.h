@@ -15,6 +15,15 @@ int cli_connect(struct spur_error *err);
 /* Send req (borrowed) on fd and wait for the reply; an "error" reply
  * becomes NULL with its message in err. */
 json_t *cli_request(int fd, json_t *req, int timeout_ms, struct spur_error *err);
+/* Says why the request for job id failed, in the command's words. */
+typedef void (*cli_job_fail_f)(const char *prog, long id, const char *why);
+
+/* For each job id argument, send {"type": type, "job_id": id, "admin":
+ * admin}; a bad id is reported here, a refusal through fail. Returns 0 when
+ * all succeeded. */
+int cli_each_job(const char *prog, int argc, char **argv, const char *type, bool admin,
+		 cli_job_fail_f fail);
+
 /* Connect, request (req stolen), close. */
 json_t *cli_call(json_t *req, struct spur_error *err);
 

@@ -61,19 +61,6 @@ static int parse_format(const char *fmt, struct col *cols, int max)
 	return n;
 }
 
-static void elapsed(int64_t secs, char *buf, size_t len)
-{
-	if (secs < 0)
-		secs = 0;
-	if (secs >= 86400)
-		snprintf(buf, len, "%lld-%02lld:%02lld:%02lld", (long long)(secs / 86400),
-			 (long long)(secs / 3600 % 24), (long long)(secs / 60 % 60),
-			 (long long)(secs % 60));
-	else
-		snprintf(buf, len, "%02lld:%02lld:%02lld", (long long)(secs / 3600),
-			 (long long)(secs / 60 % 60), (long long)(secs % 60));
-}
-
 static void when(int64_t t, const char *none, char *buf, size_t len)
 {
 	if (t <= 0)
@@ -126,7 +113,7 @@ static void value(int f, const json_t *j, int64_t now, char *buf, size_t len)
 	} else if (!strcmp(name, "Submit")) {
 		when(spur_json_int(j, "submit", 0), "Unknown", buf, len);
 	} else if (!strcmp(name, "Elapsed")) {
-		elapsed(!start ? 0 : (end ? end : now) - start, buf, len);
+		spur_duration_format_hms(!start ? 0 : (end ? end : now) - start, buf, len);
 	} else if (!strcmp(name, "NodeList")) {
 		snprintf(buf, len, "%s", spur_json_str(j, "nodelist", ""));
 	} else if (!strcmp(name, "NNodes")) {

@@ -64,18 +64,6 @@ static int show_hostlist(const char *prog, const char *expr, int sorted)
 	return 0;
 }
 
-/* scontrol's run time: always HH:MM:SS, with D- in front past a day. */
-static void run_time(int64_t secs, char *buf, size_t len)
-{
-	if (secs >= 86400)
-		snprintf(buf, len, "%lld-%02lld:%02lld:%02lld", (long long)(secs / 86400),
-			 (long long)(secs / 3600 % 24), (long long)(secs / 60 % 60),
-			 (long long)(secs % 60));
-	else
-		snprintf(buf, len, "%02lld:%02lld:%02lld", (long long)(secs / 3600),
-			 (long long)(secs / 60 % 60), (long long)(secs % 60));
-}
-
 static void stamp(int64_t t, char *buf, size_t len)
 {
 	if (t <= 0)
@@ -104,7 +92,7 @@ static int show_job(const char *prog, const char *id)
 	start = spur_json_int(j, "start_time", 0);
 	limit = spur_json_int(j, "time_limit", 0);
 	nodelist = spur_json_str(j, "nodelist", "");
-	run_time(!strcmp(state, "RUNNING") && start ? now - start : 0, rt, sizeof(rt));
+	spur_duration_format_hms(!strcmp(state, "RUNNING") && start ? now - start : 0, rt, sizeof(rt));
 	if (limit)
 		spur_duration_format(limit, lim, sizeof(lim));
 	else
@@ -223,39 +211,22 @@ static int show_nodes(const char *prog, const char *which)
 	return 0;
 }
 
+static void hold_failed(const char *prog, long id, const char *why)
+{
+	cli_error(prog, "%s for job %ld", why, id);
+}
+
 /* hold (admin hold when root), uhold (user hold), release. */
 static int hold_jobs(const char *prog, const char *verb, int argc, char **argv)
 {
 	bool hold = strcasecmp(verb, "release") != 0;
 	bool admin = !strcasecmp(verb, "uhold") ? false : getuid() == 0;
-	int rc = 0;
 
 	if (argc < 1) {
 		cli_error(prog, "%s needs a job id", verb);
 		return 1;
 	}
-	for (int i = 0; i < argc; i++) {
-		struct spur_error err;
-		char *end;
-		long id = strtol(argv[i], &end, 10);
-		json_t *reply;
-
-		if (*end || id <= 0) {
-			cli_error(prog, "Invalid job id %s", argv[i]);
-			rc = 1;
-			continue;
-		}
-		reply = cli_call(json_pack("{s:s,s:i,s:b}", "type", hold ? "hold" : "release",
-					   "job_id", (int)id, "admin", admin),
-				 &err);
-		if (!reply) {
-			cli_error(prog, "%s for job %ld", err.msg, id);
-			rc = 1;
-			continue;
-		}
-		json_decref(reply);
-	}
-	return rc;
+	return cli_each_job(prog, argc, argv, hold ? "hold" : "release", admin, hold_failed);
 }
 
 int cli_scontrol_main(const char *prog, int argc, char **argv)

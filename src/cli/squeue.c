@@ -109,33 +109,16 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 	return 0;
 }
 
+static void cancel_failed(const char *prog, long id, const char *why)
+{
+	fprintf(stderr, "%s: error: Kill job error on job id %ld: %s\n", prog, id, why);
+}
+
 int cli_scancel_main(const char *prog, int argc, char **argv)
 {
-	int rc = 0;
-
 	if (argc < 1) {
 		fprintf(stderr, "%s: error: No job identification provided\n", prog);
 		return 1;
 	}
-	for (int i = 0; i < argc; i++) {
-		struct spur_error err;
-		char *end;
-		long id = strtol(argv[i], &end, 10);
-		json_t *reply;
-
-		if (*end || id <= 0) {
-			fprintf(stderr, "%s: error: Invalid job id %s\n", prog, argv[i]);
-			rc = 1;
-			continue;
-		}
-		reply = cli_call(json_pack("{s:s,s:i}", "type", "cancel", "job_id", (int)id), &err);
-		if (!reply) {
-			fprintf(stderr, "%s: error: Kill job error on job id %ld: %s\n", prog, id,
-				err.msg);
-			rc = 1;
-			continue;
-		}
-		json_decref(reply);
-	}
-	return rc;
+	return cli_each_job(prog, argc, argv, "cancel", false, cancel_failed);
 }

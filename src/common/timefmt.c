@@ -122,6 +122,18 @@ void spur_duration_format(int64_t secs, char *buf, size_t len)
 		snprintf(buf, len, "%" PRId64 ":%02" PRId64, m, s);
 }
 
+void spur_duration_format_hms(int64_t secs, char *buf, size_t len)
+{
+	if (secs < 0)
+		secs = 0;
+	if (secs >= 86400)
+		snprintf(buf, len, "%" PRId64 "-%02" PRId64 ":%02" PRId64 ":%02" PRId64, secs / 86400,
+			 secs / 3600 % 24, secs / 60 % 60, secs % 60);
+	else
+		snprintf(buf, len, "%02" PRId64 ":%02" PRId64 ":%02" PRId64, secs / 3600,
+			 secs / 60 % 60, secs % 60);
+}
+
 void spur_time_format(time_t t, char *buf, size_t len)
 {
 	struct tm tm;

@@ -24,6 +24,10 @@ int64_t spur_duration_minutes_ceil(int64_t secs);
 /* Slurm's secs2time_str: "D-HH:MM:SS", "H:MM:SS", "M:SS" or "UNLIMITED". */
 void spur_duration_format(int64_t secs, char *buf, size_t len);
 
+/* sacct's Elapsed and scontrol's RunTime: always HH:MM:SS, "D-HH:MM:SS"
+ * past a day; negative counts as 0. */
+void spur_duration_format_hms(int64_t secs, char *buf, size_t len);
+
 /* Parse a --begin value against `now` in the local time zone:
  * now[{+|-}N[units]] (units: s[ec[ond]][s], m[in[ute]][s], h[our][s],
  * d[ay][s], w[eek][s]; seconds by default), today, tomorrow, midnight,

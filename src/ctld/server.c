@@ -4,6 +4,7 @@
 
 #include "common/alloc.h"
 #include "common/log.h"
+#include "io/uvwire.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,13 +13,6 @@
 int64_t ctld_now(void)
 {
 	return (int64_t)time(NULL);
-}
-
-static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
-{
-	(void)h;
-	buf->base = malloc(suggested);
-	buf->len = buf->base ? suggested : 0;
 }
 
 void ctld_conn_closed(uv_handle_t *h)
@@ -57,45 +51,14 @@ static void conn_close(struct ctld_conn *cn)
 	uv_close((uv_handle_t *)&cn->tcp, ctld_conn_closed);
 }
 
-struct write_req {
-	uv_write_t req;
-	char *frame;
-};
-
-static void on_written(uv_write_t *req, int status)
-{
-	struct write_req *w = (struct write_req *)req;
-
-	(void)status;
-	spur_free(w->frame);
-	free(w);
-}
-
 void ctld_conn_send(struct ctld_conn *cn, json_t *msg)
 {
-	struct write_req *w;
-	size_t len;
-	uv_buf_t buf;
-
 	if (!cn || cn->closing) {
 		json_decref(msg);
 		return;
 	}
-	w = calloc(1, sizeof(*w));
-	if (w)
-		w->frame = spur_wire_encode(msg, &len);
-	json_decref(msg);
-	if (!w || !w->frame) {
-		free(w);
+	if (spur_uv_send((uv_stream_t *)&cn->tcp, msg))
 		conn_close(cn);
-		return;
-	}
-	buf = uv_buf_init(w->frame, (unsigned)len);
-	if (uv_write(&w->req, (uv_stream_t *)&cn->tcp, &buf, 1, on_written)) {
-		spur_free(w->frame);
-		free(w);
-		conn_close(cn);
-	}
 }
 
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
@@ -144,7 +107,7 @@ static void on_connection(uv_stream_t *server, int status)
 	uv_tcp_init(c->loop, &cn->tcp);
 	cn->tcp.data = cn;
 	if (uv_accept(server, (uv_stream_t *)&cn->tcp) ||
-	    uv_read_start((uv_stream_t *)&cn->tcp, on_alloc, on_read))
+	    uv_read_start((uv_stream_t *)&cn->tcp, spur_uv_alloc, on_read))
 		conn_close(cn);
 }
 

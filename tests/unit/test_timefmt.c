@@ -79,6 +79,12 @@ static void test_format(void **state)
 	assert_string_equal(buf, "UNLIMITED");
 	spur_duration_format(-5, buf, sizeof(buf));
 	assert_string_equal(buf, "INVALID");
+	spur_duration_format_hms(65, buf, sizeof(buf));
+	assert_string_equal(buf, "00:01:05");
+	spur_duration_format_hms(2 * 86400 + 3661, buf, sizeof(buf));
+	assert_string_equal(buf, "2-01:01:01");
+	spur_duration_format_hms(-3, buf, sizeof(buf));
+	assert_string_equal(buf, "00:00:00");
 	spur_time_format(NOW, buf, sizeof(buf));
 	assert_string_equal(buf, "2026-12-02T13:40:25");
 	spur_time_format(0, buf, sizeof(buf));
