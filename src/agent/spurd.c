@@ -6,6 +6,7 @@
 #include "common/conf.h"
 #include "common/log.h"
 #include "common/wire.h"
+#include "devices/gpu.h"
 #include "io/uvwire.h"
 
 #include <errno.h>
@@ -35,8 +36,7 @@ struct agent {
 	uint16_t port;
 	uint32_t cpus;
 	uint64_t mem_mb;
-	const char *gpu_type;
-	uint32_t ngpus;
+	struct spur_gpu_set gpus;
 	uv_tcp_t tcp;
 	uv_connect_t conn_req;
 	uv_timer_t retry;
@@ -687,9 +687,17 @@ static void on_connect(uv_connect_t *req, int status)
 	uv_read_start((uv_stream_t *)&a->tcp, spur_uv_alloc, on_read);
 	gpus = json_array();
 	jobs = json_array();
-	for (uint32_t g = 0; g < a->ngpus; g++)
-		json_array_append_new(gpus, json_pack("{s:i,s:s}", "index", (int)g, "type",
-						      a->gpu_type ? a->gpu_type : "gpu"));
+	for (size_t g = 0; g < a->gpus.n; g++) {
+		json_t *links = json_array();
+
+		for (size_t o = 0; o < a->gpus.n; o++)
+			json_array_append_new(links,
+					      json_string(spur_gpu_link_name(a->gpus.links[g][o])));
+		json_array_append_new(gpus, json_pack("{s:i,s:s,s:s,s:i,s:o}", "index", (int)g, "type",
+						      a->gpus.gpus[g].type, "path",
+						      a->gpus.gpus[g].path, "numa", a->gpus.gpus[g].numa,
+						      "links", links));
+	}
 	for (struct job *j = a->jobs; j; j = j->next)
 		if (j->running)
 			json_array_append_new(jobs, json_integer(j->id));
@@ -753,12 +761,13 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "gpus", required_argument, NULL, 'g' },
-		{ "cpus", required_argument, NULL, 'C' },
-		{ "mem", required_argument, NULL, 'M' },
+		{ "cpus", required_argument, NULL, 1001 },
+		{ "mem", required_argument, NULL, 1002 },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct agent a = { 0 };
-	const char *conf_path = NULL, *logfile = NULL, *ctl = NULL;
+	const char *conf_path = NULL, *logfile = NULL, *ctl = NULL, *gpus_arg = NULL;
+	char conf_gpus[64] = "";
 	struct spur_conf *conf;
 	struct spur_error err;
 	char spool[4096], hostname[256];
@@ -766,7 +775,9 @@ int main(int argc, char **argv)
 	int opt, verbose = 0;
 	long idx;
 
-	while ((opt = getopt_long(argc, argv, "N:f:c:s:L:g:vh", opts, NULL)) != -1) {
+	bool show = false;
+
+	while ((opt = getopt_long(argc, argv, "N:f:c:s:L:g:vhC", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'N':
 			a.node = optarg;
@@ -783,28 +794,24 @@ int main(int argc, char **argv)
 		case 'L':
 			logfile = optarg;
 			break;
-		case 'g': {
-			/* fake GPUs: TYPE:COUNT */
-			char *colon = strchr(optarg, ':');
-
-			a.gpu_type = optarg;
-			a.ngpus = colon ? (uint32_t)atoi(colon + 1) : 0;
-			if (colon)
-				*colon = '\0';
+		case 'g':
+			gpus_arg = optarg;
 			break;
-		}
-		case 'C':
+		case 1001:
 			a.cpus = (uint32_t)atoi(optarg);
 			break;
-		case 'M':
+		case 1002:
 			a.mem_mb = (uint64_t)atoll(optarg);
 			break;
 		case 'v':
 			verbose++;
 			break;
+		case 'C':
+			show = true;
+			break;
 		default:
-			fprintf(stderr, "Usage: spurd [-N NODENAME] [-f slurm.conf] [-c HOST:PORT] [-s "
-					"SPOOL] [-L LOG] [--gpus TYPE:N] [-v]\n");
+			fprintf(stderr, "Usage: spurd [-C] [-N NODENAME] [-f slurm.conf] [-c HOST:PORT] [-s "
+					"SPOOL] [-L LOG] [--gpus auto|kfd[:ROOT]|none|FILE|TYPE:N] [-v]\n");
 			return opt == 'h' ? 0 : 1;
 		}
 	}
@@ -823,17 +830,57 @@ int main(int argc, char **argv)
 
 		a.cpus = a.cpus ? a.cpus : n->cpus;
 		a.mem_mb = a.mem_mb ? a.mem_mb : n->real_memory_mb;
-		for (size_t g = 0; g < n->gres.n && !a.ngpus; g++)
-			if (!strcmp(n->gres.items[g].name, "gpu")) {
-				a.ngpus = (uint32_t)n->gres.items[g].count;
-				a.gpu_type = n->gres.items[g].type;
-			}
+		for (size_t g = 0; g < n->gres.n; g++)
+			if (!strcmp(n->gres.items[g].name, "gpu"))
+				snprintf(conf_gpus, sizeof(conf_gpus), "%s:%llu",
+					 n->gres.items[g].type[0] ? n->gres.items[g].type : "gpu",
+					 (unsigned long long)n->gres.items[g].count);
+	}
+	/* GPUs: --gpus auto | kfd[:ROOT] | none | FILE | TYPE:N; else the
+	 * config's Gres= as fake GPUs (simulated nodes) */
+	if (!gpus_arg)
+		gpus_arg = *conf_gpus ? conf_gpus : "none";
+	{
+		int rc = 0;
+
+		if (!strcmp(gpus_arg, "auto"))
+			rc = spur_gpu_discover_auto(&a.gpus, &err);
+		else if (!strncmp(gpus_arg, "kfd", 3) && (!gpus_arg[3] || gpus_arg[3] == ':'))
+			rc = spur_gpu_kfd.discover(gpus_arg[3] ? gpus_arg + 4 : NULL, &a.gpus, &err);
+		else if (strcmp(gpus_arg, "none"))
+			rc = spur_gpu_fake.discover(gpus_arg, &a.gpus, &err);
+		if (rc) {
+			fprintf(stderr, "spurd: error: GPUs: %s\n", err.msg);
+			return 1;
+		}
 	}
 	if (!a.cpus)
 		a.cpus = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
 	if (!a.mem_mb)
 		a.mem_mb = (uint64_t)sysconf(_SC_PHYS_PAGES) / 1024 * (uint64_t)sysconf(_SC_PAGESIZE) /
 			   1024;
+	if (show) {
+		/* as slurmd -C: the node as found, ready for slurm.conf */
+		printf("NodeName=%s CPUs=%u RealMemory=%llu", a.node, a.cpus,
+		       (unsigned long long)a.mem_mb);
+		if (a.gpus.n)
+			printf(" Gres=gpu:%s:%zu", a.gpus.gpus[0].type, a.gpus.n);
+		printf("\n");
+		if (a.gpus.n) {
+			printf("# GPUs (%s):", a.gpus.backend);
+			for (size_t g = 0; g < a.gpus.n; g++)
+				printf(" %s", a.gpus.gpus[g].path);
+			printf("\n# links:\n");
+			for (size_t g = 0; g < a.gpus.n; g++) {
+				printf("#  GPU%-2zu", g);
+				for (size_t o = 0; o < a.gpus.n; o++)
+					printf(" %-6.6s", spur_gpu_link_name(a.gpus.links[g][o]));
+				printf("\n");
+			}
+		}
+		spur_conf_destroy(conf);
+		return 0;
+	}
 	a.host = conf->nctlds ? conf->ctlds[0].addr : "127.0.0.1";
 	a.port = conf->ctld_port;
 	if (ctl) {
@@ -866,9 +913,12 @@ int main(int argc, char **argv)
 	uv_signal_init(a.loop, &sint);
 	uv_signal_start(&sint, on_signal, SIGINT);
 	signal(SIGPIPE, SIG_IGN);
-	spur_info("node %s: %u cpus, %llu MB, %u %s GPUs; controller %s:%u", a.node, a.cpus,
-		  (unsigned long long)a.mem_mb, a.ngpus, a.gpu_type ? a.gpu_type : "", a.host,
-		  a.port);
+	spur_info("node %s: %u cpus, %llu MB, %zu %s GPUs (%s); controller %s:%u", a.node, a.cpus,
+		  (unsigned long long)a.mem_mb, a.gpus.n, a.gpus.n ? a.gpus.gpus[0].type : "",
+		  a.gpus.backend ? a.gpus.backend : "none", a.host, a.port);
+	if (*conf_gpus && (size_t)atoi(strrchr(conf_gpus, ':') + 1) != a.gpus.n)
+		spur_warn("node %s: the configuration says gpu %s, %zu found", a.node, conf_gpus,
+			  a.gpus.n);
 	try_connect(&a);
 	uv_run(a.loop, UV_RUN_DEFAULT);
 	teardown(&a);

@@ -53,6 +53,20 @@ expect 1 "/nonexistent/slurm.conf: No such file" -- "$b/spur" conf check -f /non
 expect 1 "expected 'check' or 'show'" -- "$b/spur" conf frob
 expect 1 "no configuration file" -- env -u SPUR_CONF -u SLURM_CONF "$b/spur" conf check
 
+# spurd -C: the node as discovered (KFD fixture of an MI300X node)
+d=$1/src/agent/spurd
+out=$("$d" -C -N n1 --cpus 192 --mem 1536000 --gpus "kfd:$data/../kfd/mi300x/nodes" 2>&1)
+if printf '%s\n' "$out" | grep -qx 'NodeName=n1 CPUs=192 RealMemory=1536000 Gres=gpu:mi300x:8' &&
+	printf '%s\n' "$out" | grep -q '^#  GPU0  self   xgmi   xgmi'; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+	echo "FAIL: spurd -C with the KFD fixture:"
+	printf '%s\n' "$out"
+fi
+expect 1 "GPUs: kfd: no /nonexistent (no AMD GPU driver)" -- "$d" -C --gpus kfd:/nonexistent
+expect 1 "GPUs: fake GPUs: 99" -- "$d" -C --gpus x:99
+
 # conf show prints what was understood
 out=$("$b/spur" conf show "$data/site/slurm.conf" 2>/dev/null)
 if printf '%s\n' "$out" | grep -qF 'NodeName=h[3-4] CPUs=96' &&

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* GPU discovery: a node's GPUs, their type and the links between them,
+ * from a backend: AMD KFD sysfs, a fake described in a file, (NVML next). */
+#ifndef SPUR_DEVICES_GPU_H
+#define SPUR_DEVICES_GPU_H
+
+#include "common/error.h"
+
+#include <stddef.h>
+
+#define SPUR_GPU_MAX 16
+
+/* Link classes, best first; the same order as the core's enum sched_link. */
+enum spur_gpu_link {
+	SPUR_GPU_LINK_SELF,
+	SPUR_GPU_LINK_XGMI,
+	SPUR_GPU_LINK_NVLINK,
+	SPUR_GPU_LINK_PCIE_SWITCH,
+	SPUR_GPU_LINK_NUMA,
+	SPUR_GPU_LINK_SYS,
+};
+
+struct spur_gpu {
+	char type[32];	/* "mi300x" */
+	char path[64];	/* device node, "/dev/dri/renderD128" */
+	int numa;	/* socket / NUMA node, -1 unknown */
+	unsigned vendor, device;
+};
+
+struct spur_gpu_set {
+	struct spur_gpu gpus[SPUR_GPU_MAX];
+	size_t n;
+	enum spur_gpu_link links[SPUR_GPU_MAX][SPUR_GPU_MAX];
+	const char *backend; /* "kfd", "fake" */
+};
+
+/* One backend: discover into out (zeroed first). SPUR_ENOENT when the
+ * backend finds no devices of its kind. */
+struct spur_gpu_backend {
+	const char *name;
+	int (*discover)(const char *arg, struct spur_gpu_set *out, struct spur_error *err);
+};
+
+/* AMD KFD topology: arg is the nodes folder (default
+ * /sys/class/kfd/kfd/topology/nodes). Links: a direct XGMI io_link of
+ * weight <= 15 is XGMI (a hive), a longer XGMI hop counts as a PCIe switch,
+ * GPUs on the same CPU node are NUMA, else SYS. */
+extern const struct spur_gpu_backend spur_gpu_kfd;
+
+/* A file of "type T", "count N", "preset P" (mi300x, mi250, nvlink-islands,
+ * nvswitch, pcie-pairs) and "link A B CLASS" lines (xgmi, nvlink,
+ * pcie-switch, numa, sys); or, without a file, arg "TYPE:N" (one preset by
+ * type name). */
+extern const struct spur_gpu_backend spur_gpu_fake;
+
+/* The name of a link class ("xgmi"...). */
+const char *spur_gpu_link_name(enum spur_gpu_link l);
+
+/* Try "kfd" then report none: the agent's --gpus auto. */
+int spur_gpu_discover_auto(struct spur_gpu_set *out, struct spur_error *err);
+
+#endif
