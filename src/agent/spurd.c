@@ -851,6 +851,7 @@ int main(int argc, char **argv)
 			rc = spur_gpu_fake.discover(gpus_arg, &a.gpus, &err);
 		if (rc) {
 			fprintf(stderr, "spurd: error: GPUs: %s\n", err.msg);
+			spur_conf_destroy(conf);
 			return 1;
 		}
 	}
@@ -902,6 +903,7 @@ int main(int argc, char **argv)
 	if (spur_log_open("spurd", (enum spur_log_level)(conf->agent_debug + verbose), logfile,
 			  &err)) {
 		fprintf(stderr, "spurd: error: %s\n", err.msg);
+		spur_conf_destroy(conf);
 		return 1;
 	}
 	a.loop = uv_default_loop();

@@ -200,6 +200,7 @@ int main(int argc, char **argv)
 	if (spur_log_open("spurctld", (enum spur_log_level)(c.conf->ctld_debug + verbose),
 			  logfile ? logfile : c.conf->ctld_log_file, &err)) {
 		fprintf(stderr, "spurctld: error: %s\n", err.msg);
+		spur_conf_destroy(c.conf);
 		return 1;
 	}
 	for (size_t i = 0; i < c.conf->nwarnings; i++)
@@ -210,13 +211,13 @@ int main(int argc, char **argv)
 	uv_timer_init(c.loop, &c.timer);
 	if (mkdir(c.state_dir, 0700) && errno != EEXIST) {
 		fprintf(stderr, "spurctld: error: state folder %s: %s\n", c.state_dir, strerror(errno));
-		return 1;
+		goto out_teardown;
 	}
 	if (build_core(&c, &err) || ctld_acct_open(&c, &err) || ctld_oplog_open(&c, &err) ||
 	    ctld_listen(&c, listen_addr, (uint16_t)(port ? port : c.conf->ctld_port), &err)) {
 		spur_error_log("%s", err.msg);
 		fprintf(stderr, "spurctld: error: %s\n", err.msg);
-		return 1;
+		goto out_teardown;
 	}
 	spur_info("listening on %s:%d, %zu nodes, %zu partitions, state in %s", listen_addr,
 		  port ? port : c.conf->ctld_port, c.conf->nnodes, c.conf->nparts, c.state_dir);
@@ -231,4 +232,9 @@ int main(int argc, char **argv)
 		fclose(c.oplog);
 	teardown(&c);
 	return 0;
+out_teardown:
+	if (c.oplog)
+		fclose(c.oplog);
+	teardown(&c);
+	return 1;
 }

@@ -67,6 +67,18 @@ fi
 expect 1 "GPUs: kfd: no /nonexistent (no AMD GPU driver)" -- "$d" -C --gpus kfd:/nonexistent
 expect 1 "GPUs: fake GPUs: 99" -- "$d" -C --gpus x:99
 
+# the controller refuses a port it cannot have, with the reason, and exits 1
+c=$1/src/ctld/spurctld
+tmpc=$(mktemp -d)
+printf 'SlurmctldPort=1\nStateSaveLocation=%s/state\n' "$tmpc" >"$tmpc/slurm.conf"
+if [ "$(id -u)" -ne 0 ]; then
+	expect 1 "listen on 0.0.0.0:1" -- "$c" -f "$tmpc/slurm.conf"
+fi
+printf 'SlurmctldPort=1\nStateSaveLocation=/proc/none/state\n' >"$tmpc/slurm.conf"
+expect 1 "state folder /proc/none/state" -- "$c" -f "$tmpc/slurm.conf"
+expect 1 "SlurmctldPort=http: expected a port number" -- sh -c "printf 'SlurmctldPort=http\n' >$tmpc/bad.conf; $c -f $tmpc/bad.conf"
+rm -rf "$tmpc"
+
 # conf show prints what was understood
 out=$("$b/spur" conf show "$data/site/slurm.conf" 2>/dev/null)
 if printf '%s\n' "$out" | grep -qF 'NodeName=h[3-4] CPUs=96' &&
