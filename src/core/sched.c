@@ -352,6 +352,44 @@ void sched_node_spec_preset(struct sched_node_spec *spec, enum sched_topo_preset
 	}
 }
 
+/* The link matrix and what follows from it: weights, best class, uniformity. */
+static void node_set_links(struct core_node *n,
+			   const enum sched_link links[SCHED_MAX_GPUS][SCHED_MAX_GPUS])
+{
+	n->uniform = true;
+	n->best_link = SCHED_LINK_SYS;
+	for (unsigned a = 0; a < n->ngpus; a++) {
+		for (unsigned b = 0; b < n->ngpus; b++) {
+			n->link[a][b] = (uint8_t)links[a][b];
+			n->pair_w[a][b] = (uint16_t)sched_link_weight(links[a][b]);
+			if (a != b && links[a][b] < n->best_link)
+				n->best_link = (uint8_t)links[a][b];
+			if (a != b && links[a][b] != links[0][1])
+				n->uniform = false;
+		}
+	}
+}
+
+int sched_node_set_links(struct sched *s, const char *node,
+			 const enum sched_link links[SCHED_MAX_GPUS][SCHED_MAX_GPUS], uint32_t ngpus,
+			 struct spur_error *err)
+{
+	long ni = node_index(s, node);
+
+	if (ni < 0)
+		return spur_error_set(err, SPUR_ENOENT, "node %s is not defined", node);
+	if (ngpus != s->nodes[ni].ngpus)
+		return spur_error_set(err, SPUR_EINVAL, "node %s: %u GPUs reported, %u configured",
+				      node, ngpus, s->nodes[ni].ngpus);
+	for (unsigned a = 0; a < ngpus; a++)
+		for (unsigned b = 0; b < ngpus; b++)
+			if ((unsigned)links[a][b] > SCHED_LINK_SYS || (a == b) != (links[a][b] == SCHED_LINK_SELF))
+				return spur_error_set(err, SPUR_EINVAL, "node %s: bad link %u-%u", node,
+						      a, b);
+	node_set_links(&s->nodes[ni], links);
+	return 0;
+}
+
 int sched_add_node(struct sched *s, const struct sched_node_spec *spec, struct spur_error *err)
 {
 	struct core_node n = { 0 };
@@ -378,18 +416,7 @@ int sched_add_node(struct sched *s, const struct sched_node_spec *spec, struct s
 	n.bucket = -1;
 	n.resv_first = -1;
 	n.shards_per_gpu = (uint16_t)(spec->ngpus ? spec->shards / spec->ngpus : 0);
-	n.uniform = true;
-	n.best_link = SCHED_LINK_SYS;
-	for (unsigned a = 0; a < n.ngpus; a++) {
-		for (unsigned b = 0; b < n.ngpus; b++) {
-			n.link[a][b] = (uint8_t)spec->links[a][b];
-			n.pair_w[a][b] = (uint16_t)sched_link_weight(spec->links[a][b]);
-			if (a != b && spec->links[a][b] < n.best_link)
-				n.best_link = (uint8_t)spec->links[a][b];
-			if (a != b && spec->links[a][b] != spec->links[0][1])
-				n.uniform = false;
-		}
-	}
+	node_set_links(&n, spec->links);
 	if (spec->gpu_type && (n.gpu_type = gpu_type_intern(s, spec->gpu_type)) < 0)
 		return oom(err);
 	if (spec->switch_name) {

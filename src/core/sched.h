@@ -91,6 +91,12 @@ void sched_node_spec_preset(struct sched_node_spec *spec, enum sched_topo_preset
 /* Nodes and switches are added before jobs arrive; ids are dense indexes. */
 int sched_add_node(struct sched *s, const struct sched_node_spec *spec, struct spur_error *err);
 
+/* Replace node's GPU link matrix (what its agent discovered). The GPU count
+ * must match the node's. No effect on running jobs; later placements use it. */
+int sched_node_set_links(struct sched *s, const char *node,
+			 const enum sched_link links[SCHED_MAX_GPUS][SCHED_MAX_GPUS], uint32_t ngpus,
+			 struct spur_error *err);
+
 /* Declare switch `name` with parent `parent` (NULL for a root). Leaf
  * switches are named by nodes; call for every switch above the leaves. */
 int sched_add_switch(struct sched *s, const char *name, const char *parent,

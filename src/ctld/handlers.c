@@ -409,6 +409,39 @@ static void lost_jobs(struct ctld *c, long idx, const json_t *known)
 	}
 }
 
+/* The agent's discovered GPU links replace the controller's guess from the
+ * GRES type; a mismatch with the configuration is reported, not applied. */
+static void use_links(struct ctld *c, const char *node, const json_t *gpus)
+{
+	static const char *const names[] = { "self", "xgmi", "nvlink", "pcie-switch", "numa", "sys" };
+	enum sched_link links[SCHED_MAX_GPUS][SCHED_MAX_GPUS];
+	size_t n = json_array_size(gpus), i;
+	struct spur_error err;
+	json_t *g;
+
+	if (!n || n > SCHED_MAX_GPUS)
+		return;
+	json_array_foreach(gpus, i, g) {
+		const json_t *row = json_object_get(g, "links");
+
+		if (json_array_size(row) != n)
+			return; /* an older agent: keep the guess */
+		for (size_t k = 0; k < n; k++) {
+			const char *l = json_string_value(json_array_get(row, k));
+			int v = -1;
+
+			for (int x = 0; l && x < 6; x++)
+				if (!strcmp(l, names[x]))
+					v = x;
+			if (v < 0)
+				return;
+			links[i][k] = (enum sched_link)v;
+		}
+	}
+	if (sched_node_set_links(c->sched, node, links, (uint32_t)n, &err))
+		spur_warn("%s (keeping the links guessed from the configuration)", err.msg);
+}
+
 static void handle_register(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
@@ -432,6 +465,7 @@ static void handle_register(struct ctld_conn *cn, json_t *msg)
 		return;
 	}
 	lost_jobs(c, idx, json_object_get(msg, "jobs"));
+	use_links(c, name, json_object_get(msg, "gpus"));
 	spur_info("node %s registered (%" JSON_INTEGER_FORMAT " cpus, %" JSON_INTEGER_FORMAT
 		  " GPUs)",
 		  name, (json_int_t)spur_json_int(msg, "cpus", 0),

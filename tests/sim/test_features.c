@@ -643,6 +643,30 @@ static void test_alloc_failures(void **state)
 	sched_destroy(s);
 }
 
+/* Links reported later (by an agent's discovery) steer placement: a node
+ * configured as one hive turns out to be two islands. */
+static void test_set_links(void **state)
+{
+	struct sim *sim = one_node(SCHED_TOPO_MI300X, "mi300x", 0);
+	struct sched_node_spec isl = { 0 };
+	struct sched_job_spec a = job(1, 1, 2, H), b = job(2, 1, 4, H);
+	struct spur_error err;
+
+	(void)state;
+	sched_node_spec_preset(&isl, SCHED_TOPO_NVLINK_ISLANDS);
+	assert_int_equal(sched_node_set_links(sim_sched(sim), "n1", isl.links, 8, &err), 0);
+	assert_int_equal(sched_node_set_links(sim_sched(sim), "n1", isl.links, 4, &err), SPUR_EINVAL);
+	assert_non_null(strstr(err.msg, "4 GPUs reported, 8 configured"));
+	assert_int_equal(sched_node_set_links(sim_sched(sim), "zz", isl.links, 8, &err), SPUR_ENOENT);
+	isl.links[0][0] = SCHED_LINK_XGMI;
+	assert_int_equal(sched_node_set_links(sim_sched(sim), "n1", isl.links, 8, &err), SPUR_EINVAL);
+	sim_submit_now(sim, &a, H, 0, &err);
+	sim_submit_now(sim, &b, H, 0, &err);
+	assert_true(sched_node_mask_is_island(sim_sched(sim), 0, sim_job_gpus(sim, 2)));
+	assert_int_equal(__builtin_popcount(sim_job_gpus(sim, 2)), 4);
+	sim_destroy(sim);
+}
+
 /* Regression: with no time limits there is no timer to arm, and a cycle
  * whose last candidate started must still succeed. */
 static void test_no_limits_no_timer(void **state)
@@ -709,6 +733,7 @@ int main(void)
 		cmocka_unit_test(test_tier_and_nice),
 		cmocka_unit_test(test_job_options),
 		cmocka_unit_test(test_alloc_failures),
+		cmocka_unit_test(test_set_links),
 		cmocka_unit_test(test_no_limits_no_timer),
 		cmocka_unit_test(test_deterministic),
 	};
