@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <grp.h>
+#include <stdint.h>
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
@@ -216,6 +217,66 @@ static void hold_failed(const char *prog, long id, const char *why)
 	cli_error(prog, "%s for job %ld", why, id);
 }
 
+static int show_partitions(const char *prog, const char *which)
+{
+	struct spur_error err;
+	json_t *reply = cli_call(json_pack("{s:s}", "type", "nodes"), &err);
+	const json_t *nodes;
+	size_t i;
+	json_t *p;
+	int shown = 0;
+
+	if (!reply) {
+		cli_error(prog, "%s", err.msg);
+		return 1;
+	}
+	nodes = json_object_get(reply, "nodes");
+	json_array_foreach(json_object_get(reply, "partitions"), i, p) {
+		struct spur_hostlist *hl = spur_hostlist_create();
+		char *names, maxt[32], deft[32];
+		int64_t cpus = 0, mt = spur_json_int(p, "max_time", -1), dt = spur_json_int(p, "default_time", -1);
+		size_t k;
+		json_t *ni;
+
+		if (which && strcmp(which, spur_json_str(p, "name", "")))
+			continue;
+		shown++;
+		json_array_foreach(json_object_get(p, "nodes"), k, ni) {
+			const json_t *n = json_array_get(nodes, (size_t)json_integer_value(ni));
+
+			spur_hostlist_push(hl, spur_json_str(n, "name", ""), NULL);
+			cpus += spur_json_int(n, "cpus", 0);
+		}
+		names = spur_hostlist_ranged(hl, NULL);
+		if (mt < 0 || mt >= INT64_MAX / 2)
+			snprintf(maxt, sizeof(maxt), "UNLIMITED");
+		else
+			spur_duration_format(mt, maxt, sizeof(maxt));
+		if (dt < 0 || dt >= INT64_MAX / 2 || dt == mt)
+			snprintf(deft, sizeof(deft), "NONE");
+		else
+			spur_duration_format(dt, deft, sizeof(deft));
+		printf("PartitionName=%s\n", spur_json_str(p, "name", ""));
+		printf("   AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL\n");
+		printf("   AllocNodes=ALL Default=%s QoS=N/A\n", spur_json_bool(p, "default", 0) ? "YES" : "NO");
+		printf("   DefaultTime=%s DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 Hidden=NO\n",
+		       deft);
+		printf("   MaxNodes=UNLIMITED MaxTime=%s MinNodes=0 LLN=NO MaxCPUsPerNode=UNLIMITED\n", maxt);
+		printf("   Nodes=%s\n", names && *names ? names : "(null)");
+		printf("   State=%s TotalCPUs=%lld TotalNodes=%zu\n\n",
+		       spur_json_int(p, "state", 0) == 0 ? "UP" : "DOWN", (long long)cpus,
+		       json_array_size(json_object_get(p, "nodes")));
+		spur_free(names);
+		spur_hostlist_destroy(hl);
+	}
+	json_decref(reply);
+	if (which && !shown) {
+		cli_error(prog, "Partition %s not found", which);
+		return 1;
+	}
+	return 0;
+}
+
 /* hold (admin hold when root), uhold (user hold), release. */
 static int hold_jobs(const char *prog, const char *verb, int argc, char **argv)
 {
@@ -268,8 +329,10 @@ int cli_scontrol_main(const char *prog, int argc, char **argv)
 		return show_job(prog, argv[2]);
 	if (!strcasecmp(what, "node") || !strcasecmp(what, "nodes"))
 		return show_nodes(prog, argc > 2 ? argv[2] : NULL);
-	cli_error(prog, "'show %s' is not supported yet (show job, show node and the hostlist "
-			"verbs are)",
+	if (!strcasecmp(what, "partition") || !strcasecmp(what, "partitions"))
+		return show_partitions(prog, argc > 2 ? argv[2] : NULL);
+	cli_error(prog, "'show %s' is not supported yet (show job, node, partition and the "
+			"hostlist verbs are)",
 		  what);
 	return 1;
 }

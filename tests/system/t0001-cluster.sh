@@ -102,6 +102,10 @@ check "it really ran to the end" grep -qx survived "slurm-$run.out"
 next=$(sbatch --parsable --wait --wrap true)
 check "ids continue after the restart" [ "$next" -gt "$run" ]
 
+check "scontrol show partition" sh -c "scontrol show partition gpu | grep -qx '   Nodes=mi\[1-4\]' && scontrol show partition gpu | grep -q 'MaxTime=1-00:00:00' && scontrol show partition gpu | grep -q 'TotalNodes=4'"
+check "scontrol show partition of an unknown one fails" sh -c "! scontrol show partition nope 2>/dev/null"
+check "scontrol show node" sh -c "scontrol show node mi2 | grep -qx '   Gres=gpu:mi300x:8'"
+
 # job history (sacct) from the accounting database, across the restart
 check "sacct lists the completed job" \
 	sh -c "sacct -X -n -P -o JobID,JobName,State,ExitCode -j $id | grep -qx '$id|train|COMPLETED|0:0'"
