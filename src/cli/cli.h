@@ -21,6 +21,10 @@ int cli_srun_main(const char *prog, int argc, char **argv);
  * /etc/spur/slurm.conf, /etc/slurm/slurm.conf. NULL when none exists. */
 const char *cli_conf_path(const char *given);
 
+/* argv for getopt: name, then argv[0..argc-1] (at most max - 1 entries,
+ * NULL-terminated in out[max]); returns the new count and resets optind. */
+int cli_getopt_argv(const char *name, int argc, char **argv, char **out, int max);
+
 /* "prog: error: message" on stderr, as Slurm's commands print it. */
 void cli_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "client.h"
 
+#include <getopt.h>
 #include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,6 +29,18 @@ static const struct {
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+int cli_getopt_argv(const char *name, int argc, char **argv, char **out, int max)
+{
+	int n = 0;
+
+	out[n++] = (char *)name;
+	for (int i = 0; i < argc && n < max - 1; i++)
+		out[n++] = argv[i];
+	out[n] = NULL;
+	optind = 1;
+	return n;
+}
 
 void cli_error(const char *prog, const char *fmt, ...)
 {

@@ -160,15 +160,13 @@ int cli_sacct_main(const char *prog, int argc, char **argv)
 	struct col cols[64];
 	struct spur_error err;
 	json_t *req, *reply, *j;
-	char *pargv[128];
+	char *pargv[128 + 1];
+	int pargc;
 	int opt, ncols;
 	size_t i;
 
-	pargv[0] = "sacct";
-	for (int k = 0; k < argc && k < 126; k++)
-		pargv[k + 1] = argv[k];
-	optind = 1;
-	while ((opt = getopt_long(argc + 1, pargv, "j:u:ao:pPXnS:E:s:h", opts, NULL)) != -1) {
+	pargc = cli_getopt_argv("sacct", argc, argv, pargv, 128);
+	while ((opt = getopt_long(pargc, pargv, "j:u:ao:pPXnS:E:s:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			jobs = optarg;

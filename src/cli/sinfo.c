@@ -144,14 +144,12 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 	bool node_mode = false, lng = false, header = true, json_out = false;
 	struct spur_error err;
 	json_t *reply;
-	char *pargv[64];
+	char *pargv[64 + 1];
+	int pargc;
 	int opt;
 
-	pargv[0] = "sinfo";
-	for (int k = 0; k < argc && k < 62; k++)
-		pargv[k + 1] = argv[k];
-	optind = 1;
-	while ((opt = getopt_long(argc + 1, pargv, "NlhJ", opts, NULL)) != -1) {
+	pargc = cli_getopt_argv("sinfo", argc, argv, pargv, 64);
+	while ((opt = getopt_long(pargc, pargv, "NlhJ", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'N':
 			node_mode = true;

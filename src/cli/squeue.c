@@ -25,14 +25,12 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 	bool header = true, json_out = false;
 	struct spur_error err;
 	json_t *reply, *req;
-	char *pargv[128];
+	char *pargv[128 + 1];
+	int pargc;
 	int opt;
 
-	pargv[0] = "squeue";
-	for (int k = 0; k < argc && k < 126; k++)
-		pargv[k + 1] = argv[k];
-	optind = 1;
-	while ((opt = getopt_long(argc + 1, pargv, "o:u:t:p:j:hSaJ", opts, NULL)) != -1) {
+	pargc = cli_getopt_argv("squeue", argc, argv, pargv, 128);
+	while ((opt = getopt_long(pargc, pargv, "o:u:t:p:j:hSaJ", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			fmt = optarg;

@@ -70,13 +70,11 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 	int nconn = 0, open_conns = 0, expect;
 	struct spur_error err;
 	json_t *req, *reply, *args, *env;
-	char cwd[4096], *pargv[256];
+	char cwd[4096], *pargv[256 + 1];
+	int pargc;
 
-	pargv[0] = "srun";
-	for (int k = 0; k < argc && k < 254; k++)
-		pargv[k + 1] = argv[k];
-	optind = 1;
-	while ((opt = getopt_long(argc + 1, pargv, "+N:n:lJ:G:c:h", opts, NULL)) != -1) {
+	pargc = cli_getopt_argv("srun", argc, argv, pargv, 256);
+	while ((opt = getopt_long(pargc, pargv, "+N:n:lJ:G:c:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'N':
 			nodes = atoi(optarg);
@@ -101,7 +99,7 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 			break; /* the allocation already has its resources */
 		}
 	}
-	if (optind >= argc + 1) {
+	if (optind >= pargc) {
 		cli_error(prog, "No command given to execute.");
 		return 1;
 	}
@@ -124,7 +122,7 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 		return 1;
 	}
 	args = json_array();
-	for (int k = optind; k < argc + 1; k++)
+	for (int k = optind; k < pargc; k++)
 		json_array_append_new(args, json_string(pargv[k]));
 	env = json_object();
 	for (char **e = environ; *e; e++) {

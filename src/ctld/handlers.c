@@ -80,6 +80,21 @@ static int commit(struct ctld *c, json_t *op, struct spur_error *err)
 	return 0;
 }
 
+/* Commit op (stolen) for job id, answer the client, run a cycle. */
+static void commit_reply(struct ctld_conn *cn, json_t *op, uint32_t id)
+{
+	struct spur_error err;
+	int rc = commit(cn->c, op, &err);
+
+	json_decref(op);
+	if (rc) {
+		reply_error(cn, rc, err.msg);
+		return;
+	}
+	reply_ok(cn, json_pack("{s:i}", "job_id", (int)id));
+	ctld_run_cycle(cn->c);
+}
+
 static void handle_submit(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
@@ -156,9 +171,6 @@ static void handle_cancel(struct ctld_conn *cn, json_t *msg)
 	struct ctld *c = cn->c;
 	uint32_t id = (uint32_t)spur_json_int(msg, "job_id", 0);
 	struct sched_job_info info;
-	struct spur_error err;
-	json_t *op;
-	int rc;
 
 	if (sched_job_info(c->sched, id, &info)) {
 		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
@@ -166,16 +178,10 @@ static void handle_cancel(struct ctld_conn *cn, json_t *msg)
 	}
 	if (info.state == SCHED_JOB_RUNNING)
 		signal_job(c, id, SIGTERM);
-	op = json_pack("{s:s,s:i,s:I}", "op", "cancel", "id", (int)id, "time",
-		       (json_int_t)ctld_now());
-	rc = commit(c, op, &err);
-	json_decref(op);
-	if (rc) {
-		reply_error(cn, rc, err.msg);
-		return;
-	}
-	reply_ok(cn, json_pack("{s:i}", "job_id", (int)id));
-	ctld_run_cycle(c);
+	commit_reply(cn,
+		     json_pack("{s:s,s:i,s:I}", "op", "cancel", "id", (int)id, "time",
+			       (json_int_t)ctld_now()),
+		     id);
 }
 
 /* The format engine's view of a job (strings borrowed from the records). */
@@ -498,21 +504,13 @@ static void handle_finished(struct ctld_conn *cn, json_t *msg)
 
 static void handle_hold(struct ctld_conn *cn, json_t *msg)
 {
-	struct ctld *c = cn->c;
 	uint32_t id = (uint32_t)spur_json_int(msg, "job_id", 0);
 	bool hold = !strcmp(spur_json_str(msg, "type", ""), "hold");
-	struct spur_error err;
-	json_t *op = json_pack("{s:s,s:i,s:I,s:b}", "op", hold ? "hold" : "release", "id", (int)id,
-			       "time", (json_int_t)ctld_now(), "admin", spur_json_bool(msg, "admin", 0));
-	int rc = commit(c, op, &err);
 
-	json_decref(op);
-	if (rc) {
-		reply_error(cn, rc, err.msg);
-		return;
-	}
-	reply_ok(cn, json_pack("{s:i}", "job_id", (int)id));
-	ctld_run_cycle(c);
+	commit_reply(cn,
+		     json_pack("{s:s,s:i,s:I,s:b}", "op", hold ? "hold" : "release", "id", (int)id,
+			       "time", (json_int_t)ctld_now(), "admin", spur_json_bool(msg, "admin", 0)),
+		     id);
 }
 
 /* srun inside a job: lay the tasks out in blocks over the job's nodes (or
