@@ -95,6 +95,35 @@ static void commit_reply(struct ctld_conn *cn, json_t *op, uint32_t id)
 	ctld_run_cycle(cn->c);
 }
 
+/* Numbers in a submission must be in range before they reach the core's
+ * unsigned fields; the message names the field. */
+static bool job_numbers_ok(const json_t *job, char *why, size_t len)
+{
+	static const struct {
+		const char *key;
+		json_int_t max;
+	} limits[] = {
+		{ "nodes", 100000 },	      { "ntasks", 10000000 },	{ "cpus_per_task", 100000 },
+		{ "mem_per_node", INT64_C(1) << 40 }, { "gpus_per_node", 16 }, { "gpus", 1600000 },
+		{ "gpus_per_task", 16 },     { "time_limit", INT64_C(1) << 40 }, { "nice", 2147483645 },
+		{ "ntasks_per_node", 100000 }, { "begin", INT64_C(1) << 40 },
+	};
+
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		const json_t *v = json_object_get(job, limits[i].key);
+
+		if (!v)
+			continue;
+		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+		    json_integer_value(v) > limits[i].max) {
+			snprintf(why, len, "invalid %s: expected a whole number 0-%" JSON_INTEGER_FORMAT,
+				 limits[i].key, limits[i].max);
+			return false;
+		}
+	}
+	return true;
+}
+
 static void handle_submit(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
@@ -102,10 +131,15 @@ static void handle_submit(struct ctld_conn *cn, json_t *msg)
 	struct spur_error err;
 	uint32_t id = c->next_id;
 	json_t *op;
+	char why[128];
 	int rc;
 
 	if (!json_is_object(job) || !json_is_string(json_object_get(job, "script"))) {
 		reply_error(cn, SPUR_EINVAL, "submit: a job with a script is required");
+		return;
+	}
+	if (!job_numbers_ok(job, why, sizeof(why))) {
+		reply_error(cn, SPUR_EINVAL, why);
 		return;
 	}
 	/* Slurm's words: the detail line, then the reason */
@@ -534,6 +568,13 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 	}
 	if (info.state != SCHED_JOB_RUNNING) {
 		reply_error(cn, SPUR_ESTATE, "Job/step already completing or completed");
+		return;
+	}
+	if (!json_is_array(json_object_get(msg, "argv")) ||
+	    !json_array_size(json_object_get(msg, "argv")) || spur_json_int(msg, "ntasks", 0) < 0 ||
+	    spur_json_int(msg, "ntasks", 0) > 100000 || spur_json_int(msg, "nodes", 0) < 0 ||
+	    spur_json_int(msg, "io_port", 0) <= 0 || spur_json_int(msg, "io_port", 0) > 65535) {
+		reply_error(cn, SPUR_EINVAL, "step: argv, ntasks, nodes or io_port out of range");
 		return;
 	}
 	nn = (size_t)spur_json_int(msg, "nodes", 0);
