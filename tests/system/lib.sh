@@ -9,13 +9,20 @@ export SLURM_CONF="$T/slurm.conf" SPUR_CONF="$T/slurm.conf"
 export PATH="$BUILD/src/cli:$PATH"
 passed=0 failed=0
 
-write_conf() { # NODES GRES
-	cat >"$T/slurm.conf" <<CONF
-ClusterName=systest
+# the lines every test's slurm.conf starts with: this test's port and folders
+conf_head() { # CLUSTER
+	cat <<CONF
+ClusterName=$1
 SlurmctldHost=localhost(127.0.0.1)
 SlurmctldPort=$PORT
 StateSaveLocation=$T/state
 SlurmdSpoolDir=$T/spool
+CONF
+}
+
+write_conf() { # NODES GRES
+	conf_head systest >"$T/slurm.conf"
+	cat >>"$T/slurm.conf" <<CONF
 KillWait=2
 NodeName=mi[1-$1] CPUs=8 RealMemory=16000 Gres=$2
 PartitionName=gpu Nodes=ALL Default=YES MaxTime=1-00:00:00

@@ -8,12 +8,8 @@
 . "$(dirname "$0")/lib.sh"
 golden="$(cd "$(dirname "$0")/../compat/golden" && pwd)/slurm-cluster-session.txt"
 cd "$T"
-cat >"$T/slurm.conf" <<CONF
-ClusterName=bench
-SlurmctldHost=localhost(127.0.0.1)
-SlurmctldPort=$PORT
-StateSaveLocation=$T/state
-SlurmdSpoolDir=$T/spool
+conf_head bench >"$T/slurm.conf"
+cat >>"$T/slurm.conf" <<CONF
 NodeName=DEFAULT CPUs=64 RealMemory=512000 Gres=gpu:mi300x:8 State=UNKNOWN
 NodeName=node[1-16]
 PartitionName=batch Nodes=ALL Default=YES MaxTime=INFINITE State=UP

@@ -5,12 +5,8 @@
 # file); a 2-GPU job, then a 4-GPU job must each stay inside an island.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
-cat >"$T/slurm.conf" <<CONF
-ClusterName=topo
-SlurmctldHost=localhost(127.0.0.1)
-SlurmctldPort=$PORT
-StateSaveLocation=$T/state
-SlurmdSpoolDir=$T/spool
+conf_head topo >"$T/slurm.conf"
+cat >>"$T/slurm.conf" <<CONF
 NodeName=gpu1 CPUs=8 RealMemory=16000 Gres=gpu:a100:8
 PartitionName=p Nodes=ALL Default=YES MaxTime=INFINITE
 CONF
