@@ -82,12 +82,7 @@ void ctld_acct_record(struct ctld *c, uint32_t id)
 	sqlite3_bind_text(st, 5, spur_json_str(sp, "user", ""), -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 6, spur_json_int(sp, "uid", 0));
 	sqlite3_bind_text(st, 7, spur_json_str(sp, "account", ""), -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 8,
-			  info.state == SCHED_JOB_PENDING
-				  ? spur_json_str(sp, "partition",
-						  spur_conf_default_partition(c->conf)->name)
-				  : c->conf->parts[info.partition].name,
-			  -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 8, ctld_job_partition(c, cj, &info), -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 9, sched_job_state_name(info.state), -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 10, cj->exit_code);
 	sqlite3_bind_int64(st, 11, info.submit_time);

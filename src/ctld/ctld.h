@@ -56,6 +56,10 @@ int ctld_oplog_append(struct ctld *c, json_t *op, struct spur_error *err);
 int ctld_apply(struct ctld *c, json_t *op, struct spur_error *err);
 int ctld_run_cycle(struct ctld *c);
 struct ctld_job *ctld_job(struct ctld *c, uint32_t id);
+/* The partition a job runs in, or, pending, the one(s) it asked for (else
+ * the default partition). Borrowed. */
+const char *ctld_job_partition(const struct ctld *c, const struct ctld_job *cj,
+			       const struct sched_job_info *info);
 /* The job's environment on node k of its allocation (a new reference). */
 json_t *ctld_job_env(struct ctld *c, struct ctld_job *cj, const struct sched_job_info *info,
 		     size_t k);

@@ -46,12 +46,7 @@ json_t *ctld_job_json(struct ctld *c, uint32_t id)
 		      (int)(info.nalloc ? info.nalloc : (size_t)spur_json_int(sp, "nodes", 1)),
 		      "nodelist", cj->nodes ? cj->nodes : "", "gres", spur_json_str(sp, "gres", ""),
 		      "exit_code", cj->exit_code);
-	json_object_set_new(o, "partition",
-			    json_string(info.state == SCHED_JOB_PENDING
-						? spur_json_str(sp, "partition",
-								c->conf->nparts ? c->conf->parts[0].name
-										: "")
-						: c->conf->parts[info.partition].name));
+	json_object_set_new(o, "partition", json_string(ctld_job_partition(c, cj, &info)));
 	if (info.array_job_id) {
 		json_object_set_new(o, "array_job_id", json_integer(info.array_job_id));
 		json_object_set_new(o, "array_task_id", json_integer(info.array_task_id));
@@ -235,10 +230,7 @@ static void fmt_job(struct ctld *c, const struct ctld_job *cj, const struct sche
 	f->priority = info->reason == SCHED_REASON_HELD_USER || info->reason == SCHED_REASON_HELD_ADMIN
 			      ? 0
 			      : info->priority;
-	f->partition = pending ? spur_json_str(sp, "partition", c->conf->nparts
-								      ? spur_conf_default_partition(c->conf)->name
-								      : "")
-			       : c->conf->parts[info->partition].name;
+	f->partition = ctld_job_partition(c, cj, info);
 	f->name = spur_json_str(sp, "name", "");
 	f->user = spur_json_str(sp, "user", "");
 	f->account = spur_json_str(sp, "account", "");

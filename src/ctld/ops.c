@@ -22,6 +22,16 @@ struct ctld_job *ctld_job(struct ctld *c, uint32_t id)
 	return id < c->jobs_cap ? c->jobs[id] : NULL;
 }
 
+const char *ctld_job_partition(const struct ctld *c, const struct ctld_job *cj,
+			       const struct sched_job_info *info)
+{
+	const struct spur_conf_partition *def = spur_conf_default_partition(c->conf);
+
+	if (info->state != SCHED_JOB_PENDING && info->partition < c->conf->nparts)
+		return c->conf->parts[info->partition].name;
+	return spur_json_str(cj->spec, "partition", def ? def->name : "");
+}
+
 static int job_slot(struct ctld *c, uint32_t id)
 {
 	if (id >= c->jobs_cap) {
