@@ -323,33 +323,17 @@ uint32_t sched_link_weight(enum sched_link l)
 
 void sched_node_spec_preset(struct sched_node_spec *spec, enum sched_topo_preset p)
 {
-	unsigned n = p == SCHED_TOPO_NONE ? 0 : 8;
+	static const char *const names[] = { NULL, "mi300x", "mi250", "nvlink-islands", "nvswitch",
+					     "pcie-pairs" };
+	const char *name = (unsigned)p < 6 ? names[p] : NULL;
 
 	spec->preset = p;
-	spec->ngpus = n;
-	for (unsigned a = 0; a < SCHED_MAX_GPUS; a++) {
-		for (unsigned b = 0; b < SCHED_MAX_GPUS; b++) {
-			enum sched_link l = SCHED_LINK_SYS;
-
-			if (a == b)
-				l = SCHED_LINK_SELF;
-			else if (p == SCHED_TOPO_MI300X)
-				l = SCHED_LINK_XGMI;
-			else if (p == SCHED_TOPO_NVSWITCH)
-				l = SCHED_LINK_NVLINK;
-			else if (p == SCHED_TOPO_MI250)
-				l = a / 2 == b / 2 ? SCHED_LINK_XGMI
-				    : a / 4 == b / 4 ? SCHED_LINK_PCIE_SWITCH
-						     : SCHED_LINK_NUMA;
-			else if (p == SCHED_TOPO_NVLINK_ISLANDS)
-				l = a / 4 == b / 4 ? SCHED_LINK_NVLINK : SCHED_LINK_SYS;
-			else if (p == SCHED_TOPO_PCIE_PAIRS)
-				l = a / 2 == b / 2 ? SCHED_LINK_PCIE_SWITCH
-				    : a / 4 == b / 4 ? SCHED_LINK_NUMA
-						     : SCHED_LINK_SYS;
-			spec->links[a][b] = l;
-		}
-	}
+	spec->ngpus = name ? 8 : 0;
+	for (unsigned a = 0; a < SCHED_MAX_GPUS; a++)
+		for (unsigned b = 0; b < SCHED_MAX_GPUS; b++)
+			spec->links[a][b] = a == b ? SCHED_LINK_SELF
+					    : name ? (enum sched_link)spur_topo_link(name, a, b)
+						   : SCHED_LINK_SYS;
 }
 
 /* The link matrix and what follows from it: weights, best class, uniformity. */

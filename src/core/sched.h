@@ -6,6 +6,7 @@
 #define SPUR_CORE_SCHED_H
 
 #include "common/error.h"
+#include "common/gputopo.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -47,14 +48,14 @@ void sched_destroy(struct sched *s);
 
 /* ---------------------------------------------------------------- resources */
 
-/* Link classes between two GPUs of a node, best first. */
+/* Link classes between two GPUs of a node, best first (common/gputopo.h). */
 enum sched_link {
-	SCHED_LINK_SELF = 0,
-	SCHED_LINK_XGMI,   /* AMD Infinity Fabric */
-	SCHED_LINK_NVLINK, /* NVLink / NVSwitch */
-	SCHED_LINK_PCIE_SWITCH, /* same PCIe switch */
-	SCHED_LINK_NUMA,   /* same socket, through the host bridge */
-	SCHED_LINK_SYS,    /* across sockets */
+	SCHED_LINK_SELF = SPUR_LINK_SELF,
+	SCHED_LINK_XGMI = SPUR_LINK_XGMI,		/* AMD Infinity Fabric */
+	SCHED_LINK_NVLINK = SPUR_LINK_NVLINK,		/* NVLink / NVSwitch */
+	SCHED_LINK_PCIE_SWITCH = SPUR_LINK_PCIE_SWITCH, /* same PCIe switch */
+	SCHED_LINK_NUMA = SPUR_LINK_NUMA, /* same socket, through the host bridge */
+	SCHED_LINK_SYS = SPUR_LINK_SYS,	  /* across sockets */
 };
 
 /* Relative bandwidth weight of a link class (XGMI 64, NVLink 100, PCIe

@@ -445,7 +445,6 @@ static void lost_jobs(struct ctld *c, long idx, const json_t *known)
  * GRES type; a mismatch with the configuration is reported, not applied. */
 static void use_links(struct ctld *c, const char *node, const json_t *gpus)
 {
-	static const char *const names[] = { "self", "xgmi", "nvlink", "pcie-switch", "numa", "sys" };
 	enum sched_link links[SCHED_MAX_GPUS][SCHED_MAX_GPUS];
 	size_t n = json_array_size(gpus), i;
 	struct spur_error err;
@@ -462,8 +461,9 @@ static void use_links(struct ctld *c, const char *node, const json_t *gpus)
 			const char *l = json_string_value(json_array_get(row, k));
 			int v = -1;
 
-			for (int x = 0; l && x < 6; x++)
-				if (!strcmp(l, names[x]))
+			/* exact names, as agents send them */
+			for (int x = 0; l && x <= SPUR_LINK_SYS; x++)
+				if (!strcmp(l, spur_topo_link_name(x)))
 					v = x;
 			if (v < 0)
 				return;

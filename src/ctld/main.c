@@ -16,21 +16,6 @@ static void usage(FILE *out)
 	fprintf(out, "Usage: spurctld [-f slurm.conf] [-s STATE_DIR] [-p PORT] [-L LOGFILE] [-v]\n");
 }
 
-/* GPU link preset for a GRES type name (until agents report real links). */
-static enum sched_topo_preset preset_for(const char *type)
-{
-	if (!strncmp(type, "mi300", 5))
-		return SCHED_TOPO_MI300X;
-	if (!strncmp(type, "mi250", 5))
-		return SCHED_TOPO_MI250;
-	if (!strncmp(type, "h100", 4) || !strncmp(type, "h200", 4) || !strncmp(type, "a100", 4) ||
-	    !strncmp(type, "b200", 4))
-		return SCHED_TOPO_NVSWITCH;
-	if (!strncmp(type, "v100", 4))
-		return SCHED_TOPO_NVLINK_ISLANDS;
-	return SCHED_TOPO_PCIE_PAIRS;
-}
-
 static int build_core(struct ctld *c, struct spur_error *err)
 {
 	struct sched_config cfg;
@@ -77,7 +62,12 @@ static int build_core(struct ctld *c, struct spur_error *err)
 		sp.features = n->features;
 		sp.weight = n->weight;
 		if (gpus) {
-			sched_node_spec_preset(&sp, preset_for(type));
+			/* until the node's agent reports its real links */
+			const char *preset = spur_topo_preset_for_type(type);
+
+			for (unsigned a = 0; a < SCHED_MAX_GPUS; a++)
+				for (unsigned b = 0; b < SCHED_MAX_GPUS; b++)
+					sp.links[a][b] = (enum sched_link)spur_topo_link(preset, a, b);
 			sp.ngpus = gpus;
 			sp.gpu_type = type;
 		}

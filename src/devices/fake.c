@@ -12,64 +12,20 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *const link_names[] = { "self", "xgmi", "nvlink", "pcie-switch", "numa", "sys" };
-
 const char *spur_gpu_link_name(enum spur_gpu_link l)
 {
-	return (unsigned)l < 6 ? link_names[l] : "?";
+	return spur_topo_link_name((int)l);
 }
 
-static int link_from_name(const char *s)
-{
-	for (int i = 1; i < 6; i++)
-		if (!strcasecmp(s, link_names[i]))
-			return i;
-	return -1;
-}
-
-/* The same presets as the core's (sched_node_spec_preset). */
+/* A preset topology (common/gputopo.h) over the set's GPUs. */
 static int apply_preset(struct spur_gpu_set *g, const char *p)
 {
-	for (size_t a = 0; a < g->n; a++) {
-		for (size_t b = 0; b < g->n; b++) {
-			enum spur_gpu_link l = SPUR_GPU_LINK_SYS;
-
-			if (a == b)
-				l = SPUR_GPU_LINK_SELF;
-			else if (!strcmp(p, "mi300x"))
-				l = SPUR_GPU_LINK_XGMI;
-			else if (!strcmp(p, "nvswitch"))
-				l = SPUR_GPU_LINK_NVLINK;
-			else if (!strcmp(p, "mi250"))
-				l = a / 2 == b / 2 ? SPUR_GPU_LINK_XGMI
-				    : a / 4 == b / 4 ? SPUR_GPU_LINK_PCIE_SWITCH
-						     : SPUR_GPU_LINK_NUMA;
-			else if (!strcmp(p, "nvlink-islands"))
-				l = a / 4 == b / 4 ? SPUR_GPU_LINK_NVLINK : SPUR_GPU_LINK_SYS;
-			else if (!strcmp(p, "pcie-pairs"))
-				l = a / 2 == b / 2 ? SPUR_GPU_LINK_PCIE_SWITCH
-				    : a / 4 == b / 4 ? SPUR_GPU_LINK_NUMA
-						     : SPUR_GPU_LINK_SYS;
-			else
-				return -1;
-			g->links[a][b] = l;
-		}
-	}
+	if (spur_topo_link(p, 0, 1) < 0)
+		return -1;
+	for (size_t a = 0; a < g->n; a++)
+		for (size_t b = 0; b < g->n; b++)
+			g->links[a][b] = (enum spur_gpu_link)spur_topo_link(p, (unsigned)a, (unsigned)b);
 	return 0;
-}
-
-/* A preset from the type's name, as the controller guesses one. */
-static const char *preset_for(const char *type)
-{
-	if (!strncmp(type, "mi300", 5))
-		return "mi300x";
-	if (!strncmp(type, "mi250", 5))
-		return "mi250";
-	if (!strncmp(type, "h100", 4) || !strncmp(type, "h200", 4) || !strncmp(type, "a100", 4))
-		return "nvswitch";
-	if (!strncmp(type, "v100", 4))
-		return "nvlink-islands";
-	return "pcie-pairs";
 }
 
 static void name_gpus(struct spur_gpu_set *g, const char *type)
@@ -104,7 +60,7 @@ static int from_file(const char *path, struct spur_gpu_set *g, struct spur_error
 		} else if (!strcmp(key, "preset") && n == 2) {
 			snprintf(preset, sizeof(preset), "%s", a1);
 		} else if (!strcmp(key, "link") && n == 4 && g->n) {
-			int x = atoi(a1), y = atoi(a2), l = link_from_name(a3);
+			int x = atoi(a1), y = atoi(a2), l = spur_topo_link_parse(a3);
 
 			if (x < 0 || y < 0 || (size_t)x >= g->n || (size_t)y >= g->n || x == y || l < 0) {
 				rc = spur_error_set(err, SPUR_EINVAL, "%s:%d: bad link '%s'", path,
@@ -128,7 +84,7 @@ static int from_file(const char *path, struct spur_gpu_set *g, struct spur_error
 		goto out;
 	}
 	name_gpus(g, type);
-	if (!have_links && apply_preset(g, *preset ? preset : preset_for(type))) {
+	if (!have_links && apply_preset(g, *preset ? preset : spur_topo_preset_for_type(type))) {
 		rc = spur_error_set(err, SPUR_EINVAL, "%s: unknown preset '%s'", path, preset);
 		goto out;
 	}
@@ -155,7 +111,7 @@ static int fake_discover(const char *arg, struct spur_gpu_set *out, struct spur_
 		snprintf(type, sizeof(type), "%.*s", (int)(colon - arg), arg);
 		out->n = (size_t)n;
 		name_gpus(out, type);
-		apply_preset(out, preset_for(type));
+		apply_preset(out, spur_topo_preset_for_type(type));
 		return 0;
 	}
 	return from_file(arg, out, err);

@@ -5,19 +5,20 @@
 #define SPUR_DEVICES_GPU_H
 
 #include "common/error.h"
+#include "common/gputopo.h"
 
 #include <stddef.h>
 
 #define SPUR_GPU_MAX 16
 
-/* Link classes, best first; the same order as the core's enum sched_link. */
+/* Link classes, best first; the values of common/gputopo.h, as the core's. */
 enum spur_gpu_link {
-	SPUR_GPU_LINK_SELF,
-	SPUR_GPU_LINK_XGMI,
-	SPUR_GPU_LINK_NVLINK,
-	SPUR_GPU_LINK_PCIE_SWITCH,
-	SPUR_GPU_LINK_NUMA,
-	SPUR_GPU_LINK_SYS,
+	SPUR_GPU_LINK_SELF = SPUR_LINK_SELF,
+	SPUR_GPU_LINK_XGMI = SPUR_LINK_XGMI,
+	SPUR_GPU_LINK_NVLINK = SPUR_LINK_NVLINK,
+	SPUR_GPU_LINK_PCIE_SWITCH = SPUR_LINK_PCIE_SWITCH,
+	SPUR_GPU_LINK_NUMA = SPUR_LINK_NUMA,
+	SPUR_GPU_LINK_SYS = SPUR_LINK_SYS,
 };
 
 struct spur_gpu {
