@@ -242,11 +242,14 @@ static int reserve(struct sched *s, struct core_job *j, int64_t *when)
 	int64_t best_t = SCHED_INFINITE, limit = 0;
 	int best_p = -1;
 	int64_t *times = spur_malloc((s->nnodes + 1) * sizeof(int64_t));
+	/* each node's earliest start, for the partition being tried and the best */
+	int64_t *at = spur_malloc((s->nnodes + 1) * sizeof(int64_t));
+	int64_t *best_at = spur_malloc((s->nnodes + 1) * sizeof(int64_t));
 	uint32_t *nodes = spur_malloc((s->nnodes + 1) * sizeof(uint32_t));
 	size_t nt;
 	int rc = 0;
 
-	if (!times || !nodes) {
+	if (!times || !at || !best_at || !nodes) {
 		rc = SPUR_ENOMEM;
 		goto out_free;
 	}
@@ -258,21 +261,23 @@ static int reserve(struct sched *s, struct core_job *j, int64_t *when)
 		lim = job_limit(s, j, (int)p);
 		nt = 0;
 		for (uint32_t n = 0; n < s->nnodes; n++) {
-			int64_t t;
-
-			if (!core_node_static_ok(s, j, n, UINT64_C(1) << p))
-				continue;
-			t = core_node_earliest(s, j, n, lim);
-			if (t != SCHED_INFINITE)
-				times[nt++] = t;
+			at[n] = core_node_static_ok(s, j, n, UINT64_C(1) << p)
+					? core_node_earliest(s, j, n, lim)
+					: SCHED_INFINITE;
+			if (at[n] != SCHED_INFINITE)
+				times[nt++] = at[n];
 		}
 		if (nt < j->nodes)
 			continue;
 		qsort(times, nt, sizeof(int64_t), int64_cmp);
 		if (times[j->nodes - 1] < best_t) {
+			int64_t *swap = best_at;
+
 			best_t = times[j->nodes - 1];
 			best_p = (int)p;
 			limit = lim;
+			best_at = at;
+			at = swap;
 		}
 	}
 	*when = best_t;
@@ -281,8 +286,7 @@ static int reserve(struct sched *s, struct core_job *j, int64_t *when)
 	/* hold the first N nodes (by index) that are free by best_t */
 	nt = 0;
 	for (uint32_t n = 0; n < s->nnodes && nt < j->nodes; n++)
-		if (core_node_static_ok(s, j, n, UINT64_C(1) << best_p) &&
-		    core_node_earliest(s, j, n, limit) <= best_t)
+		if (best_at[n] <= best_t)
 			nodes[nt++] = n;
 	for (size_t i = 0; i < nt; i++) {
 		struct core_node *n = &s->nodes[nodes[i]];
@@ -303,6 +307,8 @@ static int reserve(struct sched *s, struct core_job *j, int64_t *when)
 	s->stats.reserved++;
 out_free:
 	spur_free(times);
+	spur_free(at);
+	spur_free(best_at);
 	spur_free(nodes);
 	return rc;
 }
