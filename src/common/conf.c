@@ -281,6 +281,7 @@ static const struct keydef {
 	KD("Waittime", K_U32, wait_time),
 	KD("OverTimeLimit", K_U32, over_time_limit),
 	KD("SpurRestPort", K_PORT, rest_port),
+	KD("SpurRaftPort", K_PORT, raft_port),
 	KD("SpurGpuBackend", K_STR, gpu_backend),
 	KD("SpurFakeGpuFile", K_STR, fake_gpu_file),
 #undef KD

@@ -104,6 +104,7 @@ struct spur_conf {
 		wait_time, over_time_limit;
 	/* Spur's own keys */
 	uint16_t rest_port;
+	uint16_t raft_port; /* SpurRaftPort; 0: SlurmctldPort + 4 */
 	char *gpu_backend;   /* SpurGpuBackend: auto, kfd, nvml, cdi, fake */
 	char *fake_gpu_file; /* SpurFakeGpuFile */
 

@@ -12,6 +12,9 @@
 #include <uv.h>
 
 struct ctld_conn;
+struct ctld_raft;
+struct ctld;
+typedef void (*ctld_ready_fn)(struct ctld *c);
 
 /* What the controller keeps about a job beyond the core's view. */
 struct ctld_job {
@@ -24,6 +27,9 @@ struct ctld_job {
 	bool launched;
 	uint32_t next_step;
 	struct ctld_conn *waiter; /* sbatch --wait: reply when the job ends */
+	/* the ops that made this job what it is, for snapshots */
+	json_t *submit_op; /* on the first job of a submission only */
+	json_t *hold_op, *start_op, *end_op;
 };
 
 struct ctld {
@@ -35,11 +41,15 @@ struct ctld {
 	struct ctld_job **jobs; /* by id (dense from 1) */
 	size_t jobs_cap;
 	uint32_t next_id;
+	uint64_t op_seq; /* ops applied so far */
 	struct ctld_conn **agents; /* by node index, NULL when not connected */
-	FILE *oplog;
+	struct ctld_raft *raft;
 	struct sqlite3 *acct; /* accounting database */
 	char *state_dir;
-	bool replaying;
+	bool replaying; /* applying others' ops: log replay, follower */
+	bool restart;	/* state ran ahead of the log: start again from it */
+	bool stopping;
+	bool failed;
 };
 
 struct ctld_conn {
@@ -48,12 +58,34 @@ struct ctld_conn {
 	struct spur_wire_reader rd;
 	long node; /* agent: node index, else -1 */
 	bool closing;
+	unsigned refs; /* the loop's, plus one per answer awaiting a commit */
 };
 
-/* ops.c: the operation log and applying operations */
-int ctld_oplog_open(struct ctld *c, struct spur_error *err);
-int ctld_oplog_append(struct ctld *c, json_t *op, struct spur_error *err);
-int ctld_apply(struct ctld *c, json_t *op, struct spur_error *err);
+/* raftlog.c: the replicated operation log (libraft) */
+int ctld_raft_open(struct ctld *c, const char *address, unsigned snapshot_every,
+		   ctld_ready_fn on_ready, struct spur_error *err);
+/* Append op (borrowed) to the log; once committed, send reply (stolen, may
+ * be NULL) to cn (may be NULL) and call ctld_committed(). */
+int ctld_raft_propose(struct ctld *c, json_t *op, struct ctld_conn *cn, json_t *reply,
+		      struct spur_error *err);
+bool ctld_raft_ready(const struct ctld *c);
+void ctld_raft_close(struct ctld *c);
+
+/* ops.c: applying operations */
+/* Apply op to the state. replay: it comes from the log (another process's
+ * proposal): skip what the state already reflects, launch nothing. */
+int ctld_apply(struct ctld *c, json_t *op, bool replay, struct spur_error *err);
+/* Apply op now and propose it; the answer goes out when it is committed. A
+ * refused op changes nothing and proposes nothing. reply is stolen. */
+int ctld_commit(struct ctld *c, json_t *op, struct ctld_conn *cn, json_t *reply,
+		struct spur_error *err);
+/* An op this process proposed is committed: act on it (launch a start). */
+void ctld_committed(struct ctld *c, const json_t *op);
+/* The state as the ops that rebuild it: {"next_id":N,"ops":[...]} */
+json_t *ctld_state_ops(struct ctld *c);
+/* Replace the state by a snapshot's. */
+int ctld_state_restore(struct ctld *c, const json_t *doc, struct spur_error *err);
+void ctld_jobs_free(struct ctld *c);
 int ctld_run_cycle(struct ctld *c);
 struct ctld_job *ctld_job(struct ctld *c, uint32_t id);
 /* The partition a job runs in, or, pending, the one(s) it asked for (else
@@ -67,10 +99,15 @@ json_t *ctld_job_env(struct ctld *c, struct ctld_job *cj, const struct sched_job
 void put_env(json_t *env, const char *name, const char *value);
 void put_env_int(json_t *env, const char *name, long long v);
 
+/* main.c: the core as configured, every node drained until it registers */
+int ctld_build_core(struct ctld *c, struct spur_error *err);
+
 /* server.c */
 int ctld_listen(struct ctld *c, const char *addr, uint16_t port, struct spur_error *err);
 void ctld_conn_send(struct ctld_conn *cn, json_t *msg); /* steals msg */
-void ctld_conn_closed(uv_handle_t *h); /* close callback: frees the connection */
+void ctld_conn_closed(uv_handle_t *h); /* close callback: drops the loop's reference */
+void ctld_conn_ref(struct ctld_conn *cn);
+void ctld_conn_unref(struct ctld_conn *cn);
 int64_t ctld_now(void);
 
 /* acct.c: job history for sacct */

@@ -3,7 +3,6 @@
 #include "ctld.h"
 
 #include "common/alloc.h"
-#include "common/alloc.h"
 #include "common/jobfmt.h"
 #include "common/log.h"
 
@@ -61,32 +60,19 @@ json_t *ctld_job_json(struct ctld *c, uint32_t id)
 	return o;
 }
 
-/* Persist op, then apply it; on a failure to persist the change is undone. */
-static int commit(struct ctld *c, json_t *op, struct spur_error *err)
-{
-	int rc = ctld_apply(c, op, err);
-
-	if (rc)
-		return rc;
-	if (ctld_oplog_append(c, op, err)) {
-		spur_error_log("%s", err->msg);
-		return SPUR_EIO;
-	}
-	return 0;
-}
-
-/* Commit op (stolen) for job id, answer the client, run a cycle. */
+/* Commit op (stolen) for job id; answer the client once it is committed;
+ * run a cycle. */
 static void commit_reply(struct ctld_conn *cn, json_t *op, uint32_t id)
 {
 	struct spur_error err;
-	int rc = commit(cn->c, op, &err);
+	json_t *ok = json_pack("{s:s,s:i}", "type", "ok", "job_id", (int)id);
+	int rc = ctld_commit(cn->c, op, cn, ok, &err);
 
 	json_decref(op);
 	if (rc) {
 		reply_error(cn, rc, err.msg);
 		return;
 	}
-	reply_ok(cn, json_pack("{s:i}", "job_id", (int)id));
 	ctld_run_cycle(cn->c);
 }
 
@@ -161,7 +147,7 @@ static void handle_submit(struct ctld_conn *cn, json_t *msg)
 	}
 	op = json_pack("{s:s,s:i,s:I,s:O}", "op", "submit", "id", (int)id, "time",
 		       (json_int_t)ctld_now(), "job", job);
-	rc = commit(c, op, &err);
+	rc = ctld_commit(c, op, cn, json_pack("{s:s,s:i}", "type", "ok", "job_id", (int)id), &err);
 	json_decref(op);
 	if (rc) {
 		/* Slurm's phrase to the user; the detail in parentheses to the log */
@@ -174,7 +160,6 @@ static void handle_submit(struct ctld_conn *cn, json_t *msg)
 		return;
 	}
 	spur_info("job %u submitted by %s", id, spur_json_str(job, "user", "?"));
-	reply_ok(cn, json_pack("{s:i}", "job_id", (int)id));
 	if (spur_json_bool(msg, "wait", 0))
 		ctld_job(c, id)->waiter = cn;
 	ctld_run_cycle(c);
@@ -435,7 +420,7 @@ static void lost_jobs(struct ctld *c, long idx, const json_t *known)
 		spur_warn("job %zu: node %s lost it; failing it", id, c->conf->nodes[idx].name);
 		op = json_pack("{s:s,s:i,s:I,s:i}", "op", "finish", "id", (int)id, "time",
 			       (json_int_t)ctld_now(), "exit", 1);
-		if (commit(c, op, &err))
+		if (ctld_commit(c, op, NULL, NULL, &err))
 			spur_error_log("job %zu: %s", id, err.msg);
 		json_decref(op);
 	}
@@ -522,7 +507,7 @@ static void handle_finished(struct ctld_conn *cn, json_t *msg)
 	op = json_pack("{s:s,s:i,s:I,s:i,s:b}", "op", "finish", "id", (int)id, "time",
 		       (json_int_t)ctld_now(), "exit", (int)spur_json_int(msg, "exit_code", 0),
 		       "timeout", spur_json_bool(msg, "timed_out", 0));
-	if (commit(c, op, &err))
+	if (ctld_commit(c, op, NULL, NULL, &err))
 		spur_error_log("job %u finish: %s", id, err.msg);
 	json_decref(op);
 	ctld_run_cycle(c);

@@ -10,13 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static void usage(FILE *out)
 {
-	fprintf(out, "Usage: spurctld [-f slurm.conf] [-s STATE_DIR] [-p PORT] [-L LOGFILE] [-v]\n");
+	fprintf(out, "Usage: spurctld [-f slurm.conf] [-s STATE_DIR] [-p PORT] [-a LISTEN_ADDR]\n"
+		     "                [-r RAFT_HOST:PORT] [-n SNAPSHOT_EVERY] [-L LOGFILE] [-v]\n");
 }
 
-static int build_core(struct ctld *c, struct spur_error *err)
+int ctld_build_core(struct ctld *c, struct spur_error *err)
 {
 	struct sched_config cfg;
 	const struct spur_conf *cf = c->conf;
@@ -104,7 +106,8 @@ static int build_core(struct ctld *c, struct spur_error *err)
 		if (sched_step(c->sched, &ev, &acts, err))
 			return err->code;
 	}
-	c->agents = calloc(cf->nnodes + 1, sizeof(*c->agents));
+	if (!c->agents)
+		c->agents = calloc(cf->nnodes + 1, sizeof(*c->agents));
 	return c->agents ? 0 : SPUR_ENOMEM;
 }
 
@@ -121,14 +124,7 @@ static void teardown(struct ctld *c)
 	uv_walk(c->loop, close_handle, c);
 	uv_run(c->loop, UV_RUN_DEFAULT);
 	uv_loop_close(c->loop);
-	for (size_t i = 0; i < c->jobs_cap; i++) {
-		if (!c->jobs[i])
-			continue;
-		json_decref(c->jobs[i]->spec);
-		free(c->jobs[i]->nodes);
-		free(c->jobs[i]->gpus);
-		free(c->jobs[i]);
-	}
+	ctld_jobs_free(c);
 	free(c->jobs);
 	free(c->agents);
 	ctld_acct_close(c);
@@ -143,16 +139,43 @@ static void on_signal(uv_signal_t *h, int sig)
 	uv_stop(h->loop);
 }
 
+static struct {
+	const char *addr;
+	uint16_t port;
+} listen_at;
+
+/* The log is applied and this server leads: serve clients and agents. */
+static void on_ready(struct ctld *c)
+{
+	struct spur_error err;
+
+	c->replaying = false;
+	ctld_acct_batch(c, false);
+	if (ctld_listen(c, listen_at.addr, listen_at.port, &err)) {
+		spur_error_log("%s", err.msg);
+		fprintf(stderr, "spurctld: error: %s\n", err.msg);
+		c->failed = true;
+		uv_stop(c->loop);
+		return;
+	}
+	spur_info("listening on %s:%u, %zu nodes, %zu partitions, %u jobs, state in %s",
+		  listen_at.addr, listen_at.port, c->conf->nnodes, c->conf->nparts,
+		  c->next_id - (c->conf->first_job_id ? c->conf->first_job_id : 1), c->state_dir);
+	ctld_run_cycle(c);
+}
+
 int main(int argc, char **argv)
 {
-	const char *conf_path = NULL, *state = NULL, *logfile = NULL;
-	const char *listen_addr = "0.0.0.0";
+	const char *conf_path = NULL, *state = NULL, *logfile = NULL, *raft_addr = NULL;
 	int port = 0, verbose = 0, opt;
+	unsigned snapshot_every = 8192;
 	struct ctld c = { 0 };
 	struct spur_error err;
 	uv_signal_t sigterm, sigint;
+	char raft_default[96];
 
-	while ((opt = getopt(argc, argv, "f:s:p:L:a:vh")) != -1) {
+	listen_at.addr = "0.0.0.0";
+	while ((opt = getopt(argc, argv, "f:s:p:L:a:r:n:vh")) != -1) {
 		switch (opt) {
 		case 'f':
 			conf_path = optarg;
@@ -164,7 +187,18 @@ int main(int argc, char **argv)
 			port = atoi(optarg);
 			break;
 		case 'a':
-			listen_addr = optarg;
+			listen_at.addr = optarg;
+			break;
+		case 'r':
+			raft_addr = optarg;
+			break;
+		case 'n':
+			snapshot_every = (unsigned)strtoul(optarg, NULL, 10);
+			if (snapshot_every < 4) {
+				fprintf(stderr, "spurctld: error: -n %s: expected 4 or more entries\n",
+					optarg);
+				return 1;
+			}
 			break;
 		case 'L':
 			logfile = optarg;
@@ -179,6 +213,10 @@ int main(int argc, char **argv)
 			usage(stderr);
 			return 1;
 		}
+	}
+	if (port < 0 || port > 65535) {
+		fprintf(stderr, "spurctld: error: -p %d: expected a port number 1-65535\n", port);
+		return 1;
 	}
 	if (!conf_path)
 		conf_path = getenv("SPUR_CONF") ? getenv("SPUR_CONF") : getenv("SLURM_CONF");
@@ -195,6 +233,13 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < c.conf->nwarnings; i++)
 		spur_warn("%s", c.conf->warnings[i]);
+	listen_at.port = (uint16_t)(port ? port : c.conf->ctld_port);
+	if (!raft_addr) {
+		/* the Raft port: SpurRaftPort, else four above the controller's */
+		snprintf(raft_default, sizeof(raft_default), "127.0.0.1:%u",
+			 c.conf->raft_port ? c.conf->raft_port : (unsigned)listen_at.port + 4);
+		raft_addr = raft_default;
+	}
 	c.loop = uv_default_loop();
 	c.next_id = c.conf->first_job_id ? c.conf->first_job_id : 1;
 	c.state_dir = (char *)(state ? state : c.conf->state_dir);
@@ -203,28 +248,32 @@ int main(int argc, char **argv)
 		fprintf(stderr, "spurctld: error: state folder %s: %s\n", c.state_dir, strerror(errno));
 		goto out_teardown;
 	}
-	if (build_core(&c, &err) || ctld_acct_open(&c, &err) || ctld_oplog_open(&c, &err) ||
-	    ctld_listen(&c, listen_addr, (uint16_t)(port ? port : c.conf->ctld_port), &err)) {
+	if (ctld_build_core(&c, &err) || ctld_acct_open(&c, &err) ||
+	    ctld_raft_open(&c, raft_addr, snapshot_every, on_ready, &err)) {
 		spur_error_log("%s", err.msg);
 		fprintf(stderr, "spurctld: error: %s\n", err.msg);
-		goto out_teardown;
+		goto out_raft;
 	}
-	spur_info("listening on %s:%d, %zu nodes, %zu partitions, state in %s", listen_addr,
-		  port ? port : c.conf->ctld_port, c.conf->nnodes, c.conf->nparts, c.state_dir);
 	uv_signal_init(c.loop, &sigterm);
 	uv_signal_start(&sigterm, on_signal, SIGTERM);
 	uv_signal_init(c.loop, &sigint);
 	uv_signal_start(&sigint, on_signal, SIGINT);
 	signal(SIGPIPE, SIG_IGN);
-	ctld_run_cycle(&c);
 	uv_run(c.loop, UV_RUN_DEFAULT);
-	if (c.oplog)
-		fclose(c.oplog);
+	c.stopping = true;
+	ctld_raft_close(&c);
 	teardown(&c);
-	return 0;
+	if (c.restart) {
+		/* this process's state ran ahead of the log: start again from it */
+		execv("/proc/self/exe", argv);
+		fprintf(stderr, "spurctld: error: restart: %s\n", strerror(errno));
+		return 1;
+	}
+	return c.failed ? 1 : 0;
+out_raft:
+	c.stopping = true;
+	ctld_raft_close(&c);
 out_teardown:
-	if (c.oplog)
-		fclose(c.oplog);
 	teardown(&c);
 	return 1;
 }

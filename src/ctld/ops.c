@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The operation log: every accepted change is an op, written and fsync'd
- * before anyone is told, and applied by the same ctld_apply() at run time
- * and when the log is replayed at start-up (docs/rfc/0003-wire.md §4). */
+/* Operations: every accepted change is an op, applied by the same
+ * ctld_apply() when it is accepted and when the replicated log is replayed
+ * (raftlog.c; docs/rfc/0003-wire.md §4); snapshots are the ops that rebuild
+ * the state. */
 #include "ctld.h"
 
 #include "common/alloc.h"
@@ -12,6 +13,7 @@
 #include "common/timefmt.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -48,59 +50,6 @@ static int job_slot(struct ctld *c, uint32_t id)
 		c->jobs_cap = cap;
 	}
 	return 0;
-}
-
-int ctld_oplog_open(struct ctld *c, struct spur_error *err)
-{
-	char path[4096];
-	FILE *f;
-	char *line = NULL;
-	size_t cap = 0;
-	long lineno = 0;
-
-	snprintf(path, sizeof(path), "%s/oplog.jsonl", c->state_dir);
-	f = fopen(path, "r");
-	c->replaying = true;
-	ctld_acct_batch(c, true);
-	while (f && getline(&line, &cap, f) > 0) {
-		json_error_t je;
-		json_t *op = json_loads(line, 0, &je);
-
-		lineno++;
-		if (!op) {
-			/* a torn last line from a crash mid-write: it was never
-			 * acknowledged, so dropping it loses nothing */
-			spur_warn("%s:%ld: unreadable operation dropped: %s", path, lineno, je.text);
-			continue;
-		}
-		if (ctld_apply(c, op, err))
-			spur_warn("%s:%ld: %s", path, lineno, err->msg);
-		json_decref(op);
-	}
-	free(line);
-	if (f)
-		fclose(f);
-	ctld_acct_batch(c, false);
-	c->replaying = false;
-	c->oplog = fopen(path, "a");
-	if (!c->oplog)
-		return spur_error_set(err, SPUR_EIO, "%s: %s", path, strerror(errno));
-	if (lineno)
-		spur_info("replayed %ld operations from %s", lineno, path);
-	return 0;
-}
-
-int ctld_oplog_append(struct ctld *c, json_t *op, struct spur_error *err)
-{
-	char *s = json_dumps(op, JSON_COMPACT);
-	int rc = 0;
-
-	if (!s)
-		return spur_error_set(err, SPUR_ENOMEM, "out of memory");
-	if (fprintf(c->oplog, "%s\n", s) < 0 || fflush(c->oplog) || fsync(fileno(c->oplog)))
-		rc = spur_error_set(err, SPUR_EIO, "operation log: %s", strerror(errno));
-	free(s);
-	return rc;
 }
 
 /* ---------------------------------------------------------------- submit */
@@ -173,7 +122,7 @@ static uint32_t id_count(const json_t *j)
 	return n;
 }
 
-static int apply_submit(struct ctld *c, json_t *op, struct spur_error *err)
+static int apply_submit(struct ctld *c, json_t *op, bool replay, struct spur_error *err)
 {
 	uint32_t id = (uint32_t)spur_json_int(op, "id", 0);
 	json_t *job = json_object_get(op, "job");
@@ -187,6 +136,8 @@ static int apply_submit(struct ctld *c, json_t *op, struct spur_error *err)
 
 	if (!id || !json_is_object(job))
 		return spur_error_set(err, SPUR_EINVAL, "submit: no id or job");
+	if (replay && ctld_job(c, id))
+		return 0; /* already in the state (a snapshot taken after it) */
 	sp.submit_time = ev.time;
 	rc = spec_from_json(job, id, &sp, &g, err);
 	if (!rc)
@@ -205,6 +156,7 @@ static int apply_submit(struct ctld *c, json_t *op, struct spur_error *err)
 		cj->spec = json_incref(job);
 		c->jobs[id + k] = cj;
 	}
+	c->jobs[id]->submit_op = json_incref(op);
 	if (id + n > c->next_id)
 		c->next_id = id + n;
 	if (!c->replaying)
@@ -372,15 +324,18 @@ static void launch(struct ctld *c, struct ctld_job *cj, const json_t *alloc)
 	ctld_conn_send(c->agents[node], msg);
 }
 
-static int apply_start(struct ctld *c, json_t *op, struct spur_error *err)
+static int apply_start(struct ctld *c, json_t *op, bool replay, struct spur_error *err)
 {
 	uint32_t id = (uint32_t)spur_json_int(op, "id", 0);
 	struct ctld_job *cj = ctld_job(c, id);
 	json_t *alloc = json_object_get(op, "alloc");
+	struct sched_job_info now;
 
 	if (!cj || !json_is_array(alloc))
 		return spur_error_set(err, SPUR_ENOENT, "start: unknown job %u", id);
-	if (c->replaying) {
+	if (replay && (sched_job_info(c->sched, id, &now) || now.state != SCHED_JOB_PENDING))
+		return 0; /* started or ended already */
+	if (replay) {
 		struct sched_alloc_node al[256];
 		size_t n = json_array_size(alloc), i;
 		json_t *a;
@@ -409,9 +364,9 @@ static int apply_start(struct ctld *c, json_t *op, struct spur_error *err)
 		cj->launched = true; /* it was launched before the restart */
 	}
 	note_alloc(c, cj, alloc, spur_json_int(op, "time", 0));
+	json_decref(cj->start_op);
+	cj->start_op = json_incref(op);
 	ctld_acct_record(c, id);
-	if (!c->replaying)
-		launch(c, cj, alloc);
 	return 0;
 }
 
@@ -430,7 +385,8 @@ static void reply_waiter(struct ctld *c, struct ctld_job *cj)
 	cj->waiter = NULL;
 }
 
-static int apply_end(struct ctld *c, json_t *op, bool cancel, struct spur_error *err)
+static int apply_end(struct ctld *c, json_t *op, bool cancel, bool replay,
+		     struct spur_error *err)
 {
 	uint32_t id = (uint32_t)spur_json_int(op, "id", 0);
 	struct ctld_job *cj = ctld_job(c, id);
@@ -441,13 +397,19 @@ static int apply_end(struct ctld *c, json_t *op, bool cancel, struct spur_error 
 				  .timed_out = spur_json_bool(op, "timeout", 0),
 				  .defer_cycle = true };
 	struct sched_actions acts;
+	struct sched_job_info now;
 
 	if (!cj)
 		return spur_error_set(err, SPUR_ENOENT, "Invalid job id specified");
+	if (replay && (sched_job_info(c->sched, id, &now) ||
+		       (now.state != SCHED_JOB_PENDING && now.state != SCHED_JOB_RUNNING)))
+		return 0; /* ended already */
 	if (sched_step(c->sched, &ev, &acts, err))
 		return err->code;
 	cj->exit_code = ev.exit_code;
 	cj->end = ev.time;
+	json_decref(cj->end_op);
+	cj->end_op = json_incref(op);
 	ctld_acct_record(c, id);
 	reply_waiter(c, cj);
 	return 0;
@@ -463,31 +425,167 @@ static int apply_hold(struct ctld *c, json_t *op, bool hold, struct spur_error *
 				  .defer_cycle = true };
 	struct sched_actions acts;
 
-	if (!ctld_job(c, id))
+	struct ctld_job *cj = ctld_job(c, id);
+
+	if (!cj)
 		return spur_error_set(err, SPUR_ENOENT, "Invalid job id specified");
 	if (sched_step(c->sched, &ev, &acts, err))
 		return err->code == SPUR_ESTATE
 			       ? spur_error_set(err, SPUR_ESTATE, "Job is no longer pending execution")
 			       : err->code;
+	json_decref(cj->hold_op);
+	cj->hold_op = json_incref(op);
 	ctld_acct_record(c, id);
 	return 0;
 }
 
-int ctld_apply(struct ctld *c, json_t *op, struct spur_error *err)
+int ctld_apply(struct ctld *c, json_t *op, bool replay, struct spur_error *err)
 {
 	const char *kind = spur_json_str(op, "op", "");
+	int rc;
 
 	if (!strcmp(kind, "hold") || !strcmp(kind, "release"))
-		return apply_hold(c, op, !strcmp(kind, "hold"), err);
-	if (!strcmp(kind, "submit"))
-		return apply_submit(c, op, err);
-	if (!strcmp(kind, "start"))
-		return apply_start(c, op, err);
-	if (!strcmp(kind, "finish"))
-		return apply_end(c, op, false, err);
-	if (!strcmp(kind, "cancel"))
-		return apply_end(c, op, true, err);
-	return spur_error_set(err, SPUR_EINVAL, "unknown operation '%s'", kind);
+		rc = apply_hold(c, op, !strcmp(kind, "hold"), err);
+	else if (!strcmp(kind, "submit"))
+		rc = apply_submit(c, op, replay, err);
+	else if (!strcmp(kind, "start"))
+		rc = apply_start(c, op, replay, err);
+	else if (!strcmp(kind, "finish"))
+		rc = apply_end(c, op, false, replay, err);
+	else if (!strcmp(kind, "cancel"))
+		rc = apply_end(c, op, true, replay, err);
+	else
+		return spur_error_set(err, SPUR_EINVAL, "unknown operation '%s'", kind);
+	/* the order ops were applied in, for snapshots */
+	if (!rc)
+		json_object_set_new(op, "seq", json_integer((json_int_t)++c->op_seq));
+	return rc;
+}
+
+int ctld_commit(struct ctld *c, json_t *op, struct ctld_conn *cn, json_t *reply,
+		struct spur_error *err)
+{
+	int rc = ctld_apply(c, op, false, err);
+
+	if (rc) {
+		json_decref(reply);
+		return rc;
+	}
+	if (ctld_raft_propose(c, op, cn, reply, err)) {
+		/* applied but not in the log: rebuild from the log */
+		spur_error_log("%s; restarting from the log", err->msg);
+		c->restart = true;
+		uv_stop(c->loop);
+		return SPUR_EIO;
+	}
+	return 0;
+}
+
+void ctld_committed(struct ctld *c, const json_t *op)
+{
+	uint32_t id = (uint32_t)spur_json_int(op, "id", 0);
+	struct ctld_job *cj = ctld_job(c, id);
+	struct sched_job_info info;
+
+	/* launch unless it ended (scancel) while the start was being committed */
+	if (cj && !strcmp(spur_json_str(op, "op", ""), "start") &&
+	    !sched_job_info(c->sched, id, &info) && info.state == SCHED_JOB_RUNNING &&
+	    cj->start_op == op)
+		launch(c, cj, json_object_get(op, "alloc"));
+}
+
+/* ---------------------------------------------------------------- snapshot */
+
+static int by_seq(const void *a, const void *b)
+{
+	json_int_t x = spur_json_int(*(json_t *const *)a, "seq", 0),
+		   y = spur_json_int(*(json_t *const *)b, "seq", 0);
+
+	return x < y ? -1 : x > y;
+}
+
+/* The ops that made each job what it is, in the order they were applied (a
+ * sub-sequence of the log: times never go back, and a job's resources are
+ * free again before the next one takes them). A release, and the hold of a
+ * job that has started since, are left out. */
+json_t *ctld_state_ops(struct ctld *c)
+{
+	json_t **v = calloc(4 * c->jobs_cap + 1, sizeof(*v)), *ops = json_array();
+	size_t n = 0;
+
+	if (!ops || !v) {
+		json_decref(ops);
+		free(v);
+		return NULL;
+	}
+	for (size_t i = 1; i < c->jobs_cap; i++) {
+		struct ctld_job *cj = c->jobs[i];
+
+		if (!cj)
+			continue;
+		if (cj->submit_op)
+			v[n++] = cj->submit_op;
+		if (cj->hold_op && !cj->start_op && !cj->end_op &&
+		    !strcmp(spur_json_str(cj->hold_op, "op", ""), "hold"))
+			v[n++] = cj->hold_op;
+		if (cj->start_op)
+			v[n++] = cj->start_op;
+		if (cj->end_op)
+			v[n++] = cj->end_op;
+	}
+	qsort(v, n, sizeof(*v), by_seq);
+	for (size_t i = 0; i < n; i++)
+		json_array_append(ops, v[i]);
+	free(v);
+	return json_pack("{s:i,s:I,s:o}", "version", 1, "next_id", (json_int_t)c->next_id, "ops",
+			 ops);
+}
+
+void ctld_jobs_free(struct ctld *c)
+{
+	for (size_t i = 0; i < c->jobs_cap; i++) {
+		struct ctld_job *cj = c->jobs[i];
+
+		if (!cj)
+			continue;
+		json_decref(cj->spec);
+		json_decref(cj->submit_op);
+		json_decref(cj->hold_op);
+		json_decref(cj->start_op);
+		json_decref(cj->end_op);
+		free(cj->nodes);
+		free(cj->gpus);
+		free(cj);
+		c->jobs[i] = NULL;
+	}
+}
+
+int ctld_state_restore(struct ctld *c, const json_t *doc, struct spur_error *err)
+{
+	const json_t *ops = json_object_get(doc, "ops");
+	size_t i;
+	json_t *op;
+
+	if (spur_json_int(doc, "version", 0) != 1 || !json_is_array(ops))
+		return spur_error_set(err, SPUR_EINVAL, "not a version 1 snapshot");
+	/* a follower that is far behind drops what it has */
+	if (c->next_id > (c->conf->first_job_id ? c->conf->first_job_id : 1)) {
+		ctld_jobs_free(c);
+		sched_destroy(c->sched);
+		c->sched = NULL;
+		if (ctld_build_core(c, err))
+			return err->code;
+	}
+	json_array_foreach(ops, i, op) {
+		spur_debug("snapshot op %zu: %s %" PRId64, i, spur_json_str(op, "op", "?"),
+			   spur_json_int(op, "id", 0));
+		if (ctld_apply(c, op, true, err))
+			spur_warn("snapshot op %zu (%s): %s", i, spur_json_str(op, "op", "?"), err->msg);
+	}
+	if ((uint32_t)spur_json_int(doc, "next_id", 0) > c->next_id)
+		c->next_id = (uint32_t)spur_json_int(doc, "next_id", 0);
+	spur_info("restored %zu operations from a snapshot", json_array_size(ops));
+	return 0;
 }
 
 /* ---------------------------------------------------------------- cycle */
@@ -519,9 +617,14 @@ int ctld_run_cycle(struct ctld *c)
 					       (json_int_t)(a->time == SCHED_INFINITE ? 0 : a->time),
 					       "alloc", alloc_json(a));
 
-			if (ctld_oplog_append(c, op, &err))
-				spur_error_log("job %u: %s", a->job_id, err.msg);
-			apply_start(c, op, &err);
+			/* the core has started it; the launch waits for the commit */
+			if (ctld_apply(c, op, false, &err) ||
+			    ctld_raft_propose(c, op, NULL, NULL, &err)) {
+				spur_error_log("job %u: %s; restarting from the log", a->job_id,
+					       err.msg);
+				c->restart = true;
+				uv_stop(c->loop);
+			}
 			json_decref(op);
 		} else if (a->type == SCHED_ACT_FAIL) {
 			struct ctld_job *cj = ctld_job(c, a->job_id);

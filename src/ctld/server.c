@@ -15,12 +15,22 @@ int64_t ctld_now(void)
 	return (int64_t)time(NULL);
 }
 
-void ctld_conn_closed(uv_handle_t *h)
+void ctld_conn_ref(struct ctld_conn *cn)
 {
-	struct ctld_conn *cn = h->data;
+	cn->refs++;
+}
 
+void ctld_conn_unref(struct ctld_conn *cn)
+{
+	if (--cn->refs)
+		return;
 	spur_wire_reader_fini(&cn->rd);
 	free(cn);
+}
+
+void ctld_conn_closed(uv_handle_t *h)
+{
+	ctld_conn_unref(h->data);
 }
 
 static void conn_close(struct ctld_conn *cn)
@@ -103,6 +113,7 @@ static void on_connection(uv_stream_t *server, int status)
 		return;
 	cn->c = c;
 	cn->node = -1;
+	cn->refs = 1;
 	spur_wire_reader_init(&cn->rd);
 	uv_tcp_init(c->loop, &cn->tcp);
 	cn->tcp.data = cn;

@@ -29,8 +29,8 @@ PartitionName=gpu Nodes=ALL Default=YES MaxTime=1-00:00:00
 CONF
 }
 
-start_ctld() {
-	"$BUILD/src/ctld/spurctld" -f "$T/slurm.conf" -L "$T/ctld.log" 2>>"$T/ctld.err" &
+start_ctld() { # extra spurctld arguments
+	"$BUILD/src/ctld/spurctld" -f "$T/slurm.conf" -L "$T/ctld.log" "$@" 2>>"$T/ctld.err" &
 	echo $! >"$T/ctld.pid"
 }
 
