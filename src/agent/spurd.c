@@ -2,6 +2,7 @@
 /* spurd: the node agent. Registers its node with spurctld, runs the batch
  * scripts it is sent in their own process group, enforces time limits,
  * forwards signals and reports how each job ended. */
+#include "agent/supervise.h"
 #include "common/alloc.h"
 #include "common/conf.h"
 #include "common/log.h"
@@ -9,6 +10,7 @@
 #include "devices/gpu.h"
 #include "io/uvwire.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -20,12 +22,13 @@
 #include <unistd.h>
 #include <uv.h>
 
+/* A batch job, run by its supervisor (supervise.c): one this agent spawned
+ * (proc) or, after an agent restart, one it found still running (adopted). */
 struct job {
 	uint32_t id;
 	uv_process_t proc;
-	uv_timer_t limit;
-	bool timed_out, running;
-	int kill_wait;
+	long sup, pgid; /* the supervisor; the job's process group, once known */
+	bool running, adopted;
 	struct agent *a;
 	struct job *next;
 };
@@ -43,6 +46,7 @@ struct agent {
 	bool connected;
 	struct spur_wire_reader rd;
 	struct job *jobs;
+	uv_timer_t watch; /* looks after adopted jobs */
 	int kill_wait;
 	json_t *unsent; /* "finished" reports made while the controller was away */
 };
@@ -194,11 +198,13 @@ static struct job *find_job(struct agent *a, uint32_t id)
 	return NULL;
 }
 
-static void on_job_closed(uv_handle_t *h)
+static void job_dir(const struct agent *a, uint32_t id, char *buf, size_t len)
 {
-	struct job *j = h->data;
-	struct agent *a = j->a;
+	snprintf(buf, len, "%s/job%05u", a->spool, id);
+}
 
+static void unlink_job(struct agent *a, struct job *j)
+{
 	for (struct job **pp = &a->jobs; *pp; pp = &(*pp)->next) {
 		if (*pp == j) {
 			*pp = j->next;
@@ -208,46 +214,157 @@ static void on_job_closed(uv_handle_t *h)
 	free(j);
 }
 
-static void on_limit_closed(uv_handle_t *h)
+static void on_job_closed(uv_handle_t *h)
 {
 	struct job *j = h->data;
 
-	uv_close((uv_handle_t *)&j->proc, on_job_closed);
+	unlink_job(j->a, j);
+}
+
+/* The job's folder goes once its result is handed on. */
+static void remove_job_dir(const struct agent *a, uint32_t id)
+{
+	static const char *const files[] = { "slurm_script", "pid", "pgid", "status", "status.tmp",
+					     "pid.tmp", "pgid.tmp" };
+	char dir[4096], path[4200];
+
+	job_dir(a, id, dir, sizeof(dir));
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		unlink(path);
+	}
+	if (rmdir(dir) && errno != ENOENT)
+		spur_warn("job %u: cannot remove %s: %s", id, dir, strerror(errno));
+}
+
+/* Hand the result from the job's folder on (exit 1 when the supervisor died
+ * without one). */
+static void job_ended(struct agent *a, struct job *j)
+{
+	char dir[4096];
+	int code = 1;
+	bool timed_out = false;
+
+	job_dir(a, j->id, dir, sizeof(dir));
+	if (!spurd_supervise_status(dir, &code, &timed_out))
+		spur_warn("job %u: its supervisor ended without a result", j->id);
+	j->running = false;
+	spur_info("job %u ended: exit %d%s", j->id, code, timed_out ? " (time limit)" : "");
+	report(a, json_pack("{s:s,s:i,s:i,s:b}", "type", "finished", "job_id", (int)j->id,
+			    "exit_code", code, "timed_out", timed_out));
+	remove_job_dir(a, j->id);
 }
 
 static void on_exit_cb(uv_process_t *p, int64_t status, int sig)
 {
 	struct job *j = p->data;
-	int code = sig ? 128 + sig : (int)status;
 
-	j->running = false;
-	spur_info("job %u ended: exit %d%s", j->id, code, j->timed_out ? " (time limit)" : "");
-	report(j->a, json_pack("{s:s,s:i,s:i,s:b}", "type", "finished", "job_id", (int)j->id,
-			       "exit_code", code, "timed_out", j->timed_out));
-	uv_timer_stop(&j->limit);
-	uv_close((uv_handle_t *)&j->limit, on_limit_closed);
+	job_ended(j->a, j);
+	uv_close((uv_handle_t *)&j->proc, on_job_closed);
 }
 
 static void kill_group(struct job *j, int sig)
 {
-	if (j->running && j->proc.pid > 0)
-		kill(-j->proc.pid, sig);
+	char dir[4096];
+
+	if (!j->running)
+		return;
+	if (!j->pgid) {
+		job_dir(j->a, j->id, dir, sizeof(dir));
+		j->pgid = spurd_supervise_read(dir, "pgid");
+	}
+	/* before the job has its group, the supervisor passes the signal on */
+	if (j->pgid > 0)
+		kill((pid_t)-j->pgid, sig);
+	else if (j->sup > 0 && sig != SIGKILL)
+		kill((pid_t)j->sup, sig);
+	else if (j->sup > 0)
+		kill((pid_t)j->sup, SIGTERM);
 }
 
-static void on_kill_timer(uv_timer_t *t)
+/* Is pid a job supervisor (and not a process that took its number)? */
+static bool is_supervisor(long pid)
 {
-	kill_group(t->data, SIGKILL);
+	char path[64], cmd[512];
+	ssize_t n;
+	int fd;
+
+	if (pid <= 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, cmd, sizeof(cmd) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	cmd[n] = '\0';
+	return (size_t)n > strlen(cmd) + 1 && !strcmp(cmd + strlen(cmd) + 1, "--supervise");
 }
 
-/* Time limit: SIGTERM to the whole group, SIGKILL after KillWait. */
-static void on_limit(uv_timer_t *t)
+/* Adopted jobs are not our children: look at their folders now and then. */
+static void on_watch(uv_timer_t *t)
 {
-	struct job *j = t->data;
+	struct agent *a = t->data;
+	struct job *j = a->jobs, *next;
+	bool any = false;
 
-	j->timed_out = true;
-	spur_info("job %u: time limit reached", j->id);
-	kill_group(j, SIGTERM);
-	uv_timer_start(&j->limit, on_kill_timer, (uint64_t)j->kill_wait * 1000, 0);
+	for (; j; j = next) {
+		char dir[4096];
+		int code;
+		bool to;
+
+		next = j->next;
+		if (!j->adopted)
+			continue;
+		job_dir(a, j->id, dir, sizeof(dir));
+		if (spurd_supervise_status(dir, &code, &to) || !is_supervisor(j->sup)) {
+			job_ended(a, j);
+			unlink_job(a, j);
+		} else {
+			any = true;
+		}
+	}
+	if (!any)
+		uv_timer_stop(t);
+}
+
+/* After a restart: the jobs whose supervisors still run are ours again;
+ * results left while we were away are reported at registration. */
+static void adopt_jobs(struct agent *a)
+{
+	DIR *d = opendir(a->spool);
+	struct dirent *e;
+	unsigned id;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char dir[4096], tail;
+		struct job *j;
+
+		if (sscanf(e->d_name, "job%u%c", &id, &tail) != 1 || !id)
+			continue;
+		j = calloc(1, sizeof(*j));
+		if (!j)
+			break;
+		job_dir(a, id, dir, sizeof(dir));
+		j->id = id;
+		j->a = a;
+		j->running = true;
+		j->adopted = true;
+		j->sup = spurd_supervise_read(dir, "pid");
+		j->pgid = spurd_supervise_read(dir, "pgid");
+		j->next = a->jobs;
+		a->jobs = j;
+		spur_info("job %u: %s", id,
+			  is_supervisor(j->sup) ? "still running, adopted" : "ended while away");
+	}
+	closedir(d);
+	on_watch(&a->watch); /* the ended ones now, the rest every second */
+	if (a->jobs)
+		uv_timer_start(&a->watch, on_watch, 1000, 1000);
 }
 
 static char **build_env(const json_t *m, const char *node)
@@ -300,18 +417,18 @@ static void launch(struct agent *a, const json_t *m)
 {
 	uint32_t id = (uint32_t)spur_json_int(m, "job_id", 0);
 	const char *workdir = spur_json_str(m, "workdir", "/tmp");
-	char dir[4096], script[4200];
+	char dir[4096], script[4200], exe[4096], limit[32], kw[32], uid[32], gid[32];
+	size_t exelen = sizeof(exe);
 	uv_process_options_t opt = { 0 };
 	uv_stdio_container_t stdio[3];
-	char *args[2];
+	char *args[8];
 	struct job *j;
 	int out, errfd, fd, rc;
 	char **env;
-	int64_t limit = spur_json_int(m, "time_limit", 0);
 
 	if (find_job(a, id))
 		return; /* launched already (a repeated message after a reconnect) */
-	snprintf(dir, sizeof(dir), "%s/job%05u", a->spool, id);
+	job_dir(a, id, dir, sizeof(dir));
 	snprintf(script, sizeof(script), "%s/slurm_script", dir);
 	mkdir_p(dir, 0700);
 	fd = open(script, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
@@ -331,39 +448,49 @@ static void launch(struct agent *a, const json_t *m)
 	errfd = *spur_json_str(m, "error", "") ? open_output(m, "error", a->node, workdir) : out;
 	j = calloc(1, sizeof(*j));
 	env = build_env(m, a->node);
-	if (!j || !env || out < 0 || errfd < 0) {
+	if (!j || !env || out < 0 || errfd < 0 || uv_exepath(exe, &exelen)) {
 		spur_error_log("job %u: cannot open its output in %s: %s", id, workdir,
 			       strerror(errno));
 		free(j);
 		free_env(env);
+		if (out >= 0)
+			close(out);
+		if (errfd >= 0 && errfd != out)
+			close(errfd);
 		report(a, json_pack("{s:s,s:i,s:i}", "type", "finished", "job_id", (int)id,
 				    "exit_code", 1));
 		return;
 	}
 	chown(script, (uid_t)spur_json_int(m, "uid", 0), (gid_t)spur_json_int(m, "gid", 0));
-	args[0] = script;
-	args[1] = NULL;
+	/* the supervisor runs the script, as the job's user */
+	snprintf(limit, sizeof(limit), "%" JSON_INTEGER_FORMAT,
+		 (json_int_t)spur_json_int(m, "time_limit", 0));
+	snprintf(kw, sizeof(kw), "%d", a->kill_wait);
+	snprintf(uid, sizeof(uid), "%" JSON_INTEGER_FORMAT, (json_int_t)spur_json_int(m, "uid", 0));
+	snprintf(gid, sizeof(gid), "%" JSON_INTEGER_FORMAT, (json_int_t)spur_json_int(m, "gid", 0));
+	args[0] = exe;
+	args[1] = "--supervise";
+	args[2] = dir;
+	args[3] = limit;
+	args[4] = kw;
+	args[5] = uid;
+	args[6] = gid;
+	args[7] = NULL;
 	stdio[0].flags = UV_IGNORE;
 	stdio[1].flags = UV_INHERIT_FD;
 	stdio[1].data.fd = out;
 	stdio[2].flags = UV_INHERIT_FD;
 	stdio[2].data.fd = errfd;
-	opt.file = script;
+	opt.file = exe;
 	opt.args = args;
 	opt.env = env;
 	opt.cwd = workdir;
 	opt.stdio = stdio;
 	opt.stdio_count = 3;
 	opt.exit_cb = on_exit_cb;
-	opt.flags = UV_PROCESS_DETACHED; /* its own session: signals reach the whole job */
-	if (getuid() == 0 && spur_json_int(m, "uid", 0) != 0) {
-		opt.flags |= UV_PROCESS_SETUID | UV_PROCESS_SETGID;
-		opt.uid = (uv_uid_t)spur_json_int(m, "uid", 0);
-		opt.gid = (uv_gid_t)spur_json_int(m, "gid", 0);
-	}
+	opt.flags = UV_PROCESS_DETACHED; /* its own session: it outlives this agent */
 	j->id = id;
 	j->a = a;
-	j->kill_wait = a->kill_wait;
 	j->proc.data = j;
 	rc = uv_spawn(a->loop, &j->proc, &opt);
 	close(out);
@@ -371,22 +498,20 @@ static void launch(struct agent *a, const json_t *m)
 		close(errfd);
 	free_env(env);
 	if (rc) {
-		spur_error_log("job %u: cannot start %s: %s", id, script, uv_strerror(rc));
+		spur_error_log("job %u: cannot start its supervisor %s: %s", id, exe,
+			       uv_strerror(rc));
 		free(j);
+		remove_job_dir(a, id);
 		report(a, json_pack("{s:s,s:i,s:i}", "type", "finished", "job_id", (int)id,
 				    "exit_code", 127));
 		return;
 	}
+	j->sup = j->proc.pid;
 	j->running = true;
 	j->next = a->jobs;
 	a->jobs = j;
-	uv_timer_init(a->loop, &j->limit);
-	j->limit.data = j;
-	if (limit > 0)
-		uv_timer_start(&j->limit, on_limit, (uint64_t)limit * 1000, 0);
-	spur_info("job %u started, pid %d", id, j->proc.pid);
+	spur_info("job %u started, supervisor pid %d", id, j->proc.pid);
 }
-
 
 /* ---------------------------------------------------------------- step tasks */
 
@@ -777,6 +902,9 @@ int main(int argc, char **argv)
 
 	bool show = false;
 
+	if (argc > 1 && !strcmp(argv[1], "--supervise"))
+		return spurd_supervise(argc, argv);
+
 	while ((opt = getopt_long(argc, argv, "N:f:c:s:L:g:vhC", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'N':
@@ -910,6 +1038,8 @@ int main(int argc, char **argv)
 	a.unsent = json_array();
 	uv_timer_init(a.loop, &a.retry);
 	a.retry.data = &a;
+	uv_timer_init(a.loop, &a.watch);
+	a.watch.data = &a;
 	uv_signal_init(a.loop, &sterm);
 	uv_signal_start(&sterm, on_signal, SIGTERM);
 	uv_signal_init(a.loop, &sint);
@@ -921,6 +1051,8 @@ int main(int argc, char **argv)
 	if (*conf_gpus && (size_t)atoi(strrchr(conf_gpus, ':') + 1) != a.gpus.n)
 		spur_warn("node %s: the configuration says gpu %s, %zu found", a.node, conf_gpus,
 			  a.gpus.n);
+	mkdir_p(a.spool, 0755);
+	adopt_jobs(&a);
 	try_connect(&a);
 	uv_run(a.loop, UV_RUN_DEFAULT);
 	teardown(&a);

@@ -55,6 +55,28 @@ wait_until() {
 # N distinct nodes idle (sinfo -N prints a node once per partition)
 nodes_idle() { [ "$(sinfo -h -N | awk '$4 == "idle" {print $1}' | sort -u | wc -l)" -eq "$1" ]; }
 
+# raw REQUEST: send one frame as any client could; print the answer's
+# message (an error), else its job_id, else ok
+raw() {
+	python3 - "$PORT" "$1" <<'PY'
+import json, socket, struct, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+b = sys.argv[2].encode()
+s.sendall(struct.pack(">I", len(b)) + b)
+h = b""
+while len(h) < 4:
+    h += s.recv(4 - len(h))
+n = struct.unpack(">I", h)[0]
+r = b""
+while len(r) < n:
+    r += s.recv(n - len(r))
+r = json.loads(r)
+print(r.get("message", r.get("job_id", "ok")))
+PY
+}
+# raw_says REQUEST TEXT: the controller's answer contains TEXT
+raw_says() { raw "$1" | grep -qF -- "$2"; }
+
 stop_all() {
 	[ -f "$T/ctld.pid" ] && kill "$(cat "$T/ctld.pid")" 2>/dev/null
 	[ -f "$T/agents.pid" ] && kill $(cat "$T/agents.pid") 2>/dev/null

@@ -9,25 +9,7 @@ start_ctld
 start_agents 4
 check "4 nodes register and are idle" wait_until 20 nodes_idle 4
 
-# the controller checks what it is sent, whatever the client: raw requests
-raw() {
-	python3 - "$PORT" "$1" <<'PY'
-import json, socket, struct, sys
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-b = sys.argv[2].encode()
-s.sendall(struct.pack(">I", len(b)) + b)
-h = b""
-while len(h) < 4:
-    h += s.recv(4 - len(h))
-n = struct.unpack(">I", h)[0]
-r = b""
-while len(r) < n:
-    r += s.recv(n - len(r))
-print(json.loads(r).get("message", "ok"))
-PY
-}
-# raw_says REQUEST TEXT: the controller's answer contains TEXT
-raw_says() { raw "$1" | grep -qF -- "$2"; }
+# the controller checks what it is sent, whatever the client (raw, lib.sh)
 check "a negative node count is refused with the field's name" \
 	raw_says '{"type":"submit","job":{"script":"#!/bin/sh","nodes":-5}}' 'invalid nodes: expected a whole number 0-100000'
 check "a job without a script is refused" \

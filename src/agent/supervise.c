@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The job supervisor: `spurd --supervise DIR LIMIT KILL_WAIT UID GID`, run by
+ * spurd in a session of its own, with the job's environment, working folder
+ * and output already in place. It starts DIR/slurm_script in a process group
+ * of its own, enforces the time limit, forwards the signals it is sent to the
+ * job's group, and writes the result to DIR/status when the script ends. It
+ * needs nothing from spurd once started, so a job outlives an agent restart
+ * and its result waits in DIR for the next agent (docs/rfc/0003-wire.md §3).
+ *
+ * Files in DIR: pid (the supervisor), pgid (the job's process group),
+ * status ("EXIT TIMED_OUT", written to status.tmp and renamed). */
+#include "agent/supervise.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static volatile sig_atomic_t alarm_fired, pending;
+static volatile pid_t child;
+
+static void on_signal(int sig)
+{
+	if (sig == SIGALRM)
+		alarm_fired = 1;
+	else if (child > 0)
+		kill(-child, sig);
+	else
+		pending = sig; /* before the job exists: delivered once it does */
+}
+
+/* Write "text" to DIR/name through a rename, so a reader sees all or nothing. */
+static int put_file(const char *dir, const char *name, const char *text)
+{
+	char tmp[4200], path[4200];
+	int fd;
+	ssize_t n, len = (ssize_t)strlen(text);
+
+	snprintf(tmp, sizeof(tmp), "%s/%s.tmp", dir, name);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, (size_t)len);
+	if (n != len || fsync(fd)) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return rename(tmp, path);
+}
+
+int spurd_supervise(int argc, char **argv)
+{
+	static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT };
+	struct sigaction sa;
+	const char *dir;
+	long limit, kill_wait;
+	uid_t uid;
+	gid_t gid;
+	char script[4200], buf[64];
+	int status = 0, code;
+	bool timed_out = false;
+
+	if (argc != 7) {
+		fprintf(stderr, "usage: spurd --supervise DIR LIMIT KILL_WAIT UID GID\n");
+		return 2;
+	}
+	dir = argv[2];
+	limit = strtol(argv[3], NULL, 10);
+	kill_wait = strtol(argv[4], NULL, 10);
+	uid = (uid_t)strtoul(argv[5], NULL, 10);
+	gid = (gid_t)strtoul(argv[6], NULL, 10);
+	snprintf(script, sizeof(script), "%s/slurm_script", dir);
+	snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+	if (put_file(dir, "pid", buf)) {
+		perror("spurd --supervise: pid file");
+		return 1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaction(forwarded[i], &sa, NULL);
+	sa.sa_flags = 0; /* the alarm interrupts waitpid */
+	sigaction(SIGALRM, &sa, NULL);
+
+	child = fork();
+	if (child < 0) {
+		perror("spurd --supervise: fork");
+		put_file(dir, "status", "1 0\n");
+		return 1;
+	}
+	if (child == 0) {
+		setpgid(0, 0);
+		sa.sa_handler = SIG_DFL;
+		for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+			sigaction(forwarded[i], &sa, NULL);
+		sigaction(SIGALRM, &sa, NULL);
+		if (getuid() == 0 && uid != 0 &&
+		    (setgroups(1, &gid) || setgid(gid) || setuid(uid))) {
+			perror("slurmstepd: error: cannot become the job's user");
+			_exit(1);
+		}
+		execle(script, script, (char *)NULL, environ);
+		fprintf(stderr, "slurmstepd: error: execve(): %s: %s\n", script, strerror(errno));
+		_exit(127);
+	}
+	setpgid(child, child);
+	snprintf(buf, sizeof(buf), "%ld\n", (long)child);
+	put_file(dir, "pgid", buf);
+	if (pending)
+		kill(-child, pending);
+	if (limit > 0)
+		alarm((unsigned)limit);
+	for (;;) {
+		pid_t r = waitpid(child, &status, 0);
+
+		if (r == child)
+			break;
+		if (r < 0 && errno != EINTR)
+			break;
+		if (alarm_fired) {
+			alarm_fired = 0;
+			if (!timed_out) {
+				/* the limit: SIGTERM, then SIGKILL after KillWait */
+				timed_out = true;
+				kill(-child, SIGCONT);
+				kill(-child, SIGTERM);
+				alarm((unsigned)(kill_wait > 0 ? kill_wait : 1));
+			} else {
+				kill(-child, SIGKILL);
+			}
+		}
+	}
+	/* the batch script is done: what it left behind goes with it */
+	kill(-child, SIGKILL);
+	code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+	snprintf(buf, sizeof(buf), "%d %d\n", code, timed_out);
+	if (put_file(dir, "status", buf)) {
+		perror("spurd --supervise: status file");
+		return 1;
+	}
+	return 0;
+}
+
+long spurd_supervise_read(const char *dir, const char *name)
+{
+	char path[4200];
+	long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+int spurd_supervise_status(const char *dir, int *code, bool *timed_out)
+{
+	char path[4200];
+	int c, t;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/status", dir);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%d %d", &c, &t) != 2) {
+		c = 1;
+		t = 0;
+	}
+	fclose(f);
+	*code = c;
+	*timed_out = t != 0;
+	return 1;
+}
