@@ -2,6 +2,7 @@
 /* spurd: the node agent. Registers its node with spurctld, runs the batch
  * scripts it is sent in their own process group, enforces time limits,
  * forwards signals and reports how each job ended. */
+#include "agent/cgroup.h"
 #include "agent/supervise.h"
 #include "common/alloc.h"
 #include "common/conf.h"
@@ -29,6 +30,7 @@ struct job {
 	uv_process_t proc;
 	long sup, pgid; /* the supervisor; the job's process group, once known */
 	bool running, adopted;
+	char cpus[256]; /* its cpuset, "" when none */
 	struct agent *a;
 	struct job *next;
 };
@@ -47,6 +49,9 @@ struct agent {
 	struct spur_wire_reader rd;
 	struct job *jobs;
 	uv_timer_t watch; /* looks after adopted jobs */
+	struct spurd_cgroup cg;
+	unsigned host_cpus;
+	uint8_t cpu_used[1024]; /* per host CPU: jobs' cpusets */
 	int kill_wait;
 	json_t *unsent; /* "finished" reports made while the controller was away */
 };
@@ -237,6 +242,57 @@ static void remove_job_dir(const struct agent *a, uint32_t id)
 		spur_warn("job %u: cannot remove %s: %s", id, dir, strerror(errno));
 }
 
+/* Mark (v = 1) or free (v = 0) the CPUs of a cpuset list ("0-3,6"). */
+static void cpus_mark(struct agent *a, const char *list, uint8_t v)
+{
+	for (const char *p = list; *p;) {
+		char *end;
+		unsigned long lo = strtoul(p, &end, 10), hi = lo;
+
+		if (end == p)
+			break;
+		if (*end == '-')
+			hi = strtoul(end + 1, &end, 10);
+		for (unsigned long c = lo; c <= hi && c < sizeof(a->cpu_used); c++)
+			a->cpu_used[c] = v;
+		p = *end == ',' ? end + 1 : end;
+		if (*p && *p != ',' && (*p < '0' || *p > '9'))
+			break;
+	}
+}
+
+/* n free host CPUs as a cpuset list, lowest first; "" when cpusets do not
+ * apply (no cpuset controller, or a simulated node larger than the host). */
+static void cpus_pick(struct agent *a, uint32_t n, char *buf, size_t len)
+{
+	size_t o = 0;
+	unsigned c = 0, got = 0;
+
+	buf[0] = '\0';
+	if (!a->cg.cpuset || !n || a->cpus > a->host_cpus)
+		return;
+	while (got < n && c < a->host_cpus && c < sizeof(a->cpu_used)) {
+		unsigned lo = c;
+
+		if (a->cpu_used[c]) {
+			c++;
+			continue;
+		}
+		while (got < n && c < a->host_cpus && !a->cpu_used[c]) {
+			c++;
+			got++;
+		}
+		o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%u", o ? "," : "", lo);
+		if (c - 1 > lo)
+			o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "-%u", c - 1);
+	}
+	if (got < n) {
+		buf[0] = '\0'; /* more asked than free: the controller's view differs; no cpuset */
+		return;
+	}
+	cpus_mark(a, buf, 1);
+}
+
 /* Hand the result from the job's folder on (exit 1 when the supervisor died
  * without one). */
 static void job_ended(struct agent *a, struct job *j)
@@ -253,6 +309,8 @@ static void job_ended(struct agent *a, struct job *j)
 	report(a, json_pack("{s:s,s:i,s:i,s:b}", "type", "finished", "job_id", (int)j->id,
 			    "exit_code", code, "timed_out", timed_out));
 	remove_job_dir(a, j->id);
+	spurd_cgroup_job_done(&a->cg, j->id);
+	cpus_mark(a, j->cpus, 0);
 }
 
 static void on_exit_cb(uv_process_t *p, int64_t status, int sig)
@@ -356,6 +414,8 @@ static void adopt_jobs(struct agent *a)
 		j->adopted = true;
 		j->sup = spurd_supervise_read(dir, "pid");
 		j->pgid = spurd_supervise_read(dir, "pgid");
+		spurd_cgroup_job_cpus(&a->cg, id, j->cpus, sizeof(j->cpus));
+		cpus_mark(a, j->cpus, 1);
 		j->next = a->jobs;
 		a->jobs = j;
 		spur_info("job %u: %s", id,
@@ -418,10 +478,12 @@ static void launch(struct agent *a, const json_t *m)
 	uint32_t id = (uint32_t)spur_json_int(m, "job_id", 0);
 	const char *workdir = spur_json_str(m, "workdir", "/tmp");
 	char dir[4096], script[4200], exe[4096], limit[32], kw[32], uid[32], gid[32];
+	char cgdir[4200], why[512];
+	uint32_t ncpus = (uint32_t)spur_json_int(m, "cpus", 0);
 	size_t exelen = sizeof(exe);
 	uv_process_options_t opt = { 0 };
 	uv_stdio_container_t stdio[3];
-	char *args[8];
+	char *args[9];
 	struct job *j;
 	int out, errfd, fd, rc;
 	char **env;
@@ -475,7 +537,13 @@ static void launch(struct agent *a, const json_t *m)
 	args[4] = kw;
 	args[5] = uid;
 	args[6] = gid;
-	args[7] = NULL;
+	cpus_pick(a, ncpus, j->cpus, sizeof(j->cpus));
+	if (spurd_cgroup_job(&a->cg, id, j->cpus, (uint64_t)spur_json_int(m, "mem_mb", 0),
+			     ncpus > 4 ? 1024 * (uint64_t)ncpus : 4096, cgdir, sizeof(cgdir), why,
+			     sizeof(why)))
+		spur_warn("job %u: runs without cgroup limits: %s", id, why);
+	args[7] = *cgdir ? cgdir : "-";
+	args[8] = NULL;
 	stdio[0].flags = UV_IGNORE;
 	stdio[1].flags = UV_INHERIT_FD;
 	stdio[1].data.fd = out;
@@ -500,6 +568,8 @@ static void launch(struct agent *a, const json_t *m)
 	if (rc) {
 		spur_error_log("job %u: cannot start its supervisor %s: %s", id, exe,
 			       uv_strerror(rc));
+		spurd_cgroup_job_done(&a->cg, id);
+		cpus_mark(a, j->cpus, 0);
 		free(j);
 		remove_job_dir(a, id);
 		report(a, json_pack("{s:s,s:i,s:i}", "type", "finished", "job_id", (int)id,
@@ -888,10 +958,13 @@ int main(int argc, char **argv)
 		{ "gpus", required_argument, NULL, 'g' },
 		{ "cpus", required_argument, NULL, 1001 },
 		{ "mem", required_argument, NULL, 1002 },
+		{ "cgroup-root", required_argument, NULL, 1003 },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct agent a = { 0 };
 	const char *conf_path = NULL, *logfile = NULL, *ctl = NULL, *gpus_arg = NULL;
+	const char *cgroup_root = NULL;
+	char cgline[1024];
 	char conf_gpus[64] = "";
 	struct spur_conf *conf;
 	struct spur_error err;
@@ -927,6 +1000,9 @@ int main(int argc, char **argv)
 			break;
 		case 1001:
 			a.cpus = (uint32_t)atoi(optarg);
+			break;
+		case 1003:
+			cgroup_root = optarg;
 			break;
 		case 1002:
 			a.mem_mb = (uint64_t)atoll(optarg);
@@ -988,6 +1064,12 @@ int main(int argc, char **argv)
 	if (!a.mem_mb)
 		a.mem_mb = (uint64_t)sysconf(_SC_PHYS_PAGES) / 1024 * (uint64_t)sysconf(_SC_PAGESIZE) /
 			   1024;
+	a.host_cpus = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	spurd_cgroup_init(&a.cg, cgroup_root, a.node);
+	spurd_cgroup_describe(&a.cg, cgline, sizeof(cgline));
+	if (a.cg.cpuset && a.cpus > a.host_cpus)
+		snprintf(cgline + strlen(cgline), sizeof(cgline) - strlen(cgline),
+			 "; no cpusets: %u CPUs configured, %u on this host", a.cpus, a.host_cpus);
 	if (show) {
 		/* as slurmd -C: the node as found, ready for slurm.conf */
 		printf("NodeName=%s CPUs=%u RealMemory=%llu", a.node, a.cpus,
@@ -1007,6 +1089,7 @@ int main(int argc, char **argv)
 				printf("\n");
 			}
 		}
+		printf("# %s\n", cgline);
 		spur_conf_destroy(conf);
 		return 0;
 	}
@@ -1051,6 +1134,7 @@ int main(int argc, char **argv)
 	if (*conf_gpus && (size_t)atoi(strrchr(conf_gpus, ':') + 1) != a.gpus.n)
 		spur_warn("node %s: the configuration says gpu %s, %zu found", a.node, conf_gpus,
 			  a.gpus.n);
+	spur_info("node %s: %s", a.node, cgline);
 	mkdir_p(a.spool, 0755);
 	adopt_jobs(&a);
 	try_connect(&a);

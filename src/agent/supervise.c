@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The job supervisor: `spurd --supervise DIR LIMIT KILL_WAIT UID GID`, run by
+/* The job supervisor: `spurd --supervise DIR LIMIT KILL_WAIT UID GID CGROUP`, run by
  * spurd in a session of its own, with the job's environment, working folder
  * and output already in place. It starts DIR/slurm_script in a process group
  * of its own, enforces the time limit, forwards the signals it is sent to the
  * job's group, and writes the result to DIR/status when the script ends. It
  * needs nothing from spurd once started, so a job outlives an agent restart
  * and its result waits in DIR for the next agent (docs/rfc/0003-wire.md §3).
+ * CGROUP ("-" for none) is the job's cgroup, which it joins first, so that
+ * everything the job starts is inside the limits.
  *
  * Files in DIR: pid (the supervisor), pgid (the job's process group),
  * status ("EXIT TIMED_OUT", written to status.tmp and renamed). */
@@ -70,8 +72,8 @@ int spurd_supervise(int argc, char **argv)
 	int status = 0, code;
 	bool timed_out = false;
 
-	if (argc != 7) {
-		fprintf(stderr, "usage: spurd --supervise DIR LIMIT KILL_WAIT UID GID\n");
+	if (argc != 8) {
+		fprintf(stderr, "usage: spurd --supervise DIR LIMIT KILL_WAIT UID GID CGROUP\n");
 		return 2;
 	}
 	dir = argv[2];
@@ -84,6 +86,18 @@ int spurd_supervise(int argc, char **argv)
 	if (put_file(dir, "pid", buf)) {
 		perror("spurd --supervise: pid file");
 		return 1;
+	}
+	if (strcmp(argv[7], "-")) {
+		char procs[4200];
+		int fd;
+
+		snprintf(procs, sizeof(procs), "%s/cgroup.procs", argv[7]);
+		fd = open(procs, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd < 0 || write(fd, buf, strlen(buf)) < 0)
+			fprintf(stderr, "slurmstepd: error: cannot join cgroup %s: %s\n", argv[7],
+				strerror(errno));
+		if (fd >= 0)
+			close(fd);
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;

@@ -320,6 +320,11 @@ static void launch(struct ctld *c, struct ctld_job *cj, const json_t *alloc)
 	if (info.array_job_id)
 		json_object_set_new(msg, "array_task_id", json_integer(info.array_task_id));
 	json_object_set(msg, "user_env", json_object_get(spec, "env"));
+	/* the first node's share, for the job's cgroup */
+	if (info.nalloc) {
+		json_object_set_new(msg, "cpus", json_integer(info.alloc[0].cpus));
+		json_object_set_new(msg, "mem_mb", json_integer((json_int_t)info.alloc[0].mem_mb));
+	}
 	cj->launched = true;
 	ctld_conn_send(c->agents[node], msg);
 }
