@@ -1015,7 +1015,7 @@ int main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr, "Usage: spurd [-C] [-N NODENAME] [-f slurm.conf] [-c HOST:PORT] [-s "
-					"SPOOL] [-L LOG] [--gpus auto|kfd[:ROOT]|none|FILE|TYPE:N] [-v]\n");
+					"SPOOL] [-L LOG] [--gpus auto|kfd[:ROOT]|nvml[:LIB]|none|FILE|TYPE:N] [-v]\n");
 			return opt == 'h' ? 0 : 1;
 		}
 	}
@@ -1051,6 +1051,8 @@ int main(int argc, char **argv)
 			rc = spur_gpu_discover_auto(&a.gpus, &err);
 		else if (!strncmp(gpus_arg, "kfd", 3) && (!gpus_arg[3] || gpus_arg[3] == ':'))
 			rc = spur_gpu_kfd.discover(gpus_arg[3] ? gpus_arg + 4 : NULL, &a.gpus, &err);
+		else if (!strncmp(gpus_arg, "nvml", 4) && (!gpus_arg[4] || gpus_arg[4] == ':'))
+			rc = spur_gpu_nvml.discover(gpus_arg[4] ? gpus_arg + 5 : NULL, &a.gpus, &err);
 		else if (strcmp(gpus_arg, "none"))
 			rc = spur_gpu_fake.discover(gpus_arg, &a.gpus, &err);
 		if (rc) {

@@ -123,6 +123,8 @@ int spur_gpu_discover_auto(struct spur_gpu_set *out, struct spur_error *err)
 {
 	int rc = spur_gpu_kfd.discover(NULL, out, err);
 
+	if (rc == SPUR_ENOENT)
+		rc = spur_gpu_nvml.discover(NULL, out, err);
 	if (rc == SPUR_ENOENT) {
 		memset(out, 0, sizeof(*out));
 		out->backend = "none";

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* GPU discovery: a node's GPUs, their type and the links between them,
- * from a backend: AMD KFD sysfs, a fake described in a file, (NVML next). */
+ * from a backend: AMD KFD sysfs, NVIDIA NVML (dlopen), a fake described in a
+ * file. */
 #ifndef SPUR_DEVICES_GPU_H
 #define SPUR_DEVICES_GPU_H
 
@@ -48,6 +49,13 @@ struct spur_gpu_backend {
  * GPUs on the same CPU node are NUMA, else SYS. */
 extern const struct spur_gpu_backend spur_gpu_kfd;
 
+/* NVIDIA NVML, loaded with dlopen: arg is the library (default
+ * libnvidia-ml.so.1). Links: NVLink peer-to-peer is NVLINK (NVSwitch systems
+ * are all NVLINK), a common PCIe switch is PCIE_SWITCH, the same CPU is NUMA,
+ * else SYS. The type is the model word of the name ("NVIDIA H100 80GB
+ * HBM3" -> h100). */
+extern const struct spur_gpu_backend spur_gpu_nvml;
+
 /* A file of "type T", "count N", "preset P" (mi300x, mi250, nvlink-islands,
  * nvswitch, pcie-pairs) and "link A B CLASS" lines (xgmi, nvlink,
  * pcie-switch, numa, sys); or, without a file, arg "TYPE:N" (one preset by
@@ -57,7 +65,7 @@ extern const struct spur_gpu_backend spur_gpu_fake;
 /* The name of a link class ("xgmi"...). */
 const char *spur_gpu_link_name(enum spur_gpu_link l);
 
-/* Try "kfd" then report none: the agent's --gpus auto. */
+/* Try "kfd", then "nvml", then report none: the agent's --gpus auto. */
 int spur_gpu_discover_auto(struct spur_gpu_set *out, struct spur_error *err);
 
 #endif

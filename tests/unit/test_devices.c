@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Unit tests: GPU discovery, KFD sysfs (fixtures shaped like real MI300X and
- * MI250 nodes) and the fake backend. */
+ * MI250 nodes), NVML (a stand-in library) and the fake backend. */
 #include "../lib/testutil.h"
 
 #include "devices/gpu.h"
@@ -93,6 +93,43 @@ static void test_fake(void **state)
 	assert_int_equal(spur_gpu_fake.discover("/nonexistent/gpus.txt", &g, &err), SPUR_ENOENT);
 }
 
+/* NVML through a stand-in library (tests/unit/fake_nvml.c). */
+static void test_nvml(void **state)
+{
+	struct spur_gpu_set g;
+	struct spur_error err;
+
+	(void)state;
+	unsetenv("FAKE_NVML_COUNT");
+	unsetenv("FAKE_NVML_FAIL");
+	assert_int_equal(spur_gpu_nvml.discover(SPUR_FAKE_NVML, &g, &err), 0);
+	assert_int_equal(g.n, 8);
+	assert_string_equal(g.backend, "nvml");
+	assert_string_equal(g.gpus[0].type, "h100");
+	assert_string_equal(g.gpus[5].path, "/dev/nvidia5");
+	assert_int_equal(g.gpus[0].vendor, 0x10de);
+	assert_int_equal(g.gpus[0].device, 0x2330);
+	assert_int_equal(g.links[0][0], SPUR_GPU_LINK_SELF);
+	assert_int_equal(g.links[0][3], SPUR_GPU_LINK_NVLINK);
+	assert_int_equal(g.links[4][7], SPUR_GPU_LINK_NVLINK);
+	assert_int_equal(g.links[0][4], SPUR_GPU_LINK_SYS);
+	assert_int_equal(g.links[5][1], SPUR_GPU_LINK_SYS);
+
+	setenv("FAKE_NVML_COUNT", "0", 1);
+	assert_int_equal(spur_gpu_nvml.discover(SPUR_FAKE_NVML, &g, &err), SPUR_ENOENT);
+	assert_non_null(strstr(err.msg, "no NVIDIA GPUs"));
+	unsetenv("FAKE_NVML_COUNT");
+	setenv("FAKE_NVML_FAIL", "1", 1);
+	assert_int_equal(spur_gpu_nvml.discover(SPUR_FAKE_NVML, &g, &err), SPUR_ENOENT);
+	assert_string_equal(err.msg, "NVML init: Driver Not Loaded");
+	unsetenv("FAKE_NVML_FAIL");
+	/* no driver library at all: a plain "not found" */
+	assert_int_equal(spur_gpu_nvml.discover("/nonexistent/libnvidia-ml.so.1", &g, &err),
+			 SPUR_ENOENT);
+	assert_non_null(strstr(err.msg, "NVML: "));
+	assert_int_equal(g.n, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -100,6 +137,7 @@ int main(void)
 		cmocka_unit_test(test_kfd_mi250),
 		cmocka_unit_test(test_kfd_missing),
 		cmocka_unit_test(test_fake),
+		cmocka_unit_test(test_nvml),
 	};
 
 	return cmocka_run_group_tests_name("devices", tests, NULL, NULL);
