@@ -16,6 +16,7 @@ int cli_scancel_main(const char *prog, int argc, char **argv);
 int cli_sinfo_main(const char *prog, int argc, char **argv);
 int cli_sacct_main(const char *prog, int argc, char **argv);
 int cli_srun_main(const char *prog, int argc, char **argv);
+int cli_salloc_main(const char *prog, int argc, char **argv);
 
 /* The slurm.conf to read: -f/--config, else $SPUR_CONF, $SLURM_CONF,
  * /etc/spur/slurm.conf, /etc/slurm/slurm.conf. NULL when none exists. */

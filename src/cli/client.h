@@ -24,6 +24,21 @@ typedef void (*cli_job_fail_f)(const char *prog, long id, const char *why);
 int cli_each_job(const char *prog, int argc, char **argv, const char *type, bool admin,
 		 cli_job_fail_f fail);
 
+/* sbatch's job options from argv (argv[0] the program name, getopt's
+ * "+": up to the first word that is not an option) into job, with the
+ * submitter's identity; the index of that word, or -exit status. */
+int cli_job_parse(json_t *job, int argc, char **argv);
+
+/* Ask for an interactive allocation (job stolen) and wait until it is
+ * granted; prog's messages are Slurm's ("job N queued and waiting for
+ * resources"). The connection (*fd) holds the allocation: closing it gives
+ * the allocation up. Returns the job's environment, or NULL (said here). */
+json_t *cli_allocate(const char *prog, json_t *job, int *fd, uint32_t *job_id);
+/* End the allocation with the command's exit code, and close fd. */
+void cli_release(const char *prog, int fd, uint32_t job_id, int exit_code);
+/* Put the allocation's environment into this process's. */
+void cli_setenv_all(const json_t *env);
+
 /* Connect, request (req stolen), close. */
 json_t *cli_call(json_t *req, struct spur_error *err);
 

@@ -22,7 +22,8 @@ static const struct {
 	{ "cancel", "scancel", cli_scancel_main, "cancel jobs (scancel)" },
 	{ "info", "sinfo", cli_sinfo_main, "partitions and nodes (sinfo)" },
 	{ "acct", "sacct", cli_sacct_main, "job history from accounting (sacct)" },
-	{ "run", "srun", cli_srun_main, "run tasks over a job's nodes, inside the job (srun)" },
+	{ "run", "srun", cli_srun_main, "run tasks over a job's nodes (srun)" },
+	{ "alloc", "salloc", cli_salloc_main, "get an allocation and run a command in it (salloc)" },
 	{ "control", "scontrol", cli_scontrol_main,
 	  "show job|node|hostnames|hostlist|hostlistsorted (scontrol)" },
 	{ "conf", NULL, cli_conf_main, "check|show [-f FILE]: read and validate slurm.conf" },
@@ -75,7 +76,7 @@ static void usage(FILE *out)
 	fprintf(out, "Usage: spur COMMAND [ARGS...]\n\nCommands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(out, "  %-8s %s\n", commands[i].verb, commands[i].help);
-	fprintf(out, "\nAs sbatch, srun, squeue, scancel, sinfo, sacct or scontrol, spur runs that command "
+	fprintf(out, "\nAs sbatch, srun, salloc, squeue, scancel, sinfo, sacct or scontrol, spur runs that command "
 		     "through its argv[0] link.\n");
 }
 

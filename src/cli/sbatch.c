@@ -62,11 +62,14 @@ static const struct option opts[] = {
 	{ "no-requeue", no_argument, NULL, OPT_NO_REQUEUE },
 	{ "reservation", required_argument, NULL, OPT_RESERVATION },
 	{ "export", required_argument, NULL, OPT_EXPORT },
+	{ "label", no_argument, NULL, 'l' }, /* srun's, refused by sbatch */
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
-#define SHORT_OPTS "+J:N:n:c:t:p:A:q:G:o:e:D:a:d:w:x:C:WHb:h"
+#define SHORT_OPTS "+J:N:n:c:t:p:A:q:G:o:e:D:a:d:w:x:C:WHb:hl"
+
+static bool allow_label; /* parsing for srun */
 
 struct sbatch {
 	json_t *job;
@@ -248,8 +251,16 @@ static int parse_args(struct sbatch *sb, int argc, char **argv, bool directives)
 			       "[script(N)...]\n");
 			exit(0);
 		}
+		if (opt == 'l' && allow_label) {
+			json_object_set_new(sb->job, "label", json_true());
+			continue;
+		}
+		if (opt == 'l') {
+			fprintf(stderr, "%s: invalid option -- 'l'\n", argv[0]);
+			opt = '?';
+		}
 		if (opt == '?') {
-			fprintf(stderr, "Try \"sbatch --help\" for more information\n");
+			fprintf(stderr, "Try \"%s --help\" for more information\n", argv[0]);
 			return -255;
 		}
 		if ((rc = apply_opt(sb, opt, optarg)))
@@ -361,6 +372,28 @@ static void fill_identity(json_t *job)
 		json_object_set_new(env, key, json_string(eq + 1));
 	}
 	json_object_set_new(job, "env", env);
+}
+
+int cli_job_parse(json_t *job, int argc, char **argv)
+{
+	struct sbatch sb = { job, false, false, NULL };
+	int first;
+
+	fill_identity(job);
+	allow_label = !strcmp(argv[0], "srun");
+	first = parse_args(&sb, argc, argv, false);
+	allow_label = false;
+	if (first < 0)
+		return first;
+	if (sb.wrap || sb.parsable || sb.wait) {
+		fail("--wrap, --parsable and --wait are sbatch's");
+		return -1;
+	}
+	if (spur_json_int(job, "ntasks_per_node", 0) && !spur_json_int(job, "ntasks", 0))
+		json_object_set_new(job, "ntasks",
+				    json_integer(spur_json_int(job, "ntasks_per_node", 0) *
+						 spur_json_int(job, "nodes", 1)));
+	return first;
 }
 
 int cli_sbatch_main(const char *prog, int argc, char **argv)

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* srun inside a job allocation: run a command as tasks over the job's
- * nodes; their output and exit codes come back here over TCP. */
+/* srun: run a command as tasks over a job's nodes; their output and exit
+ * codes come back here over TCP. Inside a job it is a step of that job;
+ * outside, it first asks for an interactive allocation (salloc.c), runs the
+ * step in it, and gives it up with the step's exit code. */
 #include "client.h"
 
 #include <arpa/inet.h>
@@ -71,9 +73,44 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 	struct spur_error err;
 	json_t *req, *reply, *args, *env;
 	char cwd[4096], *pargv[256 + 1];
-	int pargc;
+	int pargc, alloc_fd = -1;
+	uint32_t alloc_id = 0;
+	char idbuf[16];
 
 	pargc = cli_getopt_argv("srun", argc, argv, pargv, 256);
+	if (!jobid) {
+		/* outside a job: sbatch's options (and -l) make an allocation */
+		json_t *job = json_object(), *aenv;
+		int first = cli_job_parse(job, pargc, pargv);
+
+		if (first < 0) {
+			json_decref(job);
+			return -first;
+		}
+		if (first >= pargc) {
+			json_decref(job);
+			cli_error(prog, "No command given to execute.");
+			return 1;
+		}
+		label = spur_json_bool(job, "label", 0);
+		json_object_del(job, "label");
+		nodes = (int)spur_json_int(job, "nodes", 0);
+		ntasks = (int)spur_json_int(job, "ntasks", 0);
+		if (!json_object_get(job, "name")) {
+			const char *base = strrchr(pargv[first], '/');
+
+			json_object_set_new(job, "name", json_string(base ? base + 1 : pargv[first]));
+		}
+		aenv = cli_allocate(prog, job, &alloc_fd, &alloc_id);
+		if (!aenv)
+			return 1;
+		cli_setenv_all(aenv);
+		json_decref(aenv);
+		snprintf(idbuf, sizeof(idbuf), "%u", alloc_id);
+		jobid = idbuf;
+		optind = first;
+		goto have_command;
+	}
 	while ((opt = getopt_long(pargc, pargv, "+N:n:lJ:G:c:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'N':
@@ -103,11 +140,7 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 		cli_error(prog, "No command given to execute.");
 		return 1;
 	}
-	if (!jobid) {
-		cli_error(prog, "srun outside a job allocation is not supported yet; use sbatch "
-				"(srun inside the batch script fans tasks out)");
-		return 1;
-	}
+have_command:
 	if (per_node && !ntasks)
 		ntasks = per_node * (nodes ? nodes : atoi(getenv("SLURM_JOB_NUM_NODES")
 							  ? getenv("SLURM_JOB_NUM_NODES")
@@ -143,6 +176,8 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 	if (!reply) {
 		cli_error(prog, "Unable to create step for job %s: %s", jobid, err.msg);
 		close(lfd);
+		if (alloc_fd >= 0)
+			cli_release(prog, alloc_fd, alloc_id, 1);
 		return 1;
 	}
 	total = (int)spur_json_int(reply, "ntasks", 1);
@@ -214,5 +249,7 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 	}
 	close(lfd);
 	free(st);
+	if (alloc_fd >= 0)
+		cli_release(prog, alloc_fd, alloc_id, rc);
 	return rc;
 }

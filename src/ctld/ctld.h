@@ -27,6 +27,7 @@ struct ctld_job {
 	bool launched;
 	uint32_t next_step;
 	struct ctld_conn *waiter; /* sbatch --wait: reply when the job ends */
+	struct ctld_conn *owner;  /* salloc/srun: holds an interactive allocation */
 	/* the ops that made this job what it is, for snapshots */
 	json_t *submit_op; /* on the first job of a submission only */
 	json_t *hold_op, *start_op, *end_op;
@@ -116,6 +117,13 @@ void ctld_acct_close(struct ctld *c);
 void ctld_acct_batch(struct ctld *c, bool begin);
 void ctld_acct_record(struct ctld *c, uint32_t id);
 json_t *ctld_acct_query(struct ctld *c, const char *jobs, const char *user, struct spur_error *err);
+
+/* An interactive job (salloc, srun outside a job): nothing is launched; its
+ * owner's connection holds it. */
+bool ctld_job_interactive(const struct ctld_job *cj);
+/* The owner is gone (connection closed, or a controller restart): end the
+ * allocation and its steps. */
+void ctld_owner_gone(struct ctld *c, struct ctld_job *cj);
 
 /* handlers.c */
 void ctld_handle(struct ctld_conn *cn, json_t *msg);

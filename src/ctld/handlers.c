@@ -162,6 +162,8 @@ static void handle_submit(struct ctld_conn *cn, json_t *msg)
 	spur_info("job %u submitted by %s", id, spur_json_str(job, "user", "?"));
 	if (spur_json_bool(msg, "wait", 0))
 		ctld_job(c, id)->waiter = cn;
+	if (ctld_job_interactive(ctld_job(c, id)))
+		ctld_job(c, id)->owner = cn;
 	ctld_run_cycle(c);
 }
 
@@ -410,7 +412,8 @@ static void lost_jobs(struct ctld *c, long idx, const json_t *known)
 		size_t i;
 		json_t *v, *op;
 
-		if (!c->jobs[id] || sched_job_info(c->sched, (uint32_t)id, &info) ||
+		if (!c->jobs[id] || ctld_job_interactive(c->jobs[id]) ||
+		    sched_job_info(c->sched, (uint32_t)id, &info) ||
 		    info.state != SCHED_JOB_RUNNING || !info.nalloc || info.alloc[0].node != idx)
 			continue;
 		json_array_foreach(known, i, v)
@@ -511,6 +514,31 @@ static void handle_finished(struct ctld_conn *cn, json_t *msg)
 		spur_error_log("job %u finish: %s", id, err.msg);
 	json_decref(op);
 	ctld_run_cycle(c);
+}
+
+/* salloc/srun ends its allocation with the command's exit code. */
+static void handle_complete(struct ctld_conn *cn, json_t *msg)
+{
+	struct ctld *c = cn->c;
+	uint32_t id = (uint32_t)spur_json_int(msg, "job_id", 0);
+	struct ctld_job *cj = ctld_job(c, id);
+	struct sched_job_info info;
+	int code = (int)spur_json_int(msg, "exit_code", 0);
+
+	if (!cj || !ctld_job_interactive(cj) || sched_job_info(c->sched, id, &info)) {
+		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
+		return;
+	}
+	cj->owner = NULL;
+	if (info.state != SCHED_JOB_RUNNING) {
+		reply_ok(cn, json_pack("{s:i}", "job_id", (int)id)); /* ended already */
+		return;
+	}
+	signal_job(c, id, SIGKILL); /* steps still running end with it */
+	commit_reply(cn,
+		     json_pack("{s:s,s:i,s:I,s:i}", "op", "finish", "id", (int)id, "time",
+			       (json_int_t)ctld_now(), "exit", code < 0 || code > 255 ? 1 : code),
+		     id);
 }
 
 static void handle_hold(struct ctld_conn *cn, json_t *msg)
@@ -628,7 +656,7 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 		{ "nodes", handle_nodes },   { "register", handle_register },
 		{ "finished", handle_finished }, { "acct", handle_acct },
 		{ "hold", handle_hold },	 { "release", handle_hold },
-		{ "step", handle_step },
+		{ "step", handle_step },     { "complete", handle_complete },
 	};
 	const char *type = spur_json_str(msg, "type", "");
 

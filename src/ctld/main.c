@@ -151,6 +151,10 @@ static void on_ready(struct ctld *c)
 
 	c->replaying = false;
 	ctld_acct_batch(c, false);
+	/* allocations held by connections to the previous process are gone */
+	for (size_t i = 1; i < c->jobs_cap; i++)
+		if (c->jobs[i] && ctld_job_interactive(c->jobs[i]))
+			ctld_owner_gone(c, c->jobs[i]);
 	if (ctld_listen(c, listen_at.addr, listen_at.port, &err)) {
 		spur_error_log("%s", err.msg);
 		fprintf(stderr, "spurctld: error: %s\n", err.msg);

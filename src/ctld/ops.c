@@ -13,6 +13,7 @@
 #include "common/timefmt.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -288,6 +289,24 @@ json_t *ctld_job_env(struct ctld *c, struct ctld_job *cj, const struct sched_job
 	return env;
 }
 
+bool ctld_job_interactive(const struct ctld_job *cj)
+{
+	return spur_json_bool(cj->spec, "interactive", 0);
+}
+
+/* An interactive allocation is granted: its owner gets the environment. */
+static void grant(struct ctld *c, struct ctld_job *cj)
+{
+	struct sched_job_info info;
+
+	cj->launched = true;
+	if (!cj->owner || sched_job_info(c->sched, cj->id, &info))
+		return;
+	ctld_conn_send(cj->owner, json_pack("{s:s,s:i,s:s,s:o}", "type", "allocated", "job_id",
+					    (int)cj->id, "nodes", cj->nodes ? cj->nodes : "",
+					    "env", ctld_job_env(c, cj, &info, 0)));
+}
+
 /* Tell the first node's agent to run the batch script. */
 static void launch(struct ctld *c, struct ctld_job *cj, const json_t *alloc)
 {
@@ -298,6 +317,10 @@ static void launch(struct ctld *c, struct ctld_job *cj, const json_t *alloc)
 	json_t *env, *msg;
 	char limit[32];
 
+	if (ctld_job_interactive(cj)) {
+		grant(c, cj);
+		return;
+	}
 	if (node < 0 || !c->agents[node]) {
 		spur_warn("job %u: node agent not connected; launch deferred", cj->id);
 		return;
@@ -413,6 +436,10 @@ static int apply_end(struct ctld *c, json_t *op, bool cancel, bool replay,
 		return err->code;
 	cj->exit_code = ev.exit_code;
 	cj->end = ev.time;
+	if (cj->owner) {
+		ctld_conn_send(cj->owner, json_pack("{s:s,s:i}", "type", "revoked", "job_id", (int)id));
+		cj->owner = NULL;
+	}
 	json_decref(cj->end_op);
 	cj->end_op = json_incref(op);
 	ctld_acct_record(c, id);
@@ -484,6 +511,29 @@ int ctld_commit(struct ctld *c, json_t *op, struct ctld_conn *cn, json_t *reply,
 		return SPUR_EIO;
 	}
 	return 0;
+}
+
+void ctld_owner_gone(struct ctld *c, struct ctld_job *cj)
+{
+	struct sched_job_info info;
+	struct spur_error err;
+	json_t *op;
+
+	cj->owner = NULL;
+	if (sched_job_info(c->sched, cj->id, &info) ||
+	    (info.state != SCHED_JOB_PENDING && info.state != SCHED_JOB_RUNNING))
+		return;
+	spur_info("job %u: its allocation's owner is gone; ending it", cj->id);
+	for (size_t i = 0; i < info.nalloc; i++)
+		if (c->agents[info.alloc[i].node])
+			ctld_conn_send(c->agents[info.alloc[i].node],
+				       json_pack("{s:s,s:i,s:i}", "type", "signal", "job_id",
+						 (int)cj->id, "signal", SIGKILL));
+	op = json_pack("{s:s,s:i,s:I}", "op", "cancel", "id", (int)cj->id, "time",
+		       (json_int_t)ctld_now());
+	if (ctld_commit(c, op, NULL, NULL, &err))
+		spur_error_log("job %u: %s", cj->id, err.msg);
+	json_decref(op);
 }
 
 void ctld_committed(struct ctld *c, const json_t *op)
@@ -636,6 +686,12 @@ int ctld_run_cycle(struct ctld *c)
 
 			if (cj)
 				reply_waiter(c, cj);
+			if (cj && cj->owner) {
+				ctld_conn_send(cj->owner, json_pack("{s:s,s:i,s:s}", "type", "error",
+								    "code", SPUR_ESTATE, "message",
+								    "Job allocation can never run"));
+				cj->owner = NULL;
+			}
 		} else if (a->type == SCHED_ACT_TIMER && a->time < wake) {
 			wake = a->time;
 		}

@@ -55,9 +55,12 @@ static void conn_close(struct ctld_conn *cn)
 		ev.type = SCHED_EV_NODE_DRAIN;
 		sched_step(c->sched, &ev, &acts, NULL);
 	}
-	for (size_t i = 1; i < c->jobs_cap; i++)
+	for (size_t i = 1; i < c->jobs_cap; i++) {
 		if (c->jobs[i] && c->jobs[i]->waiter == cn)
 			c->jobs[i]->waiter = NULL;
+		if (c->jobs[i] && c->jobs[i]->owner == cn && !c->stopping)
+			ctld_owner_gone(c, c->jobs[i]);
+	}
 	uv_close((uv_handle_t *)&cn->tcp, ctld_conn_closed);
 }
 

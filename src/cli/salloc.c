@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Interactive allocations: salloc, and srun outside a job. The request is a
+ * submission with "interactive": the controller starts nothing on the nodes
+ * and tells this connection when the allocation is granted; the connection
+ * holds it, and "complete" (or the connection closing) ends it. */
+#include "client.h"
+
+#include "common/alloc.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+json_t *cli_allocate(const char *prog, json_t *job, int *fd, uint32_t *job_id)
+{
+	struct spur_error err;
+	json_t *req, *reply, *env;
+	int rc;
+
+	json_object_set_new(job, "interactive", json_true());
+	if (!json_object_get(job, "script"))
+		json_object_set_new(job, "script", json_string(""));
+	req = json_pack("{s:s,s:o}", "type", "submit", "job", job);
+	*fd = cli_connect(&err);
+	if (*fd < 0) {
+		json_decref(req);
+		cli_error(prog, "Job submit/allocate failed: %s", err.msg);
+		return NULL;
+	}
+	reply = cli_request(*fd, req, 30000, &err);
+	json_decref(req);
+	if (!reply) {
+		cli_error(prog, "Job submit/allocate failed: %s", err.msg);
+		close(*fd);
+		return NULL;
+	}
+	*job_id = (uint32_t)spur_json_int(reply, "job_id", 0);
+	json_decref(reply);
+	/* granted at once, or after a wait Slurm mentions */
+	rc = spur_wire_recv(*fd, &reply, 1000, &err);
+	if (rc) {
+		fprintf(stderr, "%s: job %u queued and waiting for resources\n", prog, *job_id);
+		rc = spur_wire_recv(*fd, &reply, -1, &err);
+		if (!rc)
+			fprintf(stderr, "%s: job %u has been allocated resources\n", prog, *job_id);
+	}
+	if (rc || strcmp(spur_json_str(reply, "type", ""), "allocated")) {
+		cli_error(prog, "Job allocation %u has been revoked%s%s", *job_id,
+			  rc ? ": " : "", rc ? err.msg : "");
+		if (!rc)
+			json_decref(reply);
+		close(*fd);
+		return NULL;
+	}
+	env = json_incref(json_object_get(reply, "env"));
+	json_decref(reply);
+	return env;
+}
+
+void cli_release(const char *prog, int fd, uint32_t job_id, int exit_code)
+{
+	struct spur_error err;
+	json_t *req = json_pack("{s:s,s:i,s:i}", "type", "complete", "job_id", (int)job_id,
+				"exit_code", exit_code);
+	json_t *reply = cli_request(fd, req, 30000, &err);
+
+	json_decref(req);
+	if (!reply)
+		cli_error(prog, "Unable to end job allocation %u: %s", job_id, err.msg);
+	json_decref(reply);
+	close(fd);
+}
+
+void cli_setenv_all(const json_t *env)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach((json_t *)env, k, v)
+		if (json_is_string(v))
+			setenv(k, json_string_value(v), 1);
+}
+
+int cli_salloc_main(const char *prog, int argc, char **argv)
+{
+	char *pargv[257], *shell_argv[2];
+	json_t *job = json_object(), *env;
+	uint32_t id;
+	int first, fd, status = 0, rc;
+	pid_t pid;
+	char **cmd;
+
+	pargv[0] = "salloc";
+	for (int i = 0; i < argc && i < 255; i++)
+		pargv[i + 1] = argv[i];
+	pargv[argc + 1 < 256 ? argc + 1 : 256] = NULL;
+	first = cli_job_parse(job, argc + 1, pargv);
+	if (first < 0) {
+		json_decref(job);
+		return -first;
+	}
+	if (first < argc + 1) {
+		cmd = pargv + first;
+	} else {
+		shell_argv[0] = getenv("SHELL") ? getenv("SHELL") : "/bin/sh";
+		shell_argv[1] = NULL;
+		cmd = shell_argv;
+	}
+	if (!json_object_get(job, "name")) {
+		const char *base = strrchr(cmd[0], '/');
+
+		json_object_set_new(job, "name", json_string(base ? base + 1 : cmd[0]));
+	}
+	env = cli_allocate(prog, job, &fd, &id);
+	if (!env)
+		return 1;
+	fprintf(stderr, "%s: Granted job allocation %u\n", prog, id);
+	/* the command runs here, as Slurm's salloc runs it on the submit host */
+	signal(SIGINT, SIG_IGN);
+	pid = fork();
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		cli_setenv_all(env);
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "%s: error: %s: %s\n", prog, cmd[0], strerror(errno));
+		_exit(127);
+	}
+	json_decref(env);
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		status = 1 << 8;
+	rc = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+	fprintf(stderr, "%s: Relinquishing job allocation %u\n", prog, id);
+	cli_release(prog, fd, id, rc);
+	return rc;
+}

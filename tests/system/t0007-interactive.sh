@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Interactive allocations: srun outside a job (allocate, run the step, give
+# the allocation up with its exit code), salloc (the command runs here with
+# the job's environment, srun inside it), waiting for resources, and an
+# allocation whose srun dies is ended, its tasks killed.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+write_conf 2 gpu:mi300x:8
+start_ctld
+start_agents 2
+check "2 nodes register" wait_until 20 nodes_idle 2
+out=$(srun -N 2 -l --gres=gpu:mi300x:2 sh -c 'echo $SLURM_NODEID $SLURM_JOB_NODELIST $CUDA_VISIBLE_DEVICES' | sort)
+check "srun outside a job runs on both nodes with their GPUs" \
+	[ "$out" = "$(printf '0: 0 mi[1-2] 0,1\n1: 1 mi[1-2] 0,1')" ]
+srun -n 3 sh -c 'exit 3'
+check "srun returns the tasks' exit code" [ $? -eq 3 ]
+id=$(sacct -X -n -P -o JobID,State,ExitCode | tail -n 1)
+check "the allocation ended with it (FAILED 3:0)" sh -c "echo '$id' | grep -qE '^[0-9]+\|FAILED\|3:0$'"
+check "srun refuses an unknown option" sh -c "! srun --bogus true 2>/dev/null"
+check "srun needs a command" sh -c "srun -N 1 2>&1 | grep -qx 'srun: error: No command given to execute.'"
+
+salloc -N 1 -J inter sh -c 'echo "$SLURM_JOB_NAME $SLURM_JOB_NUM_NODES"; srun hostname' >sa.out 2>sa.err
+check "salloc runs the command with the allocation's environment" \
+	sh -c "head -n 1 sa.out | grep -qx 'inter 1' && [ \$(wc -l <sa.out) -eq 2 ]"
+check "salloc says Slurm's lines" \
+	sh -c "grep -qE '^salloc: Granted job allocation [0-9]+$' sa.err && grep -qE '^salloc: Relinquishing job allocation [0-9]+$' sa.err"
+salloc -N 1 sh -c 'exit 7' 2>/dev/null
+check "salloc returns the command's exit code" [ $? -eq 7 ]
+
+# both nodes taken: the next allocation waits, and says so
+big=$(sbatch --parsable -N 2 --exclusive --wrap 'sleep 4')
+check "the cluster is full" wait_until 10 sh -c "squeue -h -j $big -o %t | grep -qx R"
+srun -N 1 true 2>wait.err
+check "a waiting srun says it is queued, then allocated" \
+	sh -c "grep -qE '^srun: job [0-9]+ queued and waiting for resources$' wait.err && grep -qE '^srun: job [0-9]+ has been allocated resources$' wait.err"
+
+# the owner dies: the allocation ends, its tasks are killed
+srun -N 1 sh -c 'echo $$ >task.pid; sleep 100' &
+owner=$!
+check "the interactive job runs" wait_until 10 test -s task.pid
+jid=$(squeue -h -o %i | head -n 1)
+kill -9 $owner
+wait $owner 2>/dev/null
+check "its allocation ends when srun dies" \
+	wait_until 10 sh -c "scontrol show job $jid | grep -q JobState=CANCELLED"
+check "its tasks are killed" wait_until 10 sh -c "! kill -0 \$(cat task.pid) 2>/dev/null"
+check "squeue is empty" wait_until 10 sh -c "[ -z \"\$(squeue -h)\" ]"
+finish
