@@ -112,8 +112,9 @@ void spurd_cgroup_init(struct spurd_cgroup *cg, const char *root, const char *no
 				 *missing ? ", " : "", controllers[i]);
 	}
 	if (*missing)
-		snprintf(cg->why, sizeof(cg->why), "%s not available in the cgroup v2 hierarchy %s, which has: %s",
-			 missing, mnt, *have ? have : "no controllers");
+		snprintf(cg->why, sizeof(cg->why),
+			 "%s not available in the cgroup v2 hierarchy %s, which has: %s", missing, mnt,
+			 *have ? have : "no controllers");
 	if (!cg->cpuset && !cg->memory && !cg->pids) {
 		rmdir(cg->base);
 		rmdir(spur);
@@ -132,12 +133,16 @@ void spurd_cgroup_describe(const struct spurd_cgroup *cg, char *buf, size_t len)
 		 *cg->why ? "; " : "", cg->why);
 }
 
-static void job_path(const struct spurd_cgroup *cg, uint32_t id, char *buf, size_t len)
+static void job_path(const struct spurd_cgroup *cg, uint32_t id, uint32_t run, char *buf,
+		     size_t len)
 {
-	snprintf(buf, len, "%s/job_%u", cg->base, id);
+	if (run > 1)
+		snprintf(buf, len, "%s/job_%u.%u", cg->base, id, run);
+	else
+		snprintf(buf, len, "%s/job_%u", cg->base, id);
 }
 
-int spurd_cgroup_job(const struct spurd_cgroup *cg, uint32_t id, const char *cpus,
+int spurd_cgroup_job(const struct spurd_cgroup *cg, uint32_t id, uint32_t run, const char *cpus,
 		     uint64_t mem_mb, uint64_t pids, char *dir, size_t len, char *why, size_t wlen)
 {
 	char v[64];
@@ -146,7 +151,7 @@ int spurd_cgroup_job(const struct spurd_cgroup *cg, uint32_t id, const char *cpu
 	dir[0] = '\0';
 	if (!cg->base[0])
 		return 0;
-	job_path(cg, id, dir, len);
+	job_path(cg, id, run, dir, len);
 	if (mkdir(dir, 0755) && errno != EEXIST) {
 		snprintf(why, wlen, "cannot make %s: %s", dir, strerror(errno));
 		dir[0] = '\0';
@@ -169,7 +174,7 @@ int spurd_cgroup_job(const struct spurd_cgroup *cg, uint32_t id, const char *cpu
 	return 0;
 }
 
-void spurd_cgroup_job_done(const struct spurd_cgroup *cg, uint32_t id)
+void spurd_cgroup_job_done(const struct spurd_cgroup *cg, uint32_t id, uint32_t run)
 {
 	static const char *const files[] = { "cpuset.cpus", "memory.max", "pids.max",
 					     "cgroup.procs", "cgroup.kill" };
@@ -177,7 +182,7 @@ void spurd_cgroup_job_done(const struct spurd_cgroup *cg, uint32_t id)
 
 	if (!cg->base[0])
 		return;
-	job_path(cg, id, dir, sizeof(dir));
+	job_path(cg, id, run, dir, sizeof(dir));
 	put(dir, "cgroup.kill", "1"); /* processes that left the job's group */
 	if (!rmdir(dir) || errno != ENOTEMPTY)
 		return;
@@ -189,13 +194,14 @@ void spurd_cgroup_job_done(const struct spurd_cgroup *cg, uint32_t id)
 	rmdir(dir);
 }
 
-void spurd_cgroup_job_cpus(const struct spurd_cgroup *cg, uint32_t id, char *buf, size_t len)
+void spurd_cgroup_job_cpus(const struct spurd_cgroup *cg, uint32_t id, uint32_t run, char *buf,
+			   size_t len)
 {
 	char dir[4200];
 
 	buf[0] = '\0';
 	if (!cg->base[0] || !cg->cpuset)
 		return;
-	job_path(cg, id, dir, sizeof(dir));
+	job_path(cg, id, run, dir, sizeof(dir));
 	get(dir, "cpuset.cpus", buf, len);
 }

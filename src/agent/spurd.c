@@ -26,7 +26,7 @@
 /* A batch job, run by its supervisor (supervise.c): one this agent spawned
  * (proc) or, after an agent restart, one it found still running (adopted). */
 struct job {
-	uint32_t id;
+	uint32_t id, run; /* run: which start of the job (a requeue starts it again) */
 	uv_process_t proc;
 	long sup, pgid; /* the supervisor; the job's process group, once known */
 	bool running, adopted;
@@ -195,17 +195,21 @@ static int mkdir_p(const char *path, mode_t mode)
 	return mkdir(buf, mode) && errno != EEXIST ? -1 : 0;
 }
 
-static struct job *find_job(struct agent *a, uint32_t id)
+static struct job *find_job(struct agent *a, uint32_t id, uint32_t run)
 {
 	for (struct job *j = a->jobs; j; j = j->next)
-		if (j->id == id)
+		if (j->id == id && j->run == run)
 			return j;
 	return NULL;
 }
 
-static void job_dir(const struct agent *a, uint32_t id, char *buf, size_t len)
+/* jobNNNNN for a job's first run, jobNNNNN.R for later ones */
+static void job_dir(const struct agent *a, uint32_t id, uint32_t run, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/job%05u", a->spool, id);
+	if (run > 1)
+		snprintf(buf, len, "%s/job%05u.%u", a->spool, id, run);
+	else
+		snprintf(buf, len, "%s/job%05u", a->spool, id);
 }
 
 static void unlink_job(struct agent *a, struct job *j)
@@ -227,13 +231,13 @@ static void on_job_closed(uv_handle_t *h)
 }
 
 /* The job's folder goes once its result is handed on. */
-static void remove_job_dir(const struct agent *a, uint32_t id)
+static void remove_job_dir(const struct agent *a, uint32_t id, uint32_t run)
 {
 	static const char *const files[] = { "slurm_script", "pid", "pgid", "status", "status.tmp",
 					     "pid.tmp", "pgid.tmp" };
 	char dir[4096], path[4200];
 
-	job_dir(a, id, dir, sizeof(dir));
+	job_dir(a, id, run, dir, sizeof(dir));
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
 		unlink(path);
@@ -301,15 +305,15 @@ static void job_ended(struct agent *a, struct job *j)
 	int code = 1;
 	bool timed_out = false;
 
-	job_dir(a, j->id, dir, sizeof(dir));
+	job_dir(a, j->id, j->run, dir, sizeof(dir));
 	if (!spurd_supervise_status(dir, &code, &timed_out))
 		spur_warn("job %u: its supervisor ended without a result", j->id);
 	j->running = false;
 	spur_info("job %u ended: exit %d%s", j->id, code, timed_out ? " (time limit)" : "");
-	report(a, json_pack("{s:s,s:i,s:i,s:b}", "type", "finished", "job_id", (int)j->id,
-			    "exit_code", code, "timed_out", timed_out));
-	remove_job_dir(a, j->id);
-	spurd_cgroup_job_done(&a->cg, j->id);
+	report(a, json_pack("{s:s,s:i,s:i,s:i,s:b}", "type", "finished", "job_id", (int)j->id,
+			    "run", (int)j->run, "exit_code", code, "timed_out", timed_out));
+	remove_job_dir(a, j->id, j->run);
+	spurd_cgroup_job_done(&a->cg, j->id, j->run);
 	cpus_mark(a, j->cpus, 0);
 }
 
@@ -328,7 +332,7 @@ static void kill_group(struct job *j, int sig)
 	if (!j->running)
 		return;
 	if (!j->pgid) {
-		job_dir(j->a, j->id, dir, sizeof(dir));
+		job_dir(j->a, j->id, j->run, dir, sizeof(dir));
 		j->pgid = spurd_supervise_read(dir, "pgid");
 	}
 	/* before the job has its group, the supervisor passes the signal on */
@@ -376,7 +380,7 @@ static void on_watch(uv_timer_t *t)
 		next = j->next;
 		if (!j->adopted)
 			continue;
-		job_dir(a, j->id, dir, sizeof(dir));
+		job_dir(a, j->id, j->run, dir, sizeof(dir));
 		if (spurd_supervise_status(dir, &code, &to) || !is_supervisor(j->sup)) {
 			job_ended(a, j);
 			unlink_job(a, j);
@@ -402,19 +406,23 @@ static void adopt_jobs(struct agent *a)
 		char dir[4096], tail;
 		struct job *j;
 
-		if (sscanf(e->d_name, "job%u%c", &id, &tail) != 1 || !id)
+		unsigned run = 1;
+		int got = sscanf(e->d_name, "job%u.%u%c", &id, &run, &tail);
+
+		if (!(got == 1 || got == 2) || !id || (got == 1 && strchr(e->d_name, '.')))
 			continue;
 		j = calloc(1, sizeof(*j));
 		if (!j)
 			break;
-		job_dir(a, id, dir, sizeof(dir));
+		job_dir(a, id, run, dir, sizeof(dir));
 		j->id = id;
+		j->run = run;
 		j->a = a;
 		j->running = true;
 		j->adopted = true;
 		j->sup = spurd_supervise_read(dir, "pid");
 		j->pgid = spurd_supervise_read(dir, "pgid");
-		spurd_cgroup_job_cpus(&a->cg, id, j->cpus, sizeof(j->cpus));
+		spurd_cgroup_job_cpus(&a->cg, id, run, j->cpus, sizeof(j->cpus));
 		cpus_mark(a, j->cpus, 1);
 		j->next = a->jobs;
 		a->jobs = j;
@@ -480,6 +488,7 @@ static void launch(struct agent *a, const json_t *m)
 	char dir[4096], script[4200], exe[4096], limit[32], kw[32], uid[32], gid[32];
 	char cgdir[4200], why[512];
 	uint32_t ncpus = (uint32_t)spur_json_int(m, "cpus", 0);
+	uint32_t run = (uint32_t)spur_json_int(m, "run", 1);
 	size_t exelen = sizeof(exe);
 	uv_process_options_t opt = { 0 };
 	uv_stdio_container_t stdio[3];
@@ -488,9 +497,9 @@ static void launch(struct agent *a, const json_t *m)
 	int out, errfd, fd, rc;
 	char **env;
 
-	if (find_job(a, id))
+	if (find_job(a, id, run))
 		return; /* launched already (a repeated message after a reconnect) */
-	job_dir(a, id, dir, sizeof(dir));
+	job_dir(a, id, run, dir, sizeof(dir));
 	snprintf(script, sizeof(script), "%s/slurm_script", dir);
 	mkdir_p(dir, 0700);
 	fd = open(script, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
@@ -538,7 +547,7 @@ static void launch(struct agent *a, const json_t *m)
 	args[5] = uid;
 	args[6] = gid;
 	cpus_pick(a, ncpus, j->cpus, sizeof(j->cpus));
-	if (spurd_cgroup_job(&a->cg, id, j->cpus, (uint64_t)spur_json_int(m, "mem_mb", 0),
+	if (spurd_cgroup_job(&a->cg, id, run, j->cpus, (uint64_t)spur_json_int(m, "mem_mb", 0),
 			     ncpus > 4 ? 1024 * (uint64_t)ncpus : 4096, cgdir, sizeof(cgdir), why,
 			     sizeof(why)))
 		spur_warn("job %u: runs without cgroup limits: %s", id, why);
@@ -558,6 +567,7 @@ static void launch(struct agent *a, const json_t *m)
 	opt.exit_cb = on_exit_cb;
 	opt.flags = UV_PROCESS_DETACHED; /* its own session: it outlives this agent */
 	j->id = id;
+	j->run = run;
 	j->a = a;
 	j->proc.data = j;
 	rc = uv_spawn(a->loop, &j->proc, &opt);
@@ -568,10 +578,10 @@ static void launch(struct agent *a, const json_t *m)
 	if (rc) {
 		spur_error_log("job %u: cannot start its supervisor %s: %s", id, exe,
 			       uv_strerror(rc));
-		spurd_cgroup_job_done(&a->cg, id);
+		spurd_cgroup_job_done(&a->cg, id, run);
 		cpus_mark(a, j->cpus, 0);
 		free(j);
-		remove_job_dir(a, id);
+		remove_job_dir(a, id, run);
 		report(a, json_pack("{s:s,s:i,s:i}", "type", "finished", "job_id", (int)id,
 				    "exit_code", 127));
 		return;
@@ -850,10 +860,11 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 		} else if (!strcmp(type, "step")) {
 			launch_step(a, msg);
 		} else if (!strcmp(type, "signal")) {
-			struct job *j = find_job(a, (uint32_t)spur_json_int(msg, "job_id", 0));
+			uint32_t sid = (uint32_t)spur_json_int(msg, "job_id", 0);
 
-			if (j)
-				kill_group(j, (int)spur_json_int(msg, "signal", SIGTERM));
+			for (struct job *j = a->jobs; j; j = j->next)
+				if (j->id == sid)
+					kill_group(j, (int)spur_json_int(msg, "signal", SIGTERM));
 			kill_steps((uint32_t)spur_json_int(msg, "job_id", 0),
 				   (int)spur_json_int(msg, "signal", SIGTERM));
 		} else if (!strcmp(type, "error")) {

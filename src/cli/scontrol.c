@@ -120,7 +120,9 @@ static int show_job(const char *prog, const char *id)
 	       (json_int_t)spur_json_int(j, "priority", 0),
 	       *spur_json_str(j, "account", "") ? spur_json_str(j, "account", "") : "(null)");
 	printf("   JobState=%s Reason=%s Dependency=(null)\n", state, spur_json_str(j, "reason", ""));
-	printf("   Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=%" JSON_INTEGER_FORMAT ":0\n",
+	printf("   Requeue=%d Restarts=%" JSON_INTEGER_FORMAT
+	       " BatchFlag=1 Reboot=0 ExitCode=%" JSON_INTEGER_FORMAT ":0\n",
+	       (int)spur_json_int(j, "requeue", 1), (json_int_t)spur_json_int(j, "restarts", 0),
 	       (json_int_t)spur_json_int(j, "exit_code", 0));
 	printf("   RunTime=%s TimeLimit=%s TimeMin=N/A\n", rt, lim);
 	printf("   SubmitTime=%s EligibleTime=%s\n", sub, sub);
@@ -290,6 +292,17 @@ static int hold_jobs(const char *prog, const char *verb, int argc, char **argv)
 	return cli_each_job(prog, argc, argv, hold ? "hold" : "release", admin, hold_failed);
 }
 
+/* requeue, requeuehold: the job is pending again (held with requeuehold). */
+static int requeue_jobs(const char *prog, const char *verb, int argc, char **argv)
+{
+	if (argc < 1) {
+		cli_error(prog, "%s needs a job id", verb);
+		return 1;
+	}
+	return cli_each_job(prog, argc, argv, "requeue", !strcasecmp(verb, "requeuehold"),
+			    hold_failed);
+}
+
 int cli_scontrol_main(const char *prog, int argc, char **argv)
 {
 	const char *what;
@@ -304,9 +317,11 @@ int cli_scontrol_main(const char *prog, int argc, char **argv)
 	if (!strcasecmp(argv[0], "hold") || !strcasecmp(argv[0], "uhold") ||
 	    !strcasecmp(argv[0], "release"))
 		return hold_jobs(prog, argv[0], argc - 1, argv + 1);
+	if (!strcasecmp(argv[0], "requeue") || !strcasecmp(argv[0], "requeuehold"))
+		return requeue_jobs(prog, argv[0], argc - 1, argv + 1);
 	if (strcasecmp(argv[0], "show")) {
-		cli_error(prog, "'%s' is not supported yet (show job, show node and the hostlist "
-				"verbs are)",
+		cli_error(prog, "'%s' is not supported yet (show, hold, uhold, release, requeue and "
+				"requeuehold are)",
 			  argv[0]);
 		return 1;
 	}

@@ -1126,6 +1126,28 @@ static int cancel(struct sched *s, struct core_job *j, struct spur_error *err)
 	return 0;
 }
 
+/* scontrol requeue: a running or ended job is pending again. */
+static int requeue(struct sched *s, const struct sched_event *ev, struct core_job *j,
+		   struct spur_error *err)
+{
+	if (j->state == SCHED_JOB_PENDING)
+		return spur_error_set(err, SPUR_ESTATE, "Job is pending execution (job %u)", j->id);
+	if (!j->requeue)
+		return spur_error_set(err, SPUR_EPERM, "Requested operation is presently disabled");
+	if (j->state == SCHED_JOB_RUNNING) {
+		core_fairshare_update(s, s->now);
+		core_job_release(s, j);
+	}
+	j->start = 0;
+	j->end = 0;
+	j->exit_code = 0;
+	if (ev->admin)
+		j->hold_admin = true;
+	core_job_set_state(s, j, SCHED_JOB_PENDING);
+	core_trace(s, "job %u requeued", j->id);
+	return 0;
+}
+
 /* Jobs on a failed node (or using a failed GPU) requeue or fail. */
 static int evict_jobs(struct sched *s, uint32_t ni, uint16_t gpu_mask, struct spur_error *err)
 {
@@ -1261,7 +1283,7 @@ int sched_step(struct sched *s, const struct sched_event *ev, struct sched_actio
 	s->now = ev->time;
 	if (ev->type == SCHED_EV_CANCEL || ev->type == SCHED_EV_FINISH ||
 	    ev->type == SCHED_EV_HOLD || ev->type == SCHED_EV_RELEASE ||
-	    ev->type == SCHED_EV_STARTED) {
+	    ev->type == SCHED_EV_STARTED || ev->type == SCHED_EV_REQUEUE) {
 		j = core_job_find(s, ev->job_id);
 		if (!j)
 			return spur_error_set(err, SPUR_ENOENT, "Invalid job id specified: %u",
@@ -1275,6 +1297,9 @@ int sched_step(struct sched *s, const struct sched_event *ev, struct sched_actio
 		break;
 	case SCHED_EV_CANCEL:
 		rc = cancel(s, j, err);
+		break;
+	case SCHED_EV_REQUEUE:
+		rc = requeue(s, ev, j, err);
 		break;
 	case SCHED_EV_FINISH:
 		rc = finish(s, ev, j, err);

@@ -219,6 +219,8 @@ enum sched_event_type {
 	SCHED_EV_NODE_DRAIN, /* node drains: running jobs go on, nothing new */
 	SCHED_EV_GPU_FAIL,   /* gpu index on node failed: drain node, requeue its jobs */
 	SCHED_EV_STARTED,    /* job_id runs on alloc[] since .time (log replay): no cycle */
+	SCHED_EV_REQUEUE,    /* job_id (running or ended) returns to the queue; admin:
+				and is held (scontrol requeuehold) */
 };
 
 struct sched_event {

@@ -26,11 +26,12 @@ struct ctld_job {
 	int64_t start, end;
 	bool launched;
 	uint32_t next_step;
+	uint32_t runs; /* starts so far (a requeue starts it again) */
 	struct ctld_conn *waiter; /* sbatch --wait: reply when the job ends */
 	struct ctld_conn *owner;  /* salloc/srun: holds an interactive allocation */
 	/* the ops that made this job what it is, for snapshots */
 	json_t *submit_op; /* on the first job of a submission only */
-	json_t *hold_op, *start_op, *end_op;
+	json_t *hold_op, *start_op, *end_op, *requeue_op;
 };
 
 struct ctld {

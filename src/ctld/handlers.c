@@ -57,6 +57,9 @@ json_t *ctld_job_json(struct ctld *c, uint32_t id)
 	json_object_set_new(o, "ntasks", json_integer(spur_json_int(sp, "ntasks", 0)));
 	json_object_set_new(o, "cpus_per_task", json_integer(spur_json_int(sp, "cpus_per_task", 1)));
 	json_object_set_new(o, "gpus", json_string(cj->gpus ? cj->gpus : ""));
+	json_object_set_new(o, "requeue", json_integer(spur_json_bool(sp, "requeue", 1)));
+	json_object_set_new(o, "restarts",
+			    json_integer(cj->start_op ? cj->runs - 1 : cj->runs));
 	return o;
 }
 
@@ -505,6 +508,10 @@ static void handle_finished(struct ctld_conn *cn, json_t *msg)
 	/* a job cancelled or requeued meanwhile: its end is already recorded */
 	if (sched_job_info(c->sched, id, &info) || info.state != SCHED_JOB_RUNNING)
 		return;
+	/* the result of an earlier run, requeued since */
+	if (json_object_get(msg, "run") && ctld_job(c, id) &&
+	    (uint32_t)spur_json_int(msg, "run", 0) != ctld_job(c, id)->runs)
+		return;
 	/* the batch script is done: steps still running anywhere end with it */
 	signal_job(c, id, SIGKILL);
 	op = json_pack("{s:s,s:i,s:I,s:i,s:b}", "op", "finish", "id", (int)id, "time",
@@ -514,6 +521,32 @@ static void handle_finished(struct ctld_conn *cn, json_t *msg)
 		spur_error_log("job %u finish: %s", id, err.msg);
 	json_decref(op);
 	ctld_run_cycle(c);
+}
+
+/* scontrol requeue / requeuehold: kill the running batch script, then the
+ * job is pending again (held with requeuehold). */
+static void handle_requeue(struct ctld_conn *cn, json_t *msg)
+{
+	struct ctld *c = cn->c;
+	uint32_t id = (uint32_t)spur_json_int(msg, "job_id", 0);
+	struct ctld_job *cj = ctld_job(c, id);
+	struct sched_job_info info;
+
+	if (!cj || sched_job_info(c->sched, id, &info)) {
+		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
+		return;
+	}
+	if (ctld_job_interactive(cj)) {
+		reply_error(cn, SPUR_EINVAL, "Only batch jobs are accepted or processed");
+		return;
+	}
+	if (info.state == SCHED_JOB_RUNNING)
+		signal_job(c, id, SIGKILL);
+	commit_reply(cn,
+		     json_pack("{s:s,s:i,s:I,s:i,s:b}", "op", "requeue", "id", (int)id, "time",
+			       (json_int_t)ctld_now(), "run", (int)cj->runs, "hold",
+			       spur_json_bool(msg, "admin", 0)),
+		     id);
 }
 
 /* salloc/srun ends its allocation with the command's exit code. */
@@ -657,6 +690,7 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 		{ "finished", handle_finished }, { "acct", handle_acct },
 		{ "hold", handle_hold },	 { "release", handle_hold },
 		{ "step", handle_step },     { "complete", handle_complete },
+		{ "requeue", handle_requeue },
 	};
 	const char *type = spur_json_str(msg, "type", "");
 

@@ -342,6 +342,7 @@ static void launch(struct ctld *c, struct ctld_job *cj, const json_t *alloc)
 			spur_json_str(spec, "user", ""));
 	if (info.array_job_id)
 		json_object_set_new(msg, "array_task_id", json_integer(info.array_task_id));
+	json_object_set_new(msg, "run", json_integer(cj->runs));
 	json_object_set(msg, "user_env", json_object_get(spec, "env"));
 	/* the first node's share, for the job's cgroup */
 	if (info.nalloc) {
@@ -392,6 +393,7 @@ static int apply_start(struct ctld *c, json_t *op, bool replay, struct spur_erro
 		cj->launched = true; /* it was launched before the restart */
 	}
 	note_alloc(c, cj, alloc, spur_json_int(op, "time", 0));
+	cj->runs = (uint32_t)spur_json_int(op, "run", 1);
 	json_decref(cj->start_op);
 	cj->start_op = json_incref(op);
 	ctld_acct_record(c, id);
@@ -471,6 +473,50 @@ static int apply_hold(struct ctld *c, json_t *op, bool hold, struct spur_error *
 	return 0;
 }
 
+/* scontrol requeue[hold]: the job is pending again; its next start is a new
+ * run (the old run's result, if it comes, is ignored). */
+static int apply_requeue(struct ctld *c, json_t *op, bool replay, struct spur_error *err)
+{
+	uint32_t id = (uint32_t)spur_json_int(op, "id", 0);
+	struct ctld_job *cj = ctld_job(c, id);
+	bool hold = spur_json_bool(op, "hold", 0);
+	uint32_t run = (uint32_t)spur_json_int(op, "run", 0);
+	struct sched_job_info now;
+	struct sched_event ev = { .type = SCHED_EV_REQUEUE,
+				  .time = spur_json_int(op, "time", 0),
+				  .job_id = id,
+				  .admin = hold,
+				  .defer_cycle = true };
+	struct sched_actions acts;
+
+	if (!cj)
+		return spur_error_set(err, SPUR_ENOENT, "Invalid job id specified");
+	if (run > cj->runs)
+		cj->runs = run; /* a snapshot: the run count survives */
+	if (replay && (sched_job_info(c->sched, id, &now) || now.state == SCHED_JOB_PENDING ||
+		       cj->runs > run))
+		return 0; /* requeued already, or started again since */
+	if (sched_step(c->sched, &ev, &acts, err))
+		return err->code;
+	free(cj->nodes);
+	free(cj->gpus);
+	cj->nodes = cj->gpus = NULL;
+	cj->start = cj->end = 0;
+	cj->exit_code = 0;
+	cj->launched = false;
+	json_decref(cj->start_op);
+	json_decref(cj->end_op);
+	cj->start_op = cj->end_op = NULL;
+	json_decref(cj->hold_op);
+	cj->hold_op = hold ? json_pack("{s:s,s:i,s:I,s:b}", "op", "hold", "id", (int)id, "time",
+				       (json_int_t)ev.time, "admin", 1)
+			   : NULL;
+	json_decref(cj->requeue_op);
+	cj->requeue_op = json_incref(op);
+	ctld_acct_record(c, id);
+	return 0;
+}
+
 int ctld_apply(struct ctld *c, json_t *op, bool replay, struct spur_error *err)
 {
 	const char *kind = spur_json_str(op, "op", "");
@@ -486,11 +532,19 @@ int ctld_apply(struct ctld *c, json_t *op, bool replay, struct spur_error *err)
 		rc = apply_end(c, op, false, replay, err);
 	else if (!strcmp(kind, "cancel"))
 		rc = apply_end(c, op, true, replay, err);
+	else if (!strcmp(kind, "requeue"))
+		rc = apply_requeue(c, op, replay, err);
 	else
 		return spur_error_set(err, SPUR_EINVAL, "unknown operation '%s'", kind);
 	/* the order ops were applied in, for snapshots */
 	if (!rc)
 		json_object_set_new(op, "seq", json_integer((json_int_t)++c->op_seq));
+	if (!rc && !strcmp(kind, "requeue")) {
+		struct ctld_job *cj = ctld_job(c, (uint32_t)spur_json_int(op, "id", 0));
+
+		if (cj && cj->hold_op)
+			json_object_set_new(cj->hold_op, "seq", json_integer((json_int_t)c->op_seq));
+	}
 	return rc;
 }
 
@@ -565,7 +619,7 @@ static int by_seq(const void *a, const void *b)
  * job that has started since, are left out. */
 json_t *ctld_state_ops(struct ctld *c)
 {
-	json_t **v = calloc(4 * c->jobs_cap + 1, sizeof(*v)), *ops = json_array();
+	json_t **v = calloc(5 * c->jobs_cap + 1, sizeof(*v)), *ops = json_array();
 	size_t n = 0;
 
 	if (!ops || !v) {
@@ -580,6 +634,8 @@ json_t *ctld_state_ops(struct ctld *c)
 			continue;
 		if (cj->submit_op)
 			v[n++] = cj->submit_op;
+		if (cj->requeue_op)
+			v[n++] = cj->requeue_op;
 		if (cj->hold_op && !cj->start_op && !cj->end_op &&
 		    !strcmp(spur_json_str(cj->hold_op, "op", ""), "hold"))
 			v[n++] = cj->hold_op;
@@ -608,6 +664,7 @@ void ctld_jobs_free(struct ctld *c)
 		json_decref(cj->hold_op);
 		json_decref(cj->start_op);
 		json_decref(cj->end_op);
+		json_decref(cj->requeue_op);
 		free(cj->nodes);
 		free(cj->gpus);
 		free(cj);
@@ -667,10 +724,12 @@ int ctld_run_cycle(struct ctld *c)
 		const struct sched_action *a = &acts.v[i];
 
 		if (a->type == SCHED_ACT_START) {
-			json_t *op = json_pack("{s:s,s:i,s:I,s:I,s:o}", "op", "start", "id",
+			struct ctld_job *sj = ctld_job(c, a->job_id);
+			json_t *op = json_pack("{s:s,s:i,s:I,s:I,s:o,s:i}", "op", "start", "id",
 					       (int)a->job_id, "time", (json_int_t)ev.time, "end",
 					       (json_int_t)(a->time == SCHED_INFINITE ? 0 : a->time),
-					       "alloc", alloc_json(a));
+					       "alloc", alloc_json(a), "run",
+					       (int)(sj ? sj->runs + 1 : 1));
 
 			/* the core has started it; the launch waits for the commit */
 			if (ctld_apply(c, op, false, &err) ||

@@ -30,7 +30,10 @@ expect 1 "Unable to contact slurm controller (connect failure)" -- "$b/scontrol"
 expect 1 "Unable to contact slurm controller" -- "$b/squeue"
 expect 1 "Unable to contact slurm controller" -- "$b/sinfo"
 expect 1 "Batch job submission failed" -- "$b/sbatch" --wrap true
-expect 1 "not supported yet" -- "$b/scontrol" requeue 1
+expect 1 "not supported yet" -- "$b/scontrol" reboot mi1
+expect 1 "requeue needs a job id" -- "$b/scontrol" requeue
+expect 1 "Unable to contact slurm controller" -- "$b/salloc" true
+expect 1 "Unable to contact slurm controller" -- "$b/srun" true
 expect 1 "Unable to contact slurm controller" -- "$b/scontrol" hold 1
 expect 1 "hold needs a job id" -- "$b/scontrol" hold
 expect 1 "This does not look like a batch script" -- "$b/sbatch" "$data/golden/slurm.conf"

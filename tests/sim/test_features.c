@@ -17,6 +17,62 @@ static struct sim *one_node(enum sched_topo_preset topo, const char *type, uint3
 	return sim;
 }
 
+/* ---------------------------------------------------------------- requeue */
+
+/* scontrol requeue: a running job gives its GPUs back and is pending,
+ * keeping its place in the queue; an ended one runs again; refused for a
+ * pending job and for --no-requeue; requeuehold holds it. */
+static void test_requeue(void **state)
+{
+	struct sim *sim = one_node(SCHED_TOPO_MI300X, "mi300x", 0);
+	struct sched_job_spec a = job(1, 1, 8, H), b = job(2, 1, 8, H), c = job(3, 1, 8, H);
+	struct spur_error err;
+
+	(void)state;
+	a.requeue = b.requeue = true;
+	assert_int_equal(sim_submit_now(sim, &a, H / 2, 0, &err), 0);
+	assert_int_equal(sim_submit_now(sim, &b, H / 2, 0, &err), 0);
+	assert_int_equal(sim_job_state(sim, 1), SCHED_JOB_RUNNING);
+	assert_int_equal(sim_event(sim, (struct sched_event){ .type = SCHED_EV_REQUEUE,
+							      .time = sim_now(sim),
+							      .job_id = 2 },
+				   &err),
+			 SPUR_ESTATE);
+	assert_int_equal(sim_event(sim, (struct sched_event){ .type = SCHED_EV_REQUEUE,
+							      .time = sim_now(sim),
+							      .job_id = 1 },
+				   &err),
+			 0);
+	/* it keeps its place (submit time): it starts again, before 2 */
+	assert_int_equal(sim_job_state(sim, 1), SCHED_JOB_RUNNING);
+	assert_int_equal(sim_job_state(sim, 2), SCHED_JOB_PENDING);
+	sim_run_until(sim, sim_now(sim) + H / 2 + 1);
+	assert_int_equal(sim_job_state(sim, 1), SCHED_JOB_COMPLETED);
+	assert_int_equal(sim_job_state(sim, 2), SCHED_JOB_RUNNING);
+	sim_run_until(sim, sim_now(sim) + H / 2 + 1);
+	assert_int_equal(sim_job_state(sim, 2), SCHED_JOB_COMPLETED);
+	/* an ended job runs again; held with admin (requeuehold) */
+	assert_int_equal(sim_event(sim, (struct sched_event){ .type = SCHED_EV_REQUEUE,
+							      .time = sim_now(sim),
+							      .job_id = 2,
+							      .admin = true },
+				   &err),
+			 0);
+	assert_int_equal(sim_job_state(sim, 2), SCHED_JOB_PENDING);
+	assert_int_equal(sim_job_reason(sim, 2), SCHED_REASON_HELD_ADMIN);
+	c.requeue = false;
+	sim_run_until(sim, sim_now(sim) + H);
+	assert_int_equal(sim_submit_now(sim, &c, H / 2, 0, &err), 0);
+	assert_int_equal(sim_job_state(sim, 3), SCHED_JOB_RUNNING);
+	assert_int_equal(sim_event(sim, (struct sched_event){ .type = SCHED_EV_REQUEUE,
+							      .time = sim_now(sim),
+							      .job_id = 3 },
+				   &err),
+			 SPUR_EPERM);
+	assert_non_null(strstr(err.msg, "Requested operation is presently disabled"));
+	sim_destroy(sim);
+}
+
 /* ---------------------------------------------------------------- GRES */
 
 static void test_gres_types(void **state)
@@ -715,6 +771,7 @@ static void test_deterministic(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_requeue),
 		cmocka_unit_test(test_gres_types),
 		cmocka_unit_test(test_gpu_islands),
 		cmocka_unit_test(test_gpu_first_free_baseline),

@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# scontrol requeue and requeuehold: the running script is killed, the job is
+# pending again and runs anew; the killed run's result does not end the new
+# run; --no-requeue refuses; the requeue survives a controller restart.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+write_conf 1 gpu:mi300x:8
+start_ctld -n 8
+start_agents 1
+check "the node registers" wait_until 20 nodes_idle 1
+j=$(sbatch --parsable -o rq.out --wrap 'echo run; sleep 3; echo end')
+check "the job runs" wait_until 10 sh -c "squeue -h -j $j -o %t | grep -qx R"
+check "scontrol requeue succeeds" scontrol requeue "$j"
+check "it runs again" wait_until 10 sh -c "squeue -h -j $j -o %t | grep -qx R"
+check "the killed run's end does not end the new run" \
+	sh -c "sleep 1; squeue -h -j $j -o %t | grep -qx R"
+check "the new run completes" wait_until 20 sh -c "scontrol show job $j | grep -q JobState=COMPLETED"
+check "the output is the new run's" [ "$(cat rq.out)" = "$(printf 'run\nend')" ]
+check "Restarts=1" sh -c "scontrol show job $j | grep -q 'Requeue=1 Restarts=1 '"
+check "a finished job can be requeued held" scontrol requeuehold "$j"
+check "it is held (JobHeldAdmin)" sh -c "squeue -h -j $j -o %r | grep -qx JobHeldAdmin"
+kill -9 "$(cat ctld.pid)"
+wait "$(cat ctld.pid)" 2>/dev/null
+start_ctld -n 8
+check "after a restart it is still held" wait_until 20 sh -c "squeue -h -j $j -o %r | grep -qx JobHeldAdmin"
+check "with its restart count" sh -c "scontrol show job $j | grep -q 'Restarts=2 '"
+scontrol release "$j"
+check "released, it runs to the end" wait_until 20 sh -c "scontrol show job $j | grep -q JobState=COMPLETED"
+nr=$(sbatch --parsable --no-requeue --wrap 'sleep 30')
+check "the --no-requeue job runs" wait_until 10 sh -c "squeue -h -j $nr -o %t | grep -qx R"
+check "requeue of a --no-requeue job is refused" \
+	sh -c "scontrol requeue $nr 2>&1 | grep -qx 'scontrol: error: Requested operation is presently disabled for job $nr'"
+check "requeue of a pending job is refused" sh -c "! scontrol requeue \$(sbatch --parsable --hold --wrap true) 2>/dev/null"
+check "requeue of an unknown job is refused" sh -c "! scontrol requeue 999999 2>/dev/null"
+scancel "$nr"
+finish
