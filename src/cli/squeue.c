@@ -11,10 +11,69 @@
 #include <strings.h>
 #include <time.h>
 
+/* squeue -O/--Format "JobID:10,Name,State:.8" as the equivalent -o format:
+ * each field left-justified in 20 columns unless it says otherwise (":W",
+ * ":.W" right-justified), no separator, as Slurm prints it. */
+static int format_long(const char *spec, char *out, size_t len)
+{
+	static const struct {
+		const char *name;
+		char code;
+	} fields[] = {
+		{ "jobid", 'i' },	  { "jobarrayid", 'i' }, { "arrayjobid", 'F' },
+		{ "arraytaskid", 'K' },	  { "name", 'j' },	 { "username", 'u' },
+		{ "userid", 'u' },	  { "account", 'a' },	 { "partition", 'P' },
+		{ "state", 'T' },	  { "statecompact", 't' }, { "timeused", 'M' },
+		{ "timelimit", 'l' },	  { "timeleft", 'L' },	 { "numnodes", 'D' },
+		{ "numcpus", 'C' },	  { "nodelist", 'N' },	 { "reason", 'r' },
+		{ "reasonlist", 'R' },	  { "priority", 'Q' },	 { "tres-per-node", 'b' },
+		{ "gres", 'b' },	  { "starttime", 'S' },	 { "submittime", 'V' },
+		{ "endtime", 'e' },	  { "workdir", 'Z' },
+	};
+	size_t o = 0;
+
+	out[0] = '\0';
+	for (const char *p = spec; *p;) {
+		size_t l = strcspn(p, ","), nl;
+		char item[64], *colon;
+		const char *w = "20";
+		bool right = false;
+		char code = 0;
+
+		if (l >= sizeof(item))
+			return -1;
+		memcpy(item, p, l);
+		item[l] = '\0';
+		p += l + (p[l] == ',');
+		colon = strchr(item, ':');
+		if (colon) {
+			*colon = '\0';
+			right = colon[1] == '.';
+			w = colon + 1 + right;
+			if (!*w)
+				w = "20";
+			if (strspn(w, "0123456789") != strlen(w))
+				return -1;
+		}
+		nl = strlen(item);
+		for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]) && !code; i++)
+			if (strlen(fields[i].name) == nl && !strcasecmp(fields[i].name, item))
+				code = fields[i].code;
+		if (!code)
+			return -1;
+		o += (size_t)snprintf(out + o, o < len ? len - o : 0, "%%%s%s%c", right ? "." : "", w,
+				      code);
+		if (o >= len)
+			return -1;
+	}
+	return o ? 0 : -1;
+}
+
 int cli_squeue_main(const char *prog, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'o' }, { "user", required_argument, NULL, 'u' },
+		{ "Format", required_argument, NULL, 'O' },
 		{ "states", required_argument, NULL, 't' }, { "partition", required_argument, NULL, 'p' },
 		{ "jobs", required_argument, NULL, 'j' },   { "noheader", no_argument, NULL, 'h' },
 		{ "start", no_argument, NULL, 'S' },	    { "json", no_argument, NULL, 'J' },
@@ -28,12 +87,21 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 	char *pargv[128 + 1];
 	int pargc;
 	int opt;
+	char long_fmt[1024];
 
 	pargc = cli_getopt_argv("squeue", argc, argv, pargv, 128);
-	while ((opt = getopt_long(pargc, pargv, "o:u:t:p:j:hSaJ", opts, NULL)) != -1) {
+	while ((opt = getopt_long(pargc, pargv, "o:O:u:t:p:j:hSaJ", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			fmt = optarg;
+			break;
+		case 'O':
+			if (format_long(optarg, long_fmt, sizeof(long_fmt))) {
+				fprintf(stderr, "%s: error: Invalid job format specification: %s\n",
+					prog, optarg);
+				return 1;
+			}
+			fmt = long_fmt;
 			break;
 		case 'u':
 			users = optarg;
@@ -59,7 +127,7 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 		case 'a':
 			break;
 		case 'H':
-			printf("Usage: squeue [-o FORMAT] [-u USERS] [-t STATES] [-p PARTITIONS] "
+			printf("Usage: squeue [-o FORMAT] [-O FIELDS] [-u USERS] [-t STATES] [-p PARTITIONS] "
 			       "[-j JOBS] [-h] [--start] [--json]\n");
 			return 0;
 		default:

@@ -531,6 +531,8 @@ static void handle_requeue(struct ctld_conn *cn, json_t *msg)
 	uint32_t id = (uint32_t)spur_json_int(msg, "job_id", 0);
 	struct ctld_job *cj = ctld_job(c, id);
 	struct sched_job_info info;
+	struct spur_error err;
+	json_t *op;
 
 	if (!cj || sched_job_info(c->sched, id, &info)) {
 		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
@@ -540,13 +542,31 @@ static void handle_requeue(struct ctld_conn *cn, json_t *msg)
 		reply_error(cn, SPUR_EINVAL, "Only batch jobs are accepted or processed");
 		return;
 	}
-	if (info.state == SCHED_JOB_RUNNING)
-		signal_job(c, id, SIGKILL);
-	commit_reply(cn,
-		     json_pack("{s:s,s:i,s:I,s:i,s:b}", "op", "requeue", "id", (int)id, "time",
-			       (json_int_t)ctld_now(), "run", (int)cj->runs, "hold",
-			       spur_json_bool(msg, "admin", 0)),
-		     id);
+	/* the nodes of the running script (the requeue releases them) */
+	uint32_t nodes[256];
+	size_t nn = info.state == SCHED_JOB_RUNNING ? info.nalloc : 0;
+
+	if (nn > 256)
+		nn = 256;
+	for (size_t i = 0; i < nn; i++)
+		nodes[i] = info.alloc[i].node;
+	op = json_pack("{s:s,s:i,s:I,s:i,s:b}", "op", "requeue", "id", (int)id, "time",
+		       (json_int_t)ctld_now(), "run", (int)cj->runs, "hold",
+		       spur_json_bool(msg, "admin", 0));
+	/* the running script is killed once the requeue is accepted (before any
+	 * new run can be launched: that waits for a commit) */
+	if (ctld_commit(c, op, cn, json_pack("{s:s,s:i}", "type", "ok", "job_id", (int)id), &err)) {
+		reply_error(cn, err.code, err.msg);
+		json_decref(op);
+		return;
+	}
+	json_decref(op);
+	for (size_t i = 0; i < nn; i++)
+		if (c->agents[nodes[i]])
+			ctld_conn_send(c->agents[nodes[i]],
+				       json_pack("{s:s,s:i,s:i}", "type", "signal", "job_id", (int)id,
+						 "signal", SIGKILL));
+	ctld_run_cycle(c);
 }
 
 /* salloc/srun ends its allocation with the command's exit code. */

@@ -33,5 +33,8 @@ check "requeue of a --no-requeue job is refused" \
 	sh -c "scontrol requeue $nr 2>&1 | grep -qx 'scontrol: error: Requested operation is presently disabled for job $nr'"
 check "requeue of a pending job is refused" sh -c "! scontrol requeue \$(sbatch --parsable --hold --wrap true) 2>/dev/null"
 check "requeue of an unknown job is refused" sh -c "! scontrol requeue 999999 2>/dev/null"
+check "squeue -O lays fields out as Slurm does (20 wide unless said)" \
+	sh -c "[ \"\$(squeue -O JobID:8,Name,State:.10 -j $nr)\" = \"\$(printf 'JOBID   NAME                     STATE\n%-8s%-20s%10s' $nr wrap RUNNING)\" ]"
+check "squeue -O refuses an unknown field" sh -c "! squeue -O Bogus 2>/dev/null"
 scancel "$nr"
 finish
