@@ -134,14 +134,303 @@ static void print_nodes(const json_t *nodes, const json_t *parts, bool header, b
 	}
 }
 
+/* ---------------------------------------------------------------- -o */
+
+/* One format field: its text for node n of partition pt (the list fields
+ * %N %n %D are filled in per group). */
+static bool field_text(char code, const json_t *nodes, const json_t *n, size_t ni,
+		       const json_t *pt, bool is_def, char *buf, size_t len)
+{
+	const char *st = spur_json_str(n, "state", "");
+
+	switch (code) {
+	case 'P':
+		snprintf(buf, len, "%s%s", spur_json_str(pt, "name", ""), is_def ? "*" : "");
+		return true;
+	case 'R':
+		snprintf(buf, len, "%s", spur_json_str(pt, "name", ""));
+		return true;
+	case 'a':
+		snprintf(buf, len, "%s", spur_json_int(pt, "state", 0) == 0 ? "up" : "down");
+		return true;
+	case 'l':
+		limit_text(spur_json_int(pt, "max_time", -1), buf, len);
+		return true;
+	case 't':
+		snprintf(buf, len, "%s", node_state(nodes, ni));
+		return true;
+	case 'T': {
+		size_t i = 0;
+
+		for (; st[i] && i + 1 < len; i++)
+			buf[i] = (char)tolower((unsigned char)st[i]);
+		buf[i] = '\0';
+		return true;
+	}
+	case 'c':
+		snprintf(buf, len, "%" JSON_INTEGER_FORMAT, (json_int_t)spur_json_int(n, "cpus", 0));
+		return true;
+	case 'C': {
+		json_int_t t = spur_json_int(n, "cpus", 0), a = spur_json_int(n, "alloc_cpus", 0);
+		bool off = !strncmp(st, "DOWN", 4) || !strncmp(st, "DRAIN", 5);
+
+		snprintf(buf, len,
+			 "%" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT
+			 "/%" JSON_INTEGER_FORMAT,
+			 off ? 0 : a, off ? 0 : t - a, off ? t : 0, t);
+		return true;
+	}
+	case 'm':
+		snprintf(buf, len, "%" JSON_INTEGER_FORMAT, (json_int_t)spur_json_int(n, "memory", 0));
+		return true;
+	case 'e':
+		snprintf(buf, len, "%" JSON_INTEGER_FORMAT,
+			 (json_int_t)(spur_json_int(n, "memory", 0) -
+				      spur_json_int(n, "alloc_memory", 0)));
+		return true;
+	case 'G':
+	case 'f':
+	case 'b': {
+		const char *v = spur_json_str(n, code == 'G' ? "gres" : "features", "");
+
+		snprintf(buf, len, "%s", *v ? v : "(null)");
+		return true;
+	}
+	case 'E':
+		snprintf(buf, len, "none");
+		return true;
+	case 'z':
+		snprintf(buf, len, "1:1:1");
+		return true;
+	case 'w':
+		snprintf(buf, len, "1");
+		return true;
+	case 'O':
+		snprintf(buf, len, "N/A");
+		return true;
+	}
+	return false;
+}
+
+static const char *field_header(char code)
+{
+	switch (code) {
+	case 'P':
+	case 'R':
+		return "PARTITION";
+	case 'a':
+		return "AVAIL";
+	case 'l':
+		return "TIMELIMIT";
+	case 'D':
+		return "NODES";
+	case 't':
+	case 'T':
+		return "STATE";
+	case 'N':
+		return "NODELIST";
+	case 'n':
+		return "HOSTNAMES";
+	case 'c':
+		return "CPUS";
+	case 'C':
+		return "CPUS(A/I/O/T)";
+	case 'm':
+		return "MEMORY";
+	case 'e':
+		return "FREE_MEM";
+	case 'G':
+		return "GRES";
+	case 'f':
+		return "AVAIL_FEATURES";
+	case 'b':
+		return "ACTIVE_FEATURES";
+	case 'E':
+		return "REASON";
+	case 'z':
+		return "S:C:T";
+	case 'w':
+		return "WEIGHT";
+	case 'O':
+		return "CPU_LOAD";
+	}
+	return NULL;
+}
+
+/* Walk fmt: literal text as is, each %[.][W]X through emit. */
+typedef void (*fmt_emit)(void *arg, char code, const char *text);
+
+static bool fmt_walk(const char *fmt, fmt_emit emit, void *arg, FILE *out,
+		     const char *(*text_of)(void *arg, char code))
+{
+	for (const char *p = fmt; *p;) {
+		bool right = false;
+		int width = 0;
+		const char *t;
+
+		if (*p != '%') {
+			if (out)
+				fputc(*p, out);
+			p++;
+			continue;
+		}
+		p++;
+		if (*p == '.') {
+			right = true;
+			p++;
+		}
+		while (*p >= '0' && *p <= '9')
+			width = width * 10 + (*p++ - '0');
+		if (!*p || !field_header(*p))
+			return false;
+		if (emit)
+			emit(arg, *p, NULL);
+		if (out) {
+			t = text_of(arg, *p);
+			if (!width)
+				fputs(t, out);
+			else if (right)
+				fprintf(out, "%*.*s", width, width, t);
+			else
+				fprintf(out, "%-*.*s", width, width, t);
+		}
+		p++;
+	}
+	if (out)
+		fputc('\n', out);
+	return true;
+}
+
+struct group {
+	char key[1024];
+	char fields[24][128]; /* by code position in fmt */
+	char codes[24];
+	size_t nf, count;
+	struct spur_hostlist *hl;
+};
+
+struct fmt_ctx {
+	struct group *g;
+	bool header;
+	char scratch[4096];
+};
+
+static const char *text_of(void *arg, char code)
+{
+	struct fmt_ctx *x = arg;
+	struct group *g = x->g;
+
+	if (x->header)
+		return field_header(code);
+	if (code == 'N' || code == 'n') {
+		char *s = spur_hostlist_ranged(g->hl, NULL);
+
+		snprintf(x->scratch, sizeof(x->scratch), "%s", s ? s : "");
+		spur_free(s);
+		return x->scratch;
+	}
+	if (code == 'D') {
+		snprintf(x->scratch, sizeof(x->scratch), "%zu", g->count);
+		return x->scratch;
+	}
+	for (size_t i = 0; i < g->nf; i++)
+		if (g->codes[i] == code)
+			return g->fields[i];
+	return "";
+}
+
+static void collect_code(void *arg, char code, const char *text)
+{
+	char *codes = arg;
+	size_t n = strlen(codes);
+
+	(void)text;
+	if (n < 23 && !strchr(codes, code))
+		codes[n] = code, codes[n + 1] = '\0';
+}
+
+/* sinfo -o: lines grouped by the values shown (per node with -N or %n). */
+static int print_format(const char *prog, const char *fmt, const json_t *nodes,
+			const json_t *parts, bool header, bool per_node)
+{
+	char codes[24] = "";
+	struct group *groups;
+	size_t ng = 0, cap, p;
+	json_t *pt;
+	struct fmt_ctx x = { 0 };
+
+	if (!fmt_walk(fmt, collect_code, codes, NULL, NULL)) {
+		cli_error(prog, "Invalid node format specification: %s", fmt);
+		return 1;
+	}
+	per_node |= strchr(codes, 'n') != NULL;
+	cap = json_array_size(nodes) * (json_array_size(parts) + 1) + 1;
+	groups = calloc(cap, sizeof(*groups));
+	if (!groups)
+		return 1;
+	json_array_foreach(parts, p, pt) {
+		size_t k;
+		json_t *ni;
+
+		json_array_foreach(json_object_get(pt, "nodes"), k, ni) {
+			size_t idx = (size_t)json_integer_value(ni), gi;
+			const json_t *n = json_array_get(nodes, idx);
+			struct group cur = { 0 };
+			char key[sizeof(cur.key)];
+			size_t o = 0;
+
+			for (size_t c = 0; codes[c]; c++) {
+				if (codes[c] == 'N' || codes[c] == 'n' || codes[c] == 'D')
+					continue;
+				field_text(codes[c], nodes, n, idx, pt,
+					   spur_json_bool(pt, "default", 0), cur.fields[cur.nf],
+					   sizeof(cur.fields[0]));
+				cur.codes[cur.nf] = codes[c];
+				o += (size_t)snprintf(key + o,
+						      o < sizeof(key) ? sizeof(key) - o : 0,
+						      "%s\x1f", cur.fields[cur.nf]);
+				cur.nf++;
+			}
+			key[o < sizeof(key) ? o : sizeof(key) - 1] = '\0';
+			if (per_node)
+				snprintf(key + strlen(key), sizeof(key) - strlen(key), "%zu/%zu", idx, p);
+			memcpy(cur.key, key, sizeof(key));
+			for (gi = 0; gi < ng && strcmp(groups[gi].key, cur.key); gi++)
+				;
+			if (gi == ng) {
+				groups[ng] = cur;
+				groups[ng].hl = spur_hostlist_create();
+				ng++;
+			}
+			spur_hostlist_push(groups[gi].hl, spur_json_str(n, "name", ""), NULL);
+			groups[gi].count++;
+		}
+	}
+	if (header) {
+		x.header = true;
+		fmt_walk(fmt, NULL, &x, stdout, text_of);
+		x.header = false;
+	}
+	for (size_t gi = 0; gi < ng; gi++) {
+		x.g = &groups[gi];
+		fmt_walk(fmt, NULL, &x, stdout, text_of);
+		spur_hostlist_destroy(groups[gi].hl);
+	}
+	free(groups);
+	return 0;
+}
+
 int cli_sinfo_main(const char *prog, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "Node", no_argument, NULL, 'N' }, { "long", no_argument, NULL, 'l' },
 		{ "noheader", no_argument, NULL, 'h' }, { "json", no_argument, NULL, 'J' },
+		{ "format", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'H' },  { NULL, 0, NULL, 0 },
 	};
 	bool node_mode = false, lng = false, header = true, json_out = false;
+	const char *fmt = NULL;
+	int rc = 0;
 	struct spur_error err;
 	json_t *reply;
 	char *pargv[64 + 1];
@@ -149,8 +438,11 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 	int opt;
 
 	pargc = cli_getopt_argv("sinfo", argc, argv, pargv, 64);
-	while ((opt = getopt_long(pargc, pargv, "NlhJ", opts, NULL)) != -1) {
+	while ((opt = getopt_long(pargc, pargv, "NlhJo:", opts, NULL)) != -1) {
 		switch (opt) {
+		case 'o':
+			fmt = optarg;
+			break;
 		case 'N':
 			node_mode = true;
 			break;
@@ -164,7 +456,7 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 			json_out = true;
 			break;
 		case 'H':
-			printf("Usage: sinfo [-N] [-l] [-h] [--json]\n");
+			printf("Usage: sinfo [-N] [-l] [-h] [-o FORMAT] [--json]\n");
 			return 0;
 		default:
 			fprintf(stderr, "Try \"sinfo --help\" for more information\n");
@@ -176,7 +468,10 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
 		return 1;
 	}
-	if (json_out) {
+	if (fmt) {
+		rc = print_format(prog, fmt, json_object_get(reply, "nodes"),
+				  json_object_get(reply, "partitions"), header, node_mode);
+	} else if (json_out) {
 		json_object_del(reply, "type");
 		json_object_del(reply, "v");
 		json_dumpf(reply, stdout, JSON_INDENT(2));
@@ -189,5 +484,5 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 			      header);
 	}
 	json_decref(reply);
-	return 0;
+	return rc;
 }

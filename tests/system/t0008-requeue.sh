@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # scontrol requeue and requeuehold: the running script is killed, the job is
 # pending again and runs anew; the killed run's result does not end the new
-# run; --no-requeue refuses; the requeue survives a controller restart.
+# run; --no-requeue refuses; the requeue survives a controller restart. And
+# the output formats squeue -O and sinfo -o.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 write_conf 1 gpu:mi300x:8
@@ -36,5 +37,10 @@ check "requeue of an unknown job is refused" sh -c "! scontrol requeue 999999 2>
 check "squeue -O lays fields out as Slurm does (20 wide unless said)" \
 	sh -c "[ \"\$(squeue -O JobID:8,Name,State:.10 -j $nr)\" = \"\$(printf 'JOBID   NAME                     STATE\n%-8s%-20s%10s' $nr wrap RUNNING)\" ]"
 check "squeue -O refuses an unknown field" sh -c "! squeue -O Bogus 2>/dev/null"
+check "sinfo's default is its -o \"%9P %.5a %.10l %.6D %.6t %N\", as in Slurm" \
+	sh -c "[ \"\$(sinfo)\" = \"\$(sinfo -o '%9P %.5a %.10l %.6D %.6t %N')\" ]"
+check "sinfo -o shows CPUs as allocated/idle/other/total" \
+	sh -c "sinfo -h -o '%n %T %C' | grep -qx 'mi1 mixed 1/7/0/8'"
+check "sinfo -o refuses an unknown field" sh -c "sinfo -o '%Q' 2>&1 | grep -qx 'sinfo: error: Invalid node format specification: %Q'"
 scancel "$nr"
 finish
