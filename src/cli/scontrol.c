@@ -303,6 +303,76 @@ static int requeue_jobs(const char *prog, const char *verb, int argc, char **arg
 			    hold_failed);
 }
 
+/* scontrol update JobId=N [TimeLimit=T] [Nice=N] [JobName|Name=S]: the
+ * fields the controller can change on a pending job. */
+static int update_job(const char *prog, int argc, char **argv)
+{
+	json_t *set = json_object(), *reply;
+	struct spur_error err;
+	long id = 0;
+
+	for (int i = 0; i < argc; i++) {
+		const char *eq = strchr(argv[i], '=');
+		char key[32];
+		int64_t secs;
+
+		if (!eq || (size_t)(eq - argv[i]) >= sizeof(key)) {
+			cli_error(prog, "Invalid input: %s", argv[i]);
+			goto fail;
+		}
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - argv[i]), argv[i]);
+		eq++;
+		if (!strcasecmp(key, "JobId")) {
+			char *end;
+
+			id = strtol(eq, &end, 10);
+			if (*end || id <= 0) {
+				cli_error(prog, "Invalid job id specified");
+				goto fail;
+			}
+		} else if (!strcasecmp(key, "TimeLimit")) {
+			if (spur_duration_parse(eq, &secs, &err)) {
+				cli_error(prog, "Invalid TimeLimit value");
+				goto fail;
+			}
+			secs = secs == SPUR_TIME_INFINITE || secs == 0
+				       ? 0
+				       : spur_duration_minutes_ceil(secs) * 60;
+			json_object_set_new(set, "time_limit", json_integer(secs));
+		} else if (!strcasecmp(key, "Nice")) {
+			char *end;
+			long v = strtol(eq, &end, 10);
+
+			if (*end || v < 0 || v > 2147483645) {
+				cli_error(prog, "Invalid nice value, must be between 0 and 2147483645");
+				goto fail;
+			}
+			json_object_set_new(set, "nice", json_integer(v));
+		} else if (!strcasecmp(key, "JobName") || !strcasecmp(key, "Name")) {
+			json_object_set_new(set, "name", json_string(eq));
+		} else {
+			cli_error(prog, "Update of %s is not supported (TimeLimit, Nice and JobName are)",
+				  key);
+			goto fail;
+		}
+	}
+	if (!id) {
+		cli_error(prog, "update needs JobId=ID");
+		goto fail;
+	}
+	reply = cli_call(json_pack("{s:s,s:i,s:o}", "type", "update", "job_id", (int)id, "set", set),
+			 &err);
+	if (!reply) {
+		cli_error(prog, "%s for job %ld", err.msg, id);
+		return 1;
+	}
+	json_decref(reply);
+	return 0;
+fail:
+	json_decref(set);
+	return 1;
+}
+
 int cli_scontrol_main(const char *prog, int argc, char **argv)
 {
 	const char *what;
@@ -319,9 +389,11 @@ int cli_scontrol_main(const char *prog, int argc, char **argv)
 		return hold_jobs(prog, argv[0], argc - 1, argv + 1);
 	if (!strcasecmp(argv[0], "requeue") || !strcasecmp(argv[0], "requeuehold"))
 		return requeue_jobs(prog, argv[0], argc - 1, argv + 1);
+	if (!strcasecmp(argv[0], "update"))
+		return update_job(prog, argc - 1, argv + 1);
 	if (strcasecmp(argv[0], "show")) {
-		cli_error(prog, "'%s' is not supported yet (show, hold, uhold, release, requeue and "
-				"requeuehold are)",
+		cli_error(prog, "'%s' is not supported yet (show, hold, uhold, release, requeue, "
+				"requeuehold and update are)",
 			  argv[0]);
 		return 1;
 	}

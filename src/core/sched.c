@@ -1126,6 +1126,20 @@ static int cancel(struct sched *s, struct core_job *j, struct spur_error *err)
 	return 0;
 }
 
+/* scontrol update of a pending job: its time limit and nice value. */
+static int update(struct sched *s, const struct sched_event *ev, struct core_job *j,
+		  struct spur_error *err)
+{
+	if (j->state != SCHED_JOB_PENDING)
+		return spur_error_set(err, SPUR_ESTATE, "Job is no longer pending execution");
+	if (ev->time_limit >= 0)
+		j->time_limit = ev->time_limit;
+	if (ev->set_nice)
+		j->nice = ev->nice;
+	core_trace(s, "job %u updated", j->id);
+	return 0;
+}
+
 /* scontrol requeue: a running or ended job is pending again. */
 static int requeue(struct sched *s, const struct sched_event *ev, struct core_job *j,
 		   struct spur_error *err)
@@ -1283,7 +1297,8 @@ int sched_step(struct sched *s, const struct sched_event *ev, struct sched_actio
 	s->now = ev->time;
 	if (ev->type == SCHED_EV_CANCEL || ev->type == SCHED_EV_FINISH ||
 	    ev->type == SCHED_EV_HOLD || ev->type == SCHED_EV_RELEASE ||
-	    ev->type == SCHED_EV_STARTED || ev->type == SCHED_EV_REQUEUE) {
+	    ev->type == SCHED_EV_STARTED || ev->type == SCHED_EV_REQUEUE ||
+	    ev->type == SCHED_EV_UPDATE) {
 		j = core_job_find(s, ev->job_id);
 		if (!j)
 			return spur_error_set(err, SPUR_ENOENT, "Invalid job id specified: %u",
@@ -1300,6 +1315,9 @@ int sched_step(struct sched *s, const struct sched_event *ev, struct sched_actio
 		break;
 	case SCHED_EV_REQUEUE:
 		rc = requeue(s, ev, j, err);
+		break;
+	case SCHED_EV_UPDATE:
+		rc = update(s, ev, j, err);
 		break;
 	case SCHED_EV_FINISH:
 		rc = finish(s, ev, j, err);

@@ -221,6 +221,7 @@ enum sched_event_type {
 	SCHED_EV_STARTED,    /* job_id runs on alloc[] since .time (log replay): no cycle */
 	SCHED_EV_REQUEUE,    /* job_id (running or ended) returns to the queue; admin:
 				and is held (scontrol requeuehold) */
+	SCHED_EV_UPDATE,     /* pending job_id: new time_limit (>= 0) and/or nice */
 };
 
 struct sched_event {
@@ -237,6 +238,9 @@ struct sched_event {
 	const struct sched_alloc_node *alloc; /* STARTED */
 	size_t nalloc;
 	int64_t end; /* STARTED: expected end */
+	int64_t time_limit; /* UPDATE: -1 unchanged, 0 the partition's default */
+	bool set_nice;	    /* UPDATE */
+	int32_t nice;
 };
 
 /* ---------------------------------------------------------------- actions */

@@ -569,6 +569,40 @@ static void handle_requeue(struct ctld_conn *cn, json_t *msg)
 	ctld_run_cycle(c);
 }
 
+/* scontrol update JobId=N: the settable fields of a pending job, range
+ * checked as at submission. */
+static void handle_update(struct ctld_conn *cn, json_t *msg)
+{
+	static const char *const keys[] = { "time_limit", "nice", "name" };
+	uint32_t id = (uint32_t)spur_json_int(msg, "job_id", 0);
+	const json_t *set = json_object_get(msg, "set");
+	json_t *clean = json_object();
+	char why[160];
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (json_object_get(set, keys[i]))
+			json_object_set(clean, keys[i], json_object_get(set, keys[i]));
+	if (!json_is_object(set) || json_object_size(clean) != json_object_size(set) ||
+	    !json_object_size(clean)) {
+		json_decref(clean);
+		reply_error(cn, SPUR_EINVAL, "Update of this parameter is not supported");
+		return;
+	}
+	if (json_object_get(clean, "name") && !json_is_string(json_object_get(clean, "name")))
+		snprintf(why, sizeof(why), "invalid name: expected a string");
+	else if (job_numbers_ok(clean, why, sizeof(why)))
+		why[0] = '\0';
+	if (why[0]) {
+		json_decref(clean);
+		reply_error(cn, SPUR_EINVAL, why);
+		return;
+	}
+	commit_reply(cn,
+		     json_pack("{s:s,s:i,s:I,s:o}", "op", "update", "id", (int)id, "time",
+			       (json_int_t)ctld_now(), "set", clean),
+		     id);
+}
+
 /* salloc/srun ends its allocation with the command's exit code. */
 static void handle_complete(struct ctld_conn *cn, json_t *msg)
 {
@@ -710,7 +744,7 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 		{ "finished", handle_finished }, { "acct", handle_acct },
 		{ "hold", handle_hold },	 { "release", handle_hold },
 		{ "step", handle_step },     { "complete", handle_complete },
-		{ "requeue", handle_requeue },
+		{ "requeue", handle_requeue }, { "update", handle_update },
 	};
 	const char *type = spur_json_str(msg, "type", "");
 

@@ -517,6 +517,36 @@ static int apply_requeue(struct ctld *c, json_t *op, bool replay, struct spur_er
 	return 0;
 }
 
+/* scontrol update of a pending job: time limit, nice, name. The job's
+ * accepted spec is changed in place, so snapshots carry the new values. */
+static int apply_update(struct ctld *c, json_t *op, struct spur_error *err)
+{
+	uint32_t id = (uint32_t)spur_json_int(op, "id", 0);
+	struct ctld_job *cj = ctld_job(c, id);
+	const json_t *set = json_object_get(op, "set");
+	struct sched_event ev = { .type = SCHED_EV_UPDATE,
+				  .time = spur_json_int(op, "time", 0),
+				  .job_id = id,
+				  .time_limit = spur_json_int(set, "time_limit", -1),
+				  .set_nice = json_object_get(set, "nice") != NULL,
+				  .nice = (int32_t)spur_json_int(set, "nice", 0),
+				  .defer_cycle = true };
+	struct sched_actions acts;
+	const char *k;
+	json_t *v;
+
+	if (!cj)
+		return spur_error_set(err, SPUR_ENOENT, "Invalid job id specified");
+	if (!json_is_object(set))
+		return spur_error_set(err, SPUR_EINVAL, "update: nothing to set");
+	if (sched_step(c->sched, &ev, &acts, err))
+		return err->code;
+	json_object_foreach((json_t *)set, k, v)
+		json_object_set(cj->spec, k, v);
+	ctld_acct_record(c, id);
+	return 0;
+}
+
 int ctld_apply(struct ctld *c, json_t *op, bool replay, struct spur_error *err)
 {
 	const char *kind = spur_json_str(op, "op", "");
@@ -534,6 +564,8 @@ int ctld_apply(struct ctld *c, json_t *op, bool replay, struct spur_error *err)
 		rc = apply_end(c, op, true, replay, err);
 	else if (!strcmp(kind, "requeue"))
 		rc = apply_requeue(c, op, replay, err);
+	else if (!strcmp(kind, "update"))
+		rc = apply_update(c, op, err);
 	else
 		return spur_error_set(err, SPUR_EINVAL, "unknown operation '%s'", kind);
 	/* the order ops were applied in, for snapshots */

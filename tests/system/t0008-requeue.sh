@@ -3,7 +3,7 @@
 # scontrol requeue and requeuehold: the running script is killed, the job is
 # pending again and runs anew; the killed run's result does not end the new
 # run; --no-requeue refuses; the requeue survives a controller restart. And
-# the output formats squeue -O and sinfo -o.
+# the output formats squeue -O and sinfo -o, and scontrol update.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 write_conf 1 gpu:mi300x:8
@@ -42,5 +42,17 @@ check "sinfo's default is its -o \"%9P %.5a %.10l %.6D %.6t %N\", as in Slurm" \
 check "sinfo -o shows CPUs as allocated/idle/other/total" \
 	sh -c "sinfo -h -o '%n %T %C' | grep -qx 'mi1 mixed 1/7/0/8'"
 check "sinfo -o refuses an unknown field" sh -c "sinfo -o '%Q' 2>&1 | grep -qx 'sinfo: error: Invalid node format specification: %Q'"
-scancel "$nr"
+# scontrol update of a pending job
+u=$(sbatch --parsable --hold -J before -t 10 --wrap true)
+check "scontrol update TimeLimit, Nice, JobName" scontrol update JobId="$u" TimeLimit=1:30:00 Nice=5 JobName=after
+check "the new values show" sh -c "squeue -h -j $u -o '%j %l' | grep -qx 'after 1:30:00' && scontrol show job $u | grep -q 'JobName=after'"
+kill -9 "$(cat ctld.pid)"
+wait "$(cat ctld.pid)" 2>/dev/null
+start_ctld -n 8
+check "they survive a restart" wait_until 20 sh -c "squeue -h -j $u -o '%j %l' | grep -qx 'after 1:30:00'"
+check "update of a running job's name is refused" \
+	sh -c "scontrol update JobId=$nr JobName=x 2>&1 | grep -qx 'scontrol: error: Job is no longer pending execution for job $nr'"
+check "update of an unsupported field is refused" sh -c "! scontrol update JobId=$u Partition=x 2>/dev/null"
+check "update without JobId is refused" sh -c "! scontrol update Nice=1 2>/dev/null"
+scancel "$nr" "$u"
 finish
