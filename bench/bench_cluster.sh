@@ -10,7 +10,7 @@ BUILD=$(cd "${1:-build}" && pwd)
 N=${N:-1000}
 RUNS=${RUNS:-3}
 T=$(mktemp -d /tmp/spur-bench.XXXXXX)
-PORT=$((30000 + $$ % 20000))
+PORT=$((10000 + $$ % 10000)) # below the ephemeral range
 export SLURM_CONF="$T/slurm.conf" PATH="$BUILD/src/cli:$PATH"
 trap 'kill $(cat "$T"/*.pid 2>/dev/null) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$T"' EXIT
 now() { date +%s.%N; }
@@ -37,7 +37,10 @@ CONF
 		"$BUILD/src/agent/spurd" -f "$T/slurm.conf" -N "node$i" -L "$T/d$i.log" &
 		echo $! >"$T/d$i.pid"
 	done
-	until [ "$(sinfo -h -N 2>/dev/null | grep -c idle)" -eq 16 ]; do sleep 0.1; done
+	until [ "$(sinfo -h -N 2>/dev/null | grep -c idle)" -eq 16 ]; do
+		kill -0 "$(cat "$T/ctld.pid")" 2>/dev/null || { echo "spurctld failed:" >&2; cat "$T/ctld.log" >&2; exit 1; }
+		sleep 0.1
+	done
 }
 
 stop() {

@@ -533,7 +533,19 @@ static void launch(struct agent *a, const json_t *m)
 		return;
 	}
 	chown(script, (uid_t)spur_json_int(m, "uid", 0), (gid_t)spur_json_int(m, "gid", 0));
-	/* the supervisor runs the script, as the job's user */
+	/* the supervisor runs the script, as the job's user: spur-supervise
+	 * beside spurd (libc only, cheap to start), else spurd itself */
+	{
+		char *slash = strrchr(exe, '/');
+
+		if (slash && (size_t)(slash - exe) + sizeof("/spur-supervise") < sizeof(exe)) {
+			char alt[4096];
+
+			snprintf(alt, sizeof(alt), "%.*s/spur-supervise", (int)(slash - exe), exe);
+			if (access(alt, X_OK) == 0)
+				snprintf(exe, sizeof(exe), "%s", alt);
+		}
+	}
 	snprintf(limit, sizeof(limit), "%" JSON_INTEGER_FORMAT,
 		 (json_int_t)spur_json_int(m, "time_limit", 0));
 	snprintf(kw, sizeof(kw), "%d", a->kill_wait);

@@ -39,7 +39,9 @@ static void on_signal(int sig)
 		pending = sig; /* before the job exists: delivered once it does */
 }
 
-/* Write "text" to DIR/name through a rename, so a reader sees all or nothing. */
+/* Write "text" to DIR/name through a rename, so a reader sees all or nothing.
+ * No fsync: the files must outlive the agent, not the machine (a machine
+ * that goes down takes its jobs with it). */
 static int put_file(const char *dir, const char *name, const char *text)
 {
 	char tmp[4200], path[4200];
@@ -52,7 +54,7 @@ static int put_file(const char *dir, const char *name, const char *text)
 	if (fd < 0)
 		return -1;
 	n = write(fd, text, (size_t)len);
-	if (n != len || fsync(fd)) {
+	if (n != len) {
 		close(fd);
 		return -1;
 	}

@@ -247,8 +247,13 @@ int ctld_raft_open(struct ctld *c, const char *address, unsigned snapshot_every,
 	raft_set_heartbeat_timeout(&r->raft, 50);
 	c->replaying = true;
 	ctld_acct_batch(c, true);
-	if ((rc = raft_start(&r->raft)))
-		return raft_fail(err, "start", rc, raft_errmsg(&r->raft));
+	if ((rc = raft_start(&r->raft))) {
+		char what[200];
+
+		/* most often the Raft port is taken */
+		snprintf(what, sizeof(what), "start (Raft address %s, SpurRaftPort)", r->address);
+		return raft_fail(err, what, rc, raft_errmsg(&r->raft));
+	}
 	uv_timer_init(c->loop, &r->poll);
 	r->poll.data = c;
 	uv_timer_start(&r->poll, on_poll, 0, 20);

@@ -4,7 +4,8 @@
 set -u
 BUILD=${BUILD:?BUILD must point at the build folder}
 T=$(mktemp -d /tmp/spur-sys.XXXXXX)
-PORT=$((20000 + $$ % 20000))
+# below the ephemeral range (32768-): no client socket can hold our ports
+PORT=$((20000 + $$ % 12000))
 export SLURM_CONF="$T/slurm.conf" SPUR_CONF="$T/slurm.conf"
 export PATH="$BUILD/src/cli:$PATH"
 passed=0 failed=0
