@@ -4,6 +4,7 @@
 
 #include "common/alloc.h"
 #include "common/hostlist.h"
+#include "common/jobfmt.h"
 #include "common/timefmt.h"
 
 #include <ctype.h>
@@ -274,13 +275,7 @@ static bool fmt_walk(const char *fmt, fmt_emit emit, void *arg, FILE *out,
 			p++;
 			continue;
 		}
-		p++;
-		if (*p == '.') {
-			right = true;
-			p++;
-		}
-		while (*p >= '0' && *p <= '9')
-			width = width * 10 + (*p++ - '0');
+		p = spur_fmt_field_spec(p + 1, &right, &width);
 		if (!*p || !field_header(*p))
 			return false;
 		if (emit)

@@ -201,13 +201,7 @@ bool spur_jobfmt_line(const char *fmt, const struct spur_jobfmt_job *j, int64_t 
 			buf[o++] = *p++;
 			continue;
 		}
-		p++;
-		if (*p == '.') {
-			right = true;
-			p++;
-		}
-		while (*p >= '0' && *p <= '9')
-			width = width * 10 + (*p++ - '0');
+		p = spur_fmt_field_spec(p + 1, &right, &width);
 		if (!*p)
 			return false;
 		if (j)
@@ -228,4 +222,14 @@ bool spur_jobfmt_line(const char *fmt, const struct spur_jobfmt_job *j, int64_t 
 	buf[o] = '\0';
 	*len = o;
 	return true;
+}
+
+const char *spur_fmt_field_spec(const char *p, bool *right, int *width)
+{
+	*right = *p == '.';
+	p += *right;
+	*width = 0;
+	while (*p >= '0' && *p <= '9' && *width < 100000)
+		*width = *width * 10 + (*p++ - '0');
+	return p;
 }

@@ -28,6 +28,10 @@ bool spur_jobfmt_valid(const char *fmt);
 bool spur_jobfmt_line(const char *fmt, const struct spur_jobfmt_job *j, int64_t now, char *buf,
 		      size_t *len, size_t cap);
 
+/* After a '%' of a Slurm format: "[.][WIDTH]" ('.' right-justifies);
+ * returns where the field letter is. Shared with sinfo's -o. */
+const char *spur_fmt_field_spec(const char *p, bool *right, int *width);
+
 /* Slurm's two-letter code for a state name ("RUNNING" -> "R"). */
 const char *spur_jobfmt_state_code(const char *state);
 
