@@ -161,19 +161,21 @@ static void expand_pattern(const char *pat, const json_t *m, const char *node, c
 	out[o < len ? o : len - 1] = '\0';
 }
 
-static int open_output(const json_t *m, const char *key, const char *node, const char *workdir)
+/* The job's output file (key "output" or "error"), patterns expanded; the
+ * supervisor opens it as the job's user. */
+static void output_path(const json_t *m, const char *key, const char *node, const char *workdir,
+			char *path, size_t len)
 {
 	const char *pat = spur_json_str(m, key, "");
-	char name[4096], path[4096];
+	char name[4096];
 
 	if (!*pat)
 		pat = spur_json_int(m, "array_job_id", 0) ? "slurm-%A_%a.out" : "slurm-%j.out";
 	expand_pattern(pat, m, node, name, sizeof(name));
 	if (name[0] == '/')
-		snprintf(path, sizeof(path), "%s", name);
+		snprintf(path, len, "%s", name);
 	else
-		snprintf(path, sizeof(path), "%s/%s", workdir, name);
-	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		snprintf(path, len, "%s/%s", workdir, name);
 }
 
 /* ---------------------------------------------------------------- jobs */
@@ -492,9 +494,9 @@ static void launch(struct agent *a, const json_t *m)
 	size_t exelen = sizeof(exe);
 	uv_process_options_t opt = { 0 };
 	uv_stdio_container_t stdio[3];
-	char *args[9];
+	char *args[11], outp[4096], errp[4096];
 	struct job *j;
-	int out, errfd, fd, rc;
+	int fd, rc;
 	char **env;
 
 	if (find_job(a, id, run))
@@ -515,24 +517,27 @@ static void launch(struct agent *a, const json_t *m)
 	close(fd);
 	if (access(workdir, X_OK) != 0)
 		workdir = "/tmp"; /* as slurmd: run in /tmp when the folder is missing */
-	out = open_output(m, "output", a->node, workdir);
-	errfd = *spur_json_str(m, "error", "") ? open_output(m, "error", a->node, workdir) : out;
+	output_path(m, "output", a->node, workdir, outp, sizeof(outp));
+	if (*spur_json_str(m, "error", ""))
+		output_path(m, "error", a->node, workdir, errp, sizeof(errp));
+	else
+		snprintf(errp, sizeof(errp), "-");
 	j = calloc(1, sizeof(*j));
 	env = build_env(m, a->node);
-	if (!j || !env || out < 0 || errfd < 0 || uv_exepath(exe, &exelen)) {
-		spur_error_log("job %u: cannot open its output in %s: %s", id, workdir,
-			       strerror(errno));
+	if (!j || !env || uv_exepath(exe, &exelen)) {
+		spur_error_log("job %u: out of memory", id);
 		free(j);
 		free_env(env);
-		if (out >= 0)
-			close(out);
-		if (errfd >= 0 && errfd != out)
-			close(errfd);
 		report(a, json_pack("{s:s,s:i,s:i}", "type", "finished", "job_id", (int)id,
 				    "exit_code", 1));
 		return;
 	}
-	chown(script, (uid_t)spur_json_int(m, "uid", 0), (gid_t)spur_json_int(m, "gid", 0));
+	/* the script is its user's (it runs as them); the folder stays the
+	 * agent's, passable but not writable, so the supervisor's files (the
+	 * result) cannot be forged by the job */
+	chmod(dir, 0711);
+	if (getuid() == 0)
+		chown(script, (uid_t)spur_json_int(m, "uid", 0), (gid_t)spur_json_int(m, "gid", 0));
 	/* the supervisor runs the script, as the job's user: spur-supervise
 	 * beside spurd (libc only, cheap to start), else spurd itself */
 	{
@@ -564,12 +569,14 @@ static void launch(struct agent *a, const json_t *m)
 			     sizeof(why)))
 		spur_warn("job %u: runs without cgroup limits: %s", id, why);
 	args[7] = *cgdir ? cgdir : "-";
-	args[8] = NULL;
+	args[8] = outp;
+	args[9] = errp;
+	args[10] = NULL;
+	/* the supervisor's own complaints go where the agent's do */
 	stdio[0].flags = UV_IGNORE;
-	stdio[1].flags = UV_INHERIT_FD;
-	stdio[1].data.fd = out;
+	stdio[1].flags = UV_IGNORE;
 	stdio[2].flags = UV_INHERIT_FD;
-	stdio[2].data.fd = errfd;
+	stdio[2].data.fd = 2;
 	opt.file = exe;
 	opt.args = args;
 	opt.env = env;
@@ -583,9 +590,6 @@ static void launch(struct agent *a, const json_t *m)
 	j->a = a;
 	j->proc.data = j;
 	rc = uv_spawn(a->loop, &j->proc, &opt);
-	close(out);
-	if (errfd != out)
-		close(errfd);
 	free_env(env);
 	if (rc) {
 		spur_error_log("job %u: cannot start its supervisor %s: %s", id, exe,

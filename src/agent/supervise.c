@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The job supervisor: `spurd --supervise DIR LIMIT KILL_WAIT UID GID CGROUP`, run by
- * spurd in a session of its own, with the job's environment, working folder
- * and output already in place. It starts DIR/slurm_script in a process group
+/* The job supervisor: `spur-supervise --supervise DIR LIMIT KILL_WAIT UID GID
+ * CGROUP OUT ERR`, run by spurd in a session of its own, with the job's
+ * environment and working folder. OUT and ERR (ERR "-": with OUT) are the
+ * job's output files, opened by the job's process once it is the job's
+ * user, so that they are the user's and only where the user may write. It starts DIR/slurm_script in a process group
  * of its own, enforces the time limit, forwards the signals it is sent to the
  * job's group, and writes the result to DIR/status when the script ends. It
  * needs nothing from spurd once started, so a job outlives an agent restart
@@ -74,8 +76,9 @@ int spurd_supervise(int argc, char **argv)
 	int status = 0, code;
 	bool timed_out = false;
 
-	if (argc != 8) {
-		fprintf(stderr, "usage: spurd --supervise DIR LIMIT KILL_WAIT UID GID CGROUP\n");
+	if (argc != 10) {
+		fprintf(stderr,
+			"usage: spur-supervise --supervise DIR LIMIT KILL_WAIT UID GID CGROUP OUT ERR\n");
 		return 2;
 	}
 	dir = argv[2];
@@ -122,11 +125,27 @@ int spurd_supervise(int argc, char **argv)
 		for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
 			sigaction(forwarded[i], &sa, NULL);
 		sigaction(SIGALRM, &sa, NULL);
+		int out, err;
+
 		if (getuid() == 0 && uid != 0 &&
 		    (setgroups(1, &gid) || setgid(gid) || setuid(uid))) {
 			perror("slurmstepd: error: cannot become the job's user");
 			_exit(1);
 		}
+		out = open(argv[8], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		err = strcmp(argv[9], "-") ? open(argv[9], O_WRONLY | O_CREAT | O_TRUNC, 0644) : out;
+		if (out < 0 || err < 0) {
+			fprintf(stderr, "slurmstepd: error: Could not open %s file %s: %s\n",
+				out < 0 ? "stdout" : "stderr", out < 0 ? argv[8] : argv[9],
+				strerror(errno));
+			_exit(1);
+		}
+		if (dup2(out, 1) < 0 || dup2(err, 2) < 0)
+			_exit(1);
+		if (out > 2)
+			close(out);
+		if (err > 2 && err != out)
+			close(err);
 		execle(script, script, (char *)NULL, environ);
 		fprintf(stderr, "slurmstepd: error: execve(): %s: %s\n", script, strerror(errno));
 		_exit(127);
