@@ -739,6 +739,40 @@ static void on_timer(uv_timer_t *t)
 	ctld_run_cycle(t->data);
 }
 
+/* Interactive jobs have no supervisor to keep their time limit: end those
+ * past it (TIMEOUT, steps killed, the owner told); the earliest limit still
+ * ahead wakes the next cycle. */
+static int64_t interactive_limits(struct ctld *c, int64_t now, int64_t wake)
+{
+	for (size_t i = 1; i < c->jobs_cap; i++) {
+		struct ctld_job *cj = c->jobs[i];
+		struct sched_job_info info;
+		struct spur_error err;
+		json_t *op;
+
+		if (!cj || !ctld_job_interactive(cj) || sched_job_info(c->sched, cj->id, &info) ||
+		    info.state != SCHED_JOB_RUNNING || info.end_time == SCHED_INFINITE)
+			continue;
+		if (info.end_time > now) {
+			if (info.end_time < wake)
+				wake = info.end_time;
+			continue;
+		}
+		spur_info("job %u: time limit reached (interactive)", cj->id);
+		for (size_t k = 0; k < info.nalloc; k++)
+			if (c->agents[info.alloc[k].node])
+				ctld_conn_send(c->agents[info.alloc[k].node],
+					       json_pack("{s:s,s:i,s:i}", "type", "signal", "job_id",
+							 (int)cj->id, "signal", SIGKILL));
+		op = json_pack("{s:s,s:i,s:I,s:i,s:b}", "op", "finish", "id", (int)cj->id, "time",
+			       (json_int_t)now, "exit", 0, "timeout", 1);
+		if (ctld_commit(c, op, NULL, NULL, &err))
+			spur_error_log("job %u: %s", cj->id, err.msg);
+		json_decref(op);
+	}
+	return wake;
+}
+
 /* One scheduling cycle now: each START becomes a logged op, then a launch;
  * the earliest TIMER re-arms the loop's timer. */
 int ctld_run_cycle(struct ctld *c)
@@ -787,6 +821,7 @@ int ctld_run_cycle(struct ctld *c)
 			wake = a->time;
 		}
 	}
+	wake = interactive_limits(c, ev.time, wake);
 	c->timer.data = c;
 	uv_timer_start(&c->timer, on_timer, (uint64_t)(wake > ev.time ? wake - ev.time : 1) * 1000,
 		       0);

@@ -45,5 +45,26 @@ wait $owner 2>/dev/null
 check "its allocation ends when srun dies" \
 	wait_until 10 sh -c "scontrol show job $jid | grep -q JobState=CANCELLED"
 check "its tasks are killed" wait_until 10 sh -c "! kill -0 \$(cat task.pid) 2>/dev/null"
+# an interactive job's time limit (seconds over the protocol; srun counts
+# minutes): the controller ends it, TIMEOUT, and tells the holder
+revoked=$(python3 - "$PORT" "$T" <<'PY'
+import json, socket, struct, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+def send(m):
+    b = json.dumps(m).encode(); s.sendall(struct.pack(">I", len(b)) + b)
+def recv():
+    h = b""
+    while len(h) < 4: h += s.recv(4 - len(h))
+    n = struct.unpack(">I", h)[0]; r = b""
+    while len(r) < n: r += s.recv(n - len(r))
+    return json.loads(r)
+send({"type": "submit", "job": {"script": "", "interactive": True, "time_limit": 2,
+      "workdir": sys.argv[2], "name": "limited", "user": "root"}})
+print(recv().get("job_id"), recv().get("type"), recv().get("type"))
+PY
+)
+check "an interactive job is granted, then revoked at its limit" \
+	sh -c "echo '$revoked' | grep -qE '^[0-9]+ allocated revoked$'"
+check "it ends as TIMEOUT" sh -c "scontrol show job ${revoked%% *} | grep -q JobState=TIMEOUT"
 check "squeue is empty" wait_until 10 sh -c "[ -z \"\$(squeue -h)\" ]"
 finish
