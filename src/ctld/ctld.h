@@ -119,6 +119,11 @@ void ctld_acct_batch(struct ctld *c, bool begin);
 void ctld_acct_record(struct ctld *c, uint32_t id);
 json_t *ctld_acct_query(struct ctld *c, const char *jobs, const char *user, struct spur_error *err);
 
+/* Send signal sig for job id to the agents of nodes[0..n) / of its
+ * allocation (its batch script and steps there). */
+void ctld_signal_nodes(struct ctld *c, uint32_t id, const uint32_t *nodes, size_t n, int sig);
+void ctld_signal_job(struct ctld *c, uint32_t id, int sig);
+
 /* An interactive job (salloc, srun outside a job): nothing is launched; its
  * owner's connection holds it. */
 bool ctld_job_interactive(const struct ctld_job *cj);

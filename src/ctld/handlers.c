@@ -170,20 +170,6 @@ static void handle_submit(struct ctld_conn *cn, json_t *msg)
 	ctld_run_cycle(c);
 }
 
-static void signal_job(struct ctld *c, uint32_t id, int sig)
-{
-	struct sched_job_info info;
-
-	if (sched_job_info(c->sched, id, &info) || !info.nalloc)
-		return;
-	for (size_t i = 0; i < info.nalloc; i++) {
-		struct ctld_conn *agent = c->agents[info.alloc[i].node];
-
-		if (agent)
-			ctld_conn_send(agent, json_pack("{s:s,s:i,s:i}", "type", "signal", "job_id",
-							(int)id, "signal", sig));
-	}
-}
 
 static void handle_cancel(struct ctld_conn *cn, json_t *msg)
 {
@@ -196,7 +182,7 @@ static void handle_cancel(struct ctld_conn *cn, json_t *msg)
 		return;
 	}
 	if (info.state == SCHED_JOB_RUNNING)
-		signal_job(c, id, SIGTERM);
+		ctld_signal_job(c, id, SIGTERM);
 	commit_reply(cn,
 		     json_pack("{s:s,s:i,s:I}", "op", "cancel", "id", (int)id, "time",
 			       (json_int_t)ctld_now()),
@@ -513,7 +499,7 @@ static void handle_finished(struct ctld_conn *cn, json_t *msg)
 	    (uint32_t)spur_json_int(msg, "run", 0) != ctld_job(c, id)->runs)
 		return;
 	/* the batch script is done: steps still running anywhere end with it */
-	signal_job(c, id, SIGKILL);
+	ctld_signal_job(c, id, SIGKILL);
 	op = json_pack("{s:s,s:i,s:I,s:i,s:b}", "op", "finish", "id", (int)id, "time",
 		       (json_int_t)ctld_now(), "exit", (int)spur_json_int(msg, "exit_code", 0),
 		       "timeout", spur_json_bool(msg, "timed_out", 0));
@@ -561,11 +547,7 @@ static void handle_requeue(struct ctld_conn *cn, json_t *msg)
 		return;
 	}
 	json_decref(op);
-	for (size_t i = 0; i < nn; i++)
-		if (c->agents[nodes[i]])
-			ctld_conn_send(c->agents[nodes[i]],
-				       json_pack("{s:s,s:i,s:i}", "type", "signal", "job_id", (int)id,
-						 "signal", SIGKILL));
+	ctld_signal_nodes(c, id, nodes, nn, SIGKILL);
 	ctld_run_cycle(c);
 }
 
@@ -621,7 +603,7 @@ static void handle_complete(struct ctld_conn *cn, json_t *msg)
 		reply_ok(cn, json_pack("{s:i}", "job_id", (int)id)); /* ended already */
 		return;
 	}
-	signal_job(c, id, SIGKILL); /* steps still running end with it */
+	ctld_signal_job(c, id, SIGKILL); /* steps still running end with it */
 	commit_reply(cn,
 		     json_pack("{s:s,s:i,s:I,s:i}", "op", "finish", "id", (int)id, "time",
 			       (json_int_t)ctld_now(), "exit", code < 0 || code > 255 ? 1 : code),

@@ -289,6 +289,28 @@ json_t *ctld_job_env(struct ctld *c, struct ctld_job *cj, const struct sched_job
 	return env;
 }
 
+void ctld_signal_nodes(struct ctld *c, uint32_t id, const uint32_t *nodes, size_t n, int sig)
+{
+	for (size_t i = 0; i < n; i++)
+		if (nodes[i] < c->conf->nnodes && c->agents[nodes[i]])
+			ctld_conn_send(c->agents[nodes[i]],
+				       json_pack("{s:s,s:i,s:i}", "type", "signal", "job_id", (int)id,
+						 "signal", sig));
+}
+
+void ctld_signal_job(struct ctld *c, uint32_t id, int sig)
+{
+	struct sched_job_info info;
+	uint32_t nodes[256];
+	size_t n = 0;
+
+	if (sched_job_info(c->sched, id, &info))
+		return;
+	for (; n < info.nalloc && n < 256; n++)
+		nodes[n] = info.alloc[n].node;
+	ctld_signal_nodes(c, id, nodes, n, sig);
+}
+
 bool ctld_job_interactive(const struct ctld_job *cj)
 {
 	return spur_json_bool(cj->spec, "interactive", 0);
@@ -610,11 +632,7 @@ void ctld_owner_gone(struct ctld *c, struct ctld_job *cj)
 	    (info.state != SCHED_JOB_PENDING && info.state != SCHED_JOB_RUNNING))
 		return;
 	spur_info("job %u: its allocation's owner is gone; ending it", cj->id);
-	for (size_t i = 0; i < info.nalloc; i++)
-		if (c->agents[info.alloc[i].node])
-			ctld_conn_send(c->agents[info.alloc[i].node],
-				       json_pack("{s:s,s:i,s:i}", "type", "signal", "job_id",
-						 (int)cj->id, "signal", SIGKILL));
+	ctld_signal_job(c, cj->id, SIGKILL);
 	op = json_pack("{s:s,s:i,s:I}", "op", "cancel", "id", (int)cj->id, "time",
 		       (json_int_t)ctld_now());
 	if (ctld_commit(c, op, NULL, NULL, &err))
@@ -759,11 +777,7 @@ static int64_t interactive_limits(struct ctld *c, int64_t now, int64_t wake)
 			continue;
 		}
 		spur_info("job %u: time limit reached (interactive)", cj->id);
-		for (size_t k = 0; k < info.nalloc; k++)
-			if (c->agents[info.alloc[k].node])
-				ctld_conn_send(c->agents[info.alloc[k].node],
-					       json_pack("{s:s,s:i,s:i}", "type", "signal", "job_id",
-							 (int)cj->id, "signal", SIGKILL));
+		ctld_signal_job(c, cj->id, SIGKILL);
 		op = json_pack("{s:s,s:i,s:I,s:i,s:b}", "op", "finish", "id", (int)cj->id, "time",
 			       (json_int_t)now, "exit", 0, "timeout", 1);
 		if (ctld_commit(c, op, NULL, NULL, &err))
