@@ -2,6 +2,7 @@
 /* spurd: the node agent. Registers its node with spurctld, runs the batch
  * scripts it is sent in their own process group, enforces time limits,
  * forwards signals and reports how each job ended. */
+#define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np, POSIX_SPAWN_SETSID */
 #include "agent/cgroup.h"
 #include "agent/supervise.h"
 #include "common/alloc.h"
@@ -12,6 +13,9 @@
 #include "io/uvwire.h"
 
 #include <dirent.h>
+#include <spawn.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -27,7 +31,8 @@
  * (proc) or, after an agent restart, one it found still running (adopted). */
 struct job {
 	uint32_t id, run; /* run: which start of the job (a requeue starts it again) */
-	uv_process_t proc;
+	uv_poll_t proc; /* a pidfd of the supervisor we started: readable at its exit */
+	int pidfd;
 	long sup, pgid; /* the supervisor; the job's process group, once known */
 	bool running, adopted;
 	char cpus[256]; /* its cpuset, "" when none */
@@ -319,17 +324,69 @@ static void job_ended(struct agent *a, struct job *j)
 	cpus_mark(a, j->cpus, 0);
 }
 
-static void on_exit_cb(uv_process_t *p, int64_t status, int sig)
+static void on_watch(uv_timer_t *t);
+
+static void on_exit_cb(uv_poll_t *p, int status, int events)
 {
 	struct job *j = p->data;
 
+	waitpid((pid_t)j->sup, NULL, WNOHANG);
 	job_ended(j->a, j);
+	uv_poll_stop(&j->proc);
+	close(j->pidfd);
 	uv_close((uv_handle_t *)&j->proc, on_job_closed);
+}
+
+/* Start the supervisor with posix_spawn (vfork: no copy of the agent) in
+ * a session of its own; its exit is watched through a pidfd on the loop.
+ * 0 or an errno. */
+static int spawn_supervisor(struct agent *a, struct job *j, char **args, char **env,
+			    const char *workdir)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	pid_t pid;
+	int rc;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&at);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addchdir_np(&fa, workdir);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
+					      POSIX_SPAWN_SETSIGDEF);
+	{
+		sigset_t none, all;
+
+		sigemptyset(&none);
+		sigfillset(&all);
+		posix_spawnattr_setsigmask(&at, &none);
+		posix_spawnattr_setsigdefault(&at, &all);
+	}
+	rc = posix_spawn(&pid, args[0], &fa, &at, args, env);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	if (rc)
+		return rc;
+	j->sup = pid;
+	j->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (j->pidfd < 0 || uv_poll_init(a->loop, &j->proc, j->pidfd)) {
+		/* no pidfd (an old kernel): watch it as an adopted job */
+		if (j->pidfd >= 0)
+			close(j->pidfd);
+		j->adopted = true;
+		uv_timer_start(&a->watch, on_watch, 1000, 1000);
+		return 0;
+	}
+	j->proc.data = j;
+	uv_poll_start(&j->proc, UV_READABLE, on_exit_cb);
+	return 0;
 }
 
 static void kill_group(struct job *j, int sig)
 {
 	char dir[4096];
+
 
 	if (!j->running)
 		return;
@@ -492,8 +549,6 @@ static void launch(struct agent *a, const json_t *m)
 	uint32_t ncpus = (uint32_t)spur_json_int(m, "cpus", 0);
 	uint32_t run = (uint32_t)spur_json_int(m, "run", 1);
 	size_t exelen = sizeof(exe);
-	uv_process_options_t opt = { 0 };
-	uv_stdio_container_t stdio[3];
 	char *args[11], outp[4096], errp[4096];
 	struct job *j;
 	int fd, rc;
@@ -572,28 +627,15 @@ static void launch(struct agent *a, const json_t *m)
 	args[8] = outp;
 	args[9] = errp;
 	args[10] = NULL;
-	/* the supervisor's own complaints go where the agent's do */
-	stdio[0].flags = UV_IGNORE;
-	stdio[1].flags = UV_IGNORE;
-	stdio[2].flags = UV_INHERIT_FD;
-	stdio[2].data.fd = 2;
-	opt.file = exe;
-	opt.args = args;
-	opt.env = env;
-	opt.cwd = workdir;
-	opt.stdio = stdio;
-	opt.stdio_count = 3;
-	opt.exit_cb = on_exit_cb;
-	opt.flags = UV_PROCESS_DETACHED; /* its own session: it outlives this agent */
+	/* the supervisor's own complaints go where the agent's do (fd 2) */
 	j->id = id;
 	j->run = run;
 	j->a = a;
-	j->proc.data = j;
-	rc = uv_spawn(a->loop, &j->proc, &opt);
+	rc = spawn_supervisor(a, j, args, env, workdir);
 	free_env(env);
 	if (rc) {
 		spur_error_log("job %u: cannot start its supervisor %s: %s", id, exe,
-			       uv_strerror(rc));
+			       strerror(rc));
 		spurd_cgroup_job_done(&a->cg, id, run);
 		cpus_mark(a, j->cpus, 0);
 		free(j);
@@ -602,11 +644,10 @@ static void launch(struct agent *a, const json_t *m)
 				    "exit_code", 127));
 		return;
 	}
-	j->sup = j->proc.pid;
 	j->running = true;
 	j->next = a->jobs;
 	a->jobs = j;
-	spur_info("job %u started, supervisor pid %d", id, j->proc.pid);
+	spur_info("job %u started, supervisor pid %ld", id, j->sup);
 }
 
 /* ---------------------------------------------------------------- step tasks */
