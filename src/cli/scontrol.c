@@ -279,28 +279,30 @@ static int show_partitions(const char *prog, const char *which)
 	return 0;
 }
 
-/* hold (admin hold when root), uhold (user hold), release. */
-static int hold_jobs(const char *prog, const char *verb, int argc, char **argv)
+/* The verbs that send one request per job id: hold (an admin hold when
+ * root), uhold (a user hold), release, requeue, requeuehold (requeue held).
+ * Returns -1 when verb is none of them. */
+static int job_verb(const char *prog, const char *verb, int argc, char **argv)
 {
-	bool hold = strcasecmp(verb, "release") != 0;
-	bool admin = !strcasecmp(verb, "uhold") ? false : getuid() == 0;
+	static const struct {
+		const char *verb, *type;
+		int admin; /* 1 yes, 0 no, -1 when root */
+	} verbs[] = {
+		{ "hold", "hold", -1 },	      { "uhold", "hold", 0 },	     { "release", "release", -1 },
+		{ "requeue", "requeue", 0 }, { "requeuehold", "requeue", 1 },
+	};
 
-	if (argc < 1) {
-		cli_error(prog, "%s needs a job id", verb);
-		return 1;
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
+		if (strcasecmp(verb, verbs[i].verb))
+			continue;
+		if (argc < 1) {
+			cli_error(prog, "%s needs a job id", verb);
+			return 1;
+		}
+		return cli_each_job(prog, argc, argv, verbs[i].type,
+				    verbs[i].admin < 0 ? getuid() == 0 : verbs[i].admin, hold_failed);
 	}
-	return cli_each_job(prog, argc, argv, hold ? "hold" : "release", admin, hold_failed);
-}
-
-/* requeue, requeuehold: the job is pending again (held with requeuehold). */
-static int requeue_jobs(const char *prog, const char *verb, int argc, char **argv)
-{
-	if (argc < 1) {
-		cli_error(prog, "%s needs a job id", verb);
-		return 1;
-	}
-	return cli_each_job(prog, argc, argv, "requeue", !strcasecmp(verb, "requeuehold"),
-			    hold_failed);
+	return -1;
 }
 
 /* scontrol update JobId=N [TimeLimit=T] [Nice=N] [JobName|Name=S]: the
@@ -376,6 +378,7 @@ fail:
 int cli_scontrol_main(const char *prog, int argc, char **argv)
 {
 	const char *what;
+	int rc;
 
 	if (argc < 1 || !strcmp(argv[0], "--help") || !strcmp(argv[0], "-h")) {
 		fprintf(argc < 1 ? stderr : stdout,
@@ -384,11 +387,8 @@ int cli_scontrol_main(const char *prog, int argc, char **argv)
 			prog);
 		return argc < 1 ? 1 : 0;
 	}
-	if (!strcasecmp(argv[0], "hold") || !strcasecmp(argv[0], "uhold") ||
-	    !strcasecmp(argv[0], "release"))
-		return hold_jobs(prog, argv[0], argc - 1, argv + 1);
-	if (!strcasecmp(argv[0], "requeue") || !strcasecmp(argv[0], "requeuehold"))
-		return requeue_jobs(prog, argv[0], argc - 1, argv + 1);
+	if ((rc = job_verb(prog, argv[0], argc - 1, argv + 1)) >= 0)
+		return rc;
 	if (!strcasecmp(argv[0], "update"))
 		return update_job(prog, argc - 1, argv + 1);
 	if (strcasecmp(argv[0], "show")) {
