@@ -44,6 +44,7 @@ struct ctld {
 	size_t jobs_cap;
 	uint32_t next_id;
 	uint64_t op_seq; /* ops applied so far */
+	uint32_t interactive_live; /* interactive jobs not ended (their limits) */
 	struct ctld_conn **agents; /* by node index, NULL when not connected */
 	struct ctld_raft *raft;
 	struct sqlite3 *acct; /* accounting database */
@@ -61,6 +62,7 @@ struct ctld_conn {
 	long node; /* agent: node index, else -1 */
 	bool closing;
 	unsigned refs; /* the loop's, plus one per answer awaiting a commit */
+	bool holds_jobs; /* some job's waiter or owner: look when it closes */
 };
 
 /* raftlog.c: the replicated operation log (libraft) */

@@ -163,10 +163,12 @@ static void handle_submit(struct ctld_conn *cn, json_t *msg)
 		return;
 	}
 	spur_info("job %u submitted by %s", id, spur_json_str(job, "user", "?"));
+	struct ctld_job *cj = ctld_job(c, id);
 	if (spur_json_bool(msg, "wait", 0))
-		ctld_job(c, id)->waiter = cn;
-	if (ctld_job_interactive(ctld_job(c, id)))
-		ctld_job(c, id)->owner = cn;
+		cj->waiter = cn;
+	if (ctld_job_interactive(cj))
+		cj->owner = cn;
+	cn->holds_jobs |= cj->waiter == cn || cj->owner == cn;
 	ctld_run_cycle(c);
 }
 

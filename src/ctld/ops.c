@@ -158,6 +158,8 @@ static int apply_submit(struct ctld *c, json_t *op, bool replay, struct spur_err
 		c->jobs[id + k] = cj;
 	}
 	c->jobs[id]->submit_op = json_incref(op);
+	if (spur_json_bool(job, "interactive", 0))
+		c->interactive_live += n;
 	if (id + n > c->next_id)
 		c->next_id = id + n;
 	if (!c->replaying)
@@ -460,6 +462,8 @@ static int apply_end(struct ctld *c, json_t *op, bool cancel, bool replay,
 		return err->code;
 	cj->exit_code = ev.exit_code;
 	cj->end = ev.time;
+	if (ctld_job_interactive(cj))
+		c->interactive_live--;
 	if (cj->owner) {
 		ctld_conn_send(cj->owner, json_pack("{s:s,s:i}", "type", "revoked", "job_id", (int)id));
 		cj->owner = NULL;
@@ -704,6 +708,7 @@ json_t *ctld_state_ops(struct ctld *c)
 
 void ctld_jobs_free(struct ctld *c)
 {
+	c->interactive_live = 0;
 	for (size_t i = 0; i < c->jobs_cap; i++) {
 		struct ctld_job *cj = c->jobs[i];
 
@@ -762,7 +767,8 @@ static void on_timer(uv_timer_t *t)
  * ahead wakes the next cycle. */
 static int64_t interactive_limits(struct ctld *c, int64_t now, int64_t wake)
 {
-	for (size_t i = 1; i < c->jobs_cap; i++) {
+	/* the scan is for clusters that have some: not on every batch cycle */
+	for (size_t i = 1; c->interactive_live && i < c->jobs_cap; i++) {
 		struct ctld_job *cj = c->jobs[i];
 		struct sched_job_info info;
 		struct spur_error err;

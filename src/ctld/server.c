@@ -55,7 +55,7 @@ static void conn_close(struct ctld_conn *cn)
 		ev.type = SCHED_EV_NODE_DRAIN;
 		sched_step(c->sched, &ev, &acts, NULL);
 	}
-	for (size_t i = 1; i < c->jobs_cap; i++) {
+	for (size_t i = 1; cn->holds_jobs && i < c->jobs_cap; i++) {
 		if (c->jobs[i] && c->jobs[i]->waiter == cn)
 			c->jobs[i]->waiter = NULL;
 		if (c->jobs[i] && c->jobs[i]->owner == cn && !c->stopping)
