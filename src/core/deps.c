@@ -90,7 +90,7 @@ static enum dep_result eval_term(const struct sched *s, const struct core_job *j
 	}
 	t = core_job_find(s, d->job_id);
 	if (!t)
-		return DEP_NEVER;
+		return DEP_OK; /* purged (submit checks that it exists): Slurm lifts it */
 	if (t->array < 0)
 		return eval_one(d, t, now);
 	if (d->task_id >= 0 || (d->type == SPUR_DEP_AFTERCORR && j->task_id >= 0)) {

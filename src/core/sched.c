@@ -1363,6 +1363,70 @@ int sched_step(struct sched *s, const struct sched_event *ev, struct sched_actio
 	return 0;
 }
 
+/* ---------------------------------------------------------------- purge */
+
+/* Linear probing: take id out and shift later entries of its run back. */
+static void id_remove(struct sched *s, uint32_t id)
+{
+	size_t mask = s->id_cap - 1, i = hash_id(id) & mask;
+
+	while (s->id_slots[i] && s->jobs[s->id_slots[i] - 1]->id != id)
+		i = (i + 1) & mask;
+	if (!s->id_slots[i])
+		return;
+	s->id_slots[i] = 0;
+	for (size_t j = (i + 1) & mask; s->id_slots[j]; j = (j + 1) & mask) {
+		size_t home = hash_id(s->jobs[s->id_slots[j] - 1]->id) & mask;
+
+		/* the entry at j may move to the hole at i unless its home lies
+		 * cyclically in (i, j] */
+		if (i <= j ? (home > i && home <= j) : (home > i || home <= j))
+			continue;
+		s->id_slots[i] = s->id_slots[j];
+		s->id_slots[j] = 0;
+		i = j;
+	}
+}
+
+static void id_renumber(struct sched *s, uint32_t id, uint32_t value)
+{
+	size_t mask = s->id_cap - 1, i = hash_id(id) & mask;
+
+	while (s->jobs[s->id_slots[i] - 1]->id != id)
+		i = (i + 1) & mask;
+	s->id_slots[i] = value;
+}
+
+int sched_job_purge(struct sched *s, uint32_t job_id, struct spur_error *err)
+{
+	struct core_job *j = core_job_find(s, job_id), *last;
+	uint32_t idx;
+
+	if (!j)
+		return spur_error_set(err, SPUR_ENOENT, "job %u: unknown", job_id);
+	if (j->state == SCHED_JOB_PENDING || j->state == SCHED_JOB_RUNNING)
+		return spur_error_set(err, SPUR_ESTATE, "job %u: not ended (%s)", job_id,
+				      sched_job_state_name(j->state));
+	idx = j->index;
+	id_remove(s, job_id);
+	last = s->jobs[--s->njobs];
+	if (last != j) {
+		/* the last job takes the hole: its id and its nodes follow */
+		id_renumber(s, last->id, idx + 1);
+		for (size_t a = 0; a < last->nalloc; a++) {
+			struct core_node *n = &s->nodes[last->alloc[a].node];
+
+			for (size_t k = 0; k < n->njobs; k++)
+				if (n->jobs[k] == last->index)
+					n->jobs[k] = idx;
+		}
+		last->index = idx;
+		s->jobs[idx] = last;
+	}
+	job_free(j);
+	return 0;
+}
+
 /* ---------------------------------------------------------------- queries */
 
 int sched_job_info(const struct sched *s, uint32_t job_id, struct sched_job_info *out)

@@ -285,6 +285,11 @@ struct sched_actions {
 int sched_step(struct sched *s, const struct sched_event *ev, struct sched_actions *out,
 	       struct spur_error *err);
 
+/* Forget an ended job (Slurm's MinJobAge purge): its id is unknown from now
+ * on, and a dependency on it counts as satisfied (Slurm: "job is gone,
+ * dependency lifted"). SPUR_ESTATE while it is pending or running. No cycle. */
+int sched_job_purge(struct sched *s, uint32_t job_id, struct spur_error *err);
+
 /* ---------------------------------------------------------------- queries */
 
 struct sched_job_info {

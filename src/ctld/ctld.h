@@ -43,6 +43,8 @@ struct ctld {
 	struct ctld_job **jobs; /* by id (dense from 1) */
 	size_t jobs_cap;
 	uint32_t next_id;
+	uint32_t purge_low; /* every id below it is purged (MinJobAge) */
+	uv_timer_t purge_timer;
 	uint64_t op_seq; /* ops applied so far */
 	uint32_t interactive_live; /* interactive jobs not ended (their limits) */
 	struct ctld_conn **agents; /* by node index, NULL when not connected */
@@ -91,6 +93,8 @@ json_t *ctld_state_ops(struct ctld *c);
 int ctld_state_restore(struct ctld *c, const json_t *doc, struct spur_error *err);
 void ctld_jobs_free(struct ctld *c);
 int ctld_run_cycle(struct ctld *c);
+/* Forget jobs ended more than MinJobAge ago (a logged op), every so often. */
+void ctld_purge_start(struct ctld *c);
 struct ctld_job *ctld_job(struct ctld *c, uint32_t id);
 /* The partition a job runs in, or, pending, the one(s) it asked for (else
  * the default partition). Borrowed. */

@@ -261,7 +261,7 @@ static void queue_text(struct ctld_conn *cn, json_t *msg, const char *fmt)
 		return;
 	}
 	buf[0] = '\0';
-	for (size_t id = 1; id < c->jobs_cap; id++) {
+	for (size_t id = c->purge_low; id < c->jobs_cap; id++) {
 		struct sched_job_info info;
 
 		if (!c->jobs[id] || sched_job_info(c->sched, (uint32_t)id, &info) ||
@@ -325,7 +325,7 @@ static void handle_queue(struct ctld_conn *cn, json_t *msg)
 	}
 	jobs = json_array();
 
-	for (size_t id = 1; id < c->jobs_cap; id++) {
+	for (size_t id = c->purge_low; id < c->jobs_cap; id++) {
 		struct sched_job_info info;
 
 		if (!c->jobs[id] || sched_job_info(c->sched, (uint32_t)id, &info))
@@ -396,7 +396,7 @@ static void handle_nodes(struct ctld_conn *cn, json_t *msg)
  * not know (it restarted without them) end as failed, not RUNNING forever. */
 static void lost_jobs(struct ctld *c, long idx, const json_t *known)
 {
-	for (size_t id = 1; id < c->jobs_cap; id++) {
+	for (size_t id = c->purge_low; id < c->jobs_cap; id++) {
 		struct sched_job_info info;
 		struct spur_error err;
 		bool found = false;

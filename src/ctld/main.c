@@ -165,6 +165,7 @@ static void on_ready(struct ctld *c)
 	spur_info("listening on %s:%u, %zu nodes, %zu partitions, %u jobs, state in %s",
 		  listen_at.addr, listen_at.port, c->conf->nnodes, c->conf->nparts,
 		  c->next_id - (c->conf->first_job_id ? c->conf->first_job_id : 1), c->state_dir);
+	ctld_purge_start(c);
 	ctld_run_cycle(c);
 }
 

@@ -139,6 +139,10 @@ static int apply_submit(struct ctld *c, json_t *op, bool replay, struct spur_err
 		return spur_error_set(err, SPUR_EINVAL, "submit: no id or job");
 	if (replay && ctld_job(c, id))
 		return 0; /* already in the state (a snapshot taken after it) */
+	/* ids are given in order, and a snapshot holds every job not purged:
+	 * an earlier id that is absent was purged (MinJobAge) */
+	if (replay && id < c->next_id)
+		return 0;
 	sp.submit_time = ev.time;
 	rc = spec_from_json(job, id, &sp, &g, err);
 	if (!rc)
@@ -573,6 +577,113 @@ static int apply_update(struct ctld *c, json_t *op, struct spur_error *err)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- purge */
+
+static void job_free(struct ctld_job *cj)
+{
+	json_decref(cj->spec);
+	json_decref(cj->submit_op);
+	json_decref(cj->hold_op);
+	json_decref(cj->start_op);
+	json_decref(cj->end_op);
+	json_decref(cj->requeue_op);
+	free(cj->nodes);
+	free(cj->gpus);
+	free(cj);
+}
+
+
+/* The tasks of the submission whose first job is cj, when every one has
+ * ended (their latest end in *end); else 0. */
+static uint32_t submission_ended(struct ctld *c, const struct ctld_job *cj, int64_t *end)
+{
+	uint32_t n = id_count(cj->spec);
+
+	*end = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		struct sched_job_info info;
+
+		if (!ctld_job(c, cj->id + k) || sched_job_info(c->sched, cj->id + k, &info) ||
+		    info.state == SCHED_JOB_PENDING || info.state == SCHED_JOB_RUNNING)
+			return 0;
+		if (info.end_time > *end)
+			*end = info.end_time;
+	}
+	return n;
+}
+
+/* {"op":"purge","ids":[first job of each submission]}: forget them, every
+ * task; accounting keeps their history. Replayed, what is gone is skipped. */
+static int apply_purge(struct ctld *c, json_t *op, struct spur_error *err)
+{
+	const json_t *ids = json_object_get(op, "ids");
+	size_t i;
+	json_t *v;
+
+	if (!json_is_array(ids))
+		return spur_error_set(err, SPUR_EINVAL, "purge: no ids");
+	json_array_foreach(ids, i, v) {
+		uint32_t id = (uint32_t)json_integer_value(v), n;
+		struct ctld_job *cj = ctld_job(c, id);
+		int64_t end;
+
+		if (!cj || !cj->submit_op || !(n = submission_ended(c, cj, &end)))
+			continue;
+		for (uint32_t k = 0; k < n; k++) {
+			if (sched_job_purge(c->sched, id + k, err))
+				spur_warn("purge: %s", err->msg);
+			job_free(c->jobs[id + k]);
+			c->jobs[id + k] = NULL;
+		}
+	}
+	while (c->purge_low < c->next_id && c->purge_low < c->jobs_cap && !c->jobs[c->purge_low])
+		c->purge_low++;
+	return 0;
+}
+
+static void on_purge_timer(uv_timer_t *t)
+{
+	struct ctld *c = t->data;
+	int64_t now = ctld_now(), age = c->conf->min_job_age;
+	json_t *ids = json_array(), *op;
+	struct spur_error err;
+
+	if (!ids)
+		return;
+	for (uint32_t id = c->purge_low; id < c->next_id && id < c->jobs_cap; id++) {
+		struct ctld_job *cj = c->jobs[id];
+		int64_t end;
+
+		if (cj && cj->submit_op && submission_ended(c, cj, &end) && end + age <= now &&
+		    json_array_append_new(ids, json_integer(id)) == 0 && json_array_size(ids) >= 10000)
+			break;
+	}
+	if (!json_array_size(ids)) {
+		json_decref(ids);
+		return;
+	}
+	op = json_pack("{s:s,s:I,s:o}", "op", "purge", "time", (json_int_t)now, "ids", ids);
+	spur_debug("purging %zu submissions ended over %" PRId64 " s ago",
+		   json_array_size(json_object_get(op, "ids")), age);
+	if (op && ctld_commit(c, op, NULL, NULL, &err))
+		spur_error_log("purge: %s", err.msg);
+	json_decref(op);
+}
+
+/* Slurm's MinJobAge (default 300 s); 0 keeps ended jobs for good. Looked at
+ * every half MinJobAge, at least each second, at most each minute. */
+void ctld_purge_start(struct ctld *c)
+{
+	uint64_t every = c->conf->min_job_age / 2;
+
+	if (!c->conf->min_job_age)
+		return;
+	every = every < 1 ? 1 : every > 60 ? 60 : every;
+	uv_timer_init(c->loop, &c->purge_timer);
+	c->purge_timer.data = c;
+	uv_timer_start(&c->purge_timer, on_purge_timer, every * 1000, every * 1000);
+}
+
 int ctld_apply(struct ctld *c, json_t *op, bool replay, struct spur_error *err)
 {
 	const char *kind = spur_json_str(op, "op", "");
@@ -592,6 +703,8 @@ int ctld_apply(struct ctld *c, json_t *op, bool replay, struct spur_error *err)
 		rc = apply_requeue(c, op, replay, err);
 	else if (!strcmp(kind, "update"))
 		rc = apply_update(c, op, err);
+	else if (!strcmp(kind, "purge"))
+		rc = apply_purge(c, op, err);
 	else
 		return spur_error_set(err, SPUR_EINVAL, "unknown operation '%s'", kind);
 	/* the order ops were applied in, for snapshots */
@@ -710,21 +823,11 @@ void ctld_jobs_free(struct ctld *c)
 {
 	c->interactive_live = 0;
 	for (size_t i = 0; i < c->jobs_cap; i++) {
-		struct ctld_job *cj = c->jobs[i];
-
-		if (!cj)
-			continue;
-		json_decref(cj->spec);
-		json_decref(cj->submit_op);
-		json_decref(cj->hold_op);
-		json_decref(cj->start_op);
-		json_decref(cj->end_op);
-		json_decref(cj->requeue_op);
-		free(cj->nodes);
-		free(cj->gpus);
-		free(cj);
+		if (c->jobs[i])
+			job_free(c->jobs[i]);
 		c->jobs[i] = NULL;
 	}
+	c->purge_low = 0;
 }
 
 int ctld_state_restore(struct ctld *c, const json_t *doc, struct spur_error *err)
@@ -738,6 +841,7 @@ int ctld_state_restore(struct ctld *c, const json_t *doc, struct spur_error *err
 	/* a follower that is far behind drops what it has */
 	if (c->next_id > (c->conf->first_job_id ? c->conf->first_job_id : 1)) {
 		ctld_jobs_free(c);
+		c->next_id = c->conf->first_job_id ? c->conf->first_job_id : 1;
 		sched_destroy(c->sched);
 		c->sched = NULL;
 		if (ctld_build_core(c, err))

@@ -768,6 +768,63 @@ static void test_deterministic(void **state)
 	spur_free(traces[1]);
 }
 
+/* ---------------------------------------------------------------- purge */
+
+/* MinJobAge: ended jobs are forgotten while others run and wait; what is
+ * left is found by id, running jobs moved in the table still give their
+ * GPUs back, and a purged job can no longer be depended on. */
+static void test_purge(void **state)
+{
+	struct sim *sim = one_node(SCHED_TOPO_MI300X, "mi300x", 0);
+	struct sched *s = sim_sched(sim);
+	static struct sched_job_spec jobs[300];
+	struct sched_job_info info;
+	struct spur_error err;
+	uint32_t purged = 0, refused = 0;
+
+	(void)state;
+	for (uint32_t i = 1; i <= 300; i++) {
+		jobs[i - 1] = job(i, 1, 1, H);
+		assert_int_equal(sim_submit_now(sim, &jobs[i - 1], 10 * (i % 7 + 1), 0, &err), 0);
+	}
+	sim_run_until(sim, 400);
+	for (uint32_t i = 1; i <= 300; i++) {
+		assert_int_equal(sched_job_info(s, i, &info), 0);
+		if (info.state == SCHED_JOB_PENDING || info.state == SCHED_JOB_RUNNING) {
+			assert_int_equal(sched_job_purge(s, i, &err), SPUR_ESTATE);
+			refused++;
+		} else {
+			assert_int_equal(sched_job_purge(s, i, &err), 0);
+			purged++;
+		}
+	}
+	assert_true(purged > 50 && refused > 100);
+	assert_int_equal(sched_job_purge(s, 1, &err), SPUR_ENOENT);
+	for (uint32_t i = 1; i <= 300; i++) {
+		int rc = sched_job_info(s, i, &info);
+
+		assert_true(rc == 0 ? info.id == i : rc == SPUR_ENOENT);
+	}
+	jobs[0] = job(301, 1, 1, H);
+	jobs[0].dependency = "afterok:1";
+	assert_int_equal(sim_submit_now(sim, &jobs[0], 10, 0, &err), SPUR_ENOENT);
+	sim_run_until_idle(sim);
+	for (uint32_t i = 1, done = 0; i <= 300; i++) {
+		if (!sched_job_info(s, i, &info)) {
+			assert_int_equal(info.state, SCHED_JOB_COMPLETED);
+			assert_int_equal(sched_job_purge(s, i, &err), 0);
+			done++;
+		}
+		if (i == 300)
+			assert_int_equal(done, refused);
+	}
+	assert_int_equal(sched_node_free_gpus(s, 0), 0xff);
+	jobs[1] = job(302, 1, 8, H);
+	assert_int_equal(sim_submit_now(sim, &jobs[1], 10, 0, &err), 0);
+	assert_int_equal(sim_job_state(sim, 302), SCHED_JOB_RUNNING);
+	sim_destroy(sim);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -793,6 +850,7 @@ int main(void)
 		cmocka_unit_test(test_set_links),
 		cmocka_unit_test(test_no_limits_no_timer),
 		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_purge),
 	};
 
 	return cmocka_run_group_tests_name("features", tests, NULL, NULL);
