@@ -5,11 +5,15 @@
 #include "common/jobfmt.h"
 
 #include <getopt.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 /* squeue -O/--Format "JobID:10,Name,State:.8" as the equivalent -o format:
  * each field left-justified in 20 columns unless it says otherwise (":W",
@@ -175,16 +179,258 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 	return 0;
 }
 
-static void cancel_failed(const char *prog, long id, const char *why)
+/* A signal by name (USR1, SIGUSR1) or number; 0 when unknown. */
+static int signal_parse(const char *v)
 {
-	fprintf(stderr, "%s: error: Kill job error on job id %ld: %s\n", prog, id, why);
+	static const struct {
+		const char *name;
+		int sig;
+	} sigs[] = {
+		{ "HUP", SIGHUP },   { "INT", SIGINT },	  { "QUIT", SIGQUIT }, { "ABRT", SIGABRT },
+		{ "KILL", SIGKILL }, { "USR1", SIGUSR1 }, { "SEGV", SIGSEGV }, { "USR2", SIGUSR2 },
+		{ "PIPE", SIGPIPE }, { "ALRM", SIGALRM }, { "TERM", SIGTERM }, { "CONT", SIGCONT },
+		{ "STOP", SIGSTOP }, { "TSTP", SIGTSTP }, { "TTIN", SIGTTIN }, { "TTOU", SIGTTOU },
+		{ "URG", SIGURG },   { "XCPU", SIGXCPU }, { "XFSZ", SIGXFSZ }, { "WINCH", SIGWINCH },
+	};
+	char *end;
+	long n = strtol(v, &end, 10);
+
+	if (*v && !*end)
+		return n > 0 && n < 65 ? (int)n : 0;
+	if (!strncasecmp(v, "SIG", 3))
+		v += 3;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (!strcasecmp(v, sigs[i].name))
+			return sigs[i].sig;
+	return 0;
 }
 
+/* One scancel job argument, "N", "N_M" or "N_[1-3,7]", appended to jobs. */
+static bool job_arg_parse(const char *arg, json_t *jobs)
+{
+	char *end;
+	long id = strtol(arg, &end, 10), lo, hi;
+	const char *p;
+
+	if (end == arg || id <= 0 || id > UINT32_MAX)
+		return false;
+	if (!*end) {
+		json_array_append_new(jobs, json_pack("{s:I}", "job_id", (json_int_t)id));
+		return true;
+	}
+	if (*end != '_')
+		return false;
+	p = end + 1;
+	if (*p != '[') {
+		lo = strtol(p, &end, 10);
+		if (end == p || *end || lo < 0)
+			return false;
+		json_array_append_new(jobs, json_pack("{s:I,s:I}", "job_id", (json_int_t)id,
+						      "task_id", (json_int_t)lo));
+		return true;
+	}
+	for (p++;;) {
+		lo = strtol(p, &end, 10);
+		if (end == p || lo < 0)
+			return false;
+		hi = lo;
+		if (*end == '-') {
+			p = end + 1;
+			hi = strtol(p, &end, 10);
+			if (end == p || hi < lo || hi - lo > 1000000)
+				return false;
+		}
+		for (long t = lo; t <= hi; t++)
+			json_array_append_new(jobs, json_pack("{s:I,s:I}", "job_id", (json_int_t)id,
+							      "task_id", (json_int_t)t));
+		if (*end == ']')
+			return !end[1];
+		if (*end != ',')
+			return false;
+		p = end + 1;
+	}
+}
+
+/* -u accepts names and numeric uids; Slurm refuses an unknown user. */
+static bool user_list_ok(const char *prog, const char *list, char *out, size_t len)
+{
+	size_t o = 0;
+	char buf[1024], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	out[0] = '\0';
+	for (char *u = strtok_r(buf, ",", &save); u; u = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long uid = strtol(u, &end, 10);
+		struct passwd *pw = *end || end == u ? getpwnam(u) : getpwuid((uid_t)uid);
+
+		if (!pw) {
+			fprintf(stderr, "%s: error: Invalid user name: %s\n", prog, u);
+			return false;
+		}
+		o += (size_t)snprintf(out + o, o < len ? len - o : 0, "%s%s", o ? "," : "",
+				      pw->pw_name);
+	}
+	return o > 0 && o < len;
+}
+
+static bool state_list_ok(const char *prog, const char *list)
+{
+	char buf[256], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (!spur_jobfmt_in_list("PENDING,PD,RUNNING,R,SUSPENDED,S", t)) {
+			fprintf(stderr, "%s: error: Invalid job state specified: %s\n", prog, t);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void usage_scancel(void)
+{
+	printf("Usage: scancel [-A account] [--batch] [--full] [--interactive] [-n job_name]\n"
+	       "               [-p partition] [-Q] [-q qos] [--reservation=reservation]\n"
+	       "               [-s signal | integer] [-t PENDING | RUNNING | SUSPENDED]\n"
+	       "               [--usage] [-u user_name] [--hurry] [-V] [-v] [-w hosts...]\n"
+	       "               [--wckey=wckey] [job_id[_array_id][.step_id]]\n");
+}
+
+/* scancel [options] [job_id[_array_id]]...: cancel (or, with -s, signal)
+ * the jobs named, the active jobs that pass the filters, or the named jobs
+ * that pass them. */
 int cli_scancel_main(const char *prog, int argc, char **argv)
 {
-	if (argc < 1) {
-		fprintf(stderr, "%s: error: No job identification provided\n", prog);
-		return 1;
+	static const struct option opts[] = {
+		{ "signal", required_argument, NULL, 's' },  { "user", required_argument, NULL, 'u' },
+		{ "state", required_argument, NULL, 't' },   { "partition", required_argument, NULL, 'p' },
+		{ "name", required_argument, NULL, 'n' },    { "jobname", required_argument, NULL, 'n' },
+		{ "account", required_argument, NULL, 'A' }, { "nodelist", required_argument, NULL, 'w' },
+		{ "me", no_argument, NULL, 'm' },	     { "quiet", no_argument, NULL, 'Q' },
+		{ "verbose", no_argument, NULL, 'v' },	     { "batch", no_argument, NULL, 'b' },
+		{ "full", no_argument, NULL, 'f' },	     { "hurry", no_argument, NULL, 'H' },
+		{ "interactive", no_argument, NULL, 'i' },   { "help", no_argument, NULL, 'h' },
+		{ "usage", no_argument, NULL, 'U' },
+		{ NULL, 0, NULL, 0 },
+	};
+	json_t *filter = json_object(), *jobs = json_array(), *req, *reply, *e;
+	char *pargv[128 + 1], users[1024];
+	int pargc, opt, sig = 0, rc = 0;
+	bool quiet = false, verbose = false;
+	struct spur_error err;
+	size_t i;
+
+	pargc = cli_getopt_argv("scancel", argc, argv, pargv, 128);
+	while ((opt = getopt_long(pargc, pargv, "s:u:t:p:n:A:w:QvbfHihq:M:", opts, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			sig = signal_parse(optarg);
+			if (!sig) {
+				fprintf(stderr, "%s: error: Invalid job signal: %s\n", prog, optarg);
+				goto fail;
+			}
+			break;
+		case 'u':
+			if (!user_list_ok(prog, optarg, users, sizeof(users)))
+				goto fail;
+			json_object_set_new(filter, "users", json_string(users));
+			break;
+		case 'm': {
+			struct passwd *pw = getpwuid(getuid());
+
+			json_object_set_new(filter, "users", json_string(pw ? pw->pw_name : "?"));
+			break;
+		}
+		case 't':
+			if (!state_list_ok(prog, optarg))
+				goto fail;
+			json_object_set_new(filter, "states", json_string(optarg));
+			break;
+		case 'p':
+			json_object_set_new(filter, "partitions", json_string(optarg));
+			break;
+		case 'n':
+			json_object_set_new(filter, "names", json_string(optarg));
+			break;
+		case 'A':
+			json_object_set_new(filter, "accounts", json_string(optarg));
+			break;
+		case 'w':
+			json_object_set_new(filter, "nodes", json_string(optarg));
+			break;
+		case 'Q':
+			quiet = true;
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		case 'b':
+		case 'f':
+		case 'H':
+			break;
+		case 'i':
+			fprintf(stderr, "%s: error: --interactive is not supported\n", prog);
+			goto fail;
+		case 'q':
+		case 'M':
+			fprintf(stderr, "%s: error: -%c is not supported\n", prog, opt);
+			goto fail;
+		case 'h':
+		case 'U':
+			usage_scancel();
+			goto done;
+		default:
+			fprintf(stderr, "Try \"scancel --help\" for more information\n");
+			goto fail;
+		}
 	}
-	return cli_each_job(prog, argc, argv, "cancel", false, cancel_failed);
+	for (int a = optind; a < pargc; a++) {
+		if (!job_arg_parse(pargv[a], jobs)) {
+			fprintf(stderr, "%s: error: Invalid job id %s\n", prog, pargv[a]);
+			goto fail;
+		}
+	}
+	if (!json_array_size(jobs) && !json_object_size(filter)) {
+		fprintf(stderr, "%s: error: No job identification provided\n", prog);
+		goto fail;
+	}
+	req = json_pack("{s:s}", "type", "cancel");
+	if (json_array_size(jobs))
+		json_object_set(req, "jobs", jobs);
+	if (json_object_size(filter))
+		json_object_set(req, "filter", filter);
+	if (sig)
+		json_object_set_new(req, "signal", json_integer(sig));
+	reply = cli_call(req, &err);
+	if (!reply) {
+		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
+		goto fail;
+	}
+	json_array_foreach(json_object_get(reply, "errors"), i, e) {
+		const char *why = spur_json_str(e, "error", "");
+		char id[48];
+
+		if (quiet && !strcmp(why, "Job/step already completing or completed"))
+			continue;
+		if (json_object_get(e, "task_id"))
+			snprintf(id, sizeof(id), "%lld_%lld", (long long)spur_json_int(e, "job_id", 0),
+				 (long long)spur_json_int(e, "task_id", 0));
+		else
+			snprintf(id, sizeof(id), "%lld", (long long)spur_json_int(e, "job_id", 0));
+		fprintf(stderr, "%s: error: Kill job error on job id %s: %s\n", prog, id, why);
+		rc = 1;
+	}
+	if (verbose)
+		fprintf(stderr, "%s: %s %lld job(s)\n", prog,
+			sig && sig != SIGKILL ? "Signalled" : "Cancelled",
+			(long long)spur_json_int(reply, "count", 0));
+	json_decref(reply);
+	goto done;
+fail:
+	rc = 1;
+done:
+	json_decref(filter);
+	json_decref(jobs);
+	return rc;
 }

@@ -3,6 +3,7 @@
 #include "ctld.h"
 
 #include "common/alloc.h"
+#include "common/hostlist.h"
 #include "common/jobfmt.h"
 #include "common/log.h"
 
@@ -173,24 +174,6 @@ static void handle_submit(struct ctld_conn *cn, json_t *msg)
 }
 
 
-static void handle_cancel(struct ctld_conn *cn, json_t *msg)
-{
-	struct ctld *c = cn->c;
-	uint32_t id = (uint32_t)spur_json_int(msg, "job_id", 0);
-	struct sched_job_info info;
-
-	if (sched_job_info(c->sched, id, &info)) {
-		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
-		return;
-	}
-	if (info.state == SCHED_JOB_RUNNING)
-		ctld_signal_job(c, id, SIGTERM);
-	commit_reply(cn,
-		     json_pack("{s:s,s:i,s:I}", "op", "cancel", "id", (int)id, "time",
-			       (json_int_t)ctld_now()),
-		     id);
-}
-
 /* The format engine's view of a job (strings borrowed from the records). */
 static void fmt_job(struct ctld *c, const struct ctld_job *cj, const struct sched_job_info *info,
 		    struct spur_jobfmt_job *f)
@@ -283,14 +266,18 @@ static void queue_text(struct ctld_conn *cn, json_t *msg, const char *fmt)
 		qsort(rows, nrows, sizeof(*rows), row_cmp);
 	for (size_t r = 0; r < nrows; r++) {
 		struct spur_jobfmt_job *f = &rows[r].f;
-		char idtxt[32], plain[16];
+		char idtxt[32], plain[16], array[16] = "";
 
 		spur_jobfmt_id(f, idtxt, sizeof(idtxt));
 		snprintf(plain, sizeof(plain), "%" PRIu32, f->job_id);
+		/* -j of an array's job id lists all its tasks, as in Slurm */
+		if (f->array_job_id)
+			snprintf(array, sizeof(array), "%" PRIu32, f->array_job_id);
 		if (!spur_jobfmt_in_list(users, f->user) || !spur_jobfmt_in_list(parts, f->partition) ||
 		    (states && !spur_jobfmt_in_list(states, f->state) &&
 		     !spur_jobfmt_in_list(states, spur_jobfmt_state_code(f->state))) ||
-		    (ids && !spur_jobfmt_in_list(ids, idtxt) && !spur_jobfmt_in_list(ids, plain)))
+		    (ids && !spur_jobfmt_in_list(ids, idtxt) && !spur_jobfmt_in_list(ids, plain) &&
+		     !spur_jobfmt_in_list(ids, array)))
 			continue;
 		while (!spur_jobfmt_line(fmt, f, now, buf, &len, cap)) {
 			char *nb = realloc(buf, cap * 2);
@@ -310,6 +297,211 @@ static void queue_text(struct ctld_conn *cn, json_t *msg, const char *fmt)
 	reply = json_pack("{s:s%,s:I}", "text", buf, len, "count", (json_int_t)count);
 	free(buf);
 	reply_ok(cn, reply);
+}
+
+/* Do two hostlist expressions name a common host? */
+static bool hosts_meet(const char *a, const char *b)
+{
+	struct spur_error err;
+	struct spur_hostlist *ha = spur_hostlist_from_expr(a, &err), *hb;
+	bool meet = false;
+
+	if (!ha)
+		return false;
+	hb = spur_hostlist_from_expr(b, &err);
+	for (size_t i = 0; hb && !meet && i < spur_hostlist_count(hb); i++)
+		meet = spur_hostlist_find(ha, spur_hostlist_nth(hb, i)) >= 0;
+	spur_hostlist_destroy(hb);
+	spur_hostlist_destroy(ha);
+	return meet;
+}
+
+/* Does an active job pass scancel's filters (-u -t -p -n -A -w)? Each is a
+ * comma list; an absent one passes everything. */
+static bool cancel_filter_ok(struct ctld *c, const struct ctld_job *cj,
+			     const struct sched_job_info *info, const json_t *flt)
+{
+	struct spur_jobfmt_job f;
+	const char *states = spur_json_str(flt, "states", NULL);
+	const char *nodes = spur_json_str(flt, "nodes", NULL);
+
+	if (info->state != SCHED_JOB_PENDING && info->state != SCHED_JOB_RUNNING)
+		return false;
+	fmt_job(c, cj, info, &f);
+	if (states && !spur_jobfmt_in_list(states, f.state) &&
+	    !spur_jobfmt_in_list(states, spur_jobfmt_state_code(f.state)))
+		return false;
+	if (nodes && (!cj->nodes || !hosts_meet(nodes, cj->nodes)))
+		return false;
+	return spur_jobfmt_in_list(spur_json_str(flt, "users", NULL), f.user) &&
+	       spur_jobfmt_in_list(spur_json_str(flt, "partitions", NULL), f.partition) &&
+	       spur_jobfmt_in_list(spur_json_str(flt, "names", NULL), f.name) &&
+	       spur_jobfmt_in_list(spur_json_str(flt, "accounts", NULL), f.account);
+}
+
+/* The jobs one scancel argument names: N (and, when N is an array's job
+ * id, every task of it) or N_M (one task). */
+static size_t cancel_targets(struct ctld *c, uint32_t id, long task, uint32_t *out, size_t max)
+{
+	struct sched_job_info info;
+	size_t n = 0;
+
+	if (task < 0 && !sched_job_info(c->sched, id, &info) &&
+	    (!info.array_job_id || info.array_job_id != id)) {
+		out[n++] = id;
+		return n;
+	}
+	/* the whole array: its tasks still active (the ended ones are no
+	 * error), or the first task when none is */
+	for (size_t j = id >= c->purge_low ? id : c->purge_low; j < c->jobs_cap && n < max; j++) {
+		if (!c->jobs[j] || sched_job_info(c->sched, (uint32_t)j, &info) ||
+		    info.array_job_id != id)
+			continue;
+		if (task >= 0 && (long)info.array_task_id == task)
+			out[n++] = (uint32_t)j;
+		else if (task < 0 &&
+			 (info.state == SCHED_JOB_PENDING || info.state == SCHED_JOB_RUNNING))
+			out[n++] = (uint32_t)j;
+	}
+	if (!n && task < 0 && !sched_job_info(c->sched, id, &info))
+		out[n++] = id;
+	return n;
+}
+
+static void cancel_error(json_t *errors, uint32_t id, long task, const char *msg)
+{
+	json_t *e = json_pack("{s:i,s:s}", "job_id", (int)id, "error", msg);
+
+	if (task >= 0)
+		json_object_set_new(e, "task_id", json_integer(task));
+	json_array_append_new(errors, e);
+}
+
+/* Signal (scancel -s) one job, or find it can be cancelled (*commit);
+ * false with *why set when neither. */
+static bool cancel_one(struct ctld *c, uint32_t id, int sig, const char **why, bool *commit)
+{
+	struct sched_job_info info;
+
+	if (sched_job_info(c->sched, id, &info)) {
+		*why = "Invalid job id specified";
+		return false;
+	}
+	if (info.state != SCHED_JOB_PENDING && info.state != SCHED_JOB_RUNNING) {
+		*why = "Job/step already completing or completed";
+		return false;
+	}
+	if (sig && sig != SIGKILL) {
+		if (info.state != SCHED_JOB_RUNNING) {
+			*why = "Job is pending execution";
+			return false;
+		}
+		ctld_signal_job(c, id, sig);
+		return true;
+	}
+	*commit = true;
+	return true;
+}
+
+/* scancel: {"jobs":[{"job_id":N,"task_id":M}], "filter":{...}, "signal":S}
+ * (or the older single "job_id"). Jobs named and filters both given: the
+ * named jobs that pass the filters. The reply lists each job that could not
+ * be cancelled; it is sent once every cancellation is committed. */
+static void handle_cancel(struct ctld_conn *cn, json_t *msg)
+{
+	struct ctld *c = cn->c;
+	const json_t *jobs = json_object_get(msg, "jobs"), *flt = json_object_get(msg, "filter");
+	int sig = (int)spur_json_int(msg, "signal", 0);
+	json_t *errors = json_array(), *one = NULL, *reply, *item;
+	uint32_t *ids = NULL;
+	size_t nids = 0, cap = 0, count = 0, ncancel = 0, idx;
+	struct spur_error err;
+
+	if (sig < 0 || sig > 64) {
+		json_decref(errors);
+		reply_error(cn, SPUR_EINVAL, "Invalid signal");
+		return;
+	}
+	if (!jobs && json_object_get(msg, "job_id")) {
+		one = json_pack("[{s:O}]", "job_id", json_object_get(msg, "job_id"));
+		jobs = one;
+	}
+	if (spur_grow((void **)&ids, &cap, 1024, sizeof(*ids)))
+		goto out_of_memory;
+	if (json_is_array(jobs)) {
+		json_array_foreach(jobs, idx, item) {
+			uint32_t id = (uint32_t)spur_json_int(item, "job_id", 0);
+			long task = (long)spur_json_int(item, "task_id", -1);
+			size_t got;
+
+			if (spur_grow((void **)&ids, &cap, nids + 1024, sizeof(*ids)))
+				goto out_of_memory;
+			got = cancel_targets(c, id, task, ids + nids, 1024);
+			if (!got)
+				cancel_error(errors, id, task, "Invalid job id specified");
+			nids += got;
+		}
+	} else if (json_is_object(flt)) {
+		for (size_t j = c->purge_low; j < c->jobs_cap; j++) {
+			if (!c->jobs[j])
+				continue;
+			if (spur_grow((void **)&ids, &cap, nids + 1, sizeof(*ids)))
+				goto out_of_memory;
+			ids[nids++] = (uint32_t)j;
+		}
+	} else {
+		json_decref(errors);
+		free(ids);
+		reply_error(cn, SPUR_EINVAL, "No job identification provided");
+		return;
+	}
+	/* keep in ids[0..ncancel) the jobs to cancel */
+	for (size_t i = 0; i < nids; i++) {
+		struct sched_job_info info;
+		const char *why;
+		bool commit = false;
+
+		if (json_is_object(flt) &&
+		    (!c->jobs[ids[i]] || sched_job_info(c->sched, ids[i], &info) ||
+		     !cancel_filter_ok(c, c->jobs[ids[i]], &info, flt)))
+			continue;
+		if (!cancel_one(c, ids[i], sig, &why, &commit)) {
+			if (!json_is_object(flt))
+				cancel_error(errors, ids[i], -1, why);
+			continue;
+		}
+		count++;
+		if (commit)
+			ids[ncancel++] = ids[i];
+	}
+	json_decref(one);
+	reply = json_pack("{s:s,s:I,s:o}", "type", "ok", "count", (json_int_t)count, "errors", errors);
+	if (!ncancel)
+		ctld_conn_send(cn, reply);
+	/* the reply goes with the last cancellation, once it is committed */
+	for (size_t i = 0; i < ncancel; i++) {
+		struct sched_job_info info;
+		json_t *op = json_pack("{s:s,s:i,s:I}", "op", "cancel", "id", (int)ids[i], "time",
+				       (json_int_t)ctld_now());
+
+		if (!sched_job_info(c->sched, ids[i], &info) && info.state == SCHED_JOB_RUNNING)
+			ctld_signal_job(c, ids[i], sig ? sig : SIGTERM);
+		if (ctld_commit(c, op, i + 1 == ncancel ? cn : NULL, i + 1 == ncancel ? reply : NULL,
+				&err)) {
+			spur_error_log("job %u: %s", ids[i], err.msg);
+			if (i + 1 == ncancel)
+				reply_error(cn, err.code, err.msg);
+		}
+		json_decref(op);
+	}
+	free(ids);
+	ctld_run_cycle(c);
+	return;
+out_of_memory:
+	free(ids);
+	json_decref(one);
+	json_decref(errors);
+	reply_error(cn, SPUR_ENOMEM, "out of memory");
 }
 
 static void handle_queue(struct ctld_conn *cn, json_t *msg)

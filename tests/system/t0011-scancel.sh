@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# scancel as users use it: by id, by array task, by filters (-u -t -n -p -w,
+# alone and combined with ids), -s to signal without cancelling, and the
+# errors Slurm prints for what cannot be done.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+write_conf 2 gpu:mi300x:8
+start_ctld
+start_agents 2
+check "2 nodes register" wait_until 20 nodes_idle 2
+me=$(id -un)
+state() { squeue -h -j "$1" -o %T 2>/dev/null | head -n1; }
+acct_state() { sacct -n -X -P -o State -j "$1" | head -n1; }
+
+a1=$(sbatch --parsable --hold -J alpha --wrap true)
+a2=$(sbatch --parsable --hold -J alpha --wrap true)
+b1=$(sbatch --parsable --hold -J beta --wrap true)
+b2=$(sbatch --parsable --hold -J beta --wrap true)
+arr=$(sbatch --parsable --hold -J arr --array=0-3 --wrap true)
+cat >sig.sh <<'SH'
+#!/bin/bash
+#SBATCH -J sig -o sig.out -w mi1
+trap 'echo got USR1' USR1
+for i in $(seq 1 300); do sleep 0.1; done
+SH
+run=$(sbatch --parsable sig.sh)
+check "the signalled job runs" wait_until 10 sh -c "squeue -h -j $run -o %t | grep -qx R"
+
+check "scancel -n cancels the jobs of that name" scancel -n beta
+check "... both of them" sh -c "[ \$(squeue -h -n beta | wc -l) -eq 0 ]"
+check "... as CANCELLED in sacct" sh -c "sacct -n -X -P -o State -j $b1,$b2 | sort -u | grep -qx CANCELLED"
+check "... and no other job" [ "$(state "$a1")" = PENDING ]
+
+check "scancel JOB_TASK cancels that array task" scancel "${arr}_2"
+check "... only that one" sh -c "[ \$(squeue -h -j $arr -o %i 2>/dev/null | wc -l) -eq 3 ]"
+check "... the others still pending" sh -c "squeue -h -o %i | grep -qx ${arr}_1"
+check "scancel JOB_[0,3] takes a task list" scancel "${arr}_[0,3]"
+check "... leaving task 1" sh -c "squeue -h -o %i | grep '^${arr}_' | tr '\n' ' ' | grep -qx '${arr}_1 '"
+check "scancel of the array's job id cancels the rest" scancel "$arr"
+check "... no task remains" sh -c "! squeue -h -o %i | grep -q '^${arr}_'"
+
+check "scancel -s USR1 signals a running job" scancel -s USR1 "$run"
+check "... the job got it" wait_until 10 grep -qx 'got USR1' sig.out
+check "... and keeps running" [ "$(state "$run")" = RUNNING ]
+check "scancel --signal=SIGUSR1 takes the SIG prefix" scancel --signal=SIGUSR1 "$run"
+check "... a second delivery" wait_until 10 sh -c "[ \$(grep -c 'got USR1' sig.out) -eq 2 ]"
+check "scancel -s of a pending job fails" sh -c "! scancel -s USR1 $a1 2>err"
+check "... as Slurm says it" grep -qx "scancel: error: Kill job error on job id $a1: Job is pending execution" err
+
+check "scancel -t PENDING -n alpha together with an id" scancel -t PENDING -n alpha "$a1" "$run"
+check "... cancels the named job that passes" sh -c "[ \"\$(acct_state $a1)\" = CANCELLED ] || sacct -n -X -P -o State -j $a1 | grep -qx CANCELLED"
+check "... but not the running one it filters out" [ "$(state "$run")" = RUNNING ]
+check "... nor the matching job it did not name" [ "$(state "$a2")" = PENDING ]
+
+check "scancel -w NODE cancels the jobs on it" scancel -w mi1
+check "... the running job ends" wait_until 10 sh -c "sacct -n -X -P -o State -j $run | grep -qx CANCELLED"
+check "... the pending job stays" [ "$(state "$a2")" = PENDING ]
+
+check "scancel of an ended job fails" sh -c "! scancel $run 2>err"
+check "... Job/step already completing or completed" \
+	grep -qx "scancel: error: Kill job error on job id $run: Job/step already completing or completed" err
+check "scancel -Q keeps quiet about it" sh -c "scancel -Q $run 2>err && [ ! -s err ]"
+check "scancel of an unknown id fails" sh -c "! scancel 999999 2>err"
+check "... Invalid job id specified" \
+	grep -qx "scancel: error: Kill job error on job id 999999: Invalid job id specified" err
+check "scancel of a malformed id fails" sh -c "! scancel 12x 2>err && grep -qx 'scancel: error: Invalid job id 12x' err"
+check "scancel -u of an unknown user fails" sh -c "! scancel -u no-such-user-here 2>err"
+check "... Invalid user name" grep -qx "scancel: error: Invalid user name: no-such-user-here" err
+check "scancel -t of a bad state fails" sh -c "! scancel -t DONE 2>err && grep -q 'Invalid job state specified: DONE' err"
+check "scancel -s of a bad signal fails" sh -c "! scancel -s NOPE $a2 2>err && grep -q 'Invalid job signal: NOPE' err"
+check "scancel without a job or filter fails" sh -c "! scancel 2>err && grep -qx 'scancel: error: No job identification provided' err"
+check "... and none of these cancelled the pending job" [ "$(state "$a2")" = PENDING ]
+check "a filter that matches nothing is no error" scancel -n no-such-name
+check "scancel -u ME cancels every job of mine" scancel -u "$me"
+check "... the queue is empty" sh -c "[ -z \"\$(squeue -h)\" ]"
+check "... sacct shows the last one CANCELLED" sh -c "sacct -n -X -P -o State -j $a2 | grep -qx CANCELLED"
+finish
