@@ -347,6 +347,7 @@ static int preempt_one(struct sched *s, struct core_job *v, const struct core_jo
 	bool requeue = (v->part >= 0 && s->parts[v->part].preempt_requeue) ||
 		       (v->qos >= 0 && s->qos[v->qos].preempt_requeue) || v->requeue;
 
+	core_fairshare_update(s, s->now);
 	core_job_release(s, v);
 	v->end = s->now;
 	if (requeue) {

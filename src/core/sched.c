@@ -1162,6 +1162,31 @@ static int requeue(struct sched *s, const struct sched_event *ev, struct core_jo
 	return 0;
 }
 
+/* The replay of a stop the driver logged (preemption, node or GPU failure):
+ * the same state as when the core stopped the job itself. */
+static int stopped(struct sched *s, const struct sched_event *ev, struct core_job *j,
+		   struct spur_error *err)
+{
+	if (j->state != SCHED_JOB_RUNNING)
+		return spur_error_set(err, SPUR_ESTATE, "job %u is %s, not RUNNING", j->id,
+				      sched_job_state_name(j->state));
+	if (ev->stop_state != SCHED_JOB_PENDING && ev->stop_state != SCHED_JOB_PREEMPTED &&
+	    ev->stop_state != SCHED_JOB_NODE_FAIL)
+		return spur_error_set(err, SPUR_EINVAL, "job %u: a stop cannot end in %s", j->id,
+				      sched_job_state_name(ev->stop_state));
+	core_fairshare_update(s, s->now);
+	core_job_release(s, j);
+	if (ev->stop_state == SCHED_JOB_PENDING) {
+		j->start = 0;
+		j->reason = ev->stop_reason;
+	} else {
+		j->end = s->now;
+	}
+	core_job_set_state(s, j, ev->stop_state);
+	core_trace(s, "job %u stopped: %s", j->id, sched_job_state_name(ev->stop_state));
+	return 0;
+}
+
 /* Jobs on a failed node (or using a failed GPU) requeue or fail. */
 static int evict_jobs(struct sched *s, uint32_t ni, uint16_t gpu_mask, struct spur_error *err)
 {
@@ -1178,6 +1203,7 @@ static int evict_jobs(struct sched *s, uint32_t ni, uint16_t gpu_mask, struct sp
 				hit = true;
 		if (!hit)
 			continue;
+		core_fairshare_update(s, s->now);
 		core_job_release(s, j);
 		if (core_emit(s, (struct sched_action){ .type = j->requeue ? SCHED_ACT_REQUEUE
 									  : SCHED_ACT_FAIL,
@@ -1298,7 +1324,7 @@ int sched_step(struct sched *s, const struct sched_event *ev, struct sched_actio
 	if (ev->type == SCHED_EV_CANCEL || ev->type == SCHED_EV_FINISH ||
 	    ev->type == SCHED_EV_HOLD || ev->type == SCHED_EV_RELEASE ||
 	    ev->type == SCHED_EV_STARTED || ev->type == SCHED_EV_REQUEUE ||
-	    ev->type == SCHED_EV_UPDATE) {
+	    ev->type == SCHED_EV_UPDATE || ev->type == SCHED_EV_STOPPED) {
 		j = core_job_find(s, ev->job_id);
 		if (!j)
 			return spur_error_set(err, SPUR_ENOENT, "Invalid job id specified: %u",
@@ -1321,6 +1347,9 @@ int sched_step(struct sched *s, const struct sched_event *ev, struct sched_actio
 		break;
 	case SCHED_EV_FINISH:
 		rc = finish(s, ev, j, err);
+		break;
+	case SCHED_EV_STOPPED:
+		rc = stopped(s, ev, j, err);
 		break;
 	case SCHED_EV_HOLD:
 	case SCHED_EV_RELEASE:

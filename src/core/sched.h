@@ -222,6 +222,10 @@ enum sched_event_type {
 	SCHED_EV_REQUEUE,    /* job_id (running or ended) returns to the queue; admin:
 				and is held (scontrol requeuehold) */
 	SCHED_EV_UPDATE,     /* pending job_id: new time_limit (>= 0) and/or nice */
+	SCHED_EV_STOPPED,    /* running job_id was stopped by the driver's earlier actions
+				(PREEMPT, REQUEUE, FAIL: log replay): it becomes
+				stop_state (PENDING: requeued, with stop_reason; or
+				PREEMPTED, NODE_FAIL) */
 };
 
 struct sched_event {
@@ -241,6 +245,8 @@ struct sched_event {
 	int64_t time_limit; /* UPDATE: -1 unchanged, 0 the partition's default */
 	bool set_nice;	    /* UPDATE */
 	int32_t nice;
+	enum sched_job_state stop_state; /* STOPPED */
+	enum sched_reason stop_reason;	 /* STOPPED, to PENDING */
 };
 
 /* ---------------------------------------------------------------- actions */

@@ -403,6 +403,91 @@ static void test_preempt_partition(void **state)
 	sim_destroy(sim);
 }
 
+/* A stop the driver logged (preemption, node failure) replays into the
+ * state the live core reached: the same job states, the same free GPUs. */
+static void test_stopped_replays(void **state)
+{
+	struct sched_config cfg;
+	struct sim *live, *again;
+	struct sched_part_spec low = part("low", "ALL", true), high = part("high", "ALL", false);
+	struct sched_job_spec a = job(1, 1, 8, 10 * H), b = job(2, 1, 8, H), c = job(3, 1, 4, H);
+	struct sched_alloc_node a_alloc[1], b_alloc[1], c_alloc[1];
+	struct sched_job_info info;
+	struct spur_error err;
+	struct sched_actions acts;
+
+	(void)state;
+	sched_config_default(&cfg);
+	cfg.preempt_partition_prio = true;
+	live = sim_create(&cfg);
+	again = sim_create(&cfg);
+	low.priority_tier = 1;
+	low.preempt_requeue = true;
+	high.priority_tier = 10;
+	b.partitions = "high";
+	c.partitions = "high"; /* c cannot be preempted: a is the victim */
+	for (struct sim **x = (struct sim *[]){ live, again, NULL }; *x; x++) {
+		sim_add_nodes(*x, "n", 1, 2, 64, 1 << 20, "mi300x", SCHED_TOPO_MI300X, 0, NULL);
+		sim_add_partition(*x, &low);
+		sim_add_partition(*x, &high);
+	}
+	/* live: a runs on n1, c on n2; b preempts a (requeue) */
+	sim_submit_now(live, &a, 5 * H, 0, &err);
+	sim_submit_now(live, &c, 5 * H, 0, &err);
+	assert_int_equal(sched_job_info(sim_sched(live), 1, &info), 0);
+	a_alloc[0] = info.alloc[0];
+	assert_int_equal(sched_job_info(sim_sched(live), 3, &info), 0);
+	c_alloc[0] = info.alloc[0];
+	sim_run_until(live, 100);
+	sim_submit_now(live, &b, H, 0, &err);
+	assert_int_equal(sim_job_state(live, 1), SCHED_JOB_PENDING);
+	assert_int_equal(sched_job_info(sim_sched(live), 2, &info), 0);
+	b_alloc[0] = info.alloc[0];
+	assert_int_equal(b_alloc[0].node, a_alloc[0].node);
+
+	/* the log: submit a, c; started a, c; stopped a; started b */
+	for (const struct sched_job_spec *j = NULL, *const *x =
+		     (const struct sched_job_spec *const[]){ &a, &c, &b, NULL };
+	     (j = *x); x++) {
+		struct sched_event ev = { .type = SCHED_EV_SUBMIT, .job = j, .defer_cycle = true };
+
+		assert_int_equal(sched_step(sim_sched(again), &ev, &acts, &err), 0);
+	}
+	struct sched_event st = { .type = SCHED_EV_STARTED, .job_id = 1, .alloc = a_alloc,
+				  .nalloc = 1, .end = 10 * H };
+	assert_int_equal(sched_step(sim_sched(again), &st, &acts, &err), 0);
+	st.job_id = 3;
+	st.alloc = c_alloc;
+	assert_int_equal(sched_step(sim_sched(again), &st, &acts, &err), 0);
+	struct sched_event stop = { .type = SCHED_EV_STOPPED, .time = 100, .job_id = 1,
+				    .stop_state = SCHED_JOB_PENDING, .defer_cycle = true };
+	assert_int_equal(sched_step(sim_sched(again), &stop, &acts, &err), 0);
+	/* stopping it again (a job not running) fails and changes nothing */
+	assert_int_equal(sched_step(sim_sched(again), &stop, &acts, &err), SPUR_ESTATE);
+	st.time = 100;
+	st.job_id = 2;
+	st.alloc = b_alloc;
+	st.end = 100 + H;
+	assert_int_equal(sched_step(sim_sched(again), &st, &acts, &err), 0);
+	for (uint32_t id = 1; id <= 3; id++)
+		assert_int_equal(sim_job_state(again, id), sim_job_state(live, id));
+	for (uint32_t n = 0; n < 2; n++)
+		assert_int_equal(sched_node_free_gpus(sim_sched(again), n),
+				 sched_node_free_gpus(sim_sched(live), n));
+	/* a stop into a state no stop ends in is refused */
+	stop.job_id = 3;
+	stop.stop_state = SCHED_JOB_COMPLETED;
+	assert_int_equal(sched_step(sim_sched(again), &stop, &acts, &err), SPUR_EINVAL);
+	assert_int_equal(sim_job_state(again, 3), SCHED_JOB_RUNNING);
+	/* a node-failure stop ends it */
+	stop.stop_state = SCHED_JOB_NODE_FAIL;
+	assert_int_equal(sched_step(sim_sched(again), &stop, &acts, &err), 0);
+	assert_int_equal(sim_job_state(again, 3), SCHED_JOB_NODE_FAIL);
+	assert_int_equal(sched_node_free_gpus(sim_sched(again), c_alloc[0].node), 0xff);
+	sim_destroy(again);
+	sim_destroy(live);
+}
+
 static void test_preempt_qos(void **state)
 {
 	struct sched_config cfg;
@@ -839,6 +924,7 @@ int main(void)
 		cmocka_unit_test(test_singleton_and_aftercorr),
 		cmocka_unit_test(test_reservation),
 		cmocka_unit_test(test_preempt_partition),
+		cmocka_unit_test(test_stopped_replays),
 		cmocka_unit_test(test_preempt_qos),
 		cmocka_unit_test(test_pending_reasons),
 		cmocka_unit_test(test_gpu_failure_requeues),
