@@ -317,6 +317,8 @@ out_free:
 
 static bool can_preempt(const struct sched *s, const struct core_job *j, const struct core_job *v)
 {
+	if (v->part >= 0 && s->parts[v->part].preempt_off)
+		return false;
 	if (s->cfg.preempt_partition_prio && v->part >= 0 && s->parts[v->part].tier < j->tier)
 		return true;
 	if (s->cfg.preempt_qos && j->qos >= 0 && v->qos >= 0 && (s->qos[j->qos].preempts >> v->qos & 1))
@@ -344,8 +346,11 @@ static int prio_asc(const void *a, const void *b)
 
 static int preempt_one(struct sched *s, struct core_job *v, const struct core_job *by)
 {
-	bool requeue = (v->part >= 0 && s->parts[v->part].preempt_requeue) ||
-		       (v->qos >= 0 && s->qos[v->qos].preempt_requeue) || v->requeue;
+	/* PreemptMode=REQUEUE requeues the jobs that may be requeued (Slurm:
+	 * --no-requeue ones are cancelled); CANCEL cancels */
+	bool requeue = ((v->part >= 0 && s->parts[v->part].preempt_requeue) ||
+			(v->qos >= 0 && s->qos[v->qos].preempt_requeue)) &&
+		       v->requeue;
 
 	core_fairshare_update(s, s->now);
 	core_job_release(s, v);

@@ -60,6 +60,7 @@ struct core_part {
 	int64_t max_time, default_time;
 	uint32_t max_nodes;
 	uint16_t tier, job_factor;
+	bool preempt_off;
 	enum sched_part_state state;
 	bool preempt_requeue;
 	uint32_t nnodes;

@@ -521,6 +521,7 @@ int sched_add_partition(struct sched *s, const struct sched_part_spec *spec,
 	p->job_factor = spec->priority_job_factor ? spec->priority_job_factor : 1;
 	p->state = spec->state;
 	p->preempt_requeue = spec->preempt_requeue;
+	p->preempt_off = spec->preempt_off;
 	for (size_t i = 0; i < s->nnodes; i++) {
 		if (flags[i]) {
 			s->nodes[i].parts |= UINT64_C(1) << s->nparts;

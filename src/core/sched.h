@@ -114,6 +114,7 @@ struct sched_part_spec {
 	uint16_t priority_tier, priority_job_factor;
 	enum sched_part_state state;
 	bool preempt_requeue; /* preempted jobs of this partition requeue (else cancel) */
+	bool preempt_off;     /* PreemptMode=OFF: its jobs are never preempted */
 };
 
 int sched_add_partition(struct sched *s, const struct sched_part_spec *spec,

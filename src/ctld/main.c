@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +17,32 @@ static void usage(FILE *out)
 {
 	fprintf(out, "Usage: spurctld [-f slurm.conf] [-s STATE_DIR] [-p PORT] [-a LISTEN_ADDR]\n"
 		     "                [-r RAFT_HOST:PORT] [-n SNAPSHOT_EVERY] [-L LOGFILE] [-v]\n");
+}
+
+/* PreemptMode "REQUEUE", "CANCEL,GANG", "OFF": *requeue, *off; SUSPEND
+ * (gang scheduling's suspend and resume) is not supported. */
+static int preempt_mode(const char *v, const char *what, bool *requeue, bool *off,
+			struct spur_error *err)
+{
+	char buf[128], *save = NULL;
+
+	if (!v)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (!strcasecmp(t, "REQUEUE"))
+			*requeue = true, *off = false;
+		else if (!strcasecmp(t, "CANCEL"))
+			*requeue = false, *off = false;
+		else if (!strcasecmp(t, "OFF"))
+			*off = true;
+		else if (strcasecmp(t, "GANG") && strcasecmp(t, "WITHIN"))
+			return spur_error_set(err, SPUR_EINVAL,
+					      "%s: PreemptMode=%s is not supported (use REQUEUE, "
+					      "CANCEL or OFF)",
+					      what, v);
+	}
+	return 0;
 }
 
 int ctld_build_core(struct ctld *c, struct spur_error *err)
@@ -36,6 +63,19 @@ int ctld_build_core(struct ctld *c, struct spur_error *err)
 	cfg.decay_half_life = cf->priority_decay_half_life;
 	cfg.max_age = cf->priority_max_age;
 	cfg.favor_small = cf->priority_favor_small;
+	/* PreemptType=preempt/partition_prio with a PreemptMode other than OFF:
+	 * a job of a higher PriorityTier partition stops lower-tier jobs */
+	bool requeue = false, off = true;
+
+	if (preempt_mode(cf->preempt_mode, "slurm.conf", &requeue, &off, err))
+		return err->code;
+	if (cf->preempt_type && !strcmp(cf->preempt_type, "preempt/partition_prio"))
+		cfg.preempt_partition_prio = !off;
+	else if (cf->preempt_type && strcmp(cf->preempt_type, "preempt/none"))
+		return spur_error_set(err, SPUR_EINVAL,
+				      "PreemptType=%s is not supported (use preempt/partition_prio "
+				      "or preempt/none)",
+				      cf->preempt_type);
 	c->sched = sched_create(&cfg, err);
 	if (!c->sched)
 		return err->code;
@@ -93,6 +133,16 @@ int ctld_build_core(struct ctld *c, struct spur_error *err)
 		ps.priority_tier = pt->priority_tier;
 		ps.priority_job_factor = pt->priority_job_factor;
 		ps.state = (enum sched_part_state)pt->state;
+		ps.preempt_requeue = requeue;
+		ps.preempt_off = false;
+		if (pt->preempt_mode) {
+			char what[160];
+
+			snprintf(what, sizeof(what), "partition %s", pt->name);
+			if (preempt_mode(pt->preempt_mode, what, &ps.preempt_requeue, &ps.preempt_off,
+					 err))
+				return err->code;
+		}
 		if (sched_add_partition(c->sched, &ps, err))
 			return err->code;
 	}

@@ -388,6 +388,7 @@ static void test_preempt_partition(void **state)
 	low.priority_tier = 1;
 	low.preempt_requeue = true;
 	high.priority_tier = 10;
+	a.requeue = true;
 	sim_add_partition(sim, &low);
 	sim_add_partition(sim, &high);
 	sim_submit_now(sim, &a, 5 * H, 0, &err);
@@ -400,6 +401,48 @@ static void test_preempt_partition(void **state)
 	sim_run_until_idle(sim);
 	assert_int_equal(sim_job_state(sim, 1), SCHED_JOB_COMPLETED);
 	assert_int_equal(sim_job_start(sim, 1), 100 + H);
+	sim_destroy(sim);
+}
+
+/* PreemptMode=REQUEUE cancels a job that may not be requeued
+ * (--no-requeue), as Slurm does; a partition with PreemptMode=OFF is never
+ * preempted. */
+static void test_preempt_no_requeue(void **state)
+{
+	struct sched_config cfg;
+	struct sim *sim;
+	struct sched_part_spec low = part("low", "n1", true), off = part("off", "n2", false),
+			       high = part("high", "ALL", false);
+	struct sched_job_spec a = job(1, 1, 8, 10 * H), b = job(2, 1, 8, 10 * H),
+			      c = job(3, 1, 8, H), d = job(4, 1, 8, H);
+	struct spur_error err;
+
+	(void)state;
+	sched_config_default(&cfg);
+	cfg.preempt_partition_prio = true;
+	sim = sim_create(&cfg);
+	sim_add_nodes(sim, "n", 1, 2, 64, 1 << 20, "mi300x", SCHED_TOPO_MI300X, 0, NULL);
+	low.priority_tier = off.priority_tier = 1;
+	low.preempt_requeue = off.preempt_requeue = true;
+	off.preempt_off = true;
+	high.priority_tier = 10;
+	sim_add_partition(sim, &low);
+	sim_add_partition(sim, &off);
+	sim_add_partition(sim, &high);
+	a.requeue = false;
+	b.requeue = true;
+	b.partitions = "off";
+	c.partitions = d.partitions = "high";
+	sim_submit_now(sim, &a, 5 * H, 0, &err);
+	sim_submit_now(sim, &b, 5 * H, 0, &err);
+	sim_run_until(sim, 100);
+	sim_submit_now(sim, &c, H, 0, &err);
+	assert_int_equal(sim_job_state(sim, 3), SCHED_JOB_RUNNING);
+	assert_int_equal(sim_job_state(sim, 1), SCHED_JOB_PREEMPTED);
+	assert_trace_has(sim, "job 1 preempted by job 3 (cancel)");
+	sim_submit_now(sim, &d, H, 0, &err);
+	assert_int_equal(sim_job_state(sim, 4), SCHED_JOB_PENDING);
+	assert_int_equal(sim_job_state(sim, 2), SCHED_JOB_RUNNING);
 	sim_destroy(sim);
 }
 
@@ -425,6 +468,7 @@ static void test_stopped_replays(void **state)
 	low.preempt_requeue = true;
 	high.priority_tier = 10;
 	b.partitions = "high";
+	a.requeue = true;
 	c.partitions = "high"; /* c cannot be preempted: a is the victim */
 	for (struct sim **x = (struct sim *[]){ live, again, NULL }; *x; x++) {
 		sim_add_nodes(*x, "n", 1, 2, 64, 1 << 20, "mi300x", SCHED_TOPO_MI300X, 0, NULL);
@@ -924,6 +968,7 @@ int main(void)
 		cmocka_unit_test(test_singleton_and_aftercorr),
 		cmocka_unit_test(test_reservation),
 		cmocka_unit_test(test_preempt_partition),
+		cmocka_unit_test(test_preempt_no_requeue),
 		cmocka_unit_test(test_stopped_replays),
 		cmocka_unit_test(test_preempt_qos),
 		cmocka_unit_test(test_pending_reasons),
