@@ -57,6 +57,8 @@ static int from_file(const char *path, struct spur_gpu_set *g, struct spur_error
 			snprintf(type, sizeof(type), "%s", a1);
 		} else if (!strcmp(key, "count") && n == 2 && atoi(a1) > 0 && atoi(a1) <= SPUR_GPU_MAX) {
 			g->n = (size_t)atoi(a1);
+		} else if (!strcmp(key, "failed") && n >= 2) {
+			/* read by the health check */
 		} else if (!strcmp(key, "preset") && n == 2) {
 			snprintf(preset, sizeof(preset), "%s", a1);
 		} else if (!strcmp(key, "link") && n == 4 && g->n) {
@@ -117,7 +119,51 @@ static int fake_discover(const char *arg, struct spur_gpu_set *out, struct spur_
 	return from_file(arg, out, err);
 }
 
-const struct spur_gpu_backend spur_gpu_fake = { "fake", fake_discover };
+/* The description file's "failed I [reason words]" lines, read again on each
+ * check (a test appends one to fail a GPU mid-job); "TYPE:N" never fails. */
+static uint32_t fake_health(const char *arg, const struct spur_gpu_set *set, char *why,
+			    size_t len)
+{
+	char *text = NULL;
+	size_t tl;
+	uint32_t failed = 0;
+
+	if (!arg || !strchr(arg, '/') || spur_read_file(arg, &text, &tl, NULL))
+		return 0;
+	for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *end;
+		long i;
+
+		line += strspn(line, " \t");
+		if (strncmp(line, "failed", 6) || (line[6] != ' ' && line[6] != '\t'))
+			continue;
+		i = strtol(line + 7, &end, 10);
+		if (end == line + 7 || i < 0 || (size_t)i >= set->n)
+			continue;
+		end += strspn(end, " \t");
+		if (!failed)
+			snprintf(why, len, "GPU %ld: %s", i, *end ? end : "failed");
+		failed |= 1u << i;
+	}
+	spur_free(text);
+	return failed;
+}
+
+const struct spur_gpu_backend spur_gpu_fake = { "fake", fake_discover, fake_health };
+
+uint32_t spur_gpu_health(const struct spur_gpu_set *set, const char *arg, char *why, size_t len)
+{
+	const struct spur_gpu_backend *const all[] = { &spur_gpu_kfd, &spur_gpu_nvml,
+						       &spur_gpu_fake };
+
+	if (len)
+		why[0] = '\0';
+	for (size_t i = 0; set->backend && i < sizeof(all) / sizeof(all[0]); i++)
+		if (!strcmp(set->backend, all[i]->name) && all[i]->health)
+			return all[i]->health(arg, set, why, len);
+	return 0;
+}
 
 int spur_gpu_discover_auto(struct spur_gpu_set *out, struct spur_error *err)
 {

@@ -9,6 +9,7 @@
 #include "common/gputopo.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define SPUR_GPU_MAX 16
 
@@ -27,6 +28,7 @@ struct spur_gpu {
 	char path[64];	/* device node, "/dev/dri/renderD128" */
 	int numa;	/* socket / NUMA node, -1 unknown */
 	unsigned vendor, device;
+	char probe[128]; /* what the health check looks at (kfd: the node's properties) */
 };
 
 struct spur_gpu_set {
@@ -41,6 +43,10 @@ struct spur_gpu_set {
 struct spur_gpu_backend {
 	const char *name;
 	int (*discover)(const char *arg, struct spur_gpu_set *out, struct spur_error *err);
+	/* Which GPUs of a set this backend discovered have failed since: bit i
+	 * for GPU i, why names the first. Cheap enough to run every second. */
+	uint32_t (*health)(const char *arg, const struct spur_gpu_set *set, char *why,
+			   size_t len);
 };
 
 /* AMD KFD topology: arg is the nodes folder (default
@@ -64,6 +70,12 @@ extern const struct spur_gpu_backend spur_gpu_fake;
 
 /* The name of a link class ("xgmi"...). */
 const char *spur_gpu_link_name(enum spur_gpu_link l);
+
+/* The health check of the backend that discovered set (set->backend), with
+ * the discovery's arg: kfd, a GPU whose topology node can no longer be read;
+ * nvml, a GPU NVML reports lost (Xid 79: fallen off the bus); fake, the
+ * description file's "failed I [reason]" lines. 0 when all are well. */
+uint32_t spur_gpu_health(const struct spur_gpu_set *set, const char *arg, char *why, size_t len);
 
 /* Try "kfd", then "nvml", then report none: the agent's --gpus auto. */
 int spur_gpu_discover_auto(struct spur_gpu_set *out, struct spur_error *err);

@@ -106,6 +106,7 @@ static int kfd_discover(const char *arg, struct spur_gpu_set *out, struct spur_e
 			g->vendor = (unsigned)prop(text, "vendor_id");
 			g->device = (unsigned)prop(text, "device_id");
 			g->numa = -1;
+			snprintf(g->probe, sizeof(g->probe), "%.127s", path);
 			nodes[i].gpu = (int)out->n;
 			gpu_of[i] = (int)out->n++;
 		}
@@ -163,4 +164,28 @@ static int kfd_discover(const char *arg, struct spur_gpu_set *out, struct spur_e
 	return 0;
 }
 
-const struct spur_gpu_backend spur_gpu_kfd = { "kfd", kfd_discover };
+/* A GPU whose topology node's properties can no longer be read has gone
+ * (the driver removed it: a reset that failed, a GPU off the bus). */
+static uint32_t kfd_health(const char *arg, const struct spur_gpu_set *set, char *why, size_t len)
+{
+	uint32_t failed = 0;
+
+	(void)arg;
+	for (size_t i = 0; i < set->n; i++) {
+		char *text;
+
+		if (!set->gpus[i].probe[0])
+			continue;
+		if ((text = read_text(set->gpus[i].probe))) {
+			spur_free(text);
+			continue;
+		}
+		if (!failed)
+			snprintf(why, len, "GPU %zu (%s): KFD topology node gone", i,
+				 set->gpus[i].path);
+		failed |= 1u << i;
+	}
+	return failed;
+}
+
+const struct spur_gpu_backend spur_gpu_kfd = { "kfd", kfd_discover, kfd_health };

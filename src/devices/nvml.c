@@ -23,6 +23,7 @@ struct nvml_pci {
 };
 
 enum { NVML_SUCCESS = 0, NVML_P2P_CAPS_INDEX_NVLINK = 2, NVML_P2P_STATUS_OK = 0 };
+enum { NVML_ERROR_GPU_IS_LOST = 15 };
 enum {
 	NVML_TOPOLOGY_INTERNAL = 0,
 	NVML_TOPOLOGY_SINGLE = 10,
@@ -44,6 +45,7 @@ struct nvml {
 	int (*pci)(nvml_device, struct nvml_pci *);
 	int (*ancestor)(nvml_device, nvml_device, int *);
 	int (*p2p)(nvml_device, nvml_device, int, int *);
+	int (*memory)(nvml_device, unsigned long long[3]);
 };
 
 static int load(struct nvml *n, const char *path, struct spur_error *err)
@@ -63,6 +65,7 @@ static int load(struct nvml *n, const char *path, struct spur_error *err)
 		S("nvmlDeviceGetPciInfo_v3", pci),
 		S("nvmlDeviceGetTopologyCommonAncestor", ancestor),
 		S("nvmlDeviceGetP2PStatus", p2p),
+		S("nvmlDeviceGetMemoryInfo", memory),
 #undef S
 	};
 
@@ -222,4 +225,41 @@ out_shutdown:
 	return err->code;
 }
 
-const struct spur_gpu_backend spur_gpu_nvml = { "nvml", nvml_discover };
+/* A GPU NVML reports lost (NVML_ERROR_GPU_IS_LOST: Xid 79, off the bus)
+ * on a cheap query. The library stays loaded and initialised between checks
+ * (nvmlInit costs far more than the query); the agent is its only user. */
+static uint32_t nvml_health(const char *arg, const struct spur_gpu_set *set, char *why,
+			    size_t len)
+{
+	static struct nvml n;
+	static bool ready;
+	uint32_t failed = 0;
+
+	if (!ready) {
+		struct spur_error err;
+
+		if (load(&n, arg && *arg ? arg : "libnvidia-ml.so.1", &err))
+			return 0;
+		if (n.init() != NVML_SUCCESS) {
+			dlclose(n.lib);
+			return 0;
+		}
+		ready = true;
+	}
+	for (unsigned i = 0; i < set->n; i++) {
+		nvml_device d;
+		unsigned long long mem[3];
+		int rc = n.handle(i, &d);
+
+		if (rc == NVML_SUCCESS)
+			rc = n.memory(d, mem);
+		if (rc != NVML_ERROR_GPU_IS_LOST)
+			continue;
+		if (!failed)
+			snprintf(why, len, "GPU %u: %s", i, n.error_string(rc));
+		failed |= 1u << i;
+	}
+	return failed;
+}
+
+const struct spur_gpu_backend spur_gpu_nvml = { "nvml", nvml_discover, nvml_health };

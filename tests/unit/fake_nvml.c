@@ -2,7 +2,8 @@
 /* A stand-in for libnvidia-ml.so: 8 "NVIDIA H100 80GB HBM3" GPUs in two
  * NVLink islands (0-3, 4-7); in an island pairs 0-1, 2-3... share a PCIe
  * switch; islands are on NUMA nodes 0 and 1 (across: SYSTEM).
- * FAKE_NVML_COUNT=N gives N GPUs; FAKE_NVML_FAIL=1 makes init fail. */
+ * FAKE_NVML_COUNT=N gives N GPUs; FAKE_NVML_FAIL=1 makes init fail;
+ * FAKE_NVML_LOST=I makes GPU I lost (queries answer GPU_IS_LOST). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,13 +31,17 @@ int nvmlDeviceGetMinorNumber(void *d, unsigned *m);
 int nvmlDeviceGetPciInfo_v3(void *d, struct pci *p);
 int nvmlDeviceGetTopologyCommonAncestor(void *a, void *b, int *level);
 int nvmlDeviceGetP2PStatus(void *a, void *b, int index, int *status);
+int nvmlDeviceGetMemoryInfo(void *d, unsigned long long mem[3]);
 
 int nvmlInit_v2(void)
 {
 	return getenv("FAKE_NVML_FAIL") ? 9 /* NVML_ERROR_DRIVER_NOT_LOADED */ : 0;
 }
 int nvmlShutdown(void) { return 0; }
-const char *nvmlErrorString(int rc) { return rc == 9 ? "Driver Not Loaded" : "Unknown Error"; }
+const char *nvmlErrorString(int rc)
+{
+	return rc == 9 ? "Driver Not Loaded" : rc == 15 ? "GPU is lost" : "Unknown Error";
+}
 int nvmlDeviceGetCount_v2(unsigned *n)
 {
 	*n = count();
@@ -77,5 +82,16 @@ int nvmlDeviceGetTopologyCommonAncestor(void *a, void *b, int *level)
 int nvmlDeviceGetP2PStatus(void *a, void *b, int index, int *status)
 {
 	*status = index == 2 && IDX(a) / 4 == IDX(b) / 4 ? 0 : 4;
+	return 0;
+}
+int nvmlDeviceGetMemoryInfo(void *d, unsigned long long mem[3])
+{
+	const char *lost = getenv("FAKE_NVML_LOST");
+
+	if (lost && (unsigned)atoi(lost) == IDX(d))
+		return 15; /* NVML_ERROR_GPU_IS_LOST */
+	mem[0] = 80ull << 30;
+	mem[1] = mem[0];
+	mem[2] = 0;
 	return 0;
 }

@@ -130,6 +130,56 @@ static void test_nvml(void **state)
 	assert_int_equal(g.n, 0);
 }
 
+/* Health checks: a GPU that fails after discovery is reported by each
+ * backend (fake: a "failed" line; KFD: its topology node gone; NVML: lost). */
+static void test_health(void **state)
+{
+	char path[] = "/tmp/spur-fake-XXXXXX", tree[] = "/tmp/spur-kfd-XXXXXX", cmd[256];
+	char why[128];
+	struct spur_gpu_set g;
+	struct spur_error err;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	fprintf(f, "type mi300x\ncount 4\n");
+	fclose(f);
+	assert_int_equal(spur_gpu_fake.discover(path, &g, &err), 0);
+	assert_int_equal(spur_gpu_health(&g, path, why, sizeof(why)), 0);
+	f = fopen(path, "a");
+	fprintf(f, "failed 2 Xid 79: fallen off the bus\nfailed 9 no such GPU\n");
+	fclose(f);
+	assert_int_equal(spur_gpu_fake.discover(path, &g, &err), 0); /* still a valid file */
+	assert_int_equal(spur_gpu_health(&g, path, why, sizeof(why)), 1u << 2);
+	assert_string_equal(why, "GPU 2: Xid 79: fallen off the bus");
+	unlink(path);
+	assert_int_equal(spur_gpu_fake.discover("mi300x:8", &g, &err), 0);
+	assert_int_equal(spur_gpu_health(&g, "mi300x:8", why, sizeof(why)), 0);
+
+	assert_non_null(mkdtemp(tree));
+	snprintf(cmd, sizeof(cmd), "cp -r %s/kfd/mi300x/nodes %s/", SPUR_TEST_DATA, tree);
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s/nodes", tree);
+	assert_int_equal(spur_gpu_kfd.discover(cmd, &g, &err), 0);
+	assert_int_equal(spur_gpu_health(&g, cmd, why, sizeof(why)), 0);
+	assert_int_equal(unlink(g.gpus[3].probe), 0);
+	assert_int_equal(spur_gpu_health(&g, cmd, why, sizeof(why)), 1u << 3);
+	assert_string_equal(why, "GPU 3 (/dev/dri/renderD131): KFD topology node gone");
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tree);
+	assert_int_equal(system(cmd), 0);
+
+	unsetenv("FAKE_NVML_LOST");
+	assert_int_equal(spur_gpu_nvml.discover(SPUR_FAKE_NVML, &g, &err), 0);
+	assert_int_equal(spur_gpu_health(&g, SPUR_FAKE_NVML, why, sizeof(why)), 0);
+	setenv("FAKE_NVML_LOST", "5", 1);
+	assert_int_equal(spur_gpu_health(&g, SPUR_FAKE_NVML, why, sizeof(why)), 1u << 5);
+	assert_string_equal(why, "GPU 5: GPU is lost");
+	unsetenv("FAKE_NVML_LOST");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -138,6 +188,7 @@ int main(void)
 		cmocka_unit_test(test_kfd_missing),
 		cmocka_unit_test(test_fake),
 		cmocka_unit_test(test_nvml),
+		cmocka_unit_test(test_health),
 	};
 
 	return cmocka_run_group_tests_name("devices", tests, NULL, NULL);
