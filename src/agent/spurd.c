@@ -59,6 +59,10 @@ struct agent {
 	uint8_t cpu_used[1024]; /* per host CPU: jobs' cpusets */
 	int kill_wait;
 	json_t *unsent; /* "finished" reports made while the controller was away */
+	const char *gpu_arg;  /* the GPU backend's argument, for its health check */
+	uint32_t gpu_failed;  /* GPUs found failed (bit i: GPU i); it sticks */
+	char gpu_why[128];
+	uv_timer_t health;
 };
 
 static void send_msg(struct agent *a, json_t *msg);
@@ -935,6 +939,35 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 	}
 }
 
+static json_t *failed_gpus(const struct agent *a)
+{
+	json_t *v = json_array();
+
+	for (size_t g = 0; g < a->gpus.n; g++)
+		if (a->gpu_failed >> g & 1)
+			json_array_append_new(v, json_integer((json_int_t)g));
+	return v;
+}
+
+/* Every second: ask the GPU backend which GPUs have failed; a new failure
+ * goes to the controller, which drains the node and requeues the jobs on
+ * that GPU. A failed GPU stays failed until the agent restarts. */
+static void on_health(uv_timer_t *t)
+{
+	struct agent *a = t->data;
+	char why[128];
+	uint32_t now = spur_gpu_health(&a->gpus, a->gpu_arg, why, sizeof(why));
+
+	if (!(now & ~a->gpu_failed))
+		return;
+	a->gpu_failed |= now;
+	snprintf(a->gpu_why, sizeof(a->gpu_why), "%s", why);
+	spur_error_log("node %s: %s", a->node, why);
+	if (a->connected)
+		send_msg(a, json_pack("{s:s,s:s,s:o,s:s}", "type", "gpu_failed", "node", a->node,
+				      "gpus", failed_gpus(a), "reason", a->gpu_why));
+}
+
 static void on_connect(uv_connect_t *req, int status)
 {
 	struct agent *a = req->data;
@@ -968,9 +1001,10 @@ static void on_connect(uv_connect_t *req, int status)
 	for (size_t i = 0; i < json_array_size(a->unsent); i++)
 		json_array_append_new(jobs, json_integer(spur_json_int(
 						    json_array_get(a->unsent, i), "job_id", 0)));
-	send_msg(a, json_pack("{s:s,s:s,s:i,s:I,s:o,s:o}", "type", "register", "node", a->node,
-			      "cpus", (int)a->cpus, "memory", (json_int_t)a->mem_mb, "gpus", gpus,
-			      "jobs", jobs));
+	send_msg(a, json_pack("{s:s,s:s,s:i,s:I,s:o,s:o,s:o,s:s}", "type", "register", "node",
+			      a->node, "cpus", (int)a->cpus, "memory", (json_int_t)a->mem_mb, "gpus",
+			      gpus, "jobs", jobs, "gpus_failed", failed_gpus(a), "gpu_reason",
+			      a->gpu_why));
 	for (size_t i = 0; i < json_array_size(a->unsent); i++)
 		send_msg(a, json_incref(json_array_get(a->unsent, i)));
 	json_array_clear(a->unsent);
@@ -1115,6 +1149,11 @@ int main(int argc, char **argv)
 	{
 		int rc = 0;
 
+		a.gpu_arg = gpus_arg;
+		if (!strcmp(gpus_arg, "auto"))
+			a.gpu_arg = NULL;
+		else if (!strncmp(gpus_arg, "kfd", 3) || !strncmp(gpus_arg, "nvml", 4))
+			a.gpu_arg = strchr(gpus_arg, ':') ? strchr(gpus_arg, ':') + 1 : NULL;
 		if (!strcmp(gpus_arg, "auto"))
 			rc = spur_gpu_discover_auto(&a.gpus, &err);
 		else if (!strncmp(gpus_arg, "kfd", 3) && (!gpus_arg[3] || gpus_arg[3] == ':'))
@@ -1207,6 +1246,12 @@ int main(int argc, char **argv)
 	spur_info("node %s: %s", a.node, cgline);
 	mkdir_p(a.spool, 0755);
 	adopt_jobs(&a);
+	uv_timer_init(a.loop, &a.health);
+	a.health.data = &a;
+	if (a.gpus.n) {
+		on_health(&a.health); /* failed before the agent started: said at registration */
+		uv_timer_start(&a.health, on_health, 1000, 1000);
+	}
 	try_connect(&a);
 	uv_run(a.loop, UV_RUN_DEFAULT);
 	teardown(&a);

@@ -201,6 +201,8 @@ static int show_nodes(const char *prog, const char *which)
 		       (json_int_t)spur_json_int(n, "memory", 0),
 		       (json_int_t)spur_json_int(n, "alloc_memory", 0));
 		printf("   State=%s\n", spur_json_str(n, "state", ""));
+		if (*spur_json_str(n, "reason", ""))
+			printf("   Reason=%s\n", spur_json_str(n, "reason", ""));
 		printf("   Partitions=");
 		json_array_foreach(json_object_get(n, "partitions"), p, pn)
 			printf("%s%s", p ? "," : "", json_string_value(pn));

@@ -48,6 +48,7 @@ struct ctld {
 	uint64_t op_seq; /* ops applied so far */
 	uint32_t interactive_live; /* interactive jobs not ended (their limits) */
 	struct ctld_conn **agents; /* by node index, NULL when not connected */
+	char (*node_reason)[160];  /* by node index: why it drained ("" none) */
 	struct ctld_raft *raft;
 	struct sqlite3 *acct; /* accounting database */
 	char *state_dir;
@@ -87,6 +88,9 @@ int ctld_commit(struct ctld *c, json_t *op, struct ctld_conn *cn, json_t *reply,
 		struct spur_error *err);
 /* An op this process proposed is committed: act on it (launch a start). */
 void ctld_committed(struct ctld *c, const json_t *op);
+/* The core stopped running job id (preemption, node or GPU failure): kill
+ * it where it runs and log the stop; cause is for the log. */
+void ctld_stop_job(struct ctld *c, uint32_t id, const char *cause);
 /* The state as the ops that rebuild it: {"next_id":N,"ops":[...]} */
 json_t *ctld_state_ops(struct ctld *c);
 /* Replace the state by a snapshot's. */

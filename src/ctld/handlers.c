@@ -567,6 +567,8 @@ static void handle_nodes(struct ctld_conn *cn, json_t *msg)
 					 "gres", gres ? gres : "", "free_gpus",
 					 __builtin_popcount(sched_node_free_gpus(c->sched, (uint32_t)i)),
 					 "partitions", pl, "features", n->features ? n->features : ""));
+		json_object_set_new(json_array_get(nodes, json_array_size(nodes) - 1), "reason",
+				    json_string(c->node_reason[i]));
 		spur_free(gres);
 	}
 	for (size_t p = 0; p < c->conf->nparts; p++) {
@@ -645,6 +647,54 @@ static void use_links(struct ctld *c, const char *node, const json_t *gpus)
 		spur_warn("%s (keeping the links guessed from the configuration)", err.msg);
 }
 
+/* GPUs of node idx failed (the agent's health check): the core drains the
+ * node and stops the jobs on those GPUs (requeued when they may be, else
+ * NODE_FAIL); each stop is killed and logged. */
+static void gpus_failed(struct ctld *c, long idx, const json_t *gpus, const char *why)
+{
+	const char *name = c->conf->nodes[idx].name;
+	size_t i;
+	json_t *g;
+
+	json_array_foreach(gpus, i, g) {
+		struct sched_event ev = { .type = SCHED_EV_GPU_FAIL,
+					  .time = ctld_now(),
+					  .node = name,
+					  .gpu = (uint32_t)json_integer_value(g),
+					  .defer_cycle = true };
+		struct sched_actions acts;
+		struct spur_error err;
+		uint32_t stop[64];
+		size_t ns = 0;
+		char cause[64];
+
+		if (sched_step(c->sched, &ev, &acts, &err)) {
+			spur_warn("node %s: %s", name, err.msg);
+			continue;
+		}
+		snprintf(c->node_reason[idx], sizeof(c->node_reason[idx]), "%s", why);
+		spur_error_log("node %s: GPU %u failed (%s): draining", name, ev.gpu, why);
+		/* the actions live until the next step: take the ids first */
+		for (size_t k = 0; k < acts.n && ns < 64; k++)
+			if (acts.v[k].type == SCHED_ACT_REQUEUE || acts.v[k].type == SCHED_ACT_FAIL)
+				stop[ns++] = acts.v[k].job_id;
+		snprintf(cause, sizeof(cause), "GPU %u of %s failed", ev.gpu, name);
+		for (size_t k = 0; k < ns; k++)
+			ctld_stop_job(c, stop[k], cause);
+	}
+}
+
+static void handle_gpu_failed(struct ctld_conn *cn, json_t *msg)
+{
+	struct ctld *c = cn->c;
+
+	if (cn->node < 0 || c->agents[cn->node] != cn)
+		return; /* only a registered agent speaks for its GPUs */
+	gpus_failed(c, cn->node, json_object_get(msg, "gpus"),
+		    spur_json_str(msg, "reason", "GPU failed"));
+	ctld_run_cycle(c);
+}
+
 static void handle_register(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
@@ -667,8 +717,12 @@ static void handle_register(struct ctld_conn *cn, json_t *msg)
 		reply_error(cn, err.code, err.msg);
 		return;
 	}
+	c->node_reason[idx][0] = '\0';
 	lost_jobs(c, idx, json_object_get(msg, "jobs"));
 	use_links(c, name, json_object_get(msg, "gpus"));
+	if (json_array_size(json_object_get(msg, "gpus_failed")))
+		gpus_failed(c, idx, json_object_get(msg, "gpus_failed"),
+			    spur_json_str(msg, "gpu_reason", "GPU failed"));
 	spur_info("node %s registered (%" JSON_INTEGER_FORMAT " cpus, %" JSON_INTEGER_FORMAT
 		  " GPUs)",
 		  name, (json_int_t)spur_json_int(msg, "cpus", 0),
@@ -921,6 +975,7 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 		{ "hold", handle_hold },	 { "release", handle_hold },
 		{ "step", handle_step },     { "complete", handle_complete },
 		{ "requeue", handle_requeue }, { "update", handle_update },
+		{ "gpu_failed", handle_gpu_failed },
 	};
 	const char *type = spur_json_str(msg, "type", "");
 

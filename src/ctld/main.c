@@ -158,7 +158,9 @@ int ctld_build_core(struct ctld *c, struct spur_error *err)
 	}
 	if (!c->agents)
 		c->agents = calloc(cf->nnodes + 1, sizeof(*c->agents));
-	return c->agents ? 0 : SPUR_ENOMEM;
+	if (!c->node_reason)
+		c->node_reason = calloc(cf->nnodes + 1, sizeof(*c->node_reason));
+	return c->agents && c->node_reason ? 0 : SPUR_ENOMEM;
 }
 
 static void close_handle(uv_handle_t *h, void *arg)
@@ -177,6 +179,7 @@ static void teardown(struct ctld *c)
 	ctld_jobs_free(c);
 	free(c->jobs);
 	free(c->agents);
+	free(c->node_reason);
 	ctld_acct_close(c);
 	sched_destroy(c->sched);
 	spur_conf_destroy(c->conf);

@@ -547,6 +547,116 @@ static int apply_requeue(struct ctld *c, json_t *op, bool replay, struct spur_er
 	return 0;
 }
 
+static bool state_by_name(const char *name, enum sched_job_state *out)
+{
+	for (int i = 0; strcmp(sched_job_state_name((enum sched_job_state)i), "?"); i++)
+		if (!strcmp(sched_job_state_name((enum sched_job_state)i), name)) {
+			*out = (enum sched_job_state)i;
+			return true;
+		}
+	return false;
+}
+
+static enum sched_reason reason_by_name(const char *name)
+{
+	for (int i = 0; strcmp(sched_reason_name((enum sched_reason)i), "?"); i++)
+		if (!strcmp(sched_reason_name((enum sched_reason)i), name))
+			return (enum sched_reason)i;
+	return SCHED_REASON_NONE;
+}
+
+/* A running job the controller stopped (preemption, a failed node or GPU):
+ * {"op":"stop","id","time","run","state","reason","cause"}. Live, the core
+ * has already stopped it (the op records what it did); in a replay the core
+ * is told, with SCHED_EV_STOPPED. State PENDING: requeued, as apply_requeue;
+ * PREEMPTED or NODE_FAIL: ended, as apply_end. */
+static int apply_stop(struct ctld *c, json_t *op, bool replay, struct spur_error *err)
+{
+	uint32_t id = (uint32_t)spur_json_int(op, "id", 0);
+	uint32_t run = (uint32_t)spur_json_int(op, "run", 0);
+	struct ctld_job *cj = ctld_job(c, id);
+	struct sched_job_info now;
+	struct sched_event ev = { .type = SCHED_EV_STOPPED,
+				  .time = spur_json_int(op, "time", 0),
+				  .job_id = id,
+				  .stop_reason = reason_by_name(spur_json_str(op, "reason", "")),
+				  .defer_cycle = true };
+	struct sched_actions acts;
+
+	if (!cj)
+		return spur_error_set(err, SPUR_ENOENT, "stop: unknown job %u", id);
+	if (!state_by_name(spur_json_str(op, "state", ""), &ev.stop_state))
+		return spur_error_set(err, SPUR_EINVAL, "stop: job %u: bad state '%s'", id,
+				      spur_json_str(op, "state", ""));
+	if (run > cj->runs)
+		cj->runs = run; /* a snapshot: the run count survives */
+	if (sched_job_info(c->sched, id, &now))
+		return spur_error_set(err, SPUR_ENOENT, "stop: unknown job %u", id);
+	if (now.state == SCHED_JOB_RUNNING && cj->runs == run) {
+		if (sched_step(c->sched, &ev, &acts, err))
+			return err->code;
+	} else if (replay) {
+		return 0; /* stopped already, or started again since */
+	}
+	if (ev.stop_state == SCHED_JOB_PENDING) {
+		free(cj->nodes);
+		free(cj->gpus);
+		cj->nodes = cj->gpus = NULL;
+		cj->start = cj->end = 0;
+		cj->exit_code = 0;
+		cj->launched = false;
+		json_decref(cj->start_op);
+		json_decref(cj->end_op);
+		cj->start_op = cj->end_op = NULL;
+		json_decref(cj->requeue_op);
+		cj->requeue_op = json_incref(op);
+	} else {
+		cj->end = ev.time;
+		cj->exit_code = 0;
+		if (ctld_job_interactive(cj))
+			c->interactive_live--;
+		if (cj->owner) {
+			ctld_conn_send(cj->owner,
+				       json_pack("{s:s,s:i}", "type", "revoked", "job_id", (int)id));
+			cj->owner = NULL;
+		}
+		json_decref(cj->end_op);
+		cj->end_op = json_incref(op);
+		reply_waiter(c, cj);
+	}
+	ctld_acct_record(c, id);
+	return 0;
+}
+
+/* The core stopped a running job (its actions PREEMPT, REQUEUE, or FAIL of a
+ * job that ran): kill what runs of it, then log the stop. */
+void ctld_stop_job(struct ctld *c, uint32_t id, const char *cause)
+{
+	struct ctld_job *cj = ctld_job(c, id);
+	const json_t *alloc = cj && cj->start_op ? json_object_get(cj->start_op, "alloc") : NULL;
+	struct sched_job_info info;
+	struct spur_error err;
+	uint32_t nodes[256];
+	size_t n = 0, i;
+	json_t *a, *op;
+
+	if (!cj || sched_job_info(c->sched, id, &info))
+		return;
+	json_array_foreach(alloc, i, a)
+		if (n < 256)
+			nodes[n++] = (uint32_t)spur_json_int(a, "node", 0);
+	ctld_signal_nodes(c, id, nodes, n, SIGKILL);
+	spur_info("job %u: %s; %s", id, cause,
+		  info.state == SCHED_JOB_PENDING ? "requeued" : sched_job_state_name(info.state));
+	op = json_pack("{s:s,s:i,s:I,s:i,s:s,s:s,s:s}", "op", "stop", "id", (int)id, "time",
+		       (json_int_t)ctld_now(), "run", (int)cj->runs, "state",
+		       sched_job_state_name(info.state), "reason", sched_reason_name(info.reason),
+		       "cause", cause);
+	if (ctld_commit(c, op, NULL, NULL, &err))
+		spur_error_log("job %u: %s", id, err.msg);
+	json_decref(op);
+}
+
 /* scontrol update of a pending job: time limit, nice, name. The job's
  * accepted spec is changed in place, so snapshots carry the new values. */
 static int apply_update(struct ctld *c, json_t *op, struct spur_error *err)
@@ -705,6 +815,8 @@ int ctld_apply(struct ctld *c, json_t *op, bool replay, struct spur_error *err)
 		rc = apply_update(c, op, err);
 	else if (!strcmp(kind, "purge"))
 		rc = apply_purge(c, op, err);
+	else if (!strcmp(kind, "stop"))
+		rc = apply_stop(c, op, replay, err);
 	else
 		return spur_error_set(err, SPUR_EINVAL, "unknown operation '%s'", kind);
 	/* the order ops were applied in, for snapshots */
@@ -930,6 +1042,11 @@ int ctld_run_cycle(struct ctld *c)
 				uv_stop(c->loop);
 			}
 			json_decref(op);
+		} else if (a->type == SCHED_ACT_PREEMPT) {
+			ctld_stop_job(c, a->job_id, "preempted");
+		} else if (a->type == SCHED_ACT_FAIL && ctld_job(c, a->job_id) &&
+			   ctld_job(c, a->job_id)->start_op) {
+			ctld_stop_job(c, a->job_id, "its node failed");
 		} else if (a->type == SCHED_ACT_FAIL) {
 			struct ctld_job *cj = ctld_job(c, a->job_id);
 
