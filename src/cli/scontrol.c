@@ -377,6 +377,55 @@ fail:
 	return 1;
 }
 
+/* scontrol update NodeName=LIST State=DRAIN|DOWN|RESUME [Reason=TEXT]: an
+ * administrator drains a node, marks it down (its jobs requeue) or returns
+ * it to service (a drained node's failed GPUs are trusted again). */
+static int update_node(const char *prog, int argc, char **argv)
+{
+	const char *nodes = NULL, *state = NULL, *reason = NULL;
+	struct spur_error err;
+	json_t *reply;
+
+	for (int i = 0; i < argc; i++) {
+		const char *eq = strchr(argv[i], '=');
+		size_t kl = eq ? (size_t)(eq - argv[i]) : 0;
+
+		if (!eq) {
+			cli_error(prog, "Invalid input: %s", argv[i]);
+			return 1;
+		}
+		if (kl == 8 && !strncasecmp(argv[i], "NodeName", kl))
+			nodes = eq + 1;
+		else if (kl == 5 && !strncasecmp(argv[i], "State", kl))
+			state = eq + 1;
+		else if (kl == 6 && !strncasecmp(argv[i], "Reason", kl))
+			reason = eq + 1;
+		else {
+			cli_error(prog, "Update of %.*s is not supported (State and Reason are)",
+				  (int)kl, argv[i]);
+			return 1;
+		}
+	}
+	if (!nodes || !state) {
+		cli_error(prog, "update of a node needs NodeName= and State=");
+		return 1;
+	}
+	if ((!strcasecmp(state, "DRAIN") || !strcasecmp(state, "DOWN")) && (!reason || !*reason)) {
+		cli_error(prog, "You must specify a reason when DOWNING or DRAINING a node. "
+				"Request denied");
+		return 1;
+	}
+	reply = cli_call(json_pack("{s:s,s:s,s:s,s:s}", "type", "node_update", "nodes", nodes,
+				   "state", state, "reason", reason ? reason : ""),
+			 &err);
+	if (!reply) {
+		cli_error(prog, "%s", err.msg);
+		return 1;
+	}
+	json_decref(reply);
+	return 0;
+}
+
 int cli_scontrol_main(const char *prog, int argc, char **argv)
 {
 	const char *what;
@@ -391,6 +440,8 @@ int cli_scontrol_main(const char *prog, int argc, char **argv)
 	}
 	if ((rc = job_verb(prog, argv[0], argc - 1, argv + 1)) >= 0)
 		return rc;
+	if (!strcasecmp(argv[0], "update") && argc > 1 && !strncasecmp(argv[1], "NodeName=", 9))
+		return update_node(prog, argc - 1, argv + 1);
 	if (!strcasecmp(argv[0], "update"))
 		return update_job(prog, argc - 1, argv + 1);
 	if (strcasecmp(argv[0], "show")) {

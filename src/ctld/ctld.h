@@ -49,6 +49,7 @@ struct ctld {
 	uint32_t interactive_live; /* interactive jobs not ended (their limits) */
 	struct ctld_conn **agents; /* by node index, NULL when not connected */
 	char (*node_reason)[160];  /* by node index: why it drained ("" none) */
+	bool *node_admin;	   /* by node index: drained or downed by scontrol */
 	struct ctld_raft *raft;
 	struct sqlite3 *acct; /* accounting database */
 	char *state_dir;

@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static void reply_error(struct ctld_conn *cn, int code, const char *msg)
 {
@@ -684,6 +685,75 @@ static void gpus_failed(struct ctld *c, long idx, const json_t *gpus, const char
 	}
 }
 
+/* scontrol update NodeName=LIST State=...: every name is checked before any
+ * node changes. */
+static void handle_node_update(struct ctld_conn *cn, json_t *msg)
+{
+	struct ctld *c = cn->c;
+	const char *state = spur_json_str(msg, "state", ""), *why = spur_json_str(msg, "reason", "");
+	struct spur_error err;
+	struct spur_hostlist *hl = spur_hostlist_from_expr(spur_json_str(msg, "nodes", ""), &err);
+	enum sched_event_type type;
+	bool resume = false;
+
+	if (!hl || !spur_hostlist_count(hl)) {
+		spur_hostlist_destroy(hl);
+		reply_error(cn, SPUR_EINVAL, "Invalid node name specified");
+		return;
+	}
+	if (!strcasecmp(state, "DRAIN")) {
+		type = SCHED_EV_NODE_DRAIN;
+	} else if (!strcasecmp(state, "DOWN")) {
+		type = SCHED_EV_NODE_DOWN;
+	} else if (!strcasecmp(state, "RESUME") || !strcasecmp(state, "UNDRAIN") ||
+		   !strcasecmp(state, "IDLE")) {
+		type = SCHED_EV_NODE_UP;
+		resume = true;
+	} else {
+		spur_hostlist_destroy(hl);
+		reply_error(cn, SPUR_EINVAL, "Invalid node state specified");
+		return;
+	}
+	for (size_t i = 0; i < spur_hostlist_count(hl); i++) {
+		if (spur_conf_node_index(c->conf, spur_hostlist_nth(hl, i)) < 0) {
+			spur_hostlist_destroy(hl);
+			reply_error(cn, SPUR_ENOENT, "Invalid node name specified");
+			return;
+		}
+	}
+	for (size_t i = 0; i < spur_hostlist_count(hl); i++) {
+		const char *name = spur_hostlist_nth(hl, i);
+		long idx = spur_conf_node_index(c->conf, name);
+		/* a node without its agent stays out of service */
+		struct sched_event ev = { .type = resume && !c->agents[idx] ? SCHED_EV_NODE_DRAIN : type,
+					  .time = ctld_now(),
+					  .node = name,
+					  .reason = resume ? "not registered" : why,
+					  .defer_cycle = true };
+		struct sched_actions acts;
+		uint32_t stop[256];
+		size_t ns = 0;
+
+		if (sched_step(c->sched, &ev, &acts, &err)) {
+			spur_warn("node %s: %s", name, err.msg);
+			continue;
+		}
+		for (size_t k = 0; k < acts.n && ns < 256; k++)
+			if (acts.v[k].type == SCHED_ACT_REQUEUE || acts.v[k].type == SCHED_ACT_FAIL)
+				stop[ns++] = acts.v[k].job_id;
+		c->node_admin[idx] = !resume;
+		snprintf(c->node_reason[idx], sizeof(c->node_reason[idx]), "%s",
+			 resume ? (c->agents[idx] ? "" : "not registered") : why);
+		spur_info("node %s: %s by scontrol%s%s", name, resume ? "resumed" : state,
+			  *why ? ": " : "", why);
+		for (size_t k = 0; k < ns; k++)
+			ctld_stop_job(c, stop[k], "its node was set DOWN");
+	}
+	spur_hostlist_destroy(hl);
+	reply_ok(cn, json_object());
+	ctld_run_cycle(c);
+}
+
 static void handle_gpu_failed(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
@@ -717,7 +787,15 @@ static void handle_register(struct ctld_conn *cn, json_t *msg)
 		reply_error(cn, err.code, err.msg);
 		return;
 	}
-	c->node_reason[idx][0] = '\0';
+	if (c->node_admin[idx]) {
+		/* an administrator's drain outlasts the agent's reconnection */
+		struct sched_event dr = { .type = SCHED_EV_NODE_DRAIN, .time = ev.time, .node = name,
+					  .reason = c->node_reason[idx], .defer_cycle = true };
+
+		sched_step(c->sched, &dr, &acts, &err);
+	} else {
+		c->node_reason[idx][0] = '\0';
+	}
 	lost_jobs(c, idx, json_object_get(msg, "jobs"));
 	use_links(c, name, json_object_get(msg, "gpus"));
 	if (json_array_size(json_object_get(msg, "gpus_failed")))
@@ -975,7 +1053,7 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 		{ "hold", handle_hold },	 { "release", handle_hold },
 		{ "step", handle_step },     { "complete", handle_complete },
 		{ "requeue", handle_requeue }, { "update", handle_update },
-		{ "gpu_failed", handle_gpu_failed },
+		{ "gpu_failed", handle_gpu_failed }, { "node_update", handle_node_update },
 	};
 	const char *type = spur_json_str(msg, "type", "");
 

@@ -60,4 +60,15 @@ check "the nodes stay drained (the agents report their failed GPUs)" \
 check "... with the reason" sh -c "scontrol show node mi2 | grep -qx '   Reason=GPU 0: lost'"
 check "the pending job waits" [ "$(squeue -h -j "$pend" -o %T)" = PENDING ]
 check "the requeued job ran once to the end" sh -c "sacct -n -X -P -o State -j $id | grep -qx COMPLETED"
+check "draining needs a reason" sh -c "! scontrol update NodeName=mi1 State=DRAIN 2>err"
+check "... as Slurm says" grep -q "You must specify a reason when DOWNING or DRAINING a node" err
+check "an unknown node is refused" sh -c "! scontrol update NodeName=nope State=RESUME 2>err && grep -q 'Invalid node name specified' err"
+check "a bad state is refused" sh -c "! scontrol update NodeName=mi1 State=SLEEPY 2>err && grep -q 'Invalid node state specified' err"
+check "scontrol update State=RESUME returns mi2 to service" scontrol update NodeName=mi2 State=RESUME
+check "... the pending job runs there" \
+	wait_until 15 sh -c "sacct -n -X -P -o State,NodeList -j $pend | grep -qx 'COMPLETED|mi2'"
+check "... and the reason is gone" sh -c "! scontrol show node mi2 | grep -q Reason="
+check "an administrator's drain" scontrol update NodeName=mi2 State=DRAIN Reason=maintenance
+check "... shows its reason" sh -c "scontrol show node mi2 | grep -qx '   Reason=maintenance'"
+check "... and keeps new work off" sh -c "j=\$(sbatch --parsable -o /dev/null --gres=gpu:mi300x:1 --wrap true) && sleep 1 && squeue -h -j \$j -o %T | grep -qx PENDING"
 finish
