@@ -10,7 +10,9 @@
 #include <ctype.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* sinfo's short state names. */
 static const char *short_state(const char *st)
@@ -198,7 +200,8 @@ static bool field_text(char code, const json_t *nodes, const json_t *n, size_t n
 		return true;
 	}
 	case 'E':
-		snprintf(buf, len, "none");
+		snprintf(buf, len, "%s",
+			 *spur_json_str(n, "reason", "") ? spur_json_str(n, "reason", "") : "none");
 		return true;
 	case 'z':
 		snprintf(buf, len, "1:1:1");
@@ -211,6 +214,47 @@ static bool field_text(char code, const json_t *nodes, const json_t *n, size_t n
 		return true;
 	}
 	return false;
+}
+
+/* sinfo -R: the nodes out of service and why, nodes with the same reason
+ * on one line ("%20E %9U %19H %N"). */
+static int print_reasons(const char *prog, const json_t *nodes, bool header)
+{
+	size_t n = json_array_size(nodes);
+	bool *done = calloc(n + 1, sizeof(*done));
+
+	if (!done) {
+		fprintf(stderr, "%s: error: out of memory\n", prog);
+		return 1;
+	}
+	if (header)
+		printf("%-20s %-9s %-19s %s\n", "REASON", "USER", "TIMESTAMP", "NODELIST");
+	for (size_t i = 0; i < n; i++) {
+		const char *why = spur_json_str(json_array_get(nodes, i), "reason", "");
+		struct spur_hostlist *hl;
+		struct spur_error err;
+		char stamp[32] = "Unknown", *list;
+		time_t t = (time_t)spur_json_int(json_array_get(nodes, i), "reason_time", 0);
+		struct tm tm;
+
+		if (done[i] || !*why)
+			continue;
+		hl = spur_hostlist_create();
+		for (size_t k = i; hl && k < n; k++) {
+			if (done[k] || strcmp(why, spur_json_str(json_array_get(nodes, k), "reason", "")))
+				continue;
+			done[k] = true;
+			spur_hostlist_push(hl, spur_json_str(json_array_get(nodes, k), "name", ""), &err);
+		}
+		list = hl ? spur_hostlist_ranged(hl, &err) : NULL;
+		if (t && localtime_r(&t, &tm))
+			strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+		printf("%-20.20s %-9.9s %-19.19s %s\n", why, "root", stamp, list ? list : "");
+		spur_free(list);
+		spur_hostlist_destroy(hl);
+	}
+	free(done);
+	return 0;
 }
 
 static const char *field_header(char code)
@@ -421,9 +465,10 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 		{ "Node", no_argument, NULL, 'N' }, { "long", no_argument, NULL, 'l' },
 		{ "noheader", no_argument, NULL, 'h' }, { "json", no_argument, NULL, 'J' },
 		{ "format", required_argument, NULL, 'o' },
+		{ "list-reasons", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'H' },  { NULL, 0, NULL, 0 },
 	};
-	bool node_mode = false, lng = false, header = true, json_out = false;
+	bool node_mode = false, lng = false, header = true, json_out = false, reasons = false;
 	const char *fmt = NULL;
 	int rc = 0;
 	struct spur_error err;
@@ -433,7 +478,7 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 	int opt;
 
 	pargc = cli_getopt_argv("sinfo", argc, argv, pargv, 64);
-	while ((opt = getopt_long(pargc, pargv, "NlhJo:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(pargc, pargv, "NlhJo:R", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			fmt = optarg;
@@ -450,8 +495,11 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 		case 'J':
 			json_out = true;
 			break;
+		case 'R':
+			reasons = true;
+			break;
 		case 'H':
-			printf("Usage: sinfo [-N] [-l] [-h] [-o FORMAT] [--json]\n");
+			printf("Usage: sinfo [-N] [-l] [-h] [-R] [-o FORMAT] [--json]\n");
 			return 0;
 		default:
 			fprintf(stderr, "Try \"sinfo --help\" for more information\n");
@@ -463,7 +511,9 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
 		return 1;
 	}
-	if (fmt) {
+	if (reasons && !fmt) {
+		rc = print_reasons(prog, json_object_get(reply, "nodes"), header);
+	} else if (fmt) {
 		rc = print_format(prog, fmt, json_object_get(reply, "nodes"),
 				  json_object_get(reply, "partitions"), header, node_mode);
 	} else if (json_out) {

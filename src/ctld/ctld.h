@@ -50,6 +50,7 @@ struct ctld {
 	struct ctld_conn **agents; /* by node index, NULL when not connected */
 	char (*node_reason)[160];  /* by node index: why it drained ("" none) */
 	bool *node_admin;	   /* by node index: drained or downed by scontrol */
+	int64_t *node_reason_time; /* by node index: when the reason was set */
 	struct ctld_raft *raft;
 	struct sqlite3 *acct; /* accounting database */
 	char *state_dir;

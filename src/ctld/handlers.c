@@ -570,6 +570,8 @@ static void handle_nodes(struct ctld_conn *cn, json_t *msg)
 					 "partitions", pl, "features", n->features ? n->features : ""));
 		json_object_set_new(json_array_get(nodes, json_array_size(nodes) - 1), "reason",
 				    json_string(c->node_reason[i]));
+		json_object_set_new(json_array_get(nodes, json_array_size(nodes) - 1), "reason_time",
+				    json_integer(c->node_reason_time[i]));
 		spur_free(gres);
 	}
 	for (size_t p = 0; p < c->conf->nparts; p++) {
@@ -673,7 +675,9 @@ static void gpus_failed(struct ctld *c, long idx, const json_t *gpus, const char
 			spur_warn("node %s: %s", name, err.msg);
 			continue;
 		}
+		c->node_reason_time[idx] = ev.time;
 		snprintf(c->node_reason[idx], sizeof(c->node_reason[idx]), "%s", why);
+		c->node_reason_time[idx] = ev.time;
 		spur_error_log("node %s: GPU %u failed (%s): draining", name, ev.gpu, why);
 		/* the actions live until the next step: take the ids first */
 		for (size_t k = 0; k < acts.n && ns < 64; k++)

@@ -162,7 +162,10 @@ int ctld_build_core(struct ctld *c, struct spur_error *err)
 		c->node_reason = calloc(cf->nnodes + 1, sizeof(*c->node_reason));
 	if (!c->node_admin)
 		c->node_admin = calloc(cf->nnodes + 1, sizeof(*c->node_admin));
-	return c->agents && c->node_reason && c->node_admin ? 0 : SPUR_ENOMEM;
+	if (!c->node_reason_time)
+		c->node_reason_time = calloc(cf->nnodes + 1, sizeof(*c->node_reason_time));
+	return c->agents && c->node_reason && c->node_admin && c->node_reason_time ? 0
+										   : SPUR_ENOMEM;
 }
 
 static void close_handle(uv_handle_t *h, void *arg)
@@ -183,6 +186,7 @@ static void teardown(struct ctld *c)
 	free(c->agents);
 	free(c->node_reason);
 	free(c->node_admin);
+	free(c->node_reason_time);
 	ctld_acct_close(c);
 	sched_destroy(c->sched);
 	spur_conf_destroy(c->conf);

@@ -71,4 +71,7 @@ check "... and the reason is gone" sh -c "! scontrol show node mi2 | grep -q Rea
 check "an administrator's drain" scontrol update NodeName=mi2 State=DRAIN Reason=maintenance
 check "... shows its reason" sh -c "scontrol show node mi2 | grep -qx '   Reason=maintenance'"
 check "... and keeps new work off" sh -c "j=\$(sbatch --parsable -o /dev/null --gres=gpu:mi300x:1 --wrap true) && sleep 1 && squeue -h -j \$j -o %T | grep -qx PENDING"
+check "sinfo -R lists the drained nodes and why" sh -c "sinfo -R | grep -qE '^maintenance +root +[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8} mi2\$'"
+check "... with the GPU failure of mi1" sh -c "sinfo -R -h | grep -q '^GPU 3: Xid 79: GPU h root'"
+check "sinfo -o %E gives the reason" sh -c "sinfo -h -N -o '%N %E' | grep -qx 'mi2 maintenance'"
 finish
