@@ -6,42 +6,79 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
-/* $SPUR_CTLD (host:port) wins; else the first SlurmctldHost of the config. */
-static int ctld_addr(char *host, size_t len, uint16_t *port, struct spur_error *err)
+#define CLI_MAX_CTLDS 8
+
+struct ctld_addrs {
+	char host[CLI_MAX_CTLDS][256];
+	size_t n;
+	uint16_t port;
+	unsigned timeout_s; /* MessageTimeout: how long to keep trying */
+};
+
+/* $SPUR_CTLD (host:port) wins; else every SlurmctldHost of the config, in
+ * order. */
+static int ctld_addrs(struct ctld_addrs *a, struct spur_error *err)
 {
 	const char *env = getenv("SPUR_CTLD");
 	const char *path = cli_conf_path(NULL);
 	struct spur_conf *c;
 
+	memset(a, 0, sizeof(*a));
+	a->timeout_s = 10;
 	if (env && *env) {
 		const char *colon = strrchr(env, ':');
 
-		snprintf(host, len, "%.*s", colon ? (int)(colon - env) : (int)strlen(env), env);
-		*port = colon ? (uint16_t)atoi(colon + 1) : 6817;
+		snprintf(a->host[0], sizeof(a->host[0]), "%.*s",
+			 colon ? (int)(colon - env) : (int)strlen(env), env);
+		a->port = colon ? (uint16_t)atoi(colon + 1) : 6817;
+		a->n = 1;
 		return 0;
 	}
 	c = path ? spur_conf_load(path, 0, err) : spur_conf_default(err);
 	if (!c)
 		return err->code;
-	snprintf(host, len, "%s", c->nctlds ? c->ctlds[0].addr : "127.0.0.1");
-	*port = c->ctld_port;
+	for (size_t i = 0; i < c->nctlds && a->n < CLI_MAX_CTLDS; i++)
+		snprintf(a->host[a->n++], sizeof(a->host[0]), "%s", c->ctlds[i].addr);
+	if (!a->n)
+		snprintf(a->host[a->n++], sizeof(a->host[0]), "127.0.0.1");
+	a->port = c->ctld_port;
+	if (c->message_timeout)
+		a->timeout_s = c->message_timeout;
 	spur_conf_destroy(c);
 	return 0;
 }
 
 const char *cli_prog = "spur";
 
+/* Connect to the first controller that answers, trying each in turn for up
+ * to MessageTimeout seconds (a controller restarting, a failover), as
+ * Slurm's commands do. Only the connection is retried: nothing was sent, so
+ * no request can be made twice. */
 int cli_connect(struct spur_error *err)
 {
-	char host[256];
-	uint16_t port = 0;
-	int rc = ctld_addr(host, sizeof(host), &port, err);
+	struct ctld_addrs a;
+	struct timespec start, now;
+	int rc = ctld_addrs(&a, err);
 
 	if (rc)
 		return rc;
-	return spur_wire_connect(host, port, 5000, err);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		for (size_t i = 0; i < a.n; i++) {
+			int fd = spur_wire_connect(a.host[i], a.port, 5000, err);
+
+			if (fd >= 0)
+				return fd;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - start.tv_sec >= (time_t)a.timeout_s)
+			return err->code;
+		/* nothing to wait on from outside: poll at 10 Hz */
+		nanosleep(&(struct timespec){ .tv_nsec = 100 * 1000 * 1000 }, NULL);
+	}
 }
 
 json_t *cli_request(int fd, json_t *req, int timeout_ms, struct spur_error *err)
