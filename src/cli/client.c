@@ -19,7 +19,7 @@ struct ctld_addrs {
 };
 
 /* $SPUR_CTLD (host:port) wins; else every SlurmctldHost of the config, in
- * order. */
+ * order. $SPUR_MESSAGE_TIMEOUT (seconds) overrides MessageTimeout. */
 static int ctld_addrs(struct ctld_addrs *a, struct spur_error *err)
 {
 	const char *env = getenv("SPUR_CTLD");
@@ -28,6 +28,8 @@ static int ctld_addrs(struct ctld_addrs *a, struct spur_error *err)
 
 	memset(a, 0, sizeof(*a));
 	a->timeout_s = 10;
+	if (getenv("SPUR_MESSAGE_TIMEOUT"))
+		a->timeout_s = (unsigned)strtoul(getenv("SPUR_MESSAGE_TIMEOUT"), NULL, 10);
 	if (env && *env) {
 		const char *colon = strrchr(env, ':');
 
@@ -45,7 +47,7 @@ static int ctld_addrs(struct ctld_addrs *a, struct spur_error *err)
 	if (!a->n)
 		snprintf(a->host[a->n++], sizeof(a->host[0]), "127.0.0.1");
 	a->port = c->ctld_port;
-	if (c->message_timeout)
+	if (c->message_timeout && !getenv("SPUR_MESSAGE_TIMEOUT"))
 		a->timeout_s = c->message_timeout;
 	spur_conf_destroy(c);
 	return 0;

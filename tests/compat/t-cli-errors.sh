@@ -26,6 +26,7 @@ expect 1 "empty brackets" -- "$b/scontrol" show hostnames 'gpu[]'
 expect 1 "show hostlist needs a list" -- "$b/scontrol" show hostlist
 # no controller listens on this port
 export SPUR_CTLD=127.0.0.1:1
+export SPUR_MESSAGE_TIMEOUT=0 # no controller is coming: fail at once
 expect 1 "Unable to contact slurm controller (connect failure)" -- "$b/scontrol" show job 1
 expect 1 "Unable to contact slurm controller" -- "$b/squeue"
 expect 1 "Unable to contact slurm controller" -- "$b/sinfo"
