@@ -58,7 +58,7 @@ struct agent {
 	unsigned host_cpus;
 	uint8_t cpu_used[1024]; /* per host CPU: jobs' cpusets */
 	int kill_wait;
-	json_t *unsent; /* "finished" reports made while the controller was away */
+	json_t *unsent; /* "finished" reports the controller has not acknowledged */
 	const char *gpu_arg;  /* the GPU backend's argument, for its health check */
 	uint32_t gpu_failed;  /* GPUs found failed (bit i: GPU i); it sticks */
 	char gpu_why[128];
@@ -102,14 +102,25 @@ static void put_task_env(json_t *env, int rank, int local);
 
 static void step_write(struct step *st, json_t *m);
 
-/* A job's end must reach the controller: queue it while disconnected. */
+/* A job's end must reach the controller: kept until the controller says it
+ * is committed (finished_ack), sent again after each registration. */
 static void report(struct agent *a, json_t *msg)
 {
-	if (a->connected) {
-		send_msg(a, msg);
-		return;
-	}
 	json_array_append_new(a->unsent, msg);
+	if (a->connected)
+		send_msg(a, json_incref(msg));
+}
+
+static void report_acked(struct agent *a, const json_t *ack)
+{
+	json_int_t id = spur_json_int(ack, "job_id", 0), run = spur_json_int(ack, "run", 0);
+
+	for (size_t i = json_array_size(a->unsent); i-- > 0;) {
+		const json_t *m = json_array_get(a->unsent, i);
+
+		if (spur_json_int(m, "job_id", 0) == id && spur_json_int(m, "run", 0) == run)
+			json_array_remove(a->unsent, i);
+	}
 }
 
 /* ---------------------------------------------------------------- output */
@@ -928,6 +939,8 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 					kill_group(j, (int)spur_json_int(msg, "signal", SIGTERM));
 			kill_steps((uint32_t)spur_json_int(msg, "job_id", 0),
 				   (int)spur_json_int(msg, "signal", SIGTERM));
+		} else if (!strcmp(type, "finished_ack")) {
+			report_acked(a, msg);
 		} else if (!strcmp(type, "error")) {
 			spur_error_log("controller: %s", spur_json_str(msg, "message", "?"));
 		}
@@ -1007,7 +1020,6 @@ static void on_connect(uv_connect_t *req, int status)
 			      a->gpu_why));
 	for (size_t i = 0; i < json_array_size(a->unsent); i++)
 		send_msg(a, json_incref(json_array_get(a->unsent, i)));
-	json_array_clear(a->unsent);
 	spur_info("registered with %s:%u", a->host, a->port);
 }
 

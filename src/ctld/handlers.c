@@ -819,21 +819,29 @@ static void handle_finished(struct ctld_conn *cn, json_t *msg)
 	uint32_t id = (uint32_t)spur_json_int(msg, "job_id", 0);
 	struct sched_job_info info;
 	struct spur_error err;
-	json_t *op;
+	/* the agent keeps the report until this comes back, once it is
+	 * committed (or found needless), so a controller killed in between
+	 * gets it again from the agent */
+	json_t *op, *ack = json_pack("{s:s,s:i,s:I}", "type", "finished_ack", "job_id", (int)id,
+				     "run", (json_int_t)spur_json_int(msg, "run", 0));
 
 	/* a job cancelled or requeued meanwhile: its end is already recorded */
-	if (sched_job_info(c->sched, id, &info) || info.state != SCHED_JOB_RUNNING)
+	if (sched_job_info(c->sched, id, &info) || info.state != SCHED_JOB_RUNNING) {
+		ctld_conn_send(cn, ack);
 		return;
+	}
 	/* the result of an earlier run, requeued since */
 	if (json_object_get(msg, "run") && ctld_job(c, id) &&
-	    (uint32_t)spur_json_int(msg, "run", 0) != ctld_job(c, id)->runs)
+	    (uint32_t)spur_json_int(msg, "run", 0) != ctld_job(c, id)->runs) {
+		ctld_conn_send(cn, ack);
 		return;
+	}
 	/* the batch script is done: steps still running anywhere end with it */
 	ctld_signal_job(c, id, SIGKILL);
 	op = json_pack("{s:s,s:i,s:I,s:i,s:b}", "op", "finish", "id", (int)id, "time",
 		       (json_int_t)ctld_now(), "exit", (int)spur_json_int(msg, "exit_code", 0),
 		       "timeout", spur_json_bool(msg, "timed_out", 0));
-	if (ctld_commit(c, op, NULL, NULL, &err))
+	if (ctld_commit(c, op, cn, ack, &err))
 		spur_error_log("job %u finish: %s", id, err.msg);
 	json_decref(op);
 	ctld_run_cycle(c);
