@@ -40,10 +40,21 @@ struct job {
 	struct job *next;
 };
 
+#define AGENT_MAX_CTLDS 8
+#define AGENT_SILENCE_MS 3000 /* no word from the controller: find another */
+
 struct agent {
 	uv_loop_t *loop;
 	const char *node, *host, *spool;
 	uint16_t port;
+	struct {
+		char host[256];
+		uint16_t port;
+	} ctl[AGENT_MAX_CTLDS]; /* the controllers, tried in turn */
+	size_t nctl, cur;
+	uint64_t heard;	 /* loop time of the last message (or of the connect) */
+	bool connecting; /* a connect is in flight since heard */
+	uv_timer_t alive;
 	uint32_t cpus;
 	uint64_t mem_mb;
 	struct spur_gpu_set gpus;
@@ -67,6 +78,7 @@ struct agent {
 
 static void send_msg(struct agent *a, json_t *msg);
 static void try_connect(struct agent *a);
+static void disconnect(struct agent *a);
 
 /* ---------------------------------------------------------------- steps */
 
@@ -93,8 +105,7 @@ struct step {
 };
 
 static struct step *steps;
-static const char *ctld_host = "127.0.0.1"; /* for SPUR_CTLD in jobs */
-static unsigned ctld_port = 6817;
+static char ctld_list[AGENT_MAX_CTLDS * 264] = "127.0.0.1:6817"; /* SPUR_CTLD in jobs */
 
 static char **build_env(const json_t *m, const char *node);
 static void free_env(char **v);
@@ -531,7 +542,7 @@ static char **build_env(const json_t *m, const char *node)
 	v[i++] = spur_asprintf("SLURMD_NODENAME=%s", node);
 	v[i++] = spur_asprintf("SPURD_NODENAME=%s", node);
 	/* srun and the other commands inside the job reach this controller */
-	v[i++] = spur_asprintf("SPUR_CTLD=%s:%u", ctld_host, ctld_port);
+	v[i++] = spur_asprintf("SPUR_CTLD=%s", ctld_list);
 	return v;
 }
 
@@ -892,11 +903,34 @@ static void on_retry(uv_timer_t *t)
 	try_connect(t->data);
 }
 
+/* The next controller at once; after a whole round, a second's pause. */
 static void on_tcp_closed(uv_handle_t *h)
 {
 	struct agent *a = h->data;
 
-	uv_timer_start(&a->retry, on_retry, 1000, 0);
+	a->connecting = false;
+	a->cur = (a->cur + 1) % a->nctl;
+	uv_timer_start(&a->retry, on_retry, a->cur ? 50 : 1000, 0);
+}
+
+/* A controller that stops talking (paused, cut off by the network) is
+ * left for the next one: the leader sends a ping every second. A connect
+ * that hangs is given up too. */
+static void on_alive(uv_timer_t *t)
+{
+	struct agent *a = t->data;
+	uint64_t quiet = uv_now(a->loop) - a->heard;
+
+	if (a->connected && quiet > AGENT_SILENCE_MS) {
+		spur_warn("controller %s:%u silent for %llu ms; trying the next one", a->host,
+			  a->port, (unsigned long long)quiet);
+		disconnect(a);
+	} else if (a->connecting && quiet > AGENT_SILENCE_MS &&
+		   !uv_is_closing((uv_handle_t *)&a->tcp)) {
+		spur_debug("connect to %s:%u: no answer in %llu ms", a->host, a->port,
+			   (unsigned long long)quiet);
+		uv_close((uv_handle_t *)&a->tcp, on_tcp_closed);
+	}
 }
 
 static void disconnect(struct agent *a)
@@ -924,6 +958,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 	}
 	spur_wire_feed(&a->rd, buf->base, (size_t)n);
 	free(buf->base);
+	a->heard = uv_now(a->loop);
 	while ((rc = spur_wire_next(&a->rd, &msg, &err)) == 1) {
 		const char *type = spur_json_str(msg, "type", "");
 
@@ -941,6 +976,12 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 				   (int)spur_json_int(msg, "signal", SIGTERM));
 		} else if (!strcmp(type, "finished_ack")) {
 			report_acked(a, msg);
+		} else if (!strcmp(type, "error") && spur_json_bool(msg, "not_leader", 0)) {
+			/* a follower: the next controller may lead */
+			spur_info("%s", spur_json_str(msg, "message", "not the leader"));
+			json_decref(msg);
+			disconnect(a);
+			return;
 		} else if (!strcmp(type, "error")) {
 			spur_error_log("controller: %s", spur_json_str(msg, "message", "?"));
 		}
@@ -986,12 +1027,15 @@ static void on_connect(uv_connect_t *req, int status)
 	struct agent *a = req->data;
 	json_t *gpus, *jobs;
 
+	a->connecting = false;
 	if (status < 0) {
 		spur_debug("connect to %s:%u: %s", a->host, a->port, uv_strerror(status));
-		uv_close((uv_handle_t *)&a->tcp, on_tcp_closed);
+		if (!uv_is_closing((uv_handle_t *)&a->tcp))
+			uv_close((uv_handle_t *)&a->tcp, on_tcp_closed);
 		return;
 	}
 	a->connected = true;
+	a->heard = uv_now(a->loop);
 	spur_wire_reader_init(&a->rd);
 	uv_read_start((uv_stream_t *)&a->tcp, spur_uv_alloc, on_read);
 	gpus = json_array();
@@ -1020,16 +1064,20 @@ static void on_connect(uv_connect_t *req, int status)
 			      a->gpu_why));
 	for (size_t i = 0; i < json_array_size(a->unsent); i++)
 		send_msg(a, json_incref(json_array_get(a->unsent, i)));
-	spur_info("registered with %s:%u", a->host, a->port);
+	spur_info("registering with %s:%u", a->host, a->port);
 }
 
 static void try_connect(struct agent *a)
 {
 	struct sockaddr_in sa;
 
+	a->host = a->ctl[a->cur].host;
+	a->port = a->ctl[a->cur].port;
 	uv_tcp_init(a->loop, &a->tcp);
 	a->tcp.data = a;
 	a->conn_req.data = a;
+	a->heard = uv_now(a->loop);
+	a->connecting = true;
 	if (uv_ip4_addr(a->host, a->port, &sa) ||
 	    uv_tcp_connect(&a->conn_req, &a->tcp, (const struct sockaddr *)&sa, on_connect))
 		uv_close((uv_handle_t *)&a->tcp, on_tcp_closed);
@@ -1064,6 +1112,50 @@ static void teardown(struct agent *a)
 	spur_wire_reader_fini(&a->rd);
 	json_decref(a->unsent);
 	spur_log_close();
+}
+
+/* The controllers: -c HOST:PORT[,HOST:PORT...], else every SlurmctldHost
+ * of the configuration. */
+static int agent_ctlds(struct agent *a, const struct spur_conf *conf, const char *ctl)
+{
+	size_t len = 0;
+
+	a->nctl = 0;
+	if (ctl && *ctl) {
+		char buf[AGENT_MAX_CTLDS * 264], *save = NULL;
+
+		snprintf(buf, sizeof(buf), "%s", ctl);
+		for (char *t = strtok_r(buf, ",", &save); t && a->nctl < AGENT_MAX_CTLDS;
+		     t = strtok_r(NULL, ",", &save)) {
+			char *colon = strrchr(t, ':');
+			long port = colon ? strtol(colon + 1, NULL, 10) : conf->ctld_port;
+
+			if (colon)
+				*colon = '\0';
+			if (!*t || port <= 0 || port > 65535) {
+				fprintf(stderr, "spurd: error: -c %s: expected HOST:PORT[,HOST:PORT...]\n",
+					ctl);
+				return -1;
+			}
+			snprintf(a->ctl[a->nctl].host, sizeof(a->ctl[0].host), "%s", t);
+			a->ctl[a->nctl++].port = (uint16_t)port;
+		}
+	}
+	for (size_t i = 0; !a->nctl && i < conf->nctlds && i < AGENT_MAX_CTLDS; i++) {
+		snprintf(a->ctl[i].host, sizeof(a->ctl[0].host), "%s", conf->ctlds[i].addr);
+		a->ctl[i].port = spur_conf_ctld_port(conf, i);
+		if (i + 1 == conf->nctlds || i + 1 == AGENT_MAX_CTLDS)
+			a->nctl = i + 1;
+	}
+	if (!a->nctl) {
+		snprintf(a->ctl[0].host, sizeof(a->ctl[0].host), "127.0.0.1");
+		a->ctl[0].port = conf->ctld_port;
+		a->nctl = 1;
+	}
+	for (size_t i = 0; i < a->nctl; i++)
+		len += (size_t)snprintf(ctld_list + len, sizeof(ctld_list) - len, "%s%s:%u",
+					i ? "," : "", a->ctl[i].host, a->ctl[i].port);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -1214,20 +1306,11 @@ int main(int argc, char **argv)
 		spur_conf_destroy(conf);
 		return 0;
 	}
-	a.host = conf->nctlds ? conf->ctlds[0].addr : "127.0.0.1";
-	a.port = conf->ctld_port;
-	if (ctl) {
-		char *colon = strrchr(ctl, ':');
-
-		if (colon) {
-			*colon = '\0';
-			a.port = (uint16_t)atoi(colon + 1);
-		}
-		a.host = ctl;
+	if (agent_ctlds(&a, conf, ctl)) {
+		spur_conf_destroy(conf);
+		return 1;
 	}
 	a.kill_wait = conf->kill_wait ? (int)conf->kill_wait : 30;
-	ctld_host = a.host;
-	ctld_port = a.port;
 	if (!a.spool) {
 		snprintf(spool, sizeof(spool), "%s/%s", conf->spool_dir, a.node);
 		a.spool = spool;
@@ -1251,7 +1334,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	spur_info("node %s: %u cpus, %llu MB, %zu %s GPUs (%s); controller %s:%u", a.node, a.cpus,
 		  (unsigned long long)a.mem_mb, a.gpus.n, a.gpus.n ? a.gpus.gpus[0].type : "",
-		  a.gpus.backend ? a.gpus.backend : "none", a.host, a.port);
+		  a.gpus.backend ? a.gpus.backend : "none", a.ctl[0].host, a.ctl[0].port);
 	if (*conf_gpus && (size_t)atoi(strrchr(conf_gpus, ':') + 1) != a.gpus.n)
 		spur_warn("node %s: the configuration says gpu %s, %zu found", a.node, conf_gpus,
 			  a.gpus.n);
@@ -1264,6 +1347,9 @@ int main(int argc, char **argv)
 		on_health(&a.health); /* failed before the agent started: said at registration */
 		uv_timer_start(&a.health, on_health, 1000, 1000);
 	}
+	uv_timer_init(a.loop, &a.alive);
+	a.alive.data = &a;
+	uv_timer_start(&a.alive, on_alive, 500, 500);
 	try_connect(&a);
 	uv_run(a.loop, UV_RUN_DEFAULT);
 	teardown(&a);

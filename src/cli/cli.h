@@ -17,6 +17,9 @@ int cli_sinfo_main(const char *prog, int argc, char **argv);
 int cli_sacct_main(const char *prog, int argc, char **argv);
 int cli_srun_main(const char *prog, int argc, char **argv);
 int cli_salloc_main(const char *prog, int argc, char **argv);
+int cli_controller_main(const char *prog, int argc, char **argv);
+/* scontrol ping: each SlurmctldHost UP or DOWN; 0 when one is up. */
+int cli_scontrol_ping(const char *prog);
 
 /* The slurm.conf to read: -f/--config, else $SPUR_CONF, $SLURM_CONF,
  * /etc/spur/slurm.conf, /etc/slurm/slurm.conf. NULL when none exists. */

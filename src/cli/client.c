@@ -13,13 +13,14 @@
 
 struct ctld_addrs {
 	char host[CLI_MAX_CTLDS][256];
+	uint16_t port[CLI_MAX_CTLDS];
 	size_t n;
-	uint16_t port;
 	unsigned timeout_s; /* MessageTimeout: how long to keep trying */
 };
 
-/* $SPUR_CTLD (host:port) wins; else every SlurmctldHost of the config, in
- * order. $SPUR_MESSAGE_TIMEOUT (seconds) overrides MessageTimeout. */
+/* $SPUR_CTLD (host:port[,host:port...]) wins; else every SlurmctldHost of
+ * the config, in order. $SPUR_MESSAGE_TIMEOUT (seconds) overrides
+ * MessageTimeout. */
 static int ctld_addrs(struct ctld_addrs *a, struct spur_error *err)
 {
 	const char *env = getenv("SPUR_CTLD");
@@ -31,26 +32,55 @@ static int ctld_addrs(struct ctld_addrs *a, struct spur_error *err)
 	if (getenv("SPUR_MESSAGE_TIMEOUT"))
 		a->timeout_s = (unsigned)strtoul(getenv("SPUR_MESSAGE_TIMEOUT"), NULL, 10);
 	if (env && *env) {
-		const char *colon = strrchr(env, ':');
+		char buf[CLI_MAX_CTLDS * 264], *save = NULL;
 
-		snprintf(a->host[0], sizeof(a->host[0]), "%.*s",
-			 colon ? (int)(colon - env) : (int)strlen(env), env);
-		a->port = colon ? (uint16_t)atoi(colon + 1) : 6817;
-		a->n = 1;
-		return 0;
+		snprintf(buf, sizeof(buf), "%s", env);
+		for (char *t = strtok_r(buf, ",", &save); t && a->n < CLI_MAX_CTLDS;
+		     t = strtok_r(NULL, ",", &save)) {
+			char *colon = strrchr(t, ':');
+
+			a->port[a->n] = colon ? (uint16_t)atoi(colon + 1) : 6817;
+			if (colon)
+				*colon = '\0';
+			snprintf(a->host[a->n++], sizeof(a->host[0]), "%s", t);
+		}
+		if (a->n)
+			return 0;
 	}
 	c = path ? spur_conf_load(path, 0, err) : spur_conf_default(err);
 	if (!c)
 		return err->code;
-	for (size_t i = 0; i < c->nctlds && a->n < CLI_MAX_CTLDS; i++)
+	for (size_t i = 0; i < c->nctlds && a->n < CLI_MAX_CTLDS; i++) {
+		a->port[a->n] = spur_conf_ctld_port(c, i);
 		snprintf(a->host[a->n++], sizeof(a->host[0]), "%s", c->ctlds[i].addr);
-	if (!a->n)
+	}
+	if (!a->n) {
+		a->port[0] = c->ctld_port;
 		snprintf(a->host[a->n++], sizeof(a->host[0]), "127.0.0.1");
-	a->port = c->ctld_port;
+	}
 	if (c->message_timeout && !getenv("SPUR_MESSAGE_TIMEOUT"))
 		a->timeout_s = c->message_timeout;
 	spur_conf_destroy(c);
 	return 0;
+}
+
+/* The controller must say it leads: a follower, or one replaying its log
+ * after a restart, sends requests elsewhere; with several controllers, one
+ * that accepts the connection may still be paused or cut off, so it must
+ * answer within a second. */
+static bool leads(int fd, int timeout_ms, struct spur_error *err)
+{
+	json_t *req = json_pack("{s:s}", "type", "ping"), *reply = NULL;
+	bool ok = !spur_wire_send(fd, req, err) && !spur_wire_recv(fd, &reply, timeout_ms, err) &&
+		  !strcmp(spur_json_str(reply, "type", ""), "ok") &&
+		  spur_json_bool(reply, "leader", 1);
+
+	if (reply && !ok)
+		spur_error_set(err, SPUR_EAGAIN, "%s is not the leading controller",
+			       spur_json_str(reply, "name", "controller"));
+	json_decref(req);
+	json_decref(reply);
+	return ok;
 }
 
 const char *cli_prog = "spur";
@@ -70,10 +100,12 @@ int cli_connect(struct spur_error *err)
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
 		for (size_t i = 0; i < a.n; i++) {
-			int fd = spur_wire_connect(a.host[i], a.port, 5000, err);
+			int fd = spur_wire_connect(a.host[i], a.port[i], a.n > 1 ? 1000 : 5000, err);
 
-			if (fd >= 0)
+			if (fd >= 0 && leads(fd, a.n > 1 ? 1000 : 30000, err))
 				return fd;
+			if (fd >= 0)
+				close(fd);
 		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (now.tv_sec - start.tv_sec >= (time_t)a.timeout_s)

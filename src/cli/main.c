@@ -26,6 +26,8 @@ static const struct {
 	{ "alloc", "salloc", cli_salloc_main, "get an allocation and run a command in it (salloc)" },
 	{ "control", "scontrol", cli_scontrol_main,
 	  "show job|node|hostnames|hostlist|hostlistsorted (scontrol)" },
+	{ "controller", NULL, cli_controller_main,
+	  "list|add NAME|remove NAME: the controllers of the Raft cluster" },
 	{ "conf", NULL, cli_conf_main, "check|show [-f FILE]: read and validate slurm.conf" },
 };
 
@@ -75,7 +77,7 @@ static void usage(FILE *out)
 {
 	fprintf(out, "Usage: spur COMMAND [ARGS...]\n\nCommands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(out, "  %-8s %s\n", commands[i].verb, commands[i].help);
+		fprintf(out, "  %-10s %s\n", commands[i].verb, commands[i].help);
 	fprintf(out, "\nAs sbatch, srun, salloc, squeue, scancel, sinfo, sacct or scontrol, spur runs that command "
 		     "through its argv[0] link.\n");
 }

@@ -440,12 +440,14 @@ int cli_scontrol_main(const char *prog, int argc, char **argv)
 	}
 	if ((rc = job_verb(prog, argv[0], argc - 1, argv + 1)) >= 0)
 		return rc;
+	if (!strcasecmp(argv[0], "ping"))
+		return cli_scontrol_ping(prog);
 	if (!strcasecmp(argv[0], "update") && argc > 1 && !strncasecmp(argv[1], "NodeName=", 9))
 		return update_node(prog, argc - 1, argv + 1);
 	if (!strcasecmp(argv[0], "update"))
 		return update_job(prog, argc - 1, argv + 1);
 	if (strcasecmp(argv[0], "show")) {
-		cli_error(prog, "'%s' is not supported yet (show, hold, uhold, release, requeue, "
+		cli_error(prog, "'%s' is not supported yet (show, ping, hold, uhold, release, requeue, "
 				"requeuehold and update are)",
 			  argv[0]);
 		return 1;

@@ -339,6 +339,20 @@ static int add_ctld(struct spur_conf *c, const char *value, const struct spur_co
 		return bad_value(err, l, "SlurmctldHost", value, "expected NAME or NAME(ADDRESS)");
 	ct.name = open ? spur_strndup(value, (size_t)(open - value)) : spur_strdup(value);
 	ct.addr = open ? spur_strndup(open + 1, strlen(open + 1) - 1) : spur_strdup(value);
+	if (ct.addr && strchr(ct.addr, ':') == strrchr(ct.addr, ':') && strchr(ct.addr, ':')) {
+		/* NAME(ADDR:PORT): one ':' only, so an IPv6 address is left whole */
+		char *colon = strchr(ct.addr, ':'), *end;
+		unsigned long port = strtoul(colon + 1, &end, 10);
+
+		if (*end || !port || port > 65535 || colon == ct.addr) {
+			spur_free(ct.name);
+			spur_free(ct.addr);
+			return bad_value(err, l, "SlurmctldHost", value,
+					 "expected NAME, NAME(ADDRESS) or NAME(ADDRESS:PORT)");
+		}
+		*colon = '\0';
+		ct.port = (uint16_t)port;
+	}
 	if (!ct.name || !ct.addr ||
 	    spur_grow((void **)&c->ctlds, &cap, c->nctlds + 1, sizeof(ct))) {
 		spur_free(ct.name);
@@ -1742,4 +1756,16 @@ struct spur_conf *spur_conf_load(const char *path, unsigned flags, struct spur_e
 		return NULL;
 	}
 	return ld.conf;
+}
+
+uint16_t spur_conf_ctld_port(const struct spur_conf *conf, size_t i)
+{
+	return i < conf->nctlds && conf->ctlds[i].port ? conf->ctlds[i].port : conf->ctld_port;
+}
+
+void spur_conf_raft_address(const struct spur_conf *conf, size_t i, char *buf, size_t len)
+{
+	unsigned p = conf->raft_port ? conf->raft_port : (unsigned)spur_conf_ctld_port(conf, i) + 4;
+
+	snprintf(buf, len, "%s:%u", i < conf->nctlds ? conf->ctlds[i].addr : "127.0.0.1", p);
 }

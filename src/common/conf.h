@@ -22,6 +22,8 @@ struct spur_conf_origin {
 struct spur_conf_ctld {
 	char *name; /* SlurmctldHost=name(addr) */
 	char *addr; /* == name when no "(addr)" */
+	uint16_t port; /* NAME(ADDR:PORT), a Spur extension for several
+			* controllers on one host; 0: SlurmctldPort */
 };
 
 /* One node, after NodeName=DEFAULT and hostlist expansion. */
@@ -153,5 +155,10 @@ long spur_conf_node_index(const struct spur_conf *conf, const char *name);
 const struct spur_conf_partition *spur_conf_partition(const struct spur_conf *conf,
 						      const char *name);
 const struct spur_conf_partition *spur_conf_default_partition(const struct spur_conf *conf);
+/* SlurmctldHost i's client port: its own (NAME(ADDR:PORT)), else SlurmctldPort. */
+uint16_t spur_conf_ctld_port(const struct spur_conf *conf, size_t i);
+/* "host:port" of SlurmctldHost i's Raft transport: SpurRaftPort, else four
+ * above its client port. */
+void spur_conf_raft_address(const struct spur_conf *conf, size_t i, char *buf, size_t len);
 
 #endif

@@ -52,6 +52,8 @@ struct ctld {
 	bool *node_admin;	   /* by node index: drained or downed by scontrol */
 	int64_t *node_reason_time; /* by node index: when the reason was set */
 	struct ctld_raft *raft;
+	size_t self;	       /* this controller's SlurmctldHost entry */
+	uv_timer_t agent_ping; /* the leader's keep-alive to its agents */
 	struct sqlite3 *acct; /* accounting database */
 	char *state_dir;
 	bool replaying; /* applying others' ops: log replay, follower */
@@ -71,8 +73,29 @@ struct ctld_conn {
 };
 
 /* raftlog.c: the replicated operation log (libraft) */
-int ctld_raft_open(struct ctld *c, const char *address, unsigned snapshot_every,
-		   ctld_ready_fn on_ready, struct spur_error *err);
+struct ctld_raft_peer {
+	unsigned long long id;
+	const char *address; /* host:port of its Raft transport */
+};
+struct ctld_raft_opts {
+	unsigned long long id; /* this controller's Raft id */
+	const char *address;
+	const struct ctld_raft_peer *peers; /* a pristine log's voters */
+	size_t npeers;
+	bool join; /* joins a running cluster: no bootstrap */
+	unsigned snapshot_every;
+	unsigned election_ms; /* 0: 300 */
+	ctld_ready_fn on_ready;
+};
+int ctld_raft_open(struct ctld *c, const struct ctld_raft_opts *o, struct spur_error *err);
+/* {"members":[{id,address,role,leader}],"id","leader_id","term",...} */
+json_t *ctld_raft_members(struct ctld *c);
+/* The leader's SlurmctldHost name (else its Raft address), NULL: unknown. */
+const char *ctld_leader_name(struct ctld *c);
+/* Add (a spare, then a voter once caught up) or remove a controller; cn is
+ * answered when the change is committed. */
+int ctld_raft_change(struct ctld *c, bool add, unsigned long long id, const char *address,
+		     struct ctld_conn *cn, struct spur_error *err);
 /* Append op (borrowed) to the log; once committed, send reply (stolen, may
  * be NULL) to cn (may be NULL) and call ctld_committed(). */
 int ctld_raft_propose(struct ctld *c, json_t *op, struct ctld_conn *cn, json_t *reply,

@@ -1052,6 +1052,31 @@ static void handle_acct(struct ctld_conn *cn, json_t *msg)
 	reply_ok(cn, json_pack("{s:o,s:I}", "jobs", rows, "now", (json_int_t)ctld_now()));
 }
 
+/* The controllers: the Raft configuration as this leader sees it. */
+static void handle_members(struct ctld_conn *cn, json_t *msg)
+{
+	(void)msg;
+	reply_ok(cn, ctld_raft_members(cn->c));
+}
+
+/* Add or remove a controller: {"id":N,"address":"host:raftport"}. */
+static void handle_member_change(struct ctld_conn *cn, json_t *msg)
+{
+	struct spur_error err;
+	bool add = !strcmp(spur_json_str(msg, "type", ""), "member_add");
+	json_int_t id = spur_json_int(msg, "id", 0);
+	const char *address = spur_json_str(msg, "address", NULL);
+
+	if (id <= 0 || (add && (!address || !strchr(address, ':')))) {
+		reply_error(cn, SPUR_EINVAL,
+			    add ? "a controller needs an id and a Raft address host:port"
+				: "a controller needs an id");
+		return;
+	}
+	if (ctld_raft_change(cn->c, add, (unsigned long long)id, address, cn, &err))
+		reply_error(cn, err.code, err.msg);
+}
+
 void ctld_handle(struct ctld_conn *cn, json_t *msg)
 {
 	static const struct {
@@ -1066,11 +1091,40 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 		{ "step", handle_step },     { "complete", handle_complete },
 		{ "requeue", handle_requeue }, { "update", handle_update },
 		{ "gpu_failed", handle_gpu_failed }, { "node_update", handle_node_update },
+		{ "members", handle_members }, { "member_add", handle_member_change },
+		{ "member_remove", handle_member_change },
 	};
 	const char *type = spur_json_str(msg, "type", "");
 
+	struct ctld *c = cn->c;
+	bool leader = ctld_raft_ready(c);
+
 	if (!strcmp(type, "ping")) {
-		reply_ok(cn, json_pack("{s:s}", "cluster", cn->c->conf->cluster_name));
+		/* clients use the controller that says it leads */
+		json_t *r = json_pack("{s:s,s:b,s:s}", "cluster", c->conf->cluster_name, "leader",
+				      leader, "name",
+				      c->conf->nctlds ? c->conf->ctlds[c->self].name : "localhost");
+
+		if (!leader && ctld_leader_name(c))
+			json_object_set_new(r, "leader_name", json_string(ctld_leader_name(c)));
+		reply_ok(cn, r);
+		return;
+	}
+	/* a follower (or a controller still replaying its log) answers reads
+	 * from its copy of the state and the membership; everything else goes
+	 * to the leader, which the clients and agents find themselves */
+	if (!leader && strcmp(type, "members") && strcmp(type, "queue") && strcmp(type, "job") &&
+	    strcmp(type, "acct")) {
+		char msgbuf[200];
+		json_t *r;
+
+		snprintf(msgbuf, sizeof(msgbuf), "%s is not the leading controller%s%s",
+			 c->conf->nctlds ? c->conf->ctlds[c->self].name : "this controller",
+			 ctld_leader_name(c) ? "; the leader is " : "",
+			 ctld_leader_name(c) ? ctld_leader_name(c) : "");
+		r = json_pack("{s:s,s:i,s:s,s:b}", "type", "error", "code", SPUR_EAGAIN, "message",
+			      msgbuf, "not_leader", 1);
+		ctld_conn_send(cn, r);
 		return;
 	}
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {

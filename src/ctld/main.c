@@ -2,6 +2,7 @@
 /* spurctld: the controller daemon. */
 #include "ctld.h"
 
+#include "common/alloc.h"
 #include "common/log.h"
 
 #include <errno.h>
@@ -15,8 +16,11 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out, "Usage: spurctld [-f slurm.conf] [-s STATE_DIR] [-p PORT] [-a LISTEN_ADDR]\n"
-		     "                [-r RAFT_HOST:PORT] [-n SNAPSHOT_EVERY] [-L LOGFILE] [-v]\n");
+	fprintf(out, "Usage: spurctld [-f slurm.conf] [-N NAME] [-j] [-s STATE_DIR] [-p PORT]\n"
+		     "                [-a LISTEN_ADDR] [-r RAFT_HOST:PORT] [-n SNAPSHOT_EVERY]\n"
+		     "                [-L LOGFILE] [-v]\n"
+		     "  -N NAME  this controller's SlurmctldHost name (default: the host name)\n"
+		     "  -j       join a running cluster (added with 'spur controller add NAME')\n");
 }
 
 /* PreemptMode "REQUEUE", "CANCEL,GANG", "OFF": *requeue, *off; SUSPEND
@@ -204,29 +208,92 @@ static struct {
 	uint16_t port;
 } listen_at;
 
+/* Every second, to every agent: an agent that hears nothing from its
+ * controller for a while (a leader paused or cut off) looks for the new one. */
+static void on_agent_ping(uv_timer_t *t)
+{
+	struct ctld *c = t->data;
+
+	for (size_t i = 0; i < c->conf->nnodes; i++)
+		if (c->agents[i])
+			ctld_conn_send(c->agents[i], json_pack("{s:s}", "type", "ping"));
+}
+
 /* The log is applied and this server leads: serve clients and agents. */
 static void on_ready(struct ctld *c)
 {
-	struct spur_error err;
-
 	c->replaying = false;
 	ctld_acct_batch(c, false);
 	/* allocations held by connections to the previous process are gone */
 	for (size_t i = 1; i < c->jobs_cap; i++)
 		if (c->jobs[i] && ctld_job_interactive(c->jobs[i]))
 			ctld_owner_gone(c, c->jobs[i]);
-	if (ctld_listen(c, listen_at.addr, listen_at.port, &err)) {
-		spur_error_log("%s", err.msg);
-		fprintf(stderr, "spurctld: error: %s\n", err.msg);
-		c->failed = true;
-		uv_stop(c->loop);
-		return;
-	}
-	spur_info("listening on %s:%u, %zu nodes, %zu partitions, %u jobs, state in %s",
+	spur_info("leading: listening on %s:%u, %zu nodes, %zu partitions, %u jobs, state in %s",
 		  listen_at.addr, listen_at.port, c->conf->nnodes, c->conf->nparts,
 		  c->next_id - (c->conf->first_job_id ? c->conf->first_job_id : 1), c->state_dir);
 	ctld_purge_start(c);
+	uv_timer_init(c->loop, &c->agent_ping);
+	c->agent_ping.data = c;
+	uv_timer_start(&c->agent_ping, on_agent_ping, 1000, 1000);
 	ctld_run_cycle(c);
+}
+
+/* The peers ctld_peers() made (a lone controller's are on the stack). */
+static void ctld_peers_free(struct ctld_raft_opts *o)
+{
+	struct ctld_raft_peer *p = (struct ctld_raft_peer *)o->peers;
+
+	if (o->npeers > 1) {
+		for (size_t i = 0; i < o->npeers; i++)
+			spur_free((char *)p[i].address);
+		free(p);
+	}
+	o->peers = NULL;
+	o->npeers = 0;
+}
+
+static char *raft_address(const struct spur_conf *cf, size_t i)
+{
+	char buf[300];
+
+	spur_conf_raft_address(cf, i, buf, sizeof(buf));
+	return spur_strdup(buf);
+}
+
+/* The Raft cluster of the SlurmctldHost lines: controller i has id i+1;
+ * this one is named, or has this host's name. */
+static int ctld_peers(const struct spur_conf *cf, const char *name, struct ctld_raft_opts *o,
+		      struct spur_error *err)
+{
+	char host[256] = "";
+	struct ctld_raft_peer *peers = calloc(cf->nctlds, sizeof(*peers));
+	size_t self = cf->nctlds;
+
+	if (!peers)
+		return spur_error_set(err, SPUR_ENOMEM, "out of memory");
+	if (!name) {
+		gethostname(host, sizeof(host) - 1);
+		host[strcspn(host, ".")] = '\0';
+		name = host;
+	}
+	for (size_t i = 0; i < cf->nctlds; i++) {
+		peers[i].id = i + 1;
+		peers[i].address = raft_address(cf, i);
+		if (!strcmp(cf->ctlds[i].name, name))
+			self = i;
+	}
+	o->peers = peers;
+	o->npeers = cf->nctlds;
+	if (self == cf->nctlds) {
+		ctld_peers_free(o);
+		return spur_error_set(err, SPUR_EINVAL,
+				      "%s is none of the %zu SlurmctldHost entries of the "
+				      "configuration; name this controller with -N NAME",
+				      name, cf->nctlds);
+	}
+	o->id = self + 1;
+	o->address = peers[self].address;
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -238,9 +305,13 @@ int main(int argc, char **argv)
 	struct spur_error err;
 	uv_signal_t sigterm, sigint;
 	char raft_default[96];
+	const char *self_name = NULL;
+	bool join = false;
+	struct ctld_raft_opts ropts = { 0 };
+	struct ctld_raft_peer solo = { 0 };
 
 	listen_at.addr = "0.0.0.0";
-	while ((opt = getopt(argc, argv, "f:s:p:L:a:r:n:vh")) != -1) {
+	while ((opt = getopt(argc, argv, "f:s:p:L:a:r:n:N:jvh")) != -1) {
 		switch (opt) {
 		case 'f':
 			conf_path = optarg;
@@ -267,6 +338,12 @@ int main(int argc, char **argv)
 			break;
 		case 'L':
 			logfile = optarg;
+			break;
+		case 'N':
+			self_name = optarg;
+			break;
+		case 'j':
+			join = true;
 			break;
 		case 'v':
 			verbose++;
@@ -298,13 +375,40 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < c.conf->nwarnings; i++)
 		spur_warn("%s", c.conf->warnings[i]);
+	if (c.conf->nctlds > 1) {
+		/* several controllers: a Raft cluster of them all, this one the
+		 * SlurmctldHost named by -N, else by this host's name */
+		if (ctld_peers(c.conf, self_name, &ropts, &err)) {
+			fprintf(stderr, "spurctld: error: %s\n", err.msg);
+			spur_conf_destroy(c.conf);
+			return 1;
+		}
+		c.self = ropts.id - 1;
+		if (!port)
+			port = spur_conf_ctld_port(c.conf, c.self);
+	}
 	listen_at.port = (uint16_t)(port ? port : c.conf->ctld_port);
-	if (!raft_addr) {
+	if (!raft_addr && c.conf->nctlds > 1) {
+		raft_addr = ropts.address;
+	} else if (!raft_addr) {
 		/* the Raft port: SpurRaftPort, else four above the controller's */
 		snprintf(raft_default, sizeof(raft_default), "127.0.0.1:%u",
 			 c.conf->raft_port ? c.conf->raft_port : (unsigned)listen_at.port + 4);
 		raft_addr = raft_default;
 	}
+	if (c.conf->nctlds <= 1) {
+		solo.id = 1;
+		solo.address = raft_addr;
+		ropts.id = 1;
+		ropts.peers = &solo;
+		ropts.npeers = 1;
+	}
+	ropts.address = raft_addr;
+	ropts.join = join;
+	ropts.snapshot_every = snapshot_every;
+	ropts.on_ready = on_ready;
+	if (getenv("SPUR_ELECTION_MS"))
+		ropts.election_ms = (unsigned)strtoul(getenv("SPUR_ELECTION_MS"), NULL, 10);
 	c.loop = uv_default_loop();
 	c.next_id = c.conf->first_job_id ? c.conf->first_job_id : 1;
 	c.state_dir = (char *)(state ? state : c.conf->state_dir);
@@ -313,8 +417,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "spurctld: error: state folder %s: %s\n", c.state_dir, strerror(errno));
 		goto out_teardown;
 	}
+	/* listening from the start: a follower, or a controller replaying its
+	 * log, answers pings and reads and sends the rest to the leader */
 	if (ctld_build_core(&c, &err) || ctld_acct_open(&c, &err) ||
-	    ctld_raft_open(&c, raft_addr, snapshot_every, on_ready, &err)) {
+	    ctld_listen(&c, listen_at.addr, listen_at.port, &err) ||
+	    ctld_raft_open(&c, &ropts, &err)) {
 		spur_error_log("%s", err.msg);
 		fprintf(stderr, "spurctld: error: %s\n", err.msg);
 		goto out_raft;
@@ -328,6 +435,7 @@ int main(int argc, char **argv)
 	c.stopping = true;
 	ctld_raft_close(&c);
 	teardown(&c);
+	ctld_peers_free(&ropts);
 	if (c.restart) {
 		/* this process's state ran ahead of the log: start again from it */
 		execv("/proc/self/exe", argv);
@@ -340,5 +448,6 @@ out_raft:
 	ctld_raft_close(&c);
 out_teardown:
 	teardown(&c);
+	ctld_peers_free(&ropts);
 	return 1;
 }

@@ -37,7 +37,18 @@ struct ctld_raft {
 	bool closed;
 	bool inited; /* raft_init succeeded: raft_close owes a callback */
 	size_t inflight;
+	unsigned ticks; /* polls since the last accounting commit (follower) */
 	ctld_ready_fn on_ready;
+};
+
+/* A membership change asked by a client: answered when it is done. */
+struct change {
+	struct raft_change req;
+	struct ctld *c;
+	struct ctld_conn *cn;
+	raft_id id;
+	char address[128];
+	bool assign; /* added as a spare: make it a voter next */
 };
 
 /* One proposal: what to do once the entry is committed. */
@@ -164,18 +175,42 @@ static void on_barrier(struct raft_barrier *req, int status)
 		return;
 	}
 	c->raft->ready = true;
+	c->raft->poll.data = c; /* now watching for the loss of leadership */
 	spur_info("raft: leader at %s, log applied up to %llu", c->raft->address,
 		  (unsigned long long)raft_last_applied(&c->raft->raft));
 	c->raft->on_ready(c);
 }
 
-/* Until this server leads and has applied the whole log it serves nobody. */
+/* Until this server leads and has applied the whole log it serves nobody.
+ * A leader that is deposed (a partition, a pause longer than the election
+ * timeout) may hold state the new leader never saw: it starts again from
+ * the log, as a follower. */
 static void on_poll(uv_timer_t *t)
 {
 	struct ctld *c = t->data;
 	struct raft_barrier *req;
 
-	if (!c || c->raft->ready || raft_state(&c->raft->raft) != RAFT_LEADER)
+	if (!c)
+		return;
+	if (c->raft->ready && raft_state(&c->raft->raft) != RAFT_LEADER) {
+		spur_warn("raft: no longer the leader (term %llu); restarting from the log as a "
+			  "follower",
+			  (unsigned long long)c->raft->raft.current_term);
+		c->raft->ready = false;
+		c->restart = true;
+		uv_stop(c->loop);
+		return;
+	}
+	if (c->raft->ready)
+		return;
+	/* a follower applies the others' ops: its accounting database is
+	 * written in one transaction a second */
+	if (++c->raft->ticks >= 50) {
+		c->raft->ticks = 0;
+		ctld_acct_batch(c, false);
+		ctld_acct_batch(c, true);
+	}
+	if (raft_state(&c->raft->raft) != RAFT_LEADER)
 		return;
 	req = calloc(1, sizeof(*req));
 	if (!req)
@@ -194,20 +229,19 @@ static int raft_fail(struct spur_error *err, const char *what, int rc, const cha
 			      detail && *detail ? ": " : "", detail ? detail : "");
 }
 
-int ctld_raft_open(struct ctld *c, const char *address, unsigned snapshot_every,
-		   ctld_ready_fn on_ready, struct spur_error *err)
+int ctld_raft_open(struct ctld *c, const struct ctld_raft_opts *o, struct spur_error *err)
 {
 	struct ctld_raft *r = calloc(1, sizeof(*r));
 	struct raft_configuration conf;
 	char dir[4096];
 	uint64_t tag = 0;
-	int rc;
+	int rc = 0;
 
 	if (!r)
 		return spur_error_set(err, SPUR_ENOMEM, "out of memory");
 	c->raft = r;
-	r->on_ready = on_ready;
-	snprintf(r->address, sizeof(r->address), "%s", address);
+	r->on_ready = o->on_ready;
+	snprintf(r->address, sizeof(r->address), "%s", o->address);
 	if (getrandom(&tag, sizeof(tag), 0) != sizeof(tag))
 		tag = (uint64_t)uv_hrtime() ^ (uint64_t)getpid() << 32;
 	snprintf(r->origin, sizeof(r->origin), "%016llx", (unsigned long long)tag);
@@ -226,25 +260,33 @@ int ctld_raft_open(struct ctld *c, const char *address, unsigned snapshot_every,
 		raft_uv_tcp_close(&r->transport);
 		return raft_fail(err, dir, rc, r->io.errmsg);
 	}
-	if ((rc = raft_init(&r->raft, &r->io, &r->fsm, 1, r->address))) {
+	if ((rc = raft_init(&r->raft, &r->io, &r->fsm, o->id, r->address))) {
 		raft_uv_close(&r->io);
 		raft_uv_tcp_close(&r->transport);
 		return raft_fail(err, "init", rc, NULL);
 	}
 	r->inited = true;
 	r->raft.data = c;
-	/* a pristine log starts as a 1-voter cluster (issue 5 adds peers) */
-	raft_configuration_init(&conf);
-	rc = raft_configuration_add(&conf, 1, r->address, RAFT_VOTER);
-	if (!rc)
-		rc = raft_bootstrap(&r->raft, &conf);
-	raft_configuration_close(&conf);
-	if (rc && rc != RAFT_CANTBOOTSTRAP)
-		return raft_fail(err, "bootstrap", rc, raft_errmsg(&r->raft));
-	raft_set_snapshot_threshold(&r->raft, snapshot_every);
-	raft_set_snapshot_trailing(&r->raft, snapshot_every / 4 + 1);
-	raft_set_election_timeout(&r->raft, 300);
+	/* a pristine log starts with every configured controller as a voter
+	 * (one: a 1-voter cluster); a controller that joins a running cluster
+	 * starts empty and learns the configuration from the leader */
+	if (!o->join) {
+		raft_configuration_init(&conf);
+		for (size_t i = 0; i < o->npeers && !rc; i++)
+			rc = raft_configuration_add(&conf, o->peers[i].id, o->peers[i].address,
+						    RAFT_VOTER);
+		if (!rc)
+			rc = raft_bootstrap(&r->raft, &conf);
+		raft_configuration_close(&conf);
+		if (rc && rc != RAFT_CANTBOOTSTRAP)
+			return raft_fail(err, "bootstrap", rc, raft_errmsg(&r->raft));
+	}
+	raft_set_snapshot_threshold(&r->raft, o->snapshot_every);
+	raft_set_snapshot_trailing(&r->raft, o->snapshot_every / 4 + 1);
+	raft_set_election_timeout(&r->raft, o->election_ms ? o->election_ms : 300);
 	raft_set_heartbeat_timeout(&r->raft, 50);
+	/* a controller cut off and back does not depose a working leader */
+	raft_set_pre_vote(&r->raft, true);
 	c->replaying = true;
 	ctld_acct_batch(c, true);
 	if ((rc = raft_start(&r->raft))) {
@@ -262,7 +304,8 @@ int ctld_raft_open(struct ctld *c, const char *address, unsigned snapshot_every,
 
 bool ctld_raft_ready(const struct ctld *c)
 {
-	return c->raft && c->raft->ready;
+	return c->raft && c->raft->ready &&
+	       raft_state((struct raft *)&c->raft->raft) == RAFT_LEADER;
 }
 
 /* ---------------------------------------------------------------- propose */
@@ -338,6 +381,114 @@ int ctld_raft_propose(struct ctld *c, json_t *op, struct ctld_conn *cn, json_t *
 		return raft_fail(err, "apply", rc, raft_errmsg(&c->raft->raft));
 	}
 	c->raft->inflight++;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- members */
+
+static const char *role_name(int role)
+{
+	return role == RAFT_VOTER ? "voter" : role == RAFT_STANDBY ? "standby" : "spare";
+}
+
+json_t *ctld_raft_members(struct ctld *c)
+{
+	struct raft *rf = &c->raft->raft;
+	const struct raft_configuration *cf = &rf->configuration;
+	raft_id leader = 0;
+	const char *laddr = NULL;
+	json_t *v = json_array();
+
+	raft_leader(rf, &leader, &laddr);
+	for (unsigned i = 0; i < cf->n; i++)
+		json_array_append_new(v, json_pack("{s:I,s:s,s:s,s:b}", "id",
+						   (json_int_t)cf->servers[i].id, "address",
+						   cf->servers[i].address, "role",
+						   role_name(cf->servers[i].role), "leader",
+						   cf->servers[i].id == leader));
+	return json_pack("{s:o,s:I,s:I,s:I,s:I,s:I}", "members", v, "id", (json_int_t)rf->id,
+			 "leader_id", (json_int_t)leader, "term", (json_int_t)rf->current_term,
+			 "commit_index", (json_int_t)rf->commit_index, "last_applied",
+			 (json_int_t)raft_last_applied(rf));
+}
+
+const char *ctld_leader_name(struct ctld *c)
+{
+	raft_id id = 0;
+	const char *addr = NULL;
+
+	if (!c->raft)
+		return NULL;
+	raft_leader(&c->raft->raft, &id, &addr);
+	if (!id)
+		return NULL;
+	if (id <= c->conf->nctlds)
+		return c->conf->ctlds[id - 1].name;
+	return addr;
+}
+
+static void change_reply(struct change *ch, int status)
+{
+	if (status)
+		ctld_conn_send(ch->cn, json_pack("{s:s,s:i,s:s}", "type", "error", "code", SPUR_EIO,
+						 "message", raft_strerror(status)));
+	else {
+		json_t *m = ctld_raft_members(ch->c);
+
+		json_object_set_new(m, "type", json_string("ok"));
+		ctld_conn_send(ch->cn, m);
+	}
+}
+
+static void on_change(struct raft_change *req, int status)
+{
+	struct change *ch = req->data;
+
+	if (!status && ch->assign) {
+		/* added as a spare; a voter once it has caught up (libraft
+		 * promotes it when its log is near the leader's) */
+		ch->assign = false;
+		spur_info("raft: controller %llu (%s) added, catching up",
+			  (unsigned long long)ch->id, ch->address);
+		status = raft_assign(&ch->c->raft->raft, &ch->req, ch->id, RAFT_VOTER, on_change);
+		if (!status)
+			return;
+	}
+	if (!status)
+		spur_info("raft: membership now %u controllers",
+			  ch->c->raft->raft.configuration.n);
+	else
+		spur_warn("raft: membership change for controller %llu: %s",
+			  (unsigned long long)ch->id, raft_strerror(status));
+	change_reply(ch, status);
+	ctld_conn_unref(ch->cn);
+	free(ch);
+}
+
+int ctld_raft_change(struct ctld *c, bool add, unsigned long long id, const char *address,
+		     struct ctld_conn *cn, struct spur_error *err)
+{
+	struct change *ch = calloc(1, sizeof(*ch));
+	int rc;
+
+	if (!ch)
+		return spur_error_set(err, SPUR_ENOMEM, "out of memory");
+	ch->c = c;
+	ch->cn = cn;
+	ch->id = id;
+	ch->assign = add;
+	ch->req.data = ch;
+	snprintf(ch->address, sizeof(ch->address), "%s", address ? address : "");
+	rc = add ? raft_add(&c->raft->raft, &ch->req, id, ch->address, on_change)
+		 : raft_remove(&c->raft->raft, &ch->req, id, on_change);
+	if (rc) {
+		free(ch);
+		return spur_error_set(err, rc == RAFT_NOTFOUND ? SPUR_ENOENT : SPUR_EINVAL,
+				      "%s controller %llu: %s", add ? "add" : "remove", id,
+				      raft_errmsg(&c->raft->raft)[0] ? raft_errmsg(&c->raft->raft)
+								     : raft_strerror(rc));
+	}
+	ctld_conn_ref(cn);
 	return 0;
 }
 

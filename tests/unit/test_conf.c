@@ -183,6 +183,9 @@ static void test_errors(void **state)
 		{ "MaxJobCount=-5", NULL, NULL, "MaxJobCount=-5: expected a whole number" },
 		{ "PriorityFavorSmall=perhaps", NULL, NULL, "expected YES or NO" },
 		{ "SlurmctldHost=(1.2.3.4)", NULL, NULL, "expected NAME or NAME(ADDRESS)" },
+		{ "SlurmctldHost=a(1.2.3.4:0)", NULL, NULL, "NAME(ADDRESS:PORT)" },
+		{ "SlurmctldHost=a(1.2.3.4:http)", NULL, NULL, "NAME(ADDRESS:PORT)" },
+		{ "SlurmctldHost=a(:6817)", NULL, NULL, "NAME(ADDRESS:PORT)" },
 		{ "ClusterName", NULL, NULL, "slurm.conf:1: expected Key=Value, found 'ClusterName'" },
 		{ "ClusterName=\"abc", NULL, NULL, "unterminated quote" },
 		{ "Include x.conf", NULL, NULL, "slurm.conf:1: Include is not allowed here" },
@@ -220,6 +223,27 @@ static void test_errors(void **state)
 		if (!strstr(err.msg, cases[i].expect))
 			fail_msg("case %zu: message '%s' lacks '%s'", i, err.msg, cases[i].expect);
 	}
+}
+
+/* Several controllers on one host: NAME(ADDRESS:PORT). */
+static void test_ctld_ports(void **state)
+{
+	struct spur_conf *c = spur_conf_load_text(
+		"slurm.conf",
+		"SlurmctldHost=c1(127.0.0.1:7001)\nSlurmctldHost=c2(127.0.0.1)\n"
+		"SlurmctldHost=c3(fe80::1)\nSlurmctldPort=7100\n",
+		NULL, NULL, 0, NULL);
+
+	(void)state;
+	assert_non_null(c);
+	assert_int_equal(c->nctlds, 3);
+	assert_string_equal(c->ctlds[0].addr, "127.0.0.1");
+	assert_int_equal(c->ctlds[0].port, 7001);
+	assert_int_equal(c->ctlds[1].port, 0);
+	assert_string_equal(c->ctlds[2].addr, "fe80::1");
+	assert_int_equal(c->ctlds[2].port, 0);
+	assert_int_equal(c->ctld_port, 7100);
+	spur_conf_destroy(c);
 }
 
 static void test_warnings(void **state)
@@ -366,7 +390,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_golden),	       cmocka_unit_test(test_site),
 		cmocka_unit_test(test_default),	       cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_warnings),       cmocka_unit_test(test_lexer),
+		cmocka_unit_test(test_warnings), cmocka_unit_test(test_ctld_ports),       cmocka_unit_test(test_lexer),
 		cmocka_unit_test(test_include_errors), cmocka_unit_test(test_alloc_failures),
 		cmocka_unit_test(test_scale),	       cmocka_unit_test(test_lines_move),
 	};
