@@ -113,6 +113,24 @@ static int list(const char *prog, const struct spur_conf *c)
 	return 0;
 }
 
+static int lead(const char *prog, const struct spur_conf *c, const char *name)
+{
+	struct spur_error err;
+	long i = find_ctld(prog, c, name);
+	json_t *r;
+
+	if (i < 0)
+		return 1;
+	r = cli_call(json_pack("{s:s,s:I}", "type", "member_lead", "id", (json_int_t)i + 1), &err);
+	if (!r) {
+		cli_error(prog, "handing leadership to %s: %s", name, err.msg);
+		return 1;
+	}
+	printf("Leadership handed to %s\n", name);
+	json_decref(r);
+	return 0;
+}
+
 static int change(const char *prog, const struct spur_conf *c, bool add, const char *name)
 {
 	struct spur_error err;
@@ -145,14 +163,15 @@ int cli_controller_main(const char *prog, int argc, char **argv)
 	int rc;
 
 	if (!strcmp(verb, "-h") || !strcmp(verb, "--help")) {
-		printf("Usage: %s [list] | add NAME | remove NAME\n"
+		printf("Usage: %s [list] | add NAME | remove NAME | lead NAME\n"
 		       "  NAME is a SlurmctldHost of slurm.conf; start a new controller with\n"
-		       "  'spurctld -N NAME -j' before adding it.\n",
+		       "  'spurctld -N NAME -j' before adding it; lead hands leadership to it.\n",
 		       prog);
 		return 0;
 	}
-	if (strcmp(verb, "list") && strcmp(verb, "add") && strcmp(verb, "remove")) {
-		cli_error(prog, "unknown action '%s' (list, add NAME, remove NAME)", verb);
+	if (strcmp(verb, "list") && strcmp(verb, "add") && strcmp(verb, "remove") &&
+	    strcmp(verb, "lead")) {
+		cli_error(prog, "unknown action '%s' (list, add NAME, remove NAME, lead NAME)", verb);
 		return 1;
 	}
 	if (strcmp(verb, "list") && argc != 2) {
@@ -165,7 +184,12 @@ int cli_controller_main(const char *prog, int argc, char **argv)
 	}
 	if (!(c = load_conf(prog)))
 		return 1;
-	rc = !strcmp(verb, "list") ? list(prog, c) : change(prog, c, !strcmp(verb, "add"), argv[1]);
+	if (!strcmp(verb, "list"))
+		rc = list(prog, c);
+	else if (!strcmp(verb, "lead"))
+		rc = lead(prog, c, argv[1]);
+	else
+		rc = change(prog, c, !strcmp(verb, "add"), argv[1]);
 	spur_conf_destroy(c);
 	return rc;
 }

@@ -27,7 +27,7 @@ static const struct {
 	{ "control", "scontrol", cli_scontrol_main,
 	  "show job|node|hostnames|hostlist|hostlistsorted (scontrol)" },
 	{ "controller", NULL, cli_controller_main,
-	  "list|add NAME|remove NAME: the controllers of the Raft cluster" },
+	  "list|add|remove|lead NAME: the controllers of the Raft cluster" },
 	{ "conf", NULL, cli_conf_main, "check|show [-f FILE]: read and validate slurm.conf" },
 };
 

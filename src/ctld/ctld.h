@@ -59,6 +59,7 @@ struct ctld {
 	bool replaying; /* applying others' ops: log replay, follower */
 	bool restart;	/* state ran ahead of the log: start again from it */
 	bool stopping;
+	bool signaled; /* SIGTERM/SIGINT: stop, even when a restart was due */
 	bool failed;
 };
 
@@ -85,11 +86,13 @@ struct ctld_raft_opts {
 	bool join; /* joins a running cluster: no bootstrap */
 	unsigned snapshot_every;
 	unsigned election_ms; /* 0: 300 */
+	unsigned segment_kb;  /* log segment size; 0: libraft's 8 MiB */
 	ctld_ready_fn on_ready;
 };
 int ctld_raft_open(struct ctld *c, const struct ctld_raft_opts *o, struct spur_error *err);
 /* {"members":[{id,address,role,leader}],"id","leader_id","term",...} */
 json_t *ctld_raft_members(struct ctld *c);
+int ctld_raft_transfer(struct ctld *c, unsigned long long id, struct spur_error *err);
 /* The leader's SlurmctldHost name (else its Raft address), NULL: unknown. */
 const char *ctld_leader_name(struct ctld *c);
 /* Add (a spare, then a voter once caught up) or remove a controller; cn is

@@ -1067,6 +1067,14 @@ static void handle_member_change(struct ctld_conn *cn, json_t *msg)
 	json_int_t id = spur_json_int(msg, "id", 0);
 	const char *address = spur_json_str(msg, "address", NULL);
 
+	if (!strcmp(spur_json_str(msg, "type", ""), "member_lead")) {
+		if (id < 0 || ctld_raft_transfer(cn->c, (unsigned long long)id, &err))
+			reply_error(cn, id < 0 ? SPUR_EINVAL : err.code,
+				    id < 0 ? "a controller needs an id" : err.msg);
+		else
+			reply_ok(cn, json_object());
+		return;
+	}
 	if (id <= 0 || (add && (!address || !strchr(address, ':')))) {
 		reply_error(cn, SPUR_EINVAL,
 			    add ? "a controller needs an id and a Raft address host:port"
@@ -1092,7 +1100,7 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 		{ "requeue", handle_requeue }, { "update", handle_update },
 		{ "gpu_failed", handle_gpu_failed }, { "node_update", handle_node_update },
 		{ "members", handle_members }, { "member_add", handle_member_change },
-		{ "member_remove", handle_member_change },
+		{ "member_remove", handle_member_change }, { "member_lead", handle_member_change },
 	};
 	const char *type = spur_json_str(msg, "type", "");
 

@@ -199,7 +199,10 @@ static void teardown(struct ctld *c)
 
 static void on_signal(uv_signal_t *h, int sig)
 {
+	struct ctld *c = h->data;
+
 	spur_info("signal %d: stopping", sig);
+	c->signaled = true; /* a stop asked for wins over a restart */
 	uv_stop(h->loop);
 }
 
@@ -407,6 +410,10 @@ int main(int argc, char **argv)
 	ropts.join = join;
 	ropts.snapshot_every = snapshot_every;
 	ropts.on_ready = on_ready;
+	/* test knobs: a short election timeout, small log segments (a disk
+	 * that fills up in a few hundred entries) */
+	if (getenv("SPUR_RAFT_SEGMENT_KB"))
+		ropts.segment_kb = (unsigned)strtoul(getenv("SPUR_RAFT_SEGMENT_KB"), NULL, 10);
 	if (getenv("SPUR_ELECTION_MS"))
 		ropts.election_ms = (unsigned)strtoul(getenv("SPUR_ELECTION_MS"), NULL, 10);
 	c.loop = uv_default_loop();
@@ -427,8 +434,10 @@ int main(int argc, char **argv)
 		goto out_raft;
 	}
 	uv_signal_init(c.loop, &sigterm);
+	sigterm.data = &c;
 	uv_signal_start(&sigterm, on_signal, SIGTERM);
 	uv_signal_init(c.loop, &sigint);
+	sigint.data = &c;
 	uv_signal_start(&sigint, on_signal, SIGINT);
 	signal(SIGPIPE, SIG_IGN);
 	uv_run(c.loop, UV_RUN_DEFAULT);
@@ -436,9 +445,16 @@ int main(int argc, char **argv)
 	ctld_raft_close(&c);
 	teardown(&c);
 	ctld_peers_free(&ropts);
-	if (c.restart) {
-		/* this process's state ran ahead of the log: start again from it */
-		execv("/proc/self/exe", argv);
+	if (c.restart && !c.signaled) {
+		/* this process's state ran ahead of the log, or it lost the
+		 * leadership: start again from the log, under its own name (an
+		 * exec of /proc/self/exe would be called "exe" by ps and pkill) */
+		char self[4096];
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		if (n > 0)
+			self[n] = '\0';
+		execv(n > 0 ? self : "/proc/self/exe", argv);
 		fprintf(stderr, "spurctld: error: restart: %s\n", strerror(errno));
 		return 1;
 	}

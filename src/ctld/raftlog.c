@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 struct ctld_raft {
@@ -38,6 +39,9 @@ struct ctld_raft {
 	bool inited; /* raft_init succeeded: raft_close owes a callback */
 	size_t inflight;
 	unsigned ticks; /* polls since the last accounting commit (follower) */
+	unsigned disk_ticks; /* polls since the last look at free space */
+	size_t segment;	     /* log segment size: what an append may need */
+	bool disk_full;	     /* the state folder had no room for a segment */
 	ctld_ready_fn on_ready;
 };
 
@@ -181,6 +185,50 @@ static void on_barrier(struct raft_barrier *req, int status)
 	c->raft->on_ready(c);
 }
 
+static void on_transfer(struct raft_transfer *t)
+{
+	free(t);
+}
+
+/* Every second: room for the log? libraft's writer stops for good at the
+ * first ENOSPC, so a controller whose folder fills up hands leadership
+ * over (the others can still commit) and, once there is room again,
+ * starts again from its log to write again and catch up. */
+static bool disk_check(struct ctld *c)
+{
+	struct ctld_raft *r = c->raft;
+	struct statvfs fs;
+	char dir[4096];
+	unsigned long long avail;
+
+	snprintf(dir, sizeof(dir), "%s/raft", c->state_dir);
+	if (statvfs(dir, &fs))
+		return false;
+	avail = (unsigned long long)fs.f_bavail * fs.f_frsize;
+	if (avail < 2 * r->segment && !r->disk_full) {
+		r->disk_full = true;
+		spur_error_log("state folder %s: %llu bytes free, less than two log segments: "
+			       "%s",
+			       c->state_dir, avail,
+			       raft_state(&r->raft) == RAFT_LEADER
+				       ? "handing leadership to another controller"
+				       : "this controller stops storing the log until there is room");
+		if (raft_state(&r->raft) == RAFT_LEADER) {
+			struct raft_transfer *t = calloc(1, sizeof(*t));
+
+			if (t && raft_transfer(&r->raft, t, 0, on_transfer))
+				free(t);
+		}
+	} else if (avail >= 4 * r->segment && r->disk_full) {
+		spur_warn("state folder %s: room again (%llu bytes free); restarting from the log",
+			  c->state_dir, avail);
+		c->restart = true;
+		uv_stop(c->loop);
+		return true;
+	}
+	return false;
+}
+
 /* Until this server leads and has applied the whole log it serves nobody.
  * A leader that is deposed (a partition, a pause longer than the election
  * timeout) may hold state the new leader never saw: it starts again from
@@ -192,6 +240,11 @@ static void on_poll(uv_timer_t *t)
 
 	if (!c)
 		return;
+	if (++c->raft->disk_ticks >= 50) {
+		c->raft->disk_ticks = 0;
+		if (disk_check(c))
+			return;
+	}
 	if (c->raft->ready && raft_state(&c->raft->raft) != RAFT_LEADER) {
 		spur_warn("raft: no longer the leader (term %llu); restarting from the log as a "
 			  "follower",
@@ -260,6 +313,9 @@ int ctld_raft_open(struct ctld *c, const struct ctld_raft_opts *o, struct spur_e
 		raft_uv_tcp_close(&r->transport);
 		return raft_fail(err, dir, rc, r->io.errmsg);
 	}
+	r->segment = o->segment_kb ? (size_t)o->segment_kb * 1024 : 8u << 20;
+	if (o->segment_kb)
+		raft_uv_set_segment_size(&r->io, r->segment);
 	if ((rc = raft_init(&r->raft, &r->io, &r->fsm, o->id, r->address))) {
 		raft_uv_close(&r->io);
 		raft_uv_tcp_close(&r->transport);
@@ -489,6 +545,25 @@ int ctld_raft_change(struct ctld *c, bool add, unsigned long long id, const char
 								     : raft_strerror(rc));
 	}
 	ctld_conn_ref(cn);
+	return 0;
+}
+
+/* Hand leadership to controller id (0: the most up-to-date one); the
+ * client is answered at once: it finds the new leader by itself. */
+int ctld_raft_transfer(struct ctld *c, unsigned long long id, struct spur_error *err)
+{
+	struct raft_transfer *t = calloc(1, sizeof(*t));
+	int rc;
+
+	if (!t)
+		return spur_error_set(err, SPUR_ENOMEM, "out of memory");
+	if ((rc = raft_transfer(&c->raft->raft, t, id, on_transfer))) {
+		free(t);
+		return spur_error_set(err, SPUR_EINVAL, "transfer to controller %llu: %s", id,
+				      raft_errmsg(&c->raft->raft)[0] ? raft_errmsg(&c->raft->raft)
+								     : raft_strerror(rc));
+	}
+	spur_info("raft: handing leadership to controller %llu", id);
 	return 0;
 }
 

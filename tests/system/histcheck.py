@@ -2,10 +2,13 @@
 # SPDX-License-Identifier: Apache-2.0
 """A history checker for fault tests (issue #5's properties, on any cluster).
 
-  histcheck.py run HISTORY CLIENTS N RUNDIR -- CLIENTS threads each submit N jobs
-      with sbatch, recording every call and its answer (JSON lines)
+  histcheck.py run HISTORY CLIENTS N RUNDIR [PREFIX] -- CLIENTS threads each
+      submit N jobs with sbatch (named PREFIX-client-i, PREFIX h by default),
+      recording every call and its answer (JSON lines)
   histcheck.py check HISTORY RUNDIR   -- verify, from the history, the
       controller's answers (scontrol/sacct) and the jobs' own run records
+  histcheck.py converge HOST:PORT...  -- every controller (asked itself, not
+      the leader) holds the same jobs in the same final states, within 30 s
 
 Properties checked:
   1. every submission acknowledged to a client (an id printed, exit 0)
@@ -13,7 +16,7 @@ Properties checked:
   2. no submission exists twice (one unique name under two ids);
   3. no job ran twice at the same time (each run appends start/end lines
      with the time to RUNDIR/<id>.runs);
-  4. the state converges: every known job reached a final state.
+  4. the state converges: every job of the history reached a final state.
 Exit 0 when all hold; otherwise each violation on stderr and exit 1.
 """
 import json
@@ -27,13 +30,13 @@ FINAL = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "PREEMPTED"
          "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE"}
 
 
-def run(history, clients, n, rundir):
+def run(history, clients, n, rundir, prefix="h"):
     lock = threading.Lock()
     out = open(history, "w")
 
     def client(k):
         for i in range(n):
-            name = "h-%d-%d" % (k, i)
+            name = "%s-%d-%d" % (prefix, k, i)
             t0 = time.time()
             script = ("#!/bin/bash\n"
                       "echo \"start $(date +%%s.%%N)\" >> %s/$SLURM_JOB_ID.runs\n"
@@ -74,11 +77,14 @@ def jobs_by_id():
 
 def check(history, rundir, wait=60):
     recs = [json.loads(l) for l in open(history) if l.strip()]
+    submitted = set(r["name"] for r in recs)
     bad = []
     deadline = time.time() + wait
     while True:
         jobs = jobs_by_id()
-        pending = [i for i, rows in jobs.items() if rows[-1][1] not in FINAL]
+        # the history's jobs (others, a test's long job, may run on)
+        pending = [i for i, rows in jobs.items()
+                   if rows[-1][1] not in FINAL and rows[0][0] in submitted]
         if not pending or time.time() > deadline:
             break
         time.sleep(0.5)
@@ -99,7 +105,7 @@ def check(history, rundir, wait=60):
         elif jobs[r["id"]][0][0] != r["name"]:
             bad.append("job %d is %s, not %s" % (r["id"], jobs[r["id"]][0][0], r["name"]))
     for name, ids in names.items():
-        if name.startswith("h-") and len(ids) > 1:
+        if name in submitted and len(ids) > 1:
             bad.append("submission %s exists %d times: %s" % (name, len(ids), ids))
     runs = 0
     for fn in os.listdir(rundir):
@@ -123,9 +129,59 @@ def check(history, rundir, wait=60):
     return 1 if bad else 0
 
 
+def ask(addr, req):
+    import socket
+    import struct
+    host, port = addr.rsplit(":", 1)
+    s = socket.create_connection((host, int(port)), timeout=5)
+    b = json.dumps(req).encode()
+    s.sendall(struct.pack(">I", len(b)) + b)
+    data = b""
+    while len(data) < 4:
+        chunk = s.recv(4 - len(data))
+        if not chunk:
+            raise OSError("closed")
+        data += chunk
+    n = struct.unpack(">I", data)[0]
+    data = b""
+    while len(data) < n:
+        chunk = s.recv(n - len(data))
+        if not chunk:
+            raise OSError("closed")
+        data += chunk
+    s.close()
+    return json.loads(data)
+
+
+def converge(addrs, wait=30):
+    """Each controller's own accounting: the same jobs, the same states."""
+    deadline = time.time() + wait
+    while True:
+        views = {}
+        for a in addrs:
+            try:
+                r = ask(a, {"type": "acct"})
+                views[a] = sorted((j["job_id"], j["state"]) for j in r.get("jobs", []))
+            except (OSError, ValueError) as e:
+                views[a] = "unreachable: %s" % e
+        first = views[addrs[0]]
+        if all(v == first and not isinstance(v, str) for v in views.values()):
+            print("histcheck: %d controllers agree on %d jobs" % (len(addrs), len(first)))
+            return 0
+        if time.time() > deadline:
+            for a, v in views.items():
+                print("histcheck: %s: %s" % (a, v if isinstance(v, str) else
+                                             "%d jobs, last %s" % (len(v), v[-3:])),
+                      file=sys.stderr)
+            return 1
+        time.sleep(0.3)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) == 6 and sys.argv[1] == "run":
-        run(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+    if len(sys.argv) in (6, 7) and sys.argv[1] == "run":
+        run(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], *sys.argv[6:])
+    elif len(sys.argv) >= 3 and sys.argv[1] == "converge":
+        sys.exit(converge(sys.argv[2:]))
     elif len(sys.argv) == 4 and sys.argv[1] == "check":
         sys.exit(check(sys.argv[2], sys.argv[3]))
     else:
