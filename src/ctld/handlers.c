@@ -590,7 +590,7 @@ static void handle_nodes(struct ctld_conn *cn, json_t *msg)
 }
 
 /* Jobs whose batch script should run on node idx but that its agent does
- * not know (it restarted without them) end as failed, not RUNNING forever. */
+ * not know are requeued (--no-requeue ones fail), not RUNNING forever. */
 static void lost_jobs(struct ctld *c, long idx, const json_t *known)
 {
 	for (size_t id = c->purge_low; id < c->jobs_cap; id++) {
@@ -608,9 +608,20 @@ static void lost_jobs(struct ctld *c, long idx, const json_t *known)
 			found |= json_integer_value(v) == (json_int_t)id;
 		if (found)
 			continue;
-		spur_warn("job %zu: node %s lost it; failing it", id, c->conf->nodes[idx].name);
-		op = json_pack("{s:s,s:i,s:I,s:i}", "op", "finish", "id", (int)id, "time",
-			       (json_int_t)ctld_now(), "exit", 1);
+		/* never launched there (a controller that committed the start
+		 * died before sending it): run it again if it may be requeued */
+		if (spur_json_bool(c->jobs[id]->spec, "requeue", 1)) {
+			spur_warn("job %zu: node %s never got it; requeued", id,
+				  c->conf->nodes[idx].name);
+			op = json_pack("{s:s,s:i,s:I,s:i,s:b}", "op", "requeue", "id", (int)id,
+				       "time", (json_int_t)ctld_now(), "run", (int)c->jobs[id]->runs,
+				       "hold", 0);
+		} else {
+			spur_warn("job %zu: node %s lost it; failing it", id,
+				  c->conf->nodes[idx].name);
+			op = json_pack("{s:s,s:i,s:I,s:i}", "op", "finish", "id", (int)id, "time",
+				       (json_int_t)ctld_now(), "exit", 1);
+		}
 		if (ctld_commit(c, op, NULL, NULL, &err))
 			spur_error_log("job %zu: %s", id, err.msg);
 		json_decref(op);

@@ -390,6 +390,8 @@ int main(int argc, char **argv)
 		if (!port)
 			port = spur_conf_ctld_port(c.conf, c.self);
 	}
+	if (!port && c.conf->nctlds == 1)
+		port = spur_conf_ctld_port(c.conf, 0);
 	listen_at.port = (uint16_t)(port ? port : c.conf->ctld_port);
 	if (!raft_addr && c.conf->nctlds > 1) {
 		raft_addr = ropts.address;
@@ -441,14 +443,13 @@ int main(int argc, char **argv)
 	uv_signal_start(&sigint, on_signal, SIGINT);
 	signal(SIGPIPE, SIG_IGN);
 	uv_run(c.loop, UV_RUN_DEFAULT);
-	c.stopping = true;
-	ctld_raft_close(&c);
-	teardown(&c);
-	ctld_peers_free(&ropts);
 	if (c.restart && !c.signaled) {
 		/* this process's state ran ahead of the log, or it lost the
-		 * leadership: start again from the log, under its own name (an
-		 * exec of /proc/self/exe would be called "exe" by ps and pkill) */
+		 * leadership: start again from the log at once, as after a kill
+		 * -9 (what is on disk is all the log holds; libraft 0.15 can
+		 * crash closing a deposed leader with requests in flight), and
+		 * under its own name (an exec of /proc/self/exe would be called
+		 * "exe" by ps and pkill); every descriptor is close-on-exec */
 		char self[4096];
 		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
@@ -456,8 +457,12 @@ int main(int argc, char **argv)
 			self[n] = '\0';
 		execv(n > 0 ? self : "/proc/self/exe", argv);
 		fprintf(stderr, "spurctld: error: restart: %s\n", strerror(errno));
-		return 1;
+		c.failed = true;
 	}
+	c.stopping = true;
+	ctld_raft_close(&c);
+	teardown(&c);
+	ctld_peers_free(&ropts);
 	return c.failed ? 1 : 0;
 out_raft:
 	c.stopping = true;
