@@ -54,7 +54,7 @@ start_ctl() { # I
 
 stop() {
 	kill $(cat "$T"/*.pid) 2>/dev/null || true
-	wait 2>/dev/null || true
+	{ wait || true; } 2>/dev/null
 	rm -f "$T"/*.pid
 }
 
@@ -88,11 +88,13 @@ awk -v a="$s3" -v b="$s1" 'BEGIN{printf "submit_3ctld_vs_1ctld: %.2f\n", a/b}'
 fo=()
 for r in $(seq 1 "$RUNS"); do
 	L=$(leader)
-	kill -9 "$(cat "ctl$L.pid")"
+	pid=$(cat "ctl$L.pid")
+	kill -9 "$pid"
 	t0=$(now)
 	until sbatch --parsable -o /dev/null --wrap=true >/dev/null 2>&1; do :; done
 	t1=$(now)
 	fo+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.0f", (b-a)*1000}')")
+	{ wait "$pid" || true; } 2>/dev/null
 	start_ctl "$L"
 	until spur controller list 2>/dev/null | grep -qE "^ctl$L .*follower$"; do sleep 0.1; done
 done
