@@ -63,9 +63,17 @@ struct ctld {
 	bool failed;
 };
 
+/* Both kinds of TCP handle the controller makes start with the handle and
+ * this tag, so a shutdown walk can close each the right way. */
+enum ctld_tcp_kind { CTLD_TCP_CLIENT = 1, CTLD_TCP_FORWARD };
+
+struct ctld_forward;
+
 struct ctld_conn {
 	uv_tcp_t tcp;
+	enum ctld_tcp_kind kind; /* CTLD_TCP_CLIENT */
 	struct ctld *c;
+	struct ctld_forward *fwd; /* a follower's pipe to the leader, or NULL */
 	struct spur_wire_reader rd;
 	long node; /* agent: node index, else -1 */
 	bool closing;
@@ -93,6 +101,8 @@ int ctld_raft_open(struct ctld *c, const struct ctld_raft_opts *o, struct spur_e
 /* {"members":[{id,address,role,leader}],"id","leader_id","term",...} */
 json_t *ctld_raft_members(struct ctld *c);
 int ctld_raft_transfer(struct ctld *c, unsigned long long id, struct spur_error *err);
+/* The leader's SlurmctldHost index, -1 when unknown or not configured. */
+long ctld_leader_index(struct ctld *c);
 /* The leader's SlurmctldHost name (else its Raft address), NULL: unknown. */
 const char *ctld_leader_name(struct ctld *c);
 /* Add (a spare, then a voter once caught up) or remove a controller; cn is
@@ -142,7 +152,15 @@ void put_env_int(json_t *env, const char *name, long long v);
 /* main.c: the core as configured, every node drained until it registers */
 int ctld_build_core(struct ctld *c, struct spur_error *err);
 
+/* forward.c: a follower sends a client's request (borrowed) to the leader
+ * over a pipe that this connection keeps; -1 when no leader is known. */
+int ctld_forward(struct ctld_conn *cn, json_t *msg);
+void ctld_forward_close(struct ctld_conn *cn);
+/* Close a handle of the shutdown walk the way its kind needs. */
+void ctld_tcp_close(uv_handle_t *h);
+
 /* server.c */
+void ctld_conn_close(struct ctld_conn *cn);
 int ctld_listen(struct ctld *c, const char *addr, uint16_t port, struct spur_error *err);
 void ctld_conn_send(struct ctld_conn *cn, json_t *msg); /* steals msg */
 void ctld_conn_closed(uv_handle_t *h); /* close callback: drops the loop's reference */

@@ -1132,10 +1132,22 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 	/* a follower (or a controller still replaying its log) answers reads
 	 * from its copy of the state and the membership; everything else goes
 	 * to the leader, which the clients and agents find themselves */
+	if (cn->fwd && !leader) {
+		/* this client's connection is a pipe to the leader now */
+		if (ctld_forward(cn, msg))
+			ctld_conn_close(cn);
+		return;
+	}
 	if (!leader && strcmp(type, "members") && strcmp(type, "queue") && strcmp(type, "job") &&
 	    strcmp(type, "acct")) {
 		char msgbuf[200];
 		json_t *r;
+
+		/* a client's write goes on to the leader; an agent finds the
+		 * leader itself (it must talk to it directly) */
+		if (strcmp(type, "register") && strcmp(type, "finished") &&
+		    strcmp(type, "gpu_failed") && cn->node < 0 && !ctld_forward(cn, msg))
+			return;
 
 		snprintf(msgbuf, sizeof(msgbuf), "%s is not the leading controller%s%s",
 			 c->conf->nctlds ? c->conf->ctlds[c->self].name : "this controller",

@@ -174,9 +174,12 @@ int ctld_build_core(struct ctld *c, struct spur_error *err)
 
 static void close_handle(uv_handle_t *h, void *arg)
 {
-	(void)arg;
-	if (!uv_is_closing(h))
-		uv_close(h, h->type == UV_TCP && h->data && h->data != arg ? ctld_conn_closed : NULL);
+	if (uv_is_closing(h))
+		return;
+	if (h->type == UV_TCP && h->data && h->data != arg)
+		ctld_tcp_close(h); /* a client's connection, or a forwarding pipe */
+	else
+		uv_close(h, NULL);
 }
 
 /* Release everything, so that leak checkers see a clean exit. */

@@ -468,6 +468,17 @@ json_t *ctld_raft_members(struct ctld *c)
 			 (json_int_t)raft_last_applied(rf));
 }
 
+long ctld_leader_index(struct ctld *c)
+{
+	raft_id id = 0;
+	const char *addr = NULL;
+
+	if (!c->raft)
+		return -1;
+	raft_leader(&c->raft->raft, &id, &addr);
+	return id && id <= c->conf->nctlds ? (long)id - 1 : -1;
+}
+
 const char *ctld_leader_name(struct ctld *c)
 {
 	raft_id id = 0;

@@ -33,13 +33,14 @@ void ctld_conn_closed(uv_handle_t *h)
 	ctld_conn_unref(h->data);
 }
 
-static void conn_close(struct ctld_conn *cn)
+void ctld_conn_close(struct ctld_conn *cn)
 {
 	struct ctld *c = cn->c;
 
 	if (cn->closing)
 		return;
 	cn->closing = true;
+	ctld_forward_close(cn);
 	if (cn->node >= 0 && c->agents[cn->node] == cn) {
 		struct sched_event ev = { .type = SCHED_EV_NODE_DOWN,
 					  .time = ctld_now(),
@@ -71,7 +72,7 @@ void ctld_conn_send(struct ctld_conn *cn, json_t *msg)
 		return;
 	}
 	if (spur_uv_send((uv_stream_t *)&cn->tcp, msg))
-		conn_close(cn);
+		ctld_conn_close(cn);
 }
 
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
@@ -83,12 +84,12 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 
 	if (n < 0) {
 		free(buf->base);
-		conn_close(cn);
+		ctld_conn_close(cn);
 		return;
 	}
 	if (spur_wire_feed(&cn->rd, buf->base, (size_t)n)) {
 		free(buf->base);
-		conn_close(cn);
+		ctld_conn_close(cn);
 		return;
 	}
 	free(buf->base);
@@ -100,7 +101,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 		/* a broken stream: say why, then hang up */
 		ctld_conn_send(cn, json_pack("{s:s,s:i,s:s}", "type", "error", "code", rc, "message",
 					     err.msg));
-		conn_close(cn);
+		ctld_conn_close(cn);
 	}
 }
 
@@ -114,6 +115,7 @@ static void on_connection(uv_stream_t *server, int status)
 	cn = calloc(1, sizeof(*cn));
 	if (!cn)
 		return;
+	cn->kind = CTLD_TCP_CLIENT;
 	cn->c = c;
 	cn->node = -1;
 	cn->refs = 1;
@@ -122,7 +124,7 @@ static void on_connection(uv_stream_t *server, int status)
 	cn->tcp.data = cn;
 	if (uv_accept(server, (uv_stream_t *)&cn->tcp) ||
 	    uv_read_start((uv_stream_t *)&cn->tcp, spur_uv_alloc, on_read))
-		conn_close(cn);
+		ctld_conn_close(cn);
 }
 
 int ctld_listen(struct ctld *c, const char *addr, uint16_t port, struct spur_error *err)

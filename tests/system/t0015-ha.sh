@@ -26,12 +26,22 @@ import sys; sys.path.insert(0, '$(dirname "$HC")'); import histcheck
 l = $(leader); f = [i for i in (1, 2, 3) if i != l][0]
 r = histcheck.ask('127.0.0.1:%d' % ($PORT + f - 1), {'type': 'queue'})
 sys.exit(0 if r['type'] == 'ok' else 1)"
-check "a follower sends writes to the leader" \
+check "a follower forwards a client's write to the leader" \
 	python3 -c "
 import sys; sys.path.insert(0, '$(dirname "$HC")'); import histcheck
 l = $(leader); f = [i for i in (1, 2, 3) if i != l][0]
-r = histcheck.ask('127.0.0.1:%d' % ($PORT + f - 1), {'type': 'hold', 'job_id': 1})
-sys.exit(0 if r.get('not_leader') and 'the leader is ctl%d' % l in r['message'] else 1)"
+job = {'script': '#!/bin/sh\ntrue\n', 'name': 'via-follower', 'user': 'root', 'uid': 0,
+       'gid': 0, 'workdir': '$T', 'output': '/dev/null'}
+r = histcheck.ask('127.0.0.1:%d' % ($PORT + f - 1), {'type': 'submit', 'job': job})
+print(r.get('job_id', r))
+sys.exit(0 if r['type'] == 'ok' and r['job_id'] > 0 else 1)"
+check "... where the job is, once" wait_until 20 sh -c '[ "$(sacct -n -X -P -o JobName | grep -cx via-follower)" -eq 1 ]'
+check "a follower's refusal from the leader comes back in the leader's words" \
+	python3 -c "
+import sys; sys.path.insert(0, '$(dirname "$HC")'); import histcheck
+l = $(leader); f = [i for i in (1, 2, 3) if i != l][0]
+r = histcheck.ask('127.0.0.1:%d' % ($PORT + f - 1), {'type': 'hold', 'job_id': 99999})
+sys.exit(0 if r['type'] == 'error' and 'Invalid job id' in r['message'] else 1)"
 
 # a job that runs through everything below, started once
 long=$(sbatch --parsable -o "$T/long.out" --wrap 'echo started; sleep 600')
