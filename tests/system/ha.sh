@@ -29,7 +29,7 @@ start_ctl() { # I [spurctld arguments]
 	local i=$1
 	shift
 	${CTL_NETNS:+ip netns exec "$CTL_NETNS$i"} "$BUILD/src/ctld/spurctld" -f "$T/slurm.conf" \
-		-N "ctl$i" -s "$T/state$i" -L "$T/ctl$i.log" "$@" 2>>"$T/ctl$i.err" &
+		-N "ctl$i" -s "$T/state$i" -L "$T/ctl$i.log" ${CTL_ARGS:-} "$@" 2>>"$T/ctl$i.err" &
 	echo $! >"$T/ctl$i.pid"
 }
 
