@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 static void usage(FILE *out)
@@ -244,6 +245,27 @@ static void on_ready(struct ctld *c)
 	ctld_run_cycle(c);
 }
 
+/* libraft cannot open its log on a full disk: a controller restarted for
+ * lack of room (or started on a full disk) waits for two segments' worth,
+ * saying so, rather than exit; the others carry on meanwhile. Free space
+ * has no event to wait on: look every second. */
+static void wait_for_room(const char *dir, unsigned long long segment)
+{
+	bool said = false;
+	struct statvfs fs;
+
+	while (!statvfs(dir, &fs) && (unsigned long long)fs.f_bavail * fs.f_frsize < 2 * segment) {
+		if (!said)
+			spur_error_log("state folder %s: %llu bytes free, less than two log segments: "
+				       "waiting for room",
+				       dir, (unsigned long long)fs.f_bavail * fs.f_frsize);
+		said = true;
+		sleep(1);
+	}
+	if (said)
+		spur_info("state folder %s: room again, starting", dir);
+}
+
 /* The peers ctld_peers() made (a lone controller's are on the stack). */
 static void ctld_peers_free(struct ctld_raft_opts *o)
 {
@@ -429,6 +451,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "spurctld: error: state folder %s: %s\n", c.state_dir, strerror(errno));
 		goto out_teardown;
 	}
+	wait_for_room(c.state_dir, ropts.segment_kb ? (unsigned long long)ropts.segment_kb << 10
+						  : 8ull << 20);
 	/* listening from the start: a follower, or a controller replaying its
 	 * log, answers pings and reads and sends the rest to the leader */
 	if (ctld_build_core(&c, &err) || ctld_acct_open(&c, &err) ||
