@@ -114,6 +114,9 @@ int ctld_raft_change(struct ctld *c, bool add, unsigned long long id, const char
 int ctld_raft_propose(struct ctld *c, json_t *op, struct ctld_conn *cn, json_t *reply,
 		      struct spur_error *err);
 bool ctld_raft_ready(const struct ctld *c);
+/* The state folder ran out of room since start: the log on disk may have a
+ * hole (libraft 0.15 goes on after a failed write, canonical/raft#450). */
+bool ctld_raft_disk_was_full(const struct ctld *c);
 void ctld_raft_close(struct ctld *c);
 
 /* ops.c: applying operations */

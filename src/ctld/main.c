@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -266,6 +267,34 @@ static void wait_for_room(const char *dir, unsigned long long segment)
 		spur_info("state folder %s: room again, starting", dir);
 }
 
+/* Restarted after its disk filled up: libraft 0.15 goes on appending after
+ * a failed write, so the log on disk may miss entries that later ones
+ * follow (canonical/raft#450, fixed in later releases). The entries and
+ * snapshots go; the term and vote (metadata1/2) stay, so this voter never
+ * votes twice in a term; the leader sends the log again (or a snapshot). */
+static void discard_log(const char *state)
+{
+	char dir[4096], path[4400];
+	DIR *d;
+	struct dirent *e;
+	unsigned n = 0;
+
+	snprintf(dir, sizeof(dir), "%s/raft", state);
+	if (!(d = opendir(dir)))
+		return;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' || !strncmp(e->d_name, "metadata", 8))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (!unlink(path))
+			n++;
+	}
+	closedir(d);
+	spur_warn("state folder %s: the log written while the disk was full may have holes: "
+		  "discarded %u files (term and vote kept); the leader sends the log again",
+		  state, n);
+}
+
 /* The peers ctld_peers() made (a lone controller's are on the stack). */
 static void ctld_peers_free(struct ctld_raft_opts *o)
 {
@@ -453,6 +482,10 @@ int main(int argc, char **argv)
 	}
 	wait_for_room(c.state_dir, ropts.segment_kb ? (unsigned long long)ropts.segment_kb << 10
 						  : 8ull << 20);
+	if (getenv("SPUR_RAFT_DISCARD")) {
+		discard_log(c.state_dir);
+		unsetenv("SPUR_RAFT_DISCARD");
+	}
 	/* listening from the start: a follower, or a controller replaying its
 	 * log, answers pings and reads and sends the rest to the leader */
 	if (ctld_build_core(&c, &err) || ctld_acct_open(&c, &err) ||
@@ -480,6 +513,8 @@ int main(int argc, char **argv)
 		char self[4096];
 		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
+		if (ctld_raft_disk_was_full(&c))
+			setenv("SPUR_RAFT_DISCARD", "1", 1);
 		if (n > 0)
 			self[n] = '\0';
 		execv(n > 0 ? self : "/proc/self/exe", argv);

@@ -358,6 +358,11 @@ int ctld_raft_open(struct ctld *c, const struct ctld_raft_opts *o, struct spur_e
 	return 0;
 }
 
+bool ctld_raft_disk_was_full(const struct ctld *c)
+{
+	return c->raft && c->raft->disk_full;
+}
+
 bool ctld_raft_ready(const struct ctld *c)
 {
 	return c->raft && c->raft->ready &&
