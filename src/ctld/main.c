@@ -341,6 +341,24 @@ static int ctld_peers(const struct spur_conf *cf, const char *name, struct ctld_
 	}
 	o->peers = peers;
 	o->npeers = cf->nctlds;
+	/* several controllers on one address: their client and Raft ports
+	 * must all differ */
+	for (size_t i = 0; i < cf->nctlds; i++)
+		for (size_t j = i + 1; j < cf->nctlds; j++) {
+			unsigned ci = spur_conf_ctld_port(cf, i), cj = spur_conf_ctld_port(cf, j);
+			unsigned ri = (unsigned)atoi(strrchr(peers[i].address, ':') + 1);
+			unsigned rj = (unsigned)atoi(strrchr(peers[j].address, ':') + 1);
+
+			if (strcmp(cf->ctlds[i].addr, cf->ctlds[j].addr) ||
+			    (ci != cj && ci != rj && ri != cj && ri != rj))
+				continue;
+			ctld_peers_free(o);
+			return spur_error_set(err, SPUR_EINVAL,
+					      "SlurmctldHost %s and %s share a port on %s (the Raft "
+					      "port is the client port + 4): space their ports by 5 "
+					      "or more",
+					      cf->ctlds[i].name, cf->ctlds[j].name, cf->ctlds[i].addr);
+		}
 	if (self == cf->nctlds) {
 		ctld_peers_free(o);
 		return spur_error_set(err, SPUR_EINVAL,

@@ -134,4 +134,10 @@ check "a bad action is refused" sh -c '! spur controller frob 2>err && grep -q "
 check "the long job, started once, is still running at the end" \
 	sh -c "squeue -h -j $long -o %t | grep -qx R && [ \"\$(grep -c started $T/long.out)\" -eq 1 ]"
 scancel "$long"
+printf 'SlurmctldHost=a(127.0.0.1:%d)\nSlurmctldHost=b(127.0.0.1:%d)\nNodeName=n1\nPartitionName=p Nodes=n1\n' \
+	$((PORT + 50)) $((PORT + 54)) >clash.conf
+check "controllers whose ports clash are refused, with the reason" \
+	sh -c "! '$BUILD/src/ctld/spurctld' -f clash.conf -N a -s '$T/clash' 2>err && grep -q 'SlurmctldHost a and b share a port on 127.0.0.1' err"
+check "a controller that is no SlurmctldHost is refused" \
+	sh -c "! '$BUILD/src/ctld/spurctld' -f slurm.conf -N nosuch -s '$T/clash' 2>err && grep -q 'nosuch is none of the 4 SlurmctldHost entries' err"
 finish
