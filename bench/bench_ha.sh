@@ -47,14 +47,18 @@ start_ctl() { # I
 	local name=() port=()
 	# one controller: as a plain cluster (no -N needed)
 	[ "$(grep -c SlurmctldHost "$T/slurm.conf")" -gt 1 ] && name=(-N "ctl$1") || port=(-p "$PORT")
-	"$BUILD/src/ctld/spurctld" -f "$T/slurm.conf" "${name[@]}" "${port[@]}" -s "$T/state$1" \
+	# from a subshell: not a job of this shell, whose kill -9 bash would report
+	("$BUILD/src/ctld/spurctld" -f "$T/slurm.conf" "${name[@]}" "${port[@]}" -s "$T/state$1" \
 		-L "$T/ctl$1.log" 2>>"$T/ctl$1.err" &
-	echo $! >"$T/ctl$1.pid"
+	 echo $! >"$T/ctl$1.pid")
 }
 
 stop() {
 	kill $(cat "$T"/*.pid) 2>/dev/null || true
 	{ wait || true; } 2>/dev/null
+	for f in "$T"/ctl*.pid; do
+		while [ -f "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null; do sleep 0.05; done
+	done
 	rm -f "$T"/*.pid
 }
 
@@ -94,7 +98,7 @@ for r in $(seq 1 "$RUNS"); do
 	until sbatch --parsable -o /dev/null --wrap=true >/dev/null 2>&1; do :; done
 	t1=$(now)
 	fo+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.0f", (b-a)*1000}')")
-	{ wait "$pid" || true; } 2>/dev/null
+	while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
 	start_ctl "$L"
 	until spur controller list 2>/dev/null | grep -qE "^ctl$L .*follower$"; do sleep 0.1; done
 done
