@@ -45,13 +45,9 @@ struct job {
 
 struct agent {
 	uv_loop_t *loop;
-	const char *node, *host, *spool;
-	uint16_t port;
-	struct {
-		char host[256];
-		uint16_t port;
-	} ctl[AGENT_MAX_CTLDS]; /* the controllers, tried in turn */
-	size_t nctl, cur;
+	const char *node, *spool;
+	struct spur_hostport ctl[AGENT_MAX_CTLDS]; /* the controllers, tried in turn */
+	size_t nctl, cur; /* ctl[cur]: the one connected or being tried */
 	uint64_t heard;	 /* loop time of the last message (or of the connect) */
 	bool connecting; /* a connect is in flight since heard */
 	uv_timer_t alive;
@@ -922,12 +918,13 @@ static void on_alive(uv_timer_t *t)
 	uint64_t quiet = uv_now(a->loop) - a->heard;
 
 	if (a->connected && quiet > AGENT_SILENCE_MS) {
-		spur_warn("controller %s:%u silent for %llu ms; trying the next one", a->host,
-			  a->port, (unsigned long long)quiet);
+		spur_warn("controller %s:%u silent for %llu ms; trying the next one",
+			  a->ctl[a->cur].host, a->ctl[a->cur].port, (unsigned long long)quiet);
 		disconnect(a);
 	} else if (a->connecting && quiet > AGENT_SILENCE_MS &&
 		   !uv_is_closing((uv_handle_t *)&a->tcp)) {
-		spur_debug("connect to %s:%u: no answer in %llu ms", a->host, a->port,
+		spur_debug("connect to %s:%u: no answer in %llu ms", a->ctl[a->cur].host,
+			   a->ctl[a->cur].port,
 			   (unsigned long long)quiet);
 		uv_close((uv_handle_t *)&a->tcp, on_tcp_closed);
 	}
@@ -1029,7 +1026,8 @@ static void on_connect(uv_connect_t *req, int status)
 
 	a->connecting = false;
 	if (status < 0) {
-		spur_debug("connect to %s:%u: %s", a->host, a->port, uv_strerror(status));
+		spur_debug("connect to %s:%u: %s", a->ctl[a->cur].host, a->ctl[a->cur].port,
+			   uv_strerror(status));
 		if (!uv_is_closing((uv_handle_t *)&a->tcp))
 			uv_close((uv_handle_t *)&a->tcp, on_tcp_closed);
 		return;
@@ -1064,21 +1062,19 @@ static void on_connect(uv_connect_t *req, int status)
 			      a->gpu_why));
 	for (size_t i = 0; i < json_array_size(a->unsent); i++)
 		send_msg(a, json_incref(json_array_get(a->unsent, i)));
-	spur_info("registering with %s:%u", a->host, a->port);
+	spur_info("registering with %s:%u", a->ctl[a->cur].host, a->ctl[a->cur].port);
 }
 
 static void try_connect(struct agent *a)
 {
 	struct sockaddr_in sa;
 
-	a->host = a->ctl[a->cur].host;
-	a->port = a->ctl[a->cur].port;
 	uv_tcp_init(a->loop, &a->tcp);
 	a->tcp.data = a;
 	a->conn_req.data = a;
 	a->heard = uv_now(a->loop);
 	a->connecting = true;
-	if (uv_ip4_addr(a->host, a->port, &sa) ||
+	if (uv_ip4_addr(a->ctl[a->cur].host, a->ctl[a->cur].port, &sa) ||
 	    uv_tcp_connect(&a->conn_req, &a->tcp, (const struct sockaddr *)&sa, on_connect))
 		uv_close((uv_handle_t *)&a->tcp, on_tcp_closed);
 }
@@ -1120,37 +1116,16 @@ static int agent_ctlds(struct agent *a, const struct spur_conf *conf, const char
 {
 	size_t len = 0;
 
-	a->nctl = 0;
 	if (ctl && *ctl) {
-		char buf[AGENT_MAX_CTLDS * 264], *save = NULL;
+		long n = spur_hostports_parse(ctl, conf->ctld_port, a->ctl, AGENT_MAX_CTLDS);
 
-		snprintf(buf, sizeof(buf), "%s", ctl);
-		for (char *t = strtok_r(buf, ",", &save); t && a->nctl < AGENT_MAX_CTLDS;
-		     t = strtok_r(NULL, ",", &save)) {
-			char *colon = strrchr(t, ':');
-			long port = colon ? strtol(colon + 1, NULL, 10) : conf->ctld_port;
-
-			if (colon)
-				*colon = '\0';
-			if (!*t || port <= 0 || port > 65535) {
-				fprintf(stderr, "spurd: error: -c %s: expected HOST:PORT[,HOST:PORT...]\n",
-					ctl);
-				return -1;
-			}
-			snprintf(a->ctl[a->nctl].host, sizeof(a->ctl[0].host), "%s", t);
-			a->ctl[a->nctl++].port = (uint16_t)port;
+		if (n <= 0) {
+			fprintf(stderr, "spurd: error: -c %s: expected HOST:PORT[,HOST:PORT...]\n", ctl);
+			return -1;
 		}
-	}
-	for (size_t i = 0; !a->nctl && i < conf->nctlds && i < AGENT_MAX_CTLDS; i++) {
-		snprintf(a->ctl[i].host, sizeof(a->ctl[0].host), "%s", conf->ctlds[i].addr);
-		a->ctl[i].port = spur_conf_ctld_port(conf, i);
-		if (i + 1 == conf->nctlds || i + 1 == AGENT_MAX_CTLDS)
-			a->nctl = i + 1;
-	}
-	if (!a->nctl) {
-		snprintf(a->ctl[0].host, sizeof(a->ctl[0].host), "127.0.0.1");
-		a->ctl[0].port = conf->ctld_port;
-		a->nctl = 1;
+		a->nctl = (size_t)n;
+	} else {
+		a->nctl = spur_conf_ctld_addrs(conf, a->ctl, AGENT_MAX_CTLDS);
 	}
 	for (size_t i = 0; i < a->nctl; i++)
 		len += (size_t)snprintf(ctld_list + len, sizeof(ctld_list) - len, "%s%s:%u",

@@ -12,8 +12,7 @@
 #define CLI_MAX_CTLDS 8
 
 struct ctld_addrs {
-	char host[CLI_MAX_CTLDS][256];
-	uint16_t port[CLI_MAX_CTLDS];
+	struct spur_hostport ctl[CLI_MAX_CTLDS];
 	size_t n;
 	unsigned timeout_s; /* MessageTimeout: how long to keep trying */
 };
@@ -32,32 +31,19 @@ static int ctld_addrs(struct ctld_addrs *a, struct spur_error *err)
 	if (getenv("SPUR_MESSAGE_TIMEOUT"))
 		a->timeout_s = (unsigned)strtoul(getenv("SPUR_MESSAGE_TIMEOUT"), NULL, 10);
 	if (env && *env) {
-		char buf[CLI_MAX_CTLDS * 264], *save = NULL;
+		long n = spur_hostports_parse(env, 6817, a->ctl, CLI_MAX_CTLDS);
 
-		snprintf(buf, sizeof(buf), "%s", env);
-		for (char *t = strtok_r(buf, ",", &save); t && a->n < CLI_MAX_CTLDS;
-		     t = strtok_r(NULL, ",", &save)) {
-			char *colon = strrchr(t, ':');
-
-			a->port[a->n] = colon ? (uint16_t)atoi(colon + 1) : 6817;
-			if (colon)
-				*colon = '\0';
-			snprintf(a->host[a->n++], sizeof(a->host[0]), "%s", t);
-		}
+		if (n < 0)
+			return spur_error_set(err, SPUR_EINVAL,
+					      "SPUR_CTLD=%s: expected HOST:PORT[,HOST:PORT...]", env);
+		a->n = (size_t)n;
 		if (a->n)
 			return 0;
 	}
 	c = path ? spur_conf_load(path, 0, err) : spur_conf_default(err);
 	if (!c)
 		return err->code;
-	for (size_t i = 0; i < c->nctlds && a->n < CLI_MAX_CTLDS; i++) {
-		a->port[a->n] = spur_conf_ctld_port(c, i);
-		snprintf(a->host[a->n++], sizeof(a->host[0]), "%s", c->ctlds[i].addr);
-	}
-	if (!a->n) {
-		a->port[0] = c->ctld_port;
-		snprintf(a->host[a->n++], sizeof(a->host[0]), "127.0.0.1");
-	}
+	a->n = spur_conf_ctld_addrs(c, a->ctl, CLI_MAX_CTLDS);
 	if (c->message_timeout && !getenv("SPUR_MESSAGE_TIMEOUT"))
 		a->timeout_s = c->message_timeout;
 	spur_conf_destroy(c);
@@ -100,7 +86,8 @@ int cli_connect(struct spur_error *err)
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
 		for (size_t i = 0; i < a.n; i++) {
-			int fd = spur_wire_connect(a.host[i], a.port[i], a.n > 1 ? 1000 : 5000, err);
+			int fd = spur_wire_connect(a.ctl[i].host, a.ctl[i].port, a.n > 1 ? 1000 : 5000,
+						   err);
 
 			if (fd >= 0 && leads(fd, a.n > 1 ? 1000 : 30000, err))
 				return fd;

@@ -1763,9 +1763,53 @@ uint16_t spur_conf_ctld_port(const struct spur_conf *conf, size_t i)
 	return i < conf->nctlds && conf->ctlds[i].port ? conf->ctlds[i].port : conf->ctld_port;
 }
 
+unsigned spur_conf_raft_port(const struct spur_conf *conf, size_t i)
+{
+	return conf->raft_port ? conf->raft_port : (unsigned)spur_conf_ctld_port(conf, i) + 4;
+}
+
 void spur_conf_raft_address(const struct spur_conf *conf, size_t i, char *buf, size_t len)
 {
-	unsigned p = conf->raft_port ? conf->raft_port : (unsigned)spur_conf_ctld_port(conf, i) + 4;
+	snprintf(buf, len, "%s:%u", i < conf->nctlds ? conf->ctlds[i].addr : "127.0.0.1",
+		 spur_conf_raft_port(conf, i));
+}
 
-	snprintf(buf, len, "%s:%u", i < conf->nctlds ? conf->ctlds[i].addr : "127.0.0.1", p);
+long spur_hostports_parse(const char *list, uint16_t dflt, struct spur_hostport *out, size_t max)
+{
+	char *buf = spur_strdup(list), *save = NULL;
+	long n = 0;
+
+	if (!buf)
+		return -1;
+	for (char *t = strtok_r(buf, ",", &save); t && (size_t)n < max;
+	     t = strtok_r(NULL, ",", &save)) {
+		char *colon = strrchr(t, ':'), *end = NULL;
+		long port = colon ? strtol(colon + 1, &end, 10) : dflt;
+
+		if (colon)
+			*colon = '\0';
+		if (!*t || (end && *end) || port <= 0 || port > 65535) {
+			n = -1;
+			break;
+		}
+		snprintf(out[n].host, sizeof(out[n].host), "%s", t);
+		out[n++].port = (uint16_t)port;
+	}
+	spur_free(buf);
+	return n;
+}
+
+size_t spur_conf_ctld_addrs(const struct spur_conf *conf, struct spur_hostport *out, size_t max)
+{
+	size_t n = 0;
+
+	for (; n < conf->nctlds && n < max; n++) {
+		snprintf(out[n].host, sizeof(out[n].host), "%s", conf->ctlds[n].addr);
+		out[n].port = spur_conf_ctld_port(conf, n);
+	}
+	if (!n) {
+		snprintf(out[0].host, sizeof(out[0].host), "127.0.0.1");
+		out[n++].port = conf->ctld_port;
+	}
+	return n;
 }

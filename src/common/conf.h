@@ -157,8 +157,21 @@ const struct spur_conf_partition *spur_conf_partition(const struct spur_conf *co
 const struct spur_conf_partition *spur_conf_default_partition(const struct spur_conf *conf);
 /* SlurmctldHost i's client port: its own (NAME(ADDR:PORT)), else SlurmctldPort. */
 uint16_t spur_conf_ctld_port(const struct spur_conf *conf, size_t i);
-/* "host:port" of SlurmctldHost i's Raft transport: SpurRaftPort, else four
- * above its client port. */
+/* SlurmctldHost i's Raft port: SpurRaftPort, else four above its client port. */
+unsigned spur_conf_raft_port(const struct spur_conf *conf, size_t i);
+/* "host:port" of SlurmctldHost i's Raft transport. */
 void spur_conf_raft_address(const struct spur_conf *conf, size_t i, char *buf, size_t len);
+
+/* A controller to reach. */
+struct spur_hostport {
+	char host[256];
+	uint16_t port;
+};
+/* "HOST[:PORT][,HOST[:PORT]...]" (each PORT 1-65535, default dflt) into
+ * out[0..max): the count, or -1 when an entry is not of that form. */
+long spur_hostports_parse(const char *list, uint16_t dflt, struct spur_hostport *out, size_t max);
+/* Every SlurmctldHost with its client port (at most max), else
+ * 127.0.0.1:SlurmctldPort: the count, 1 or more. */
+size_t spur_conf_ctld_addrs(const struct spur_conf *conf, struct spur_hostport *out, size_t max);
 
 #endif

@@ -346,8 +346,7 @@ static int ctld_peers(const struct spur_conf *cf, const char *name, struct ctld_
 	for (size_t i = 0; i < cf->nctlds; i++)
 		for (size_t j = i + 1; j < cf->nctlds; j++) {
 			unsigned ci = spur_conf_ctld_port(cf, i), cj = spur_conf_ctld_port(cf, j);
-			unsigned ri = (unsigned)atoi(strrchr(peers[i].address, ':') + 1);
-			unsigned rj = (unsigned)atoi(strrchr(peers[j].address, ':') + 1);
+			unsigned ri = spur_conf_raft_port(cf, i), rj = spur_conf_raft_port(cf, j);
 
 			if (strcmp(cf->ctlds[i].addr, cf->ctlds[j].addr) ||
 			    (ci != cj && ci != rj && ri != cj && ri != rj))

@@ -243,6 +243,25 @@ static void test_ctld_ports(void **state)
 	assert_string_equal(c->ctlds[2].addr, "fe80::1");
 	assert_int_equal(c->ctlds[2].port, 0);
 	assert_int_equal(c->ctld_port, 7100);
+	assert_int_equal(spur_conf_raft_port(c, 0), 7005);
+	assert_int_equal(spur_conf_raft_port(c, 1), 7104);
+	{
+		struct spur_hostport hp[4];
+
+		assert_int_equal(spur_conf_ctld_addrs(c, hp, 4), 3);
+		assert_string_equal(hp[0].host, "127.0.0.1");
+		assert_int_equal(hp[0].port, 7001);
+		assert_int_equal(hp[1].port, 7100);
+		assert_int_equal(spur_conf_ctld_addrs(c, hp, 2), 2);
+		assert_int_equal(spur_hostports_parse("a:1,b,c:65535", 99, hp, 4), 3);
+		assert_string_equal(hp[1].host, "b");
+		assert_int_equal(hp[1].port, 99);
+		assert_int_equal(hp[2].port, 65535);
+		assert_int_equal(spur_hostports_parse("a:1,b:2,c:3", 99, hp, 2), 2);
+		assert_int_equal(spur_hostports_parse("a:0", 99, hp, 4), -1);
+		assert_int_equal(spur_hostports_parse("a:12x", 99, hp, 4), -1);
+		assert_int_equal(spur_hostports_parse(":5", 99, hp, 4), -1);
+	}
 	spur_conf_destroy(c);
 }
 
