@@ -114,6 +114,11 @@ int ctld_raft_change(struct ctld *c, bool add, unsigned long long id, const char
 int ctld_raft_propose(struct ctld *c, json_t *op, struct ctld_conn *cn, json_t *reply,
 		      struct spur_error *err);
 bool ctld_raft_ready(const struct ctld *c);
+/* Before the log is opened: wait until the state folder has room for two
+ * segments, and discard a log written while the disk was full (set in the
+ * environment by the process that saw it fill, across its restart). */
+#define CTLD_RAFT_DISCARD_ENV "SPUR_RAFT_DISCARD"
+void ctld_raft_prepare(const char *state_dir, unsigned segment_kb);
 /* The state folder ran out of room since start: the log on disk may have a
  * hole (libraft 0.15 goes on after a failed write, canonical/raft#450). */
 bool ctld_raft_disk_was_full(const struct ctld *c);

@@ -1117,15 +1117,16 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 
 	struct ctld *c = cn->c;
 	bool leader = ctld_raft_ready(c);
+	const char *leader_name = leader ? NULL : ctld_leader_name(c);
+	const char *self = c->conf->nctlds ? c->conf->ctlds[c->self].name : NULL;
 
 	if (!strcmp(type, "ping")) {
 		/* clients use the controller that says it leads */
 		json_t *r = json_pack("{s:s,s:b,s:s}", "cluster", c->conf->cluster_name, "leader",
-				      leader, "name",
-				      c->conf->nctlds ? c->conf->ctlds[c->self].name : "localhost");
+				      leader, "name", self ? self : "localhost");
 
-		if (!leader && ctld_leader_name(c))
-			json_object_set_new(r, "leader_name", json_string(ctld_leader_name(c)));
+		if (leader_name)
+			json_object_set_new(r, "leader_name", json_string(leader_name));
 		reply_ok(cn, r);
 		return;
 	}
@@ -1150,9 +1151,8 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 			return;
 
 		snprintf(msgbuf, sizeof(msgbuf), "%s is not the leading controller%s%s",
-			 c->conf->nctlds ? c->conf->ctlds[c->self].name : "this controller",
-			 ctld_leader_name(c) ? "; the leader is " : "",
-			 ctld_leader_name(c) ? ctld_leader_name(c) : "");
+			 self ? self : "this controller", leader_name ? "; the leader is " : "",
+			 leader_name ? leader_name : "");
 		r = json_pack("{s:s,s:i,s:s,s:b}", "type", "error", "code", SPUR_EAGAIN, "message",
 			      msgbuf, "not_leader", 1);
 		ctld_conn_send(cn, r);

@@ -11,9 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <dirent.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 static void usage(FILE *out)
@@ -246,55 +244,6 @@ static void on_ready(struct ctld *c)
 	ctld_run_cycle(c);
 }
 
-/* libraft cannot open its log on a full disk: a controller restarted for
- * lack of room (or started on a full disk) waits for two segments' worth,
- * saying so, rather than exit; the others carry on meanwhile. Free space
- * has no event to wait on: look every second. */
-static void wait_for_room(const char *dir, unsigned long long segment)
-{
-	bool said = false;
-	struct statvfs fs;
-
-	while (!statvfs(dir, &fs) && (unsigned long long)fs.f_bavail * fs.f_frsize < 2 * segment) {
-		if (!said)
-			spur_error_log("state folder %s: %llu bytes free, less than two log segments: "
-				       "waiting for room",
-				       dir, (unsigned long long)fs.f_bavail * fs.f_frsize);
-		said = true;
-		sleep(1);
-	}
-	if (said)
-		spur_info("state folder %s: room again, starting", dir);
-}
-
-/* Restarted after its disk filled up: libraft 0.15 goes on appending after
- * a failed write, so the log on disk may miss entries that later ones
- * follow (canonical/raft#450, fixed in later releases). The entries and
- * snapshots go; the term and vote (metadata1/2) stay, so this voter never
- * votes twice in a term; the leader sends the log again (or a snapshot). */
-static void discard_log(const char *state)
-{
-	char dir[4096], path[4400];
-	DIR *d;
-	struct dirent *e;
-	unsigned n = 0;
-
-	snprintf(dir, sizeof(dir), "%s/raft", state);
-	if (!(d = opendir(dir)))
-		return;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.' || !strncmp(e->d_name, "metadata", 8))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (!unlink(path))
-			n++;
-	}
-	closedir(d);
-	spur_warn("state folder %s: the log written while the disk was full may have holes: "
-		  "discarded %u files (term and vote kept); the leader sends the log again",
-		  state, n);
-}
-
 /* The peers ctld_peers() made (a lone controller's are on the stack). */
 static void ctld_peers_free(struct ctld_raft_opts *o)
 {
@@ -497,12 +446,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "spurctld: error: state folder %s: %s\n", c.state_dir, strerror(errno));
 		goto out_teardown;
 	}
-	wait_for_room(c.state_dir, ropts.segment_kb ? (unsigned long long)ropts.segment_kb << 10
-						  : 8ull << 20);
-	if (getenv("SPUR_RAFT_DISCARD")) {
-		discard_log(c.state_dir);
-		unsetenv("SPUR_RAFT_DISCARD");
-	}
+	ctld_raft_prepare(c.state_dir, ropts.segment_kb);
 	/* listening from the start: a follower, or a controller replaying its
 	 * log, answers pings and reads and sends the rest to the leader */
 	if (ctld_build_core(&c, &err) || ctld_acct_open(&c, &err) ||
@@ -531,7 +475,7 @@ int main(int argc, char **argv)
 		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
 		if (ctld_raft_disk_was_full(&c))
-			setenv("SPUR_RAFT_DISCARD", "1", 1);
+			setenv(CTLD_RAFT_DISCARD_ENV, "1", 1);
 		if (n > 0)
 			self[n] = '\0';
 		execv(n > 0 ? self : "/proc/self/exe", argv);

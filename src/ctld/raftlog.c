@@ -24,6 +24,8 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <dirent.h>
+#include <limits.h>
 #include <unistd.h>
 
 struct ctld_raft {
@@ -185,6 +187,77 @@ static void on_barrier(struct raft_barrier *req, int status)
 	c->raft->on_ready(c);
 }
 
+/* Bytes free where dir is, or ULLONG_MAX when that cannot be told. */
+static unsigned long long free_bytes(const char *dir)
+{
+	struct statvfs fs;
+
+	return statvfs(dir, &fs) ? ULLONG_MAX : (unsigned long long)fs.f_bavail * fs.f_frsize;
+}
+
+static size_t segment_bytes(unsigned segment_kb)
+{
+	return segment_kb ? (size_t)segment_kb * 1024 : 8u << 20; /* libraft's default */
+}
+
+/* libraft cannot open its log on a full disk: a controller restarted for
+ * lack of room (or started on a full disk) waits for two segments' worth,
+ * saying so, rather than exit; the others carry on meanwhile. Free space
+ * has no event to wait on: look every second. */
+static void wait_for_room(const char *dir, unsigned long long segment)
+{
+	bool said = false;
+	unsigned long long avail;
+
+	while ((avail = free_bytes(dir)) < 2 * segment) {
+		if (!said)
+			spur_error_log("state folder %s: %llu bytes free, less than two log segments: "
+				       "waiting for room",
+				       dir, avail);
+		said = true;
+		sleep(1);
+	}
+	if (said)
+		spur_info("state folder %s: room again, starting", dir);
+}
+
+/* Restarted after its disk filled up: libraft 0.15 goes on appending after
+ * a failed write, so the log on disk may miss entries that later ones
+ * follow (canonical/raft#450, fixed in later releases). The entries and
+ * snapshots go; the term and vote (metadata1/2) stay, so this voter never
+ * votes twice in a term; the leader sends the log again (or a snapshot). */
+static void discard_log(const char *state)
+{
+	char dir[4096], path[4400];
+	DIR *d;
+	struct dirent *e;
+	unsigned n = 0;
+
+	snprintf(dir, sizeof(dir), "%s/raft", state);
+	if (!(d = opendir(dir)))
+		return;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' || !strncmp(e->d_name, "metadata", 8))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (!unlink(path))
+			n++;
+	}
+	closedir(d);
+	spur_warn("state folder %s: the log written while the disk was full may have holes: "
+		  "discarded %u files (term and vote kept); the leader sends the log again",
+		  state, n);
+}
+
+void ctld_raft_prepare(const char *state_dir, unsigned segment_kb)
+{
+	wait_for_room(state_dir, segment_bytes(segment_kb));
+	if (getenv(CTLD_RAFT_DISCARD_ENV)) {
+		discard_log(state_dir);
+		unsetenv(CTLD_RAFT_DISCARD_ENV);
+	}
+}
+
 static void on_transfer(struct raft_transfer *t)
 {
 	free(t);
@@ -197,14 +270,8 @@ static void on_transfer(struct raft_transfer *t)
 static bool disk_check(struct ctld *c)
 {
 	struct ctld_raft *r = c->raft;
-	struct statvfs fs;
-	char dir[4096];
-	unsigned long long avail;
+	unsigned long long avail = free_bytes(c->state_dir);
 
-	snprintf(dir, sizeof(dir), "%s/raft", c->state_dir);
-	if (statvfs(dir, &fs))
-		return false;
-	avail = (unsigned long long)fs.f_bavail * fs.f_frsize;
 	if (avail < 2 * r->segment && !r->disk_full) {
 		r->disk_full = true;
 		spur_error_log("state folder %s: %llu bytes free, less than two log segments: "
@@ -213,12 +280,8 @@ static bool disk_check(struct ctld *c)
 			       raft_state(&r->raft) == RAFT_LEADER
 				       ? "handing leadership to another controller"
 				       : "this controller stops storing the log until there is room");
-		if (raft_state(&r->raft) == RAFT_LEADER) {
-			struct raft_transfer *t = calloc(1, sizeof(*t));
-
-			if (t && raft_transfer(&r->raft, t, 0, on_transfer))
-				free(t);
-		}
+		if (raft_state(&r->raft) == RAFT_LEADER)
+			ctld_raft_transfer(c, 0, NULL);
 	} else if (avail >= 4 * r->segment && r->disk_full) {
 		spur_warn("state folder %s: room again (%llu bytes free); restarting from the log",
 			  c->state_dir, avail);
@@ -313,7 +376,7 @@ int ctld_raft_open(struct ctld *c, const struct ctld_raft_opts *o, struct spur_e
 		raft_uv_tcp_close(&r->transport);
 		return raft_fail(err, dir, rc, r->io.errmsg);
 	}
-	r->segment = o->segment_kb ? (size_t)o->segment_kb * 1024 : 8u << 20;
+	r->segment = segment_bytes(o->segment_kb);
 	if (o->segment_kb)
 		raft_uv_set_segment_size(&r->io, r->segment);
 	if ((rc = raft_init(&r->raft, &r->io, &r->fsm, o->id, r->address))) {
@@ -488,15 +551,13 @@ const char *ctld_leader_name(struct ctld *c)
 {
 	raft_id id = 0;
 	const char *addr = NULL;
+	long i = ctld_leader_index(c);
 
-	if (!c->raft)
-		return NULL;
-	raft_leader(&c->raft->raft, &id, &addr);
-	if (!id)
-		return NULL;
-	if (id <= c->conf->nctlds)
-		return c->conf->ctlds[id - 1].name;
-	return addr;
+	if (i >= 0)
+		return c->conf->ctlds[i].name;
+	if (c->raft)
+		raft_leader(&c->raft->raft, &id, &addr);
+	return id ? addr : NULL; /* a controller added with no SlurmctldHost line */
 }
 
 static void change_reply(struct change *ch, int status)
