@@ -43,6 +43,16 @@ kill_ctl() { # I [SIGNAL]
 # the leader's number, from the leader itself
 leader() { spur controller list 2>/dev/null | awk '$6 == "leader" { sub("ctl", "", $1); print $1 }'; }
 has_leader() { [ -n "$(leader)" ]; }
+leads() { [ "$(leader)" = "$1" ]; } # I leads
+another_leads() { # some controller other than I leads
+	local l
+	l=$(leader)
+	[ -n "$l" ] && [ "$l" != "$1" ]
+}
+# JOB is running and its output FILE says it started once
+ran_once() { squeue -h -j "$1" -o %t | grep -qx R && [ "$(grep -c started "$2")" -eq 1 ]; }
+# the number of the first follower
+a_follower() { spur controller list 2>/dev/null | awk '$6 == "follower" { sub("ctl", "", $1); print $1; exit }'; }
 # I is up and follows
 follows() { [ "$(spur controller list 2>/dev/null | awk -v n="ctl$1" '$1 == n { print $6 }')" = follower ]; }
 

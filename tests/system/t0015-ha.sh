@@ -57,14 +57,14 @@ python3 "$HC" run hist1.jsonl 2 30 "$T/runs" &
 client=$!
 check "submissions flow" wait_until 30 sh -c "[ \$(wc -l <hist1.jsonl) -ge 10 ]"
 kill_ctl "$L"
-check "a new leader is elected" wait_until 10 sh -c "l=\$(spur controller list 2>/dev/null | awk '\$6 == \"leader\"{print \$1}'); [ -n \"\$l\" ] && [ \"\$l\" != ctl$L ]"
+check "a new leader is elected" wait_until 10 another_leads "$L"
 wait "$client"
 check "every submission is recorded" [ "$(wc -l <hist1.jsonl)" -eq 60 ]
 check "the clients found the new leader: the rest acknowledged" \
 	[ "$(grep -c '"rc": 0' hist1.jsonl)" -ge 58 ]
 check "the history holds after the leader's kill -9" python3 "$HC" check hist1.jsonl runs
 check "the long job ran on through the failover, started once" \
-	sh -c "squeue -h -j $long -o %t | grep -qx R && [ \"\$(grep -c started $T/long.out)\" -eq 1 ]"
+	ran_once "$long" "$T/long.out"
 check "no node was marked down for the heartbeats the election paused" \
 	sh -c "! sinfo -h -N -o %t | grep -qE 'down|drain|fail'"
 start_ctl "$L"
@@ -77,7 +77,7 @@ python3 "$HC" run hist2.jsonl 2 20 "$T/runs" p &
 client=$!
 check "submissions flow again" wait_until 30 sh -c "[ \$(wc -l <hist2.jsonl) -ge 6 ]"
 kill -STOP "$(cat "ctl$L.pid")"
-check "while the leader is paused, another one leads" wait_until 10 sh -c "l=\$(spur controller list 2>/dev/null | awk '\$6 == \"leader\"{print \$1}'); [ -n \"\$l\" ] && [ \"\$l\" != ctl$L ]"
+check "while the leader is paused, another one leads" wait_until 10 another_leads "$L"
 sleep 2 # the paused leader stays cut off a while (nothing to wait on)
 kill -CONT "$(cat "ctl$L.pid")"
 wait "$client"
@@ -95,10 +95,10 @@ for i in 1 2 3; do start_ctl "$i"; done
 check "after a restart of all three, a leader" wait_until 20 has_leader
 check "... with every acknowledged job" python3 "$HC" check hist.jsonl runs
 check "... and the long job still running, started once" \
-	sh -c "squeue -h -j $long -o %t | grep -qx R && [ \"\$(grep -c started $T/long.out)\" -eq 1 ]"
+	ran_once "$long" "$T/long.out"
 
 # --- a follower's last log entry corrupted while it is down
-F=$(spur controller list | awk '$6 == "follower" { sub("ctl", "", $1); print $1; exit }')
+F=$(a_follower)
 kill_ctl "$F"
 for i in $(seq 5); do sbatch --parsable -J corrupt-$i -o /dev/null --wrap true >/dev/null; done
 seg=$(ls -t "state$F"/raft/open-* "state$F"/raft/0* 2>/dev/null | head -1)
@@ -127,12 +127,12 @@ check "four controllers converge on a new job" converged 1 2 3 4
 check "spur controller remove ctl4" sh -c 'spur controller remove ctl4 | grep -qx "Controller ctl4 removed (id 4); 3 controllers now"'
 check "three voters again" sh -c '[ "$(spur controller list | grep -c voter)" -eq 3 ]'
 kill_ctl 4 TERM
-n=$(spur controller list | awk '$6 == "follower" { sub("ctl", "", $1); print $1; exit }')
+n=$(a_follower)
 check "spur controller lead hands leadership over" spur controller lead "ctl$n"
-check "... to the one named" wait_until 10 sh -c "[ \"\$(spur controller list 2>/dev/null | awk '\$6 == \"leader\" {print \$1}')\" = ctl$n ]"
+check "... to the one named" wait_until 10 leads "$n"
 check "a bad action is refused" sh -c '! spur controller frob 2>err && grep -q "unknown action" err'
 check "the long job, started once, is still running at the end" \
-	sh -c "squeue -h -j $long -o %t | grep -qx R && [ \"\$(grep -c started $T/long.out)\" -eq 1 ]"
+	ran_once "$long" "$T/long.out"
 scancel "$long"
 printf 'SlurmctldHost=a(127.0.0.1:%d)\nSlurmctldHost=b(127.0.0.1:%d)\nNodeName=n1\nPartitionName=p Nodes=n1\n' \
 	$((PORT + 50)) $((PORT + 54)) >clash.conf

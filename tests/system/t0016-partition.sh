@@ -55,7 +55,7 @@ python3 "$HC" run hist.jsonl 2 25 "$T/runs" &
 client=$!
 check "submissions flow" wait_until 30 sh -c "[ \$(wc -l <hist.jsonl) -ge 8 ]"
 ip link set "vc$L" down # the leader is cut off from everyone
-check "the majority elects another leader" wait_until 15 sh -c "l=\$(spur controller list 2>/dev/null | awk '\$6 == \"leader\"{print \$1}'); [ -n \"\$l\" ] && [ \"\$l\" != ctl$L ]"
+check "the majority elects another leader" wait_until 15 another_leads "$L"
 check "scontrol ping: the cut-off controller is DOWN" \
 	sh -c "scontrol ping | grep -qx 'Slurmctld(.*) at ctl$L is DOWN'"
 wait "$client"
@@ -68,6 +68,6 @@ check "healed, the old leader follows" wait_until 20 follows "$L"
 check "the controllers converge after the partition" converged 1 2 3
 check "the history holds after the partition heals" python3 "$HC" check hist.jsonl runs
 check "the long job ran through it all, started once" \
-	sh -c "squeue -h -j $long -o %t | grep -qx R && [ \"\$(grep -c started $T/long.out)\" -eq 1 ]"
+	ran_once "$long" "$T/long.out"
 scancel "$long"
 finish

@@ -37,7 +37,7 @@ fill() { dd if=/dev/zero of=small/fill bs=64k 2>/dev/null; true; }
 # --- a follower's disk fills up
 if [ "$(leader)" = 3 ]; then
 	spur controller lead ctl1 >/dev/null
-	wait_until 10 sh -c '[ "$(spur controller list 2>/dev/null | awk "\$6 == \"leader\" {print \$1}")" = ctl1 ]'
+	wait_until 10 leads 1
 fi
 fill
 python3 "$HC" run hist1.jsonl 2 40 "$T/runs" f
@@ -53,7 +53,7 @@ check "the history holds" python3 "$HC" check hist1.jsonl runs
 
 # --- the leader's disk fills up
 spur controller lead ctl3 >/dev/null
-check "ctl3 leads" wait_until 10 sh -c '[ "$(spur controller list 2>/dev/null | awk "\$6 == \"leader\" {print \$1}")" = ctl3 ]'
+check "ctl3 leads" wait_until 10 leads 3
 fill
 python3 "$HC" run hist2.jsonl 2 40 "$T/runs" l
 check "the full leader hands leadership over" \
