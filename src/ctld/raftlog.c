@@ -40,8 +40,7 @@ struct ctld_raft {
 	bool closed;
 	bool inited; /* raft_init succeeded: raft_close owes a callback */
 	size_t inflight;
-	unsigned ticks; /* polls since the last accounting commit (follower) */
-	unsigned disk_ticks; /* polls since the last look at free space */
+	unsigned ticks;	     /* polls since the last once-a-second work */
 	size_t segment;	     /* log segment size: what an append may need */
 	bool disk_full;	     /* the state folder had no room for a segment */
 	ctld_ready_fn on_ready;
@@ -300,14 +299,15 @@ static void on_poll(uv_timer_t *t)
 {
 	struct ctld *c = t->data;
 	struct raft_barrier *req;
+	bool second; /* polls are 20 ms apart: once a second */
 
 	if (!c)
 		return;
-	if (++c->raft->disk_ticks >= 50) {
-		c->raft->disk_ticks = 0;
-		if (disk_check(c))
-			return;
-	}
+	second = ++c->raft->ticks >= 50;
+	if (second)
+		c->raft->ticks = 0;
+	if (second && disk_check(c))
+		return;
 	if (c->raft->ready && raft_state(&c->raft->raft) != RAFT_LEADER) {
 		spur_warn("raft: no longer the leader (term %llu); restarting from the log as a "
 			  "follower",
@@ -321,8 +321,7 @@ static void on_poll(uv_timer_t *t)
 		return;
 	/* a follower applies the others' ops: its accounting database is
 	 * written in one transaction a second */
-	if (++c->raft->ticks >= 50) {
-		c->raft->ticks = 0;
+	if (second) {
 		ctld_acct_batch(c, false);
 		ctld_acct_batch(c, true);
 	}
