@@ -8,7 +8,8 @@ BUILD        ?= build
 FUZZ_SECONDS ?= 60
 # Debian 12 packages the build and the tests need (checked with dpkg-query).
 DEB_PACKAGES := meson ninja-build pkg-config gcc clang libclang-rt-14-dev libcmocka-dev python3 \
-                libjansson-dev libuv1-dev libsqlite3-dev libraft-dev
+                libjansson-dev libuv1-dev libsqlite3-dev libraft-dev libjwt-dev \
+                libmicrohttpd-dev chromium
 
 .PHONY: all deps build check asan clang fuzz bench demo clean
 

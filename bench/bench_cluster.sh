@@ -26,6 +26,7 @@ SlurmctldHost=localhost(127.0.0.1)
 SlurmctldPort=$PORT
 StateSaveLocation=$T/state
 SlurmdSpoolDir=$T/spool
+DisableRootJobs=NO
 SlurmctldDebug=error
 SlurmdDebug=error
 NodeName=node[1-16] CPUs=8 RealMemory=16000 Gres=gpu:mi300x:8

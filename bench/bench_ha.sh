@@ -28,6 +28,7 @@ start() { # NCTLDS
 		cat <<CONF
 StateSaveLocation=$T/state
 SlurmdSpoolDir=$T/spool
+DisableRootJobs=NO
 SlurmctldDebug=error
 SlurmdDebug=error
 MessageTimeout=20

@@ -12,10 +12,13 @@ step() { printf '\n\033[1m== %s\033[0m\n$ %s\n' "$1" "$2"; }
 
 rm -rf "$dir"
 mkdir -p "$dir"
-# the example config, unchanged but for where state goes and the port
+# the example config, unchanged but for where state goes and the port; the
+# demo runs its jobs as whoever runs it, root included (Spur refuses root's
+# jobs unless DisableRootJobs=NO)
 sed -e "s|^StateSaveLocation=.*|StateSaveLocation=$dir/state|" \
     -e "s|^SlurmdSpoolDir=.*|SlurmdSpoolDir=$dir/spool|" \
     -e "s|^SlurmctldPort=.*|SlurmctldPort=$port|" "$ex/slurm.conf" >"$dir/slurm.conf"
+echo "DisableRootJobs=NO" >>"$dir/slurm.conf"
 cp "$ex/gres.conf" "$ex/topology.conf" "$dir/"
 export SLURM_CONF="$dir/slurm.conf" PATH="$src/$build/src/cli:$PATH"
 

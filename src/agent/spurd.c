@@ -5,6 +5,7 @@
 #define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np, POSIX_SPAWN_SETSID */
 #include "agent/cgroup.h"
 #include "agent/supervise.h"
+#include "common/auth.h"
 #include "common/alloc.h"
 #include "common/conf.h"
 #include "common/log.h"
@@ -70,6 +71,10 @@ struct agent {
 	uint32_t gpu_failed;  /* GPUs found failed (bit i: GPU i); it sticks */
 	char gpu_why[128];
 	uv_timer_t health;
+	char key_path[4096];
+	struct spur_auth_key key; /* the cluster key: tokens both ways */
+	bool have_key;
+	bool trusted; /* this connection's controller proved it holds the key */
 };
 
 static void send_msg(struct agent *a, json_t *msg);
@@ -935,6 +940,7 @@ static void disconnect(struct agent *a)
 	if (!a->connected && uv_is_closing((uv_handle_t *)&a->tcp))
 		return;
 	a->connected = false;
+	a->trusted = false;
 	spur_wire_reader_fini(&a->rd);
 	if (!uv_is_closing((uv_handle_t *)&a->tcp))
 		uv_close((uv_handle_t *)&a->tcp, on_tcp_closed);
@@ -959,7 +965,25 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 	while ((rc = spur_wire_next(&a->rd, &msg, &err)) == 1) {
 		const char *type = spur_json_str(msg, "type", "");
 
-		if (!strcmp(type, "launch")) {
+		if (!a->trusted && (!strcmp(type, "launch") || !strcmp(type, "step") ||
+				    !strcmp(type, "signal"))) {
+			/* only a controller that holds the key starts work here */
+			spur_error_log("%s from a controller that has not shown the cluster key; "
+				       "ignored",
+				       type);
+		} else if (!strcmp(type, "ok") && json_is_string(json_object_get(msg, "auth"))) {
+			struct spur_ident id;
+
+			if (spur_token_verify(&a->key, spur_json_str(msg, "auth", ""),
+					      (int64_t)time(NULL), &id, &err) ||
+			    id.role != SPUR_ROLE_CONTROLLER) {
+				spur_error_log("the controller's credential is not valid: %s", err.msg);
+				json_decref(msg);
+				disconnect(a);
+				return;
+			}
+			a->trusted = true;
+		} else if (!strcmp(type, "launch")) {
 			launch(a, msg);
 		} else if (!strcmp(type, "step")) {
 			launch_step(a, msg);
@@ -1023,6 +1047,7 @@ static void on_connect(uv_connect_t *req, int status)
 {
 	struct agent *a = req->data;
 	json_t *gpus, *jobs;
+	char *tok;
 
 	a->connecting = false;
 	if (status < 0) {
@@ -1030,6 +1055,23 @@ static void on_connect(uv_connect_t *req, int status)
 			   uv_strerror(status));
 		if (!uv_is_closing((uv_handle_t *)&a->tcp))
 			uv_close((uv_handle_t *)&a->tcp, on_tcp_closed);
+		return;
+	}
+	if (!a->have_key) {
+		struct spur_error err;
+
+		if (spur_auth_key_load(a->key_path, false, &a->key, &err)) {
+			/* the controller makes it at its first start */
+			spur_warn("%s; retrying", err.msg);
+			uv_close((uv_handle_t *)&a->tcp, on_tcp_closed);
+			return;
+		}
+		a->have_key = true;
+	}
+	tok = spur_token_sign(&a->key, "root", SPUR_ROLE_AGENT, a->node, (int64_t)time(NULL), 300,
+			      NULL);
+	if (!tok) {
+		uv_close((uv_handle_t *)&a->tcp, on_tcp_closed);
 		return;
 	}
 	a->connected = true;
@@ -1056,10 +1098,11 @@ static void on_connect(uv_connect_t *req, int status)
 	for (size_t i = 0; i < json_array_size(a->unsent); i++)
 		json_array_append_new(jobs, json_integer(spur_json_int(
 						    json_array_get(a->unsent, i), "job_id", 0)));
-	send_msg(a, json_pack("{s:s,s:s,s:i,s:I,s:o,s:o,s:o,s:s}", "type", "register", "node",
+	send_msg(a, json_pack("{s:s,s:s,s:i,s:I,s:o,s:o,s:o,s:s,s:s}", "type", "register", "node",
 			      a->node, "cpus", (int)a->cpus, "memory", (json_int_t)a->mem_mb, "gpus",
 			      gpus, "jobs", jobs, "gpus_failed", failed_gpus(a), "gpu_reason",
-			      a->gpu_why));
+			      a->gpu_why, "auth", tok));
+	free(tok);
 	for (size_t i = 0; i < json_array_size(a->unsent); i++)
 		send_msg(a, json_incref(json_array_get(a->unsent, i)));
 	spur_info("registering with %s:%u", a->ctl[a->cur].host, a->ctl[a->cur].port);
@@ -1207,6 +1250,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "spurd: error: %s\n", err.msg);
 		return 1;
 	}
+	spur_auth_key_path(conf, a.key_path, sizeof(a.key_path));
 	gethostname(hostname, sizeof(hostname));
 	a.node = a.node ? a.node : hostname;
 	idx = spur_conf_node_index(conf, a.node);

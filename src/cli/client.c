@@ -2,9 +2,12 @@
 /* The CLI's link to spurctld: find it from the config, one request, one reply. */
 #include "client.h"
 
+#include "common/auth.h"
 #include "common/conf.h"
 
+#include <pwd.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,6 +19,13 @@ struct ctld_addrs {
 	size_t n;
 	unsigned timeout_s; /* MessageTimeout: how long to keep trying */
 };
+
+/* How this process proves who it is where the kernel cannot say (TCP):
+ * $SLURM_JWT, else a short token signed with the cluster key when this
+ * user may read it (root, SlurmUser). */
+static char key_path[4096];
+static long slurm_user_uid = -1;
+static char *own_token;
 
 /* $SPUR_CTLD (host:port[,host:port...]) wins; else every SlurmctldHost of
  * the config, in order. $SPUR_MESSAGE_TIMEOUT (seconds) overrides
@@ -30,19 +40,32 @@ static int ctld_addrs(struct ctld_addrs *a, struct spur_error *err)
 	a->timeout_s = 10;
 	if (getenv("SPUR_MESSAGE_TIMEOUT"))
 		a->timeout_s = (unsigned)strtoul(getenv("SPUR_MESSAGE_TIMEOUT"), NULL, 10);
+	c = path ? spur_conf_load(path, 0, err) : spur_conf_default(err);
+	if (!c && !(env && *env))
+		return err->code;
 	if (env && *env) {
 		long n = spur_hostports_parse(env, 6817, a->ctl, CLI_MAX_CTLDS);
 
-		if (n < 0)
+		if (n < 0) {
+			spur_conf_destroy(c);
 			return spur_error_set(err, SPUR_EINVAL,
 					      "SPUR_CTLD=%s: expected HOST:PORT[,HOST:PORT...]", env);
+		}
 		a->n = (size_t)n;
-		if (a->n)
+		if (a->n && !c)
 			return 0;
 	}
-	c = path ? spur_conf_load(path, 0, err) : spur_conf_default(err);
-	if (!c)
-		return err->code;
+	spur_auth_key_path(c, key_path, sizeof(key_path));
+	if (c->slurm_user) {
+		struct passwd *pw = getpwnam(c->slurm_user);
+
+		slurm_user_uid = pw ? (long)pw->pw_uid : -1;
+	}
+	if (a->n) {
+		/* $SPUR_CTLD: the config only says where the key is */
+		spur_conf_destroy(c);
+		return 0;
+	}
 	a->n = spur_conf_ctld_addrs(c, a->ctl, CLI_MAX_CTLDS);
 	if (c->message_timeout && !getenv("SPUR_MESSAGE_TIMEOUT"))
 		a->timeout_s = c->message_timeout;
@@ -71,6 +94,42 @@ static bool leads(int fd, int timeout_ms, struct spur_error *err)
 
 const char *cli_prog = "spur";
 
+/* The controller at hp: on this host through its Unix socket, when one
+ * that root, SlurmUser or this user runs is there, else over TCP. */
+static int open_ctld(const struct spur_hostport *hp, int timeout_ms, struct spur_error *err)
+{
+	unsigned suid;
+	int fd = spur_wire_connect_local(hp->host, hp->port, &suid, err);
+
+	if (fd >= 0 && (suid == 0 || suid == (unsigned)geteuid() || (long)suid == slurm_user_uid))
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	return spur_wire_connect(hp->host, hp->port, timeout_ms, err);
+}
+
+/* The token a request on fd carries, or NULL (the Unix socket's peer
+ * credentials say it all). */
+static const char *auth_for(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	struct spur_auth_key key;
+	struct passwd *pw;
+
+	if (getenv("SLURM_JWT") && *getenv("SLURM_JWT"))
+		return getenv("SLURM_JWT");
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) || ss.ss_family == AF_UNIX)
+		return NULL;
+	if (!own_token && *key_path && (pw = getpwuid(geteuid())) &&
+	    !spur_auth_key_load(key_path, false, &key, NULL)) {
+		own_token = spur_token_sign(&key, pw->pw_name, SPUR_ROLE_USER, NULL,
+					    (int64_t)time(NULL), 300, NULL);
+		memset(&key, 0, sizeof(key));
+	}
+	return own_token;
+}
+
 /* Connect to the first controller that answers, trying each in turn for up
  * to MessageTimeout seconds (a controller restarting, a failover), as
  * Slurm's commands do. Only the connection is retried: nothing was sent, so
@@ -86,8 +145,7 @@ int cli_connect(struct spur_error *err)
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
 		for (size_t i = 0; i < a.n; i++) {
-			int fd = spur_wire_connect(a.ctl[i].host, a.ctl[i].port, a.n > 1 ? 1000 : 5000,
-						   err);
+			int fd = open_ctld(&a.ctl[i], a.n > 1 ? 1000 : 5000, err);
 
 			if (fd >= 0 && leads(fd, a.n > 1 ? 1000 : 30000, err))
 				return fd;
@@ -105,7 +163,10 @@ int cli_connect(struct spur_error *err)
 json_t *cli_request(int fd, json_t *req, int timeout_ms, struct spur_error *err)
 {
 	json_t *reply = NULL;
+	const char *tok = json_object_get(req, "auth") ? NULL : auth_for(fd);
 
+	if (tok)
+		json_object_set_new(req, "auth", json_string(tok));
 	if (spur_wire_send(fd, req, err) || spur_wire_recv(fd, &reply, timeout_ms, err))
 		return NULL;
 	if (!strcmp(spur_json_str(reply, "type", ""), "error")) {

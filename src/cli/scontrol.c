@@ -426,6 +426,44 @@ static int update_node(const char *prog, int argc, char **argv)
 	return 0;
 }
 
+/* scontrol token [lifespan=SECONDS] [username=NAME]: a JWT for REST
+ * clients and $SLURM_JWT, printed as Slurm prints it. */
+static int token(const char *prog, int argc, char **argv)
+{
+	json_t *req = json_pack("{s:s}", "type", "token"), *reply;
+	struct spur_error err;
+
+	for (int i = 0; i < argc; i++) {
+		char *end;
+
+		if (!strncasecmp(argv[i], "lifespan=", 9)) {
+			long v = strtol(argv[i] + 9, &end, 10);
+
+			if (!argv[i][9] || *end || v <= 0) {
+				cli_error(prog, "Invalid lifespan value: %s", argv[i] + 9);
+				json_decref(req);
+				return 1;
+			}
+			json_object_set_new(req, "lifespan", json_integer(v));
+		} else if (!strncasecmp(argv[i], "username=", 9) && argv[i][9]) {
+			json_object_set_new(req, "username", json_string(argv[i] + 9));
+		} else {
+			cli_error(prog, "Invalid token option: %s (lifespan=SECONDS, username=NAME)",
+				  argv[i]);
+			json_decref(req);
+			return 1;
+		}
+	}
+	reply = cli_call(req, &err);
+	if (!reply) {
+		cli_error(prog, "Unable to fetch JWT token: %s", err.msg);
+		return 1;
+	}
+	printf("SLURM_JWT=%s\n", spur_json_str(reply, "token", ""));
+	json_decref(reply);
+	return 0;
+}
+
 int cli_scontrol_main(const char *prog, int argc, char **argv)
 {
 	const char *what;
@@ -442,13 +480,15 @@ int cli_scontrol_main(const char *prog, int argc, char **argv)
 		return rc;
 	if (!strcasecmp(argv[0], "ping"))
 		return cli_scontrol_ping(prog);
+	if (!strcasecmp(argv[0], "token"))
+		return token(prog, argc - 1, argv + 1);
 	if (!strcasecmp(argv[0], "update") && argc > 1 && !strncasecmp(argv[1], "NodeName=", 9))
 		return update_node(prog, argc - 1, argv + 1);
 	if (!strcasecmp(argv[0], "update"))
 		return update_job(prog, argc - 1, argv + 1);
 	if (strcasecmp(argv[0], "show")) {
-		cli_error(prog, "'%s' is not supported yet (show, ping, hold, uhold, release, requeue, "
-				"requeuehold and update are)",
+		cli_error(prog, "'%s' is not supported yet (show, ping, token, hold, uhold, release, "
+				"requeue, requeuehold and update are)",
 			  argv[0]);
 		return 1;
 	}

@@ -249,6 +249,7 @@ static const struct keydef {
 	KD("SlurmctldDebug", K_LOG, ctld_debug),
 	KD("SlurmdDebug", K_LOG, agent_debug),
 	KD("SlurmUser", K_STR, slurm_user),
+	KD("DisableRootJobs", K_BOOL, disable_root_jobs),
 	KD("SchedulerType", K_STR, scheduler_type),
 	KD("SelectType", K_STR, select_type),
 	KD("SelectTypeParameters", K_STR, select_type_params),
@@ -296,7 +297,7 @@ static const char *const known_slurm_keys[] = {
 	"AcctGatherProfileType", "AuthAltParameters", "AuthAltTypes", "AuthInfo", "AuthType",
 	"BatchStartTimeout", "BurstBufferType", "CliFilterPlugins", "CommunicationParameters",
 	"CompleteWait", "CoreSpecPlugin", "CpuFreqDef", "CpuFreqGovernors", "CredType",
-	"DebugFlags", "DefCpuPerGPU", "DependencyParameters", "DisableRootJobs", "EioTimeout",
+	"DebugFlags", "DefCpuPerGPU", "DependencyParameters", "EioTimeout",
 	"EnforcePartLimits", "Epilog", "EpilogMsgTime", "EpilogSlurmctld", "FairShareDampeningFactor",
 	"FederationParameters", "GetEnvTimeout", "GpuFreqDef", "GroupUpdateForce",
 	"GroupUpdateTime", "HealthCheckInterval", "HealthCheckNodeState", "HealthCheckProgram",
@@ -1548,6 +1549,7 @@ struct spur_conf *spur_conf_default(struct spur_error *err)
 	c->ctld_port = 6817;
 	c->agent_port = 6818;
 	c->rest_port = 6820;
+	c->disable_root_jobs = true; /* Slurm says NO; Spur is safe by default */
 	c->ctld_debug = c->agent_debug = SPUR_LOG_INFO;
 	c->priority_decay_half_life = 7 * 86400;
 	c->priority_max_age = 7 * 86400;

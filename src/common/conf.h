@@ -94,6 +94,7 @@ struct spur_conf {
 	uint16_t ctld_port, agent_port;
 	char *state_dir, *spool_dir, *ctld_log_file, *agent_log_file, *slurm_user;
 	enum spur_log_level ctld_debug, agent_debug;
+	bool disable_root_jobs; /* DisableRootJobs (default YES in Spur) */
 	char *scheduler_type, *select_type, *select_type_params, *gres_types;
 	char *priority_type, *preempt_type, *preempt_mode, *topology_plugin;
 	uint32_t priority_weight_age, priority_weight_fairshare, priority_weight_job_size,

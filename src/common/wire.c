@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Owns struct spur_wire_reader: framing and JSON decoding of messages. */
+#define _GNU_SOURCE /* struct ucred */
 #include "wire.h"
+#include "auth.h"
 
 #include "alloc.h"
 
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 void spur_wire_reader_init(struct spur_wire_reader *r)
@@ -126,6 +129,27 @@ int spur_wire_connect(const char *host, uint16_t port, int timeout_ms, struct sp
 				      "Unable to contact slurm controller (connect failure) at %s:%u",
 				      host, port);
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+int spur_wire_connect_local(const char *host, uint16_t port, unsigned *server_uid,
+			    struct spur_error *err)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct ucred cr;
+	socklen_t crlen = sizeof(cr);
+	size_t len;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return spur_error_set(err, SPUR_EIO, "unix socket: %s", strerror(errno));
+	spur_ctld_socket_name(host, port, sa.sun_path, sizeof(sa.sun_path), &len);
+	if (connect(fd, (struct sockaddr *)&sa, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) ||
+	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen)) {
+		close(fd);
+		return spur_error_set(err, SPUR_EIO, "no local controller at %s:%u", host, port);
+	}
+	*server_uid = (unsigned)cr.uid;
 	return fd;
 }
 

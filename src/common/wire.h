@@ -40,6 +40,11 @@ char *spur_wire_encode(json_t *msg, size_t *len);
 /* Blocking helpers for the CLI: connect to host:port (with a timeout in ms),
  * send one message and read one reply. */
 int spur_wire_connect(const char *host, uint16_t port, int timeout_ms, struct spur_error *err);
+/* The controller at host:port on this host, through its abstract Unix
+ * socket (where the kernel tells it who we are): the fd, with the server's
+ * uid in *server_uid; negative when there is none. */
+int spur_wire_connect_local(const char *host, uint16_t port, unsigned *server_uid,
+			    struct spur_error *err);
 int spur_wire_send(int fd, json_t *msg, struct spur_error *err);
 int spur_wire_recv(int fd, json_t **out, int timeout_ms, struct spur_error *err);
 

@@ -4,6 +4,7 @@
 #ifndef SPUR_CTLD_CTLD_H
 #define SPUR_CTLD_CTLD_H
 
+#include "common/auth.h"
 #include "common/conf.h"
 #include "common/wire.h"
 #include "core/sched.h"
@@ -39,6 +40,9 @@ struct ctld {
 	struct spur_conf *conf;
 	struct sched *sched;
 	uv_tcp_t server;
+	uv_pipe_t usock; /* the abstract Unix socket: clients with peer credentials */
+	bool usock_open;
+	struct spur_auth_key key; /* the cluster's HS256 key */
 	uv_timer_t timer;
 	struct ctld_job **jobs; /* by id (dense from 1) */
 	size_t jobs_cap;
@@ -63,15 +67,19 @@ struct ctld {
 	bool failed;
 };
 
-/* Both kinds of TCP handle the controller makes start with the handle and
- * this tag, so a shutdown walk can close each the right way. */
+/* Both kinds of connection the controller makes start with this tag (their
+ * handles' data point at them), so a shutdown walk can close each the right
+ * way. */
 enum ctld_tcp_kind { CTLD_TCP_CLIENT = 1, CTLD_TCP_FORWARD };
 
 struct ctld_forward;
 
 struct ctld_conn {
-	uv_tcp_t tcp;
 	enum ctld_tcp_kind kind; /* CTLD_TCP_CLIENT */
+	union { /* a TCP client, or one on the Unix socket */
+		uv_tcp_t tcp;
+		uv_pipe_t pipe;
+	};
 	struct ctld *c;
 	struct ctld_forward *fwd; /* a follower's pipe to the leader, or NULL */
 	struct spur_wire_reader rd;
@@ -79,6 +87,10 @@ struct ctld_conn {
 	bool closing;
 	unsigned refs; /* the loop's, plus one per answer awaiting a commit */
 	bool holds_jobs; /* some job's waiter or owner: look when it closes */
+	bool peer;		  /* on the Unix socket: peer_id is its kernel's word */
+	struct spur_ident peer_id;
+	struct spur_ident who; /* the current request's authenticated identity */
+	bool authed;	       /* who is set */
 };
 
 /* raftlog.c: the replicated operation log (libraft) */
@@ -170,6 +182,8 @@ void ctld_tcp_close(uv_handle_t *h);
 /* server.c */
 void ctld_conn_close(struct ctld_conn *cn);
 int ctld_listen(struct ctld *c, const char *addr, uint16_t port, struct spur_error *err);
+/* The abstract Unix socket for host:port (see spur_ctld_socket_name). */
+int ctld_listen_unix(struct ctld *c, const char *host, uint16_t port, struct spur_error *err);
 void ctld_conn_send(struct ctld_conn *cn, json_t *msg); /* steals msg */
 void ctld_conn_closed(uv_handle_t *h); /* close callback: drops the loop's reference */
 void ctld_conn_ref(struct ctld_conn *cn);

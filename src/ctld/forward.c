@@ -14,8 +14,8 @@
 #include <string.h>
 
 struct ctld_forward {
-	uv_tcp_t tcp;
 	enum ctld_tcp_kind kind; /* CTLD_TCP_FORWARD */
+	uv_tcp_t tcp;
 	uv_connect_t creq;
 	struct ctld_conn *cn; /* a reference held */
 	struct spur_wire_reader rd;
@@ -126,7 +126,7 @@ int ctld_forward(struct ctld_conn *cn, json_t *msg)
 
 void ctld_tcp_close(uv_handle_t *h)
 {
-	const enum ctld_tcp_kind *kind = (const void *)((const char *)h->data + sizeof(uv_tcp_t));
+	const enum ctld_tcp_kind *kind = h->data;
 
 	if (*kind == CTLD_TCP_FORWARD) {
 		struct ctld_forward *f = h->data;

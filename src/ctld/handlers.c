@@ -24,6 +24,36 @@ static void reply_ok(struct ctld_conn *cn, json_t *body)
 	ctld_conn_send(cn, body);
 }
 
+/* root, SlurmUser, and a controller acting for a user are administrators. */
+static bool is_admin(const struct ctld_conn *cn)
+{
+	const char *su = cn->c->conf->slurm_user;
+
+	return cn->authed && (cn->who.uid == 0 || cn->who.role == SPUR_ROLE_CONTROLLER ||
+			      (su && !strcmp(su, cn->who.user)));
+}
+
+/* Users see and change only their own jobs; administrators, every job. */
+static bool owns(const struct ctld_conn *cn, const struct ctld_job *cj)
+{
+	return is_admin(cn) ||
+	       (cj && cn->authed && spur_json_int(cj->spec, "uid", -1) == (json_int_t)cn->who.uid);
+}
+
+#define ACCESS_DENIED "Access/permission denied"
+
+/* Refuse (and answer) a request on job id the caller may not touch. */
+static bool denied(struct ctld_conn *cn, uint32_t id)
+{
+	struct ctld_job *cj = ctld_job(cn->c, id);
+
+	if (!cj || owns(cn, cj))
+		return false;
+	spur_info("%s (uid %u) may not act on job %u", cn->who.user, cn->who.uid, id);
+	reply_error(cn, SPUR_EPERM, ACCESS_DENIED);
+	return true;
+}
+
 json_t *ctld_job_json(struct ctld *c, uint32_t id)
 {
 	struct ctld_job *cj = ctld_job(c, id);
@@ -128,6 +158,17 @@ static void handle_submit(struct ctld_conn *cn, json_t *msg)
 		reply_error(cn, SPUR_EINVAL, why);
 		return;
 	}
+	/* the job runs as the authenticated caller, whatever it claims */
+	if (cn->who.uid == 0 && c->conf->disable_root_jobs) {
+		spur_info("submission by root refused: DisableRootJobs");
+		ctld_conn_send(cn, json_pack("{s:s,s:i,s:s,s:s}", "type", "error", "code", SPUR_EPERM,
+					     "message", "User ID missing from request", "detail",
+					     "jobs of root are disabled (DisableRootJobs=YES)"));
+		return;
+	}
+	json_object_set_new(job, "user", json_string(cn->who.user));
+	json_object_set_new(job, "uid", json_integer(cn->who.uid));
+	json_object_set_new(job, "gid", json_integer(cn->who.gid));
 	/* Slurm's words: the detail line, then the reason */
 	if (json_is_string(json_object_get(job, "partition"))) {
 		const char *pl = spur_json_str(job, "partition", "");
@@ -248,7 +289,8 @@ static void queue_text(struct ctld_conn *cn, json_t *msg, const char *fmt)
 	for (size_t id = c->purge_low; id < c->jobs_cap; id++) {
 		struct sched_job_info info;
 
-		if (!c->jobs[id] || sched_job_info(c->sched, (uint32_t)id, &info) ||
+		if (!c->jobs[id] || !owns(cn, c->jobs[id]) ||
+		    sched_job_info(c->sched, (uint32_t)id, &info) ||
 		    (info.state != SCHED_JOB_PENDING && info.state != SCHED_JOB_RUNNING))
 			continue;
 		if (spur_grow((void **)&rows, &rows_cap, nrows + 1, sizeof(*rows))) {
@@ -463,9 +505,16 @@ static void handle_cancel(struct ctld_conn *cn, json_t *msg)
 		bool commit = false;
 
 		if (json_is_object(flt) &&
-		    (!c->jobs[ids[i]] || sched_job_info(c->sched, ids[i], &info) ||
+		    (!c->jobs[ids[i]] || !owns(cn, c->jobs[ids[i]]) ||
+		     sched_job_info(c->sched, ids[i], &info) ||
 		     !cancel_filter_ok(c, c->jobs[ids[i]], &info, flt)))
 			continue;
+		if (!owns(cn, c->jobs[ids[i]])) {
+			/* scancel's "Kill job error on job id N: ..." */
+			if (!json_is_object(flt))
+				cancel_error(errors, ids[i], -1, ACCESS_DENIED);
+			continue;
+		}
 		if (!cancel_one(c, ids[i], sig, &why, &commit)) {
 			if (!json_is_object(flt))
 				cancel_error(errors, ids[i], -1, why);
@@ -521,7 +570,8 @@ static void handle_queue(struct ctld_conn *cn, json_t *msg)
 	for (size_t id = c->purge_low; id < c->jobs_cap; id++) {
 		struct sched_job_info info;
 
-		if (!c->jobs[id] || sched_job_info(c->sched, (uint32_t)id, &info))
+		if (!c->jobs[id] || !owns(cn, c->jobs[id]) ||
+		    sched_job_info(c->sched, (uint32_t)id, &info))
 			continue;
 		if (!all && info.state != SCHED_JOB_PENDING && info.state != SCHED_JOB_RUNNING)
 			continue;
@@ -532,7 +582,9 @@ static void handle_queue(struct ctld_conn *cn, json_t *msg)
 
 static void handle_job(struct ctld_conn *cn, json_t *msg)
 {
-	json_t *o = ctld_job_json(cn->c, (uint32_t)spur_json_int(msg, "job_id", 0));
+	uint32_t id = (uint32_t)spur_json_int(msg, "job_id", 0);
+	/* another user's job is not there for this caller */
+	json_t *o = owns(cn, ctld_job(cn->c, id)) ? ctld_job_json(cn->c, id) : NULL;
 
 	if (!o) {
 		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
@@ -820,7 +872,14 @@ static void handle_register(struct ctld_conn *cn, json_t *msg)
 		  " GPUs)",
 		  name, (json_int_t)spur_json_int(msg, "cpus", 0),
 		  (json_int_t)json_array_size(json_object_get(msg, "gpus")));
-	reply_ok(cn, json_pack("{s:s}", "node", name));
+	/* the agent starts work only for a controller that holds the key */
+	{
+		char *tok = spur_token_sign(&c->key, c->conf->slurm_user ? c->conf->slurm_user : "root",
+					    SPUR_ROLE_CONTROLLER, NULL, ctld_now(), 300, &err);
+
+		reply_ok(cn, json_pack("{s:s,s:s*}", "node", name, "auth", tok));
+		free(tok);
+	}
 	ctld_run_cycle(c);
 }
 
@@ -873,6 +932,8 @@ static void handle_requeue(struct ctld_conn *cn, json_t *msg)
 		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
 		return;
 	}
+	if (denied(cn, id))
+		return;
 	if (ctld_job_interactive(cj)) {
 		reply_error(cn, SPUR_EINVAL, "Only batch jobs are accepted or processed");
 		return;
@@ -919,6 +980,22 @@ static void handle_update(struct ctld_conn *cn, json_t *msg)
 		reply_error(cn, SPUR_EINVAL, "Update of this parameter is not supported");
 		return;
 	}
+	if (denied(cn, id)) {
+		json_decref(clean);
+		return;
+	}
+	/* as in Slurm, only an administrator raises a time limit or the
+	 * priority (a negative nice) */
+	if (!is_admin(cn) && ctld_job(cn->c, id) &&
+	    ((json_object_get(clean, "nice") && spur_json_int(clean, "nice", 0) < 0) ||
+	     (json_object_get(clean, "time_limit") &&
+	      (spur_json_int(clean, "time_limit", 0) == 0 ||
+	       spur_json_int(clean, "time_limit", 0) >
+		       spur_json_int(ctld_job(cn->c, id)->spec, "time_limit", 0))))) {
+		json_decref(clean);
+		reply_error(cn, SPUR_EPERM, ACCESS_DENIED);
+		return;
+	}
 	if (json_object_get(clean, "name") && !json_is_string(json_object_get(clean, "name")))
 		snprintf(why, sizeof(why), "invalid name: expected a string");
 	else if (job_numbers_ok(clean, why, sizeof(why)))
@@ -947,6 +1024,8 @@ static void handle_complete(struct ctld_conn *cn, json_t *msg)
 		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
 		return;
 	}
+	if (denied(cn, id))
+		return;
 	cj->owner = NULL;
 	if (info.state != SCHED_JOB_RUNNING) {
 		reply_ok(cn, json_pack("{s:i}", "job_id", (int)id)); /* ended already */
@@ -964,9 +1043,14 @@ static void handle_hold(struct ctld_conn *cn, json_t *msg)
 	uint32_t id = (uint32_t)spur_json_int(msg, "job_id", 0);
 	bool hold = !strcmp(spur_json_str(msg, "type", ""), "hold");
 
+	if (denied(cn, id))
+		return;
+	/* a user's hold is a user hold, as in Slurm; their release leaves an
+	 * administrator's hold in place */
 	commit_reply(cn,
 		     json_pack("{s:s,s:i,s:I,s:b}", "op", hold ? "hold" : "release", "id", (int)id,
-			       "time", (json_int_t)ctld_now(), "admin", spur_json_bool(msg, "admin", 0)),
+			       "time", (json_int_t)ctld_now(), "admin",
+			       spur_json_bool(msg, "admin", 0) && is_admin(cn)),
 		     id);
 }
 
@@ -989,6 +1073,8 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
 		return;
 	}
+	if (denied(cn, id))
+		return;
 	if (info.state != SCHED_JOB_RUNNING) {
 		reply_error(cn, SPUR_ESTATE, "Job/step already completing or completed");
 		return;
@@ -1053,8 +1139,10 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 static void handle_acct(struct ctld_conn *cn, json_t *msg)
 {
 	struct spur_error err;
+	/* a user's history is their own */
 	json_t *rows = ctld_acct_query(cn->c, spur_json_str(msg, "jobs", NULL),
-				       spur_json_str(msg, "user", NULL), &err);
+				       is_admin(cn) ? spur_json_str(msg, "user", NULL) : cn->who.user,
+				       &err);
 
 	if (!rows) {
 		reply_error(cn, err.code, err.msg);
@@ -1096,22 +1184,116 @@ static void handle_member_change(struct ctld_conn *cn, json_t *msg)
 		reply_error(cn, err.code, err.msg);
 }
 
+/* Who may send a request. */
+enum access {
+	A_USER,	 /* any authenticated caller (each handler checks ownership) */
+	A_ADMIN, /* root, SlurmUser */
+	A_AGENT, /* register: an agent's token for that node */
+	A_NODE,	 /* on a connection an agent registered */
+};
+
+/* scontrol token [lifespan=S] [username=U]: a JWT for the caller, or, for
+ * an administrator, for anyone. */
+static void handle_token(struct ctld_conn *cn, json_t *msg)
+{
+	struct ctld *c = cn->c;
+	const char *user = spur_json_str(msg, "username", cn->who.user);
+	json_int_t life = spur_json_int(msg, "lifespan", 1800);
+	struct spur_ident id = { .role = SPUR_ROLE_USER };
+	struct spur_error err;
+	char *tok;
+
+	if (strcmp(user, cn->who.user) && !is_admin(cn)) {
+		reply_error(cn, SPUR_EPERM, ACCESS_DENIED);
+		return;
+	}
+	if (life <= 0 || life > 365LL * 86400) {
+		reply_error(cn, SPUR_EINVAL, "Invalid lifespan (1 second to 365 days)");
+		return;
+	}
+	snprintf(id.user, sizeof(id.user), "%s", user);
+	if (spur_ident_by_name(&id, &err) ||
+	    !(tok = spur_token_sign(&c->key, user, SPUR_ROLE_USER, NULL, ctld_now(), life, &err))) {
+		reply_error(cn, err.code, err.msg);
+		return;
+	}
+	spur_info("token for %s (%" JSON_INTEGER_FORMAT " s) issued to %s", user, life,
+		  cn->who.user);
+	reply_ok(cn, json_pack("{s:s,s:s,s:I}", "token", tok, "username", user, "lifespan", life));
+	free(tok);
+}
+
+/* Who sent msg: its token ("auth") when it has one, else the Unix socket's
+ * peer; an administrator's token may act for another user ("as_user",
+ * REST's X-SLURM-USER-NAME). 1: nobody (a TCP caller without a token). */
+static int authenticate(struct ctld_conn *cn, const json_t *msg, struct spur_error *err)
+{
+	struct ctld *c = cn->c;
+	const char *tok = spur_json_str(msg, "auth", NULL);
+	const char *as = spur_json_str(msg, "as_user", NULL);
+	struct spur_ident id;
+	int rc;
+
+	cn->authed = false;
+	if (!tok && !cn->peer)
+		return 1;
+	if (!tok) {
+		id = cn->peer_id;
+	} else if ((rc = spur_token_verify(&c->key, tok, ctld_now(), &id, err)) ||
+		   (id.role != SPUR_ROLE_AGENT && (rc = spur_ident_by_name(&id, err)))) {
+		return rc;
+	}
+	cn->who = id;
+	cn->authed = true;
+	if (as && strcmp(as, id.user)) {
+		if (!is_admin(cn)) {
+			cn->authed = false;
+			return spur_error_set(err, SPUR_EPERM, "%s may not act as %s", id.user, as);
+		}
+		memset(&cn->who, 0, sizeof(cn->who));
+		snprintf(cn->who.user, sizeof(cn->who.user), "%s", as);
+		if ((rc = spur_ident_by_name(&cn->who, err))) {
+			cn->authed = false;
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static void reply_auth_error(struct ctld_conn *cn, const char *why)
+{
+	ctld_conn_send(cn, json_pack("{s:s,s:i,s:s,s:s}", "type", "error", "code", SPUR_EPERM,
+				     "message", "Protocol authentication error", "detail", why));
+}
+
 void ctld_handle(struct ctld_conn *cn, json_t *msg)
 {
 	static const struct {
 		const char *type;
 		void (*fn)(struct ctld_conn *, json_t *);
+		enum access access;
 	} table[] = {
-		{ "submit", handle_submit }, { "cancel", handle_cancel },
-		{ "queue", handle_queue },   { "job", handle_job },
-		{ "nodes", handle_nodes },   { "register", handle_register },
-		{ "finished", handle_finished }, { "acct", handle_acct },
-		{ "hold", handle_hold },	 { "release", handle_hold },
-		{ "step", handle_step },     { "complete", handle_complete },
-		{ "requeue", handle_requeue }, { "update", handle_update },
-		{ "gpu_failed", handle_gpu_failed }, { "node_update", handle_node_update },
-		{ "members", handle_members }, { "member_add", handle_member_change },
-		{ "member_remove", handle_member_change }, { "member_lead", handle_member_change },
+		{ "submit", handle_submit, A_USER },
+		{ "cancel", handle_cancel, A_USER },
+		{ "queue", handle_queue, A_USER },
+		{ "job", handle_job, A_USER },
+		{ "nodes", handle_nodes, A_USER },
+		{ "register", handle_register, A_AGENT },
+		{ "finished", handle_finished, A_NODE },
+		{ "acct", handle_acct, A_USER },
+		{ "hold", handle_hold, A_USER },
+		{ "release", handle_hold, A_USER },
+		{ "step", handle_step, A_USER },
+		{ "complete", handle_complete, A_USER },
+		{ "requeue", handle_requeue, A_USER },
+		{ "update", handle_update, A_USER },
+		{ "token", handle_token, A_USER },
+		{ "gpu_failed", handle_gpu_failed, A_NODE },
+		{ "node_update", handle_node_update, A_ADMIN },
+		{ "members", handle_members, A_USER },
+		{ "member_add", handle_member_change, A_ADMIN },
+		{ "member_remove", handle_member_change, A_ADMIN },
+		{ "member_lead", handle_member_change, A_ADMIN },
 	};
 	const char *type = spur_json_str(msg, "type", "");
 
@@ -1119,6 +1301,44 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 	bool leader = ctld_raft_ready(c);
 	const char *leader_name = leader ? NULL : ctld_leader_name(c);
 	const char *self = c->conf->nctlds ? c->conf->ctlds[c->self].name : NULL;
+
+	struct spur_error err = { 0 };
+	int arc;
+	size_t t;
+
+	for (t = 0; t < sizeof(table) / sizeof(table[0]); t++)
+		if (!strcmp(type, table[t].type))
+			break;
+	if (strcmp(type, "ping") && t == sizeof(table) / sizeof(table[0])) {
+		reply_error(cn, SPUR_EINVAL, "unknown request type");
+		return;
+	}
+	/* every request but ping says who sends it; an agent's connection
+	 * is known once it registered */
+	arc = strcmp(type, "ping") ? authenticate(cn, msg, &err) : 0;
+	if (arc < 0) {
+		spur_info("%s request refused: %s", type, err.msg);
+		reply_auth_error(cn, err.msg);
+		return;
+	}
+	if (strcmp(type, "ping") && arc == 1 && cn->node < 0) {
+		reply_auth_error(cn, "no credentials: use the local socket, $SLURM_JWT or the "
+				     "cluster key");
+		return;
+	}
+	if (t < sizeof(table) / sizeof(table[0]) &&
+	    ((table[t].access == A_ADMIN && !is_admin(cn)) ||
+	     (table[t].access == A_NODE && cn->node < 0) ||
+	     (table[t].access == A_USER && !cn->authed) ||
+	     (table[t].access == A_AGENT &&
+	      (!cn->authed || cn->who.role != SPUR_ROLE_AGENT ||
+	       strcmp(cn->who.node, spur_json_str(msg, "node", "")))))) {
+		if (table[t].access == A_ADMIN || table[t].access == A_USER)
+			reply_error(cn, SPUR_EPERM, ACCESS_DENIED);
+		else
+			reply_auth_error(cn, "not an agent's connection");
+		return;
+	}
 
 	if (!strcmp(type, "ping")) {
 		/* clients use the controller that says it leads */
@@ -1133,6 +1353,15 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 	/* a follower (or a controller still replaying its log) answers reads
 	 * from its copy of the state and the membership; everything else goes
 	 * to the leader, which the clients and agents find themselves */
+	if (!leader && cn->authed && !json_object_get(msg, "auth")) {
+		/* the leader takes this controller's word for who the caller is */
+		char *tok = spur_token_sign(&c->key, cn->who.user, SPUR_ROLE_USER, NULL, ctld_now(),
+					    60, NULL);
+
+		if (tok)
+			json_object_set_new(msg, "auth", json_string(tok));
+		free(tok);
+	}
 	if (cn->fwd && !leader) {
 		/* this client's connection is a pipe to the leader now */
 		if (ctld_forward(cn, msg))
@@ -1158,11 +1387,5 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 		ctld_conn_send(cn, r);
 		return;
 	}
-	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
-		if (!strcmp(type, table[i].type)) {
-			table[i].fn(cn, msg);
-			return;
-		}
-	}
-	reply_error(cn, SPUR_EINVAL, "unknown request type");
+	table[t].fn(cn, msg);
 }

@@ -176,7 +176,7 @@ static void close_handle(uv_handle_t *h, void *arg)
 {
 	if (uv_is_closing(h))
 		return;
-	if (h->type == UV_TCP && h->data && h->data != arg)
+	if ((h->type == UV_TCP || h->type == UV_NAMED_PIPE) && h->data && h->data != arg)
 		ctld_tcp_close(h); /* a client's connection, or a forwarding pipe */
 	else
 		uv_close(h, NULL);
@@ -327,7 +327,7 @@ int main(int argc, char **argv)
 	struct ctld c = { 0 };
 	struct spur_error err;
 	uv_signal_t sigterm, sigint;
-	char raft_default[96];
+	char raft_default[96], key_path[4096];
 	const char *self_name = NULL;
 	bool join = false;
 	struct ctld_raft_opts ropts = { 0 };
@@ -449,8 +449,12 @@ int main(int argc, char **argv)
 	ctld_raft_prepare(c.state_dir, ropts.segment_kb);
 	/* listening from the start: a follower, or a controller replaying its
 	 * log, answers pings and reads and sends the rest to the leader */
+	spur_auth_key_path(c.conf, key_path, sizeof(key_path));
 	if (ctld_build_core(&c, &err) || ctld_acct_open(&c, &err) ||
+	    spur_auth_key_load(key_path, true, &c.key, &err) ||
 	    ctld_listen(&c, listen_at.addr, listen_at.port, &err) ||
+	    ctld_listen_unix(&c, c.conf->nctlds ? c.conf->ctlds[c.self].addr : "127.0.0.1",
+			     listen_at.port, &err) ||
 	    ctld_raft_open(&c, &ropts, &err)) {
 		spur_error_log("%s", err.msg);
 		fprintf(stderr, "spurctld: error: %s\n", err.msg);

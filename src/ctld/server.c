@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* spurctld's TCP server: accept, read frames, dispatch, write replies. */
+#define _GNU_SOURCE /* struct ucred */
 #include "ctld.h"
 
 #include "common/alloc.h"
 #include "common/log.h"
 #include "io/uvwire.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
+#include <unistd.h>
 
 int64_t ctld_now(void)
 {
@@ -105,7 +110,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 	}
 }
 
-static void on_connection(uv_stream_t *server, int status)
+static void accept_conn(uv_stream_t *server, int status, bool unix_sock)
 {
 	struct ctld *c = server->data;
 	struct ctld_conn *cn;
@@ -120,11 +125,69 @@ static void on_connection(uv_stream_t *server, int status)
 	cn->node = -1;
 	cn->refs = 1;
 	spur_wire_reader_init(&cn->rd);
-	uv_tcp_init(c->loop, &cn->tcp);
+	if (unix_sock)
+		uv_pipe_init(c->loop, &cn->pipe, 0);
+	else
+		uv_tcp_init(c->loop, &cn->tcp);
 	cn->tcp.data = cn;
-	if (uv_accept(server, (uv_stream_t *)&cn->tcp) ||
-	    uv_read_start((uv_stream_t *)&cn->tcp, spur_uv_alloc, on_read))
+	if (uv_accept(server, (uv_stream_t *)&cn->tcp)) {
 		ctld_conn_close(cn);
+		return;
+	}
+	if (unix_sock) {
+		/* the kernel says who is at the other end */
+		struct ucred cr;
+		socklen_t len = sizeof(cr);
+		uv_os_fd_t fd;
+
+		if (uv_fileno((uv_handle_t *)&cn->pipe, &fd) ||
+		    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len)) {
+			ctld_conn_close(cn);
+			return;
+		}
+		cn->peer = true;
+		spur_ident_by_uid(&cn->peer_id, (uint32_t)cr.uid, (uint32_t)cr.gid);
+	}
+	if (uv_read_start((uv_stream_t *)&cn->tcp, spur_uv_alloc, on_read))
+		ctld_conn_close(cn);
+}
+
+static void on_connection(uv_stream_t *server, int status)
+{
+	accept_conn(server, status, false);
+}
+
+static void on_unix_connection(uv_stream_t *server, int status)
+{
+	accept_conn(server, status, true);
+}
+
+int ctld_listen_unix(struct ctld *c, const char *host, uint16_t port, struct spur_error *err)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	size_t len;
+	int fd, rc;
+
+	/* libuv 1.44 binds only named sockets: bind it here, hand it over */
+	spur_ctld_socket_name(host, port, sa.sun_path, sizeof(sa.sun_path), &len);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return spur_error_set(err, SPUR_EIO, "unix socket: %s", strerror(errno));
+	if (bind(fd, (struct sockaddr *)&sa, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) ||
+	    listen(fd, 512)) {
+		rc = spur_error_set(err, SPUR_EIO, "listen on @%s: %s", sa.sun_path + 1,
+				    strerror(errno));
+		close(fd);
+		return rc;
+	}
+	uv_pipe_init(c->loop, &c->usock, 0);
+	c->usock.data = c;
+	c->usock_open = true;
+	if ((rc = uv_pipe_open(&c->usock, fd)) ||
+	    (rc = uv_listen((uv_stream_t *)&c->usock, 512, on_unix_connection)))
+		return spur_error_set(err, SPUR_EIO, "listen on @%s: %s", sa.sun_path + 1,
+				      uv_strerror(rc));
+	return 0;
 }
 
 int ctld_listen(struct ctld *c, const char *addr, uint16_t port, struct spur_error *err)

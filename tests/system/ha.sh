@@ -17,6 +17,7 @@ ha_conf() { # NCTLDS NODES GRES
 SlurmctldPort=$PORT
 StateSaveLocation=$T/state
 SlurmdSpoolDir=$T/spool
+DisableRootJobs=NO
 KillWait=2
 MessageTimeout=20
 NodeName=mi[1-$2] CPUs=8 RealMemory=16000 Gres=$3

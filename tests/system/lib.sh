@@ -18,6 +18,7 @@ SlurmctldHost=localhost(127.0.0.1)
 SlurmctldPort=$PORT
 StateSaveLocation=$T/state
 SlurmdSpoolDir=$T/spool
+DisableRootJobs=NO
 CONF
 }
 
@@ -58,10 +59,14 @@ nodes_idle() { [ "$(sinfo -h -N | awk '$4 == "idle" {print $1}' | sort -u | wc -
 
 # raw REQUEST: send one frame as any client could; print the answer's
 # message (an error), else its job_id, else ok
-raw() {
+raw() { # FRAME: sent as this user over the controller's Unix socket (TCP with RAW_TCP=1)
 	python3 - "$PORT" "$1" <<'PY'
-import json, socket, struct, sys
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+import json, os, socket, struct, sys
+if os.environ.get("RAW_TCP") == "1":
+    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+else:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect("\0spur/ctld/127.0.0.1:" + sys.argv[1])
 b = sys.argv[2].encode()
 s.sendall(struct.pack(">I", len(b)) + b)
 h = b""
@@ -72,7 +77,7 @@ r = b""
 while len(r) < n:
     r += s.recv(n - len(r))
 r = json.loads(r)
-print(r.get("message", r.get("job_id", "ok")))
+print(r.get("message", r.get("job_id", "ok")), r.get("detail", ""))
 PY
 }
 # raw_says REQUEST TEXT: the controller's answer contains TEXT

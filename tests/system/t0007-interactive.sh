@@ -49,7 +49,8 @@ check "its tasks are killed" wait_until 10 sh -c "! kill -0 \$(cat task.pid) 2>/
 # minutes): the controller ends it, TIMEOUT, and tells the holder
 revoked=$(python3 - "$PORT" "$T" <<'PY'
 import json, socket, struct, sys
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect("\0spur/ctld/127.0.0.1:" + sys.argv[1])
 def send(m):
     b = json.dumps(m).encode(); s.sendall(struct.pack(">I", len(b)) + b)
 def recv():
