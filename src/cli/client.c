@@ -14,6 +14,23 @@
 
 #define CLI_MAX_CTLDS 8
 
+const char *cli_conf_path(const char *given)
+{
+	static const char *const fallbacks[] = { "/etc/spur/slurm.conf", "/etc/slurm/slurm.conf" };
+	const char *env;
+
+	if (given)
+		return given;
+	if ((env = getenv("SPUR_CONF")) && *env)
+		return env;
+	if ((env = getenv("SLURM_CONF")) && *env)
+		return env;
+	for (size_t i = 0; i < 2; i++)
+		if (access(fallbacks[i], R_OK) == 0)
+			return fallbacks[i];
+	return NULL;
+}
+
 struct ctld_addrs {
 	struct spur_hostport ctl[CLI_MAX_CTLDS];
 	size_t n;

@@ -56,22 +56,6 @@ void cli_error(const char *prog, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-const char *cli_conf_path(const char *given)
-{
-	static const char *const fallbacks[] = { "/etc/spur/slurm.conf", "/etc/slurm/slurm.conf" };
-	const char *env;
-
-	if (given)
-		return given;
-	if ((env = getenv("SPUR_CONF")) && *env)
-		return env;
-	if ((env = getenv("SLURM_CONF")) && *env)
-		return env;
-	for (size_t i = 0; i < 2; i++)
-		if (access(fallbacks[i], R_OK) == 0)
-			return fallbacks[i];
-	return NULL;
-}
 
 static void usage(FILE *out)
 {

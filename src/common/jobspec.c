@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Parsing of --array and --dependency values. */
 #include "jobspec.h"
+#include "wire.h"
 
 #include "alloc.h"
 
@@ -223,4 +224,77 @@ void spur_dep_fini(struct spur_dep_list *l)
 {
 	spur_free(l->deps);
 	memset(l, 0, sizeof(*l));
+}
+
+/* Expand Slurm's filename pattern: %j %x %u %N %A %a %% (and %J = %j). */
+static void expand_pattern(const char *pat, const json_t *m, const char *node, char *out,
+			   size_t len)
+{
+	size_t o = 0;
+	char tmp[64];
+
+	for (const char *p = pat; *p && o + 1 < len; p++) {
+		const char *v = NULL;
+
+		if (*p != '%' || !p[1]) {
+			out[o++] = *p;
+			continue;
+		}
+		p++;
+		switch (*p) {
+		case 'j':
+		case 'J':
+			snprintf(tmp, sizeof(tmp), "%" JSON_INTEGER_FORMAT,
+				 (json_int_t)spur_json_int(m, "job_id", 0));
+			v = tmp;
+			break;
+		case 'A':
+			snprintf(tmp, sizeof(tmp), "%" JSON_INTEGER_FORMAT,
+				 (json_int_t)spur_json_int(m, "array_job_id",
+							   spur_json_int(m, "job_id", 0)));
+			v = tmp;
+			break;
+		case 'a':
+			snprintf(tmp, sizeof(tmp), "%" JSON_INTEGER_FORMAT,
+				 (json_int_t)spur_json_int(m, "array_task_id", 0));
+			v = tmp;
+			break;
+		case 'x':
+			v = spur_json_str(m, "name", "");
+			break;
+		case 'u':
+			v = spur_json_str(m, "user", "");
+			break;
+		case 'N':
+			v = node;
+			break;
+		case '%':
+			v = "%";
+			break;
+		default:
+			tmp[0] = '%';
+			tmp[1] = *p;
+			tmp[2] = '\0';
+			v = tmp;
+		}
+		o += (size_t)snprintf(out + o, len - o, "%s", v);
+	}
+	out[o < len ? o : len - 1] = '\0';
+}
+
+/* The job's output file (key "output" or "error"), patterns expanded; the
+ * supervisor opens it as the job's user. */
+void spur_job_output_path(const json_t *m, const char *key, const char *node, const char *workdir,
+			char *path, size_t len)
+{
+	const char *pat = spur_json_str(m, key, "");
+	char name[4096];
+
+	if (!*pat)
+		pat = spur_json_int(m, "array_job_id", 0) ? "slurm-%A_%a.out" : "slurm-%j.out";
+	expand_pattern(pat, m, node, name, sizeof(name));
+	if (name[0] == '/')
+		snprintf(path, len, "%s", name);
+	else
+		snprintf(path, len, "%s/%s", workdir, name);
 }

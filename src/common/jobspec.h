@@ -5,6 +5,7 @@
 
 #include "error.h"
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,5 +53,11 @@ int spur_dep_parse(const char *s, struct spur_dep_list *out, struct spur_error *
 void spur_dep_fini(struct spur_dep_list *l);
 
 const char *spur_dep_type_name(enum spur_dep_type t);
+
+/* A job's output file (key "output" or "error" of m: a job's spec or the
+ * controller's job object), Slurm's %j %J %x %u %N %A %a %% expanded,
+ * relative to workdir; slurm-%j.out (slurm-%A_%a.out) when unset. */
+void spur_job_output_path(const json_t *m, const char *key, const char *node, const char *workdir,
+			  char *path, size_t len);
 
 #endif

@@ -65,6 +65,10 @@ struct ctld {
 	bool stopping;
 	bool signaled; /* SIGTERM/SIGINT: stop, even when a restart was due */
 	bool failed;
+	struct { /* since this process started: sdiag, /metrics */
+		uint64_t submitted, cycles, cycle_us_last, cycle_us_max, cycle_us_total;
+		int64_t started_at;
+	} stats;
 };
 
 /* Both kinds of connection the controller makes start with this tag (their

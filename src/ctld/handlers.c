@@ -206,6 +206,7 @@ static void handle_submit(struct ctld_conn *cn, json_t *msg)
 		return;
 	}
 	spur_info("job %u submitted by %s", id, spur_json_str(job, "user", "?"));
+	c->stats.submitted++;
 	struct ctld_job *cj = ctld_job(c, id);
 	if (spur_json_bool(msg, "wait", 0))
 		cj->waiter = cn;
@@ -593,6 +594,57 @@ static void handle_job(struct ctld_conn *cn, json_t *msg)
 	reply_ok(cn, json_pack("{s:o,s:I}", "job", o, "now", (json_int_t)ctld_now()));
 }
 
+/* A node's GPUs for the dashboard's map: how many, which are free
+ * (bit i: GPU i), and the pairs joined by the node's best link class. */
+static json_t *gpu_map(struct ctld *c, uint32_t node)
+{
+	const struct spur_conf_node *n = &c->conf->nodes[node];
+	json_t *links = json_array();
+	uint64_t ngpu = 0;
+
+	for (size_t g = 0; g < n->gres.n; g++)
+		if (!strcmp(n->gres.items[g].name, "gpu"))
+			ngpu += n->gres.items[g].count;
+	if (ngpu > SCHED_MAX_GPUS)
+		ngpu = SCHED_MAX_GPUS;
+	for (unsigned a = 0; a < ngpu; a++)
+		for (unsigned b = a + 1; b < ngpu; b++)
+			if (sched_node_mask_is_island(c->sched, node, (uint16_t)(1u << a | 1u << b)))
+				json_array_append_new(links, json_pack("[i,i]", (int)a, (int)b));
+	return json_pack("{s:I,s:i,s:o}", "gpu_count", (json_int_t)ngpu, "free_gpu_mask",
+			 (int)sched_node_free_gpus(c->sched, node), "gpu_links", links);
+}
+
+/* sdiag, /metrics: the scheduler's cycles, submissions, the log's place. */
+static void handle_stats(struct ctld_conn *cn, json_t *msg)
+{
+	struct ctld *c = cn->c;
+	json_t *m = ctld_raft_members(c);
+	size_t counts[8] = { 0 };
+
+	(void)msg;
+	for (size_t id = c->purge_low; id < c->jobs_cap; id++) {
+		struct sched_job_info info;
+
+		if (c->jobs[id] && !sched_job_info(c->sched, (uint32_t)id, &info) &&
+		    (size_t)info.state < sizeof(counts) / sizeof(counts[0]))
+			counts[info.state]++;
+	}
+	reply_ok(cn, json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:O,s:O,s:O}", "submitted",
+			       (json_int_t)c->stats.submitted, "cycles",
+			       (json_int_t)c->stats.cycles, "cycle_us_last",
+			       (json_int_t)c->stats.cycle_us_last, "cycle_us_max",
+			       (json_int_t)c->stats.cycle_us_max, "cycle_us_total",
+			       (json_int_t)c->stats.cycle_us_total, "started_at",
+			       (json_int_t)c->stats.started_at, "now", (json_int_t)ctld_now(),
+			       "jobs_pending", (json_int_t)counts[SCHED_JOB_PENDING], "jobs_running",
+			       (json_int_t)counts[SCHED_JOB_RUNNING], "term",
+			       json_object_get(m, "term"), "commit_index",
+			       json_object_get(m, "commit_index"), "last_applied",
+			       json_object_get(m, "last_applied")));
+	json_decref(m);
+}
+
 static void handle_nodes(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
@@ -624,6 +676,8 @@ static void handle_nodes(struct ctld_conn *cn, json_t *msg)
 				    json_string(c->node_reason[i]));
 		json_object_set_new(json_array_get(nodes, json_array_size(nodes) - 1), "reason_time",
 				    json_integer(c->node_reason_time[i]));
+		json_object_update_new(json_array_get(nodes, json_array_size(nodes) - 1),
+				       gpu_map(c, (uint32_t)i));
 		spur_free(gres);
 	}
 	for (size_t p = 0; p < c->conf->nparts; p++) {
@@ -1288,6 +1342,7 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 		{ "requeue", handle_requeue, A_USER },
 		{ "update", handle_update, A_USER },
 		{ "token", handle_token, A_USER },
+		{ "stats", handle_stats, A_USER },
 		{ "gpu_failed", handle_gpu_failed, A_NODE },
 		{ "node_update", handle_node_update, A_ADMIN },
 		{ "members", handle_members, A_USER },

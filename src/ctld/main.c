@@ -440,6 +440,7 @@ int main(int argc, char **argv)
 		ropts.election_ms = (unsigned)strtoul(getenv("SPUR_ELECTION_MS"), NULL, 10);
 	c.loop = uv_default_loop();
 	c.next_id = c.conf->first_job_id ? c.conf->first_job_id : 1;
+	c.stats.started_at = (int64_t)time(NULL);
 	c.state_dir = (char *)(state ? state : c.conf->state_dir);
 	uv_timer_init(c.loop, &c.timer);
 	if (mkdir(c.state_dir, 0700) && errno != EEXIST) {

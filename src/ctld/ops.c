@@ -1017,11 +1017,18 @@ int ctld_run_cycle(struct ctld *c)
 	struct sched_actions acts;
 	struct spur_error err;
 	int64_t wake = ev.time + 60;
+	uint64_t t0 = uv_hrtime(), us;
 
 	if (sched_step(c->sched, &ev, &acts, &err)) {
 		spur_error_log("scheduling cycle: %s", err.msg);
 		return err.code;
 	}
+	us = (uv_hrtime() - t0) / 1000;
+	c->stats.cycles++;
+	c->stats.cycle_us_last = us;
+	c->stats.cycle_us_total += us;
+	if (us > c->stats.cycle_us_max)
+		c->stats.cycle_us_max = us;
 	for (size_t i = 0; i < acts.n; i++) {
 		const struct sched_action *a = &acts.v[i];
 
