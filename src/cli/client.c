@@ -177,7 +177,7 @@ int cli_connect(struct spur_error *err)
 	}
 }
 
-json_t *cli_request(int fd, json_t *req, int timeout_ms, struct spur_error *err)
+json_t *cli_request_raw(int fd, json_t *req, int timeout_ms, struct spur_error *err)
 {
 	json_t *reply = NULL;
 	const char *tok = json_object_get(req, "auth") ? NULL : auth_for(fd);
@@ -185,6 +185,15 @@ json_t *cli_request(int fd, json_t *req, int timeout_ms, struct spur_error *err)
 	if (tok)
 		json_object_set_new(req, "auth", json_string(tok));
 	if (spur_wire_send(fd, req, err) || spur_wire_recv(fd, &reply, timeout_ms, err))
+		return NULL;
+	return reply;
+}
+
+json_t *cli_request(int fd, json_t *req, int timeout_ms, struct spur_error *err)
+{
+	json_t *reply = cli_request_raw(fd, req, timeout_ms, err);
+
+	if (!reply)
 		return NULL;
 	if (!strcmp(spur_json_str(reply, "type", ""), "error")) {
 		const char *detail = spur_json_str(reply, "detail", NULL);

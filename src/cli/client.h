@@ -15,6 +15,9 @@ int cli_connect(struct spur_error *err);
 /* Send req (borrowed) on fd and wait for the reply; an "error" reply
  * becomes NULL with its message in err. */
 json_t *cli_request(int fd, json_t *req, int timeout_ms, struct spur_error *err);
+/* The same, but any reply comes back, an "error" one included (NULL only
+ * when the connection failed). */
+json_t *cli_request_raw(int fd, json_t *req, int timeout_ms, struct spur_error *err);
 /* Says why the request for job id failed, in the command's words. */
 typedef void (*cli_job_fail_f)(const char *prog, long id, const char *why);
 

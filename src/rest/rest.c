@@ -100,11 +100,11 @@ static void fail_backend(struct rest_response *rs, const struct rest_request *rq
 	int status = 400, number = 2000;
 	const char *what = "Invalid request";
 
-	if (strstr(err->msg, "authentication") || strstr(err->msg, "token")) {
+	if (strstr(err->msg, "authentication error") || strstr(err->msg, "may not act as")) {
 		status = 401, number = 1007, what = "Protocol authentication error";
 	} else if (strstr(err->msg, "Access/permission denied")) {
 		status = 403, number = 2002, what = "Access/permission denied";
-	} else if (strstr(err->msg, "Invalid job id") || err->code == SPUR_ENOENT) {
+	} else if (strstr(err->msg, "Invalid job id")) {
 		status = 404, number = 2017, what = "Invalid job id specified";
 	} else if (err->code == SPUR_EIO || err->code == SPUR_EAGAIN) {
 		status = 503, number = 1001, what = "Unable to contact slurm controller";
@@ -137,6 +137,20 @@ static const char *exit_status(const char *state, int code)
 	if (!strcmp(state, "PENDING") || !strcmp(state, "RUNNING"))
 		return "PENDING";
 	return code ? "ERROR" : "SUCCESS";
+}
+
+/* Slurm's gres_detail: ["gpu:2(IDX:0,1)"] from the GPUs "0,1". */
+static json_t *gres_detail(const char *gpus)
+{
+	char buf[512];
+	size_t n = 1;
+
+	if (!*gpus)
+		return json_array();
+	for (const char *p = gpus; *p; p++)
+		n += *p == ',';
+	snprintf(buf, sizeof(buf), "gpu:%zu(IDX:%s)", n, gpus);
+	return json_pack("[s]", buf);
 }
 
 /* The controller's job object as v0.0.40's job_info. */
@@ -175,10 +189,7 @@ static json_t *job_info(const json_t *j)
 			    json_string(*spur_json_str(j, "gres", "")
 						? spur_json_str(j, "gres", "")
 						: ""));
-	json_object_set_new(o, "gres_detail",
-			    *spur_json_str(j, "gpus", "")
-				    ? json_pack("[s+]", "gpu:", spur_json_str(j, "gpus", ""))
-				    : json_array());
+	json_object_set_new(o, "gres_detail", gres_detail(spur_json_str(j, "gpus", "")));
 	json_object_set_new(o, "requeue", json_boolean(spur_json_int(j, "requeue", 1)));
 	json_object_set_new(o, "restart_cnt", json_integer(spur_json_int(j, "restarts", 0)));
 	json_object_set_new(o, "batch_flag", json_true());

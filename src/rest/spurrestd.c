@@ -28,12 +28,28 @@ static volatile sig_atomic_t stopping;
  * first, then TCP). Calls are one at a time: the client is not thread-safe. */
 static json_t *ctld_call(void *ctx, json_t *req, struct spur_error *err)
 {
-	json_t *reply;
+	json_t *reply = NULL;
+	int fd;
 
 	(void)ctx;
 	pthread_mutex_lock(&backend_lock);
-	reply = cli_call(req, err);
+	fd = cli_connect(err);
+	if (fd >= 0) {
+		reply = cli_request_raw(fd, req, 30000, err);
+		close(fd);
+	}
 	pthread_mutex_unlock(&backend_lock);
+	json_decref(req);
+	if (reply && !strcmp(spur_json_str(reply, "type", ""), "error")) {
+		/* Slurm's words, then the detail ("token expired") */
+		const char *detail = spur_json_str(reply, "detail", NULL);
+
+		spur_error_set(err, (int)spur_json_int(reply, "code", SPUR_EINVAL), "%s%s%s",
+			       spur_json_str(reply, "message", "error"), detail ? ": " : "",
+			       detail ? detail : "");
+		json_decref(reply);
+		return NULL;
+	}
 	return reply;
 }
 
