@@ -52,6 +52,7 @@ bench: build
 	$(BUILD)/bench/bench_replay ../shared/traces/alibaba-gpu-v2023
 	bench/bench_cluster.sh $(BUILD)
 	bench/bench_ha.sh $(BUILD)
+	bench/bench_rest.sh $(BUILD)
 
 demo: build
 	@./tools/demo.sh $(BUILD)

@@ -65,4 +65,29 @@ squeue
 
 step "Its output" "cat $dir/train-$id.out"
 cat "train-$id.out"
+
+rport=$((port + 3))
+step "The REST API and metrics (spurrestd), with a token from scontrol token" \
+	"curl -H X-SLURM-USER-TOKEN:\$SLURM_JWT localhost:$rport/slurm/v0.0.40/jobs"
+"$build/src/rest/spurrestd" -f "$dir/slurm.conf" -p "$rport" -L "$dir/spurrestd.log" &
+echo $! >"$dir/rest.pid"
+tok=$(scontrol token lifespan=86400 | sed -n 's/^SLURM_JWT=//p')
+python3 - "$rport" "$tok" <<'PY'
+import json, sys, time, urllib.request
+base = "http://127.0.0.1:%s" % sys.argv[1]
+for _ in range(100):
+    try:
+        urllib.request.urlopen(base + "/openapi/v3", timeout=2).read()
+        break
+    except OSError:
+        time.sleep(0.1)
+req = urllib.request.Request(base + "/slurm/v0.0.40/jobs", headers={"X-SLURM-USER-TOKEN": sys.argv[2]})
+for j in json.load(urllib.request.urlopen(req))["jobs"]:
+    print("job %-4d %-10s %-10s %s" % (j["job_id"], j["name"], j["job_state"][0], j["nodes"]))
+print()
+for line in urllib.request.urlopen(base + "/metrics").read().decode().splitlines():
+    if line.startswith(("spur_jobs{", "spur_gpus{")):
+        print(line)
+PY
+echo "Dashboard: http://localhost:$rport/ui#token=$tok"
 printf '\nDemo done. Logs and state are in %s.\n' "$dir"

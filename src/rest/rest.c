@@ -484,7 +484,7 @@ static json_t *node_info(const json_t *n)
 	json_t *o;
 
 	gres_used(n, used, sizeof(used));
-	o = json_pack("{s:s,s:s,s:[s],s:I,s:I,s:I,s:I,s:s,s:s,s:O,s:o,s:s,s:o}", "name",
+	o = json_pack("{s:s,s:s,s:[s],s:I,s:I,s:I,s:I,s:s,s:s,s:o,s:o,s:s,s:o}", "name",
 		      spur_json_str(n, "name", ""), "hostname", spur_json_str(n, "name", ""),
 		      "state", spur_json_str(n, "state", "UNKNOWN"), "cpus",
 		      (json_int_t)spur_json_int(n, "cpus", 0), "alloc_cpus",
@@ -492,7 +492,10 @@ static json_t *node_info(const json_t *n)
 		      (json_int_t)spur_json_int(n, "memory", 0), "alloc_memory",
 		      (json_int_t)spur_json_int(n, "alloc_memory", 0), "gres",
 		      spur_json_str(n, "gres", ""), "gres_used", used, "partitions",
-		      json_object_get(n, "partitions"), "features",
+		      json_is_array(json_object_get(n, "partitions"))
+			      ? json_incref(json_object_get(n, "partitions"))
+			      : json_array(),
+		      "features",
 		      split_list(spur_json_str(n, "features", "")), "reason",
 		      spur_json_str(n, "reason", ""), "reason_changed_at",
 		      num(spur_json_int(n, "reason_time", 0)));
@@ -500,9 +503,10 @@ static json_t *node_info(const json_t *n)
 	json_object_set_new(o, "spur_gpu_count", json_integer(spur_json_int(n, "gpu_count", 0)));
 	json_object_set_new(o, "spur_free_gpu_mask",
 			    json_integer(spur_json_int(n, "free_gpu_mask", 0)));
-	json_object_set(o, "spur_gpu_links",
-			json_object_get(n, "gpu_links") ? json_object_get(n, "gpu_links")
-							: json_array());
+	json_object_set_new(o, "spur_gpu_links",
+			    json_is_array(json_object_get(n, "gpu_links"))
+				    ? json_incref(json_object_get(n, "gpu_links"))
+				    : json_array());
 	return o;
 }
 

@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# spurrestd against the CLI in the same run: a controller, 4 simulated nodes
+# and spurrestd on loopback; prints "name: value".
+#   sbatch_jobs_per_s   N x `sbatch --hold --wrap=true` (a process each): the baseline
+#   rest_submit_per_s   N x POST /slurm/v0.0.40/job/submit (one keep-alive connection)
+#   rest_jobs_ms_Q      median GET /slurm/v0.0.40/jobs with Q jobs queued
+#   squeue_ms_Q         median `squeue` with the same queue (baseline)
+#   metrics_ms_Q        median GET /metrics with the same queue
+# Usage: bench/bench_rest.sh BUILD_DIR   (N=300 by default)
+set -euo pipefail
+BUILD=$(cd "${1:-build}" && pwd)
+N=${N:-300}
+T=$(mktemp -d /tmp/spur-bench.XXXXXX)
+PORT=$((10000 + $$ % 10000))
+RP=$((PORT + 7))
+export SLURM_CONF="$T/slurm.conf" PATH="$BUILD/src/cli:$PATH"
+trap 'kill $(cat "$T"/*.pid 2>/dev/null) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$T"' EXIT
+cat >"$T/slurm.conf" <<CONF
+ClusterName=bench
+SlurmctldHost=localhost(127.0.0.1)
+SlurmctldPort=$PORT
+StateSaveLocation=$T/state
+SlurmdSpoolDir=$T/spool
+DisableRootJobs=NO
+SlurmctldDebug=error
+SlurmdDebug=error
+NodeName=node[1-4] CPUs=8 RealMemory=16000 Gres=gpu:mi300x:8
+PartitionName=batch Nodes=ALL Default=YES MaxTime=INFINITE
+CONF
+"$BUILD/src/ctld/spurctld" -f "$T/slurm.conf" -L "$T/ctld.log" &
+echo $! >"$T/ctld.pid"
+for i in 1 2 3 4; do
+	"$BUILD/src/agent/spurd" -f "$T/slurm.conf" -N "node$i" -L "$T/d$i.log" &
+	echo $! >"$T/d$i.pid"
+done
+"$BUILD/src/rest/spurrestd" -f "$T/slurm.conf" -p "$RP" -L "$T/rest.log" &
+echo $! >"$T/rest.pid"
+until [ "$(sinfo -h -N 2>/dev/null | grep -c idle)" -eq 4 ]; do sleep 0.1; done
+cd "$T"
+tok=$(scontrol token lifespan=3600 | sed -n 's/^SLURM_JWT=//p')
+t0=$(date +%s.%N)
+for _ in $(seq 1 "$N"); do sbatch --hold --parsable -o /dev/null --wrap=true >/dev/null; done
+t1=$(date +%s.%N)
+echo "host_cpus: $(nproc)"
+echo "sbatch_jobs_per_s: $(awk -v n="$N" -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", n/(b-a)}') (N=$N, baseline)"
+python3 - "$RP" "$tok" "$N" "$T" <<'PY'
+import http.client, json, statistics, subprocess, sys, time
+port, tok, n, tdir = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4]
+H = {"X-SLURM-USER-TOKEN": tok, "Content-Type": "application/json"}
+c = http.client.HTTPConnection("127.0.0.1", port)
+def call(m, p, body=None):
+    c.request(m, p, body=body, headers=H)
+    r = c.getresponse()
+    data = r.read()
+    if r.status != 200:
+        raise SystemExit("%s %s: %d %s" % (m, p, r.status, data[:200]))
+    return data
+body = json.dumps({"script": "#!/bin/sh\ntrue", "job": {"current_working_directory": tdir,
+                   "standard_output": "/dev/null", "hold": True}})
+t0 = time.time()
+for _ in range(n):
+    call("POST", "/slurm/v0.0.40/job/submit", body)
+rest = n / (time.time() - t0)
+print("rest_submit_per_s: %.1f (N=%d)" % (rest, n))
+q = 2 * n
+def med(f, k=7):
+    ts = []
+    for _ in range(k):
+        a = time.time(); f(); ts.append((time.time() - a) * 1000)
+    return statistics.median(ts)
+rj = med(lambda: call("GET", "/slurm/v0.0.40/jobs"))
+sq = med(lambda: subprocess.run(["squeue"], stdout=subprocess.DEVNULL, check=True))
+mt = med(lambda: call("GET", "/metrics"))
+print("rest_jobs_ms_%d: %.1f" % (q, rj))
+print("squeue_ms_%d: %.1f (baseline)" % (q, sq))
+print("metrics_ms_%d: %.1f" % (q, mt))
+PY
