@@ -69,7 +69,7 @@ cat "train-$id.out"
 rport=$((port + 3))
 step "The REST API and metrics (spurrestd), with a token from scontrol token" \
 	"curl -H X-SLURM-USER-TOKEN:\$SLURM_JWT localhost:$rport/slurm/v0.0.40/jobs"
-"$build/src/rest/spurrestd" -f "$dir/slurm.conf" -p "$rport" -L "$dir/spurrestd.log" &
+"$src/$build/src/rest/spurrestd" -f "$dir/slurm.conf" -p "$rport" -L "$dir/spurrestd.log" &
 echo $! >"$dir/rest.pid"
 tok=$(scontrol token lifespan=86400 | sed -n 's/^SLURM_JWT=//p')
 python3 - "$rport" "$tok" <<'PY'
@@ -89,5 +89,5 @@ for line in urllib.request.urlopen(base + "/metrics").read().decode().splitlines
     if line.startswith(("spur_jobs{", "spur_gpus{")):
         print(line)
 PY
-echo "Dashboard: http://localhost:$rport/ui#token=$tok"
+if [ "${DEMO_KEEP:-0}" = 1 ]; then echo "Dashboard: http://localhost:$rport/ui#token=$tok"; else echo "(DEMO_KEEP=1 make demo leaves the cluster and the dashboard running)"; fi
 printf '\nDemo done. Logs and state are in %s.\n' "$dir"
