@@ -621,16 +621,32 @@ static void handle_stats(struct ctld_conn *cn, json_t *msg)
 	struct ctld *c = cn->c;
 	json_t *m = ctld_raft_members(c);
 	size_t counts[8] = { 0 };
+	json_t *by = json_object(), *jobs = json_array(), *v;
+	const char *key;
 
 	(void)msg;
+	/* counts only, so any user may read them (spurrestd needs no rights) */
 	for (size_t id = c->purge_low; id < c->jobs_cap; id++) {
 		struct sched_job_info info;
+		char k[300];
 
-		if (c->jobs[id] && !sched_job_info(c->sched, (uint32_t)id, &info) &&
-		    (size_t)info.state < sizeof(counts) / sizeof(counts[0]))
+		if (!c->jobs[id] || sched_job_info(c->sched, (uint32_t)id, &info))
+			continue;
+		if ((size_t)info.state < sizeof(counts) / sizeof(counts[0]))
 			counts[info.state]++;
+		snprintf(k, sizeof(k), "%s\t%s", sched_job_state_name(info.state),
+			 ctld_job_partition(c, c->jobs[id], &info));
+		json_object_set_new(by, k, json_integer(spur_json_int(by, k, 0) + 1));
 	}
-	reply_ok(cn, json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:O,s:O,s:O}", "submitted",
+	json_object_foreach(by, key, v) {
+		const char *tab = strchr(key, '\t');
+
+		json_array_append_new(jobs, json_pack("{s:s%,s:s,s:O}", "state", key,
+						      (size_t)(tab - key), "partition", tab + 1,
+						      "count", v));
+	}
+	json_decref(by);
+	reply_ok(cn, json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:O,s:O,s:O,s:o}", "submitted",
 			       (json_int_t)c->stats.submitted, "cycles",
 			       (json_int_t)c->stats.cycles, "cycle_us_last",
 			       (json_int_t)c->stats.cycle_us_last, "cycle_us_max",
@@ -641,7 +657,7 @@ static void handle_stats(struct ctld_conn *cn, json_t *msg)
 			       (json_int_t)counts[SCHED_JOB_RUNNING], "term",
 			       json_object_get(m, "term"), "commit_index",
 			       json_object_get(m, "commit_index"), "last_applied",
-			       json_object_get(m, "last_applied")));
+			       json_object_get(m, "last_applied"), "jobs", jobs));
 	json_decref(m);
 }
 

@@ -737,13 +737,13 @@ static void output_tail(const struct rest_backend *be, const struct rest_request
 
 /* ---------------------------------------------------------------- metrics */
 
-/* Prometheus text format 0.0.4, from the controller's own view (the
- * server's identity: every job counts). */
+/* Prometheus text format 0.0.4: the controller's counts (any caller may
+ * read them: spurrestd needs no rights of its own). */
 static void metrics(const struct rest_backend *be, const struct rest_request *rq,
 		    struct rest_response *rs)
 {
 	struct spur_error err;
-	json_t *q, *nodes, *stats, *byp = json_object(), *types = json_object(), *v;
+	json_t *nodes, *stats, *types = json_object(), *v;
 	const json_t *j, *n;
 	size_t i, cap = 1 << 16, len = 0;
 	char *out = malloc(cap);
@@ -751,14 +751,11 @@ static void metrics(const struct rest_backend *be, const struct rest_request *rq
 	static const char *const nstates[] = { "IDLE", "MIXED", "ALLOCATED", "DRAIN", "DOWN" };
 
 	spur_error_init(&err);
-	q = be->call(be->ctx, json_pack("{s:s,s:b}", "type", "queue", "all", 1), &err);
-	nodes = q ? be->call(be->ctx, json_pack("{s:s}", "type", "nodes"), &err) : NULL;
+	nodes = be->call(be->ctx, json_pack("{s:s}", "type", "nodes"), &err);
 	stats = nodes ? be->call(be->ctx, json_pack("{s:s}", "type", "stats"), &err) : NULL;
 	if (!stats || !out) {
 		free(out);
-		json_decref(q);
 		json_decref(nodes);
-		json_decref(byp);
 		json_decref(types);
 		rs->status = 503;
 		rs->content_type = "text/plain; version=0.0.4";
@@ -779,21 +776,12 @@ static void metrics(const struct rest_backend *be, const struct rest_request *rq
 		if (w_ > 0)                                                         \
 			len += (size_t)w_;                                          \
 	} while (0)
-	/* jobs by state and partition */
-	json_array_foreach(json_object_get(q, "jobs"), i, j) {
-		char k[300];
-
-		snprintf(k, sizeof(k), "%s\t%s", spur_json_str(j, "state", "?"),
-			 spur_json_str(j, "partition", ""));
-		json_object_set_new(byp, k, json_integer(spur_json_int(byp, k, 0) + 1));
-	}
+	/* jobs by state and partition: the controller's counts */
 	EMIT("# HELP spur_jobs Jobs the controller knows, by state and partition.\n"
 	     "# TYPE spur_jobs gauge\n");
-	json_object_foreach(byp, key, v) {
-		const char *tab = strchr(key, '\t');
-
-		EMIT("spur_jobs{state=\"%.*s\",partition=\"%s\"} %lld\n", (int)(tab - key), key,
-		     tab + 1, (long long)json_integer_value(v));
+	json_array_foreach(json_object_get(stats, "jobs"), i, j) {
+		EMIT("spur_jobs{state=\"%s\",partition=\"%s\"} %lld\n", spur_json_str(j, "state", "?"),
+		     spur_json_str(j, "partition", ""), (long long)spur_json_int(j, "count", 0));
 	}
 	EMIT("# HELP spur_nodes Nodes by state.\n# TYPE spur_nodes gauge\n");
 	for (size_t s = 0; s < sizeof(nstates) / sizeof(nstates[0]); s++) {
@@ -855,9 +843,7 @@ static void metrics(const struct rest_backend *be, const struct rest_request *rq
 	     "# TYPE spur_raft_commit_index gauge\nspur_raft_commit_index %lld\n",
 	     (long long)spur_json_int(stats, "commit_index", 0));
 #undef EMIT
-	json_decref(byp);
 	json_decref(types);
-	json_decref(q);
 	json_decref(nodes);
 	json_decref(stats);
 	rs->status = 200;

@@ -17,7 +17,8 @@ static const char *const replies[] = {
 	"{\"type\":\"ok\",\"nodes\":[{\"name\":\"n1\",\"state\":\"MIXED\",\"gres\":\"gpu:mi300x:8\","
 	"\"gpu_count\":8,\"free_gpu_mask\":12,\"cpus\":8,\"gpu_links\":[[0,1]],\"features\":\"a,,b\"}],"
 	"\"partitions\":[{\"name\":\"p\",\"nodes\":[0,5,-1],\"max_time\":-1,\"state\":9}]}",
-	"{\"type\":\"ok\",\"members\":[{\"address\":\"x:1\",\"leader\":true}],\"cycles\":3}",
+	"{\"type\":\"ok\",\"members\":[{\"address\":\"x:1\",\"leader\":true}],\"cycles\":3,"
+	"\"jobs\":[{\"state\":\"RUNNING\",\"partition\":\"p\",\"count\":2},{}]}",
 };
 
 static unsigned pick;

@@ -120,6 +120,11 @@ if [ "$(id -u)" -eq 0 ] && command -v useradd >/dev/null; then
 	check "alice's token naming bob (X-SLURM-USER-NAME): 401" status 401
 	req GET /slurm/v0.0.40/jobs "" "$tok" spur-alice
 	check "root's token naming alice sees alice's jobs" js "[j['job_id'] for j in d['jobs']] == [$aid]"
+	# spurrestd needs no rights: run by bob, its metrics still count every job
+	runuser -u spur-bob -- "$BUILD/src/rest/spurrestd" -f "$T/slurm.conf" -p $((RP + 1)) 2>>"$T/rest2.err" &
+	echo $! >>"$T/agents.pid"
+	check "a spurrestd run by bob answers" wait_until 20 "$HTTP" GET "http://127.0.0.1:$((RP + 1))/openapi/v3"
+	check "and its metrics count every user's jobs" sh -c "[ \"\$('$HTTP' GET '$U/metrics' | grep ^spur_jobs)\" = \"\$('$HTTP' GET 'http://127.0.0.1:$((RP + 1))/metrics' | grep ^spur_jobs)\" ] && '$HTTP' GET '$U/metrics' | grep -q 'spur_jobs{state=\"RUNNING\"'"
 	req DELETE "/slurm/v0.0.40/job/$aid" "" "$atok"
 	check "alice cancels hers: 200" status 200
 fi

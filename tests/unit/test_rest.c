@@ -31,8 +31,10 @@ static json_t *fake_call(void *ctx, json_t *req, struct spur_error *err)
 				 "gpu_count", 8, "free_gpu_mask", 0xfc, "cpus", 8, "partitions", "p",
 				 "partitions", "name", "p", "nodes", 0, "max_time", -1, "state", 0);
 	if (!strcmp(type, "members") || !strcmp(type, "stats"))
-		return json_pack("{s:[{s:s,s:b}],s:i,s:i,s:i}", "members", "address", "c:6821",
-				 "leader", 1, "cycles", 4, "submitted", 3, "term", 2);
+		return json_pack("{s:[{s:s,s:b}],s:i,s:i,s:i,s:[{s:s,s:s,s:i}]}", "members",
+				 "address", "c:6821", "leader", 1, "cycles", 4, "submitted", 3,
+				 "term", 2, "jobs", "state", "RUNNING", "partition", "p", "count",
+				 1);
 	if (!strcmp(type, "submit"))
 		return json_pack("{s:i}", "job_id", 42);
 	if (!strcmp(type, "cancel"))
