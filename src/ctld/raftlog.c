@@ -12,6 +12,7 @@
  * Applying is idempotent per job, which is what makes a snapshot taken while
  * proposals are in flight safe to replay entries over. */
 #include "ctld.h"
+#include "raftauth.h"
 
 #include "common/alloc.h"
 #include "common/log.h"
@@ -31,7 +32,7 @@
 struct ctld_raft {
 	struct raft raft;
 	struct raft_io io;
-	struct raft_uv_transport transport;
+	struct raft_uv_transport *transport; /* libraft's TCP, proving the key */
 	struct raft_fsm fsm;
 	uv_timer_t poll;
 	char origin[24];   /* this incarnation's tag on its proposals */
@@ -369,10 +370,10 @@ int ctld_raft_open(struct ctld *c, const struct ctld_raft_opts *o, struct spur_e
 				    .snapshot = fsm_snapshot,
 				    .restore = fsm_restore,
 				    .snapshot_finalize = fsm_snapshot_finalize };
-	if ((rc = raft_uv_tcp_init(&r->transport, c->loop)))
+	if (!(r->transport = ctld_raft_auth_new(c->loop, &c->key, &rc)))
 		return raft_fail(err, "transport", rc, NULL);
-	if ((rc = raft_uv_init(&r->io, c->loop, dir, &r->transport))) {
-		raft_uv_tcp_close(&r->transport);
+	if ((rc = raft_uv_init(&r->io, c->loop, dir, r->transport))) {
+		ctld_raft_auth_free(r->transport);
 		return raft_fail(err, dir, rc, r->io.errmsg);
 	}
 	r->segment = segment_bytes(o->segment_kb);
@@ -380,7 +381,7 @@ int ctld_raft_open(struct ctld *c, const struct ctld_raft_opts *o, struct spur_e
 		raft_uv_set_segment_size(&r->io, r->segment);
 	if ((rc = raft_init(&r->raft, &r->io, &r->fsm, o->id, r->address))) {
 		raft_uv_close(&r->io);
-		raft_uv_tcp_close(&r->transport);
+		ctld_raft_auth_free(r->transport);
 		return raft_fail(err, "init", rc, NULL);
 	}
 	r->inited = true;
@@ -665,7 +666,7 @@ void ctld_raft_close(struct ctld *c)
 		while (!r->closed)
 			uv_run(c->loop, UV_RUN_ONCE);
 		raft_uv_close(&r->io);
-		raft_uv_tcp_close(&r->transport);
+		ctld_raft_auth_free(r->transport);
 	}
 	uv_run(c->loop, UV_RUN_NOWAIT);
 	free(r);

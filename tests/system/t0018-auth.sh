@@ -98,6 +98,31 @@ check "nor report a job's end" raw_says \
 	"{\"type\":\"finished\",\"job_id\":$a1,\"exit_code\":0,\"auth\":\"$tok\"}" 'not an agent'
 check "an agent token is for its own node only" raw_says \
 	"{\"type\":\"register\",\"node\":\"mi1\",\"auth\":\"$("$JWT" sign "$KEY" root 60 agent mi9)\"}" 'not an agent'
+# --- controllers: the Raft port (PORT+4) takes only connections with the key
+raft_hello() { # TOKEN: libraft's handshake, then Spur's; prints the byte back or "closed"
+	python3 - "$((PORT + 4))" "$1" <<'PY'
+import socket, struct, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+addr = b"127.0.0.1:1"
+pad = (len(addr) + 1 + 7) // 8 * 8
+s.sendall(struct.pack("<QQQ", 1, 99, pad) + addr.ljust(pad, b"\0"))
+tok = sys.argv[2].encode()
+s.sendall(struct.pack(">I", len(tok)) + tok)
+try:
+    b = s.recv(1)
+    print(b.decode() if b else "closed")
+except OSError:
+    print("closed")
+PY
+}
+check "a Raft connection with a controller's token is let through" \
+	sh -c "[ \"$(raft_hello "$("$JWT" sign "$KEY" root 60 controller)")\" = K ]"
+check "one with a user's token is closed" \
+	sh -c "[ \"$(raft_hello "$tok")\" = closed ]"
+check "one signed with another key is closed" \
+	sh -c "[ \"$(raft_hello "$("$JWT" sign other.key root 60 controller)")\" = closed ]"
+check "one with garbage is closed" sh -c "[ \"$(raft_hello garbage)\" = closed ]"
+check "the controller says why" grep -q 'Raft connection from 127.0.0.1:1 (id 99) refused' ctld.log
 unset RAW_TCP
 check "the node stayed up through all that" nodes_idle 1
 check "a key readable by others is refused" sh -c "chmod 644 '$KEY' && ! '$BUILD/src/ctld/spurctld' -f slurm.conf -p $((PORT + 1)) -s '$T/st2' 2>err; chmod 600 '$KEY'; grep -q 'readable by others' err"
