@@ -101,15 +101,21 @@ check "... and the long job still running, started once" \
 F=$(a_follower)
 kill_ctl "$F"
 for i in $(seq 5); do sbatch --parsable -J corrupt-$i -o /dev/null --wrap true >/dev/null; done
-seg=$(ls -t "state$F"/raft/open-* "state$F"/raft/0* 2>/dev/null | head -1)
-python3 - "$seg" <<'PY'
+# the newest segment holding entries (a fresh open segment is all zeros)
+corrupt_last() {
+	python3 - $(ls -t "state$F"/raft/open-* "state$F"/raft/0* 2>/dev/null) <<'PY'
 import sys
-p = sys.argv[1]
-b = bytearray(open(p, "rb").read())
-last = max(i for i in range(len(b)) if b[i])
-b[last - 12] ^= 0xff  # inside the last entry's data: its checksum fails
-open(p, "wb").write(b)
+for p in sys.argv[1:]:
+    b = bytearray(open(p, "rb").read())
+    used = [i for i in range(len(b)) if b[i]]
+    if len(used) > 16:
+        b[used[-1] - 12] ^= 0xff  # inside the last entry's data: its checksum fails
+        open(p, "wb").write(b)
+        sys.exit(0)
+sys.exit(1)
 PY
+}
+check "a follower's last log entry is corrupted while it is down" corrupt_last
 start_ctl "$F"
 check "the follower with a corrupt last entry starts and follows" wait_until 20 follows "$F"
 check "it catches up: all three converge" converged 1 2 3
