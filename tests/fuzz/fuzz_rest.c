@@ -10,15 +10,15 @@
 #include <string.h>
 
 static const char *const replies[] = {
-	"{\"type\":\"ok\",\"now\":100,\"jobs\":[{\"job_id\":1,\"name\":\"a\",\"user\":\"u\","
+	("{\"type\":\"ok\",\"now\":100,\"jobs\":[{\"job_id\":1,\"name\":\"a\",\"user\":\"u\","
 	"\"state\":\"RUNNING\",\"time_limit\":60,\"gpus\":\"0,1\",\"nodelist\":\"n1\","
 	"\"output\":\"%x-%j.out\",\"workdir\":\"/nonexistent\"},{\"job_id\":2,\"state\":\"PENDING\"}],"
-	"\"job\":{\"job_id\":1,\"output\":\"%A_%a-%u-%N-%%-%q\",\"workdir\":\"/nonexistent\",\"uid\":7}}",
-	"{\"type\":\"ok\",\"nodes\":[{\"name\":\"n1\",\"state\":\"MIXED\",\"gres\":\"gpu:mi300x:8\","
+	"\"job\":{\"job_id\":1,\"output\":\"%A_%a-%u-%N-%%-%q\",\"workdir\":\"/nonexistent\",\"uid\":7}}"),
+	("{\"type\":\"ok\",\"nodes\":[{\"name\":\"n1\",\"state\":\"MIXED\",\"gres\":\"gpu:mi300x:8\","
 	"\"gpu_count\":8,\"free_gpu_mask\":12,\"cpus\":8,\"gpu_links\":[[0,1]],\"features\":\"a,,b\"}],"
-	"\"partitions\":[{\"name\":\"p\",\"nodes\":[0,5,-1],\"max_time\":-1,\"state\":9}]}",
-	"{\"type\":\"ok\",\"members\":[{\"address\":\"x:1\",\"leader\":true}],\"cycles\":3,"
-	"\"jobs\":[{\"state\":\"RUNNING\",\"partition\":\"p\",\"count\":2},{}]}",
+	"\"partitions\":[{\"name\":\"p\",\"nodes\":[0,5,-1],\"max_time\":-1,\"state\":9}]}"),
+	("{\"type\":\"ok\",\"members\":[{\"address\":\"x:1\",\"leader\":true}],\"cycles\":3,"
+	"\"jobs\":[{\"state\":\"RUNNING\",\"partition\":\"p\",\"count\":2},{}]}"),
 };
 
 static unsigned pick;
