@@ -122,7 +122,7 @@ static void value(int f, const json_t *j, int64_t now, char *buf, size_t len)
 		if (!spur_json_int(j, "time_limit", 0))
 			snprintf(buf, len, "UNLIMITED");
 		else
-			spur_duration_format(spur_json_int(j, "time_limit", 0), buf, len);
+			spur_duration_format_hms(spur_json_int(j, "time_limit", 0), buf, len);
 	} else if (!strcmp(name, "WorkDir")) {
 		snprintf(buf, len, "%s", spur_json_str(j, "workdir", ""));
 	} else if (!strcmp(name, "ReqTRES")) {

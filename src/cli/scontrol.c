@@ -94,8 +94,9 @@ static int show_job(const char *prog, const char *id)
 	limit = spur_json_int(j, "time_limit", 0);
 	nodelist = spur_json_str(j, "nodelist", "");
 	spur_duration_format_hms(!strcmp(state, "RUNNING") && start ? now - start : 0, rt, sizeof(rt));
+	/* Slurm's mins2time_str: HH:MM:SS (squeue and sinfo drop the zeros) */
 	if (limit)
-		spur_duration_format(limit, lim, sizeof(lim));
+		spur_duration_format_hms(limit, lim, sizeof(lim));
 	else
 		snprintf(lim, sizeof(lim), "UNLIMITED");
 	stamp(spur_json_int(j, "submit_time", 0), sub, sizeof(sub));
@@ -255,11 +256,11 @@ static int show_partitions(const char *prog, const char *which)
 		if (mt < 0 || mt >= INT64_MAX / 2)
 			snprintf(maxt, sizeof(maxt), "UNLIMITED");
 		else
-			spur_duration_format(mt, maxt, sizeof(maxt));
+			spur_duration_format_hms(mt, maxt, sizeof(maxt));
 		if (dt < 0 || dt >= INT64_MAX / 2 || dt == mt)
 			snprintf(deft, sizeof(deft), "NONE");
 		else
-			spur_duration_format(dt, deft, sizeof(deft));
+			spur_duration_format_hms(dt, deft, sizeof(deft));
 		printf("PartitionName=%s\n", spur_json_str(p, "name", ""));
 		printf("   AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL\n");
 		printf("   AllocNodes=ALL Default=%s QoS=N/A\n", spur_json_bool(p, "default", 0) ? "YES" : "NO");

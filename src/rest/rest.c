@@ -5,6 +5,7 @@
  * "meta", "errors" and "warnings". */
 #include "rest.h"
 
+#include "common/hostlist.h"
 #include "common/jobspec.h"
 #include "common/wire.h"
 
@@ -139,6 +140,16 @@ static const char *exit_status(const char *state, int code)
 	return code ? "ERROR" : "SUCCESS";
 }
 
+/* The job's batch host (the first node of its allocation, where its
+ * output is written: %N in a file name), or "" while it is pending. */
+static void batch_host(const json_t *j, char *buf, size_t len)
+{
+	struct spur_hostlist *hl = spur_hostlist_from_expr(spur_json_str(j, "nodelist", ""), NULL);
+
+	snprintf(buf, len, "%s", hl && spur_hostlist_count(hl) ? spur_hostlist_nth(hl, 0) : "");
+	spur_hostlist_destroy(hl);
+}
+
 /* Slurm's gres_detail: ["gpu:2(IDX:0,1)"] from the GPUs "0,1". */
 static json_t *gres_detail(const char *gpus)
 {
@@ -160,9 +171,11 @@ static json_t *job_info(const json_t *j)
 	json_int_t limit = spur_json_int(j, "time_limit", 0), end = spur_json_int(j, "end_time", 0);
 	json_int_t code = spur_json_int(j, "exit_code", 0);
 	json_t *o = json_object();
-	char out[4096];
+	char out[4096], host[256];
 
-	spur_job_output_path(j, "output", "%N", spur_json_str(j, "workdir", "/"), out, sizeof(out));
+	batch_host(j, host, sizeof(host));
+	spur_job_output_path(j, "output", *host ? host : "%N", spur_json_str(j, "workdir", "/"), out,
+			     sizeof(out));
 	json_object_set_new(o, "job_id", json_integer(spur_json_int(j, "job_id", 0)));
 	json_object_set_new(o, "name", json_string(spur_json_str(j, "name", "")));
 	json_object_set_new(o, "user_name", json_string(spur_json_str(j, "user", "")));
@@ -440,6 +453,78 @@ static void cancel(const struct rest_backend *be, const struct rest_request *rq,
 	respond(rs, 200, rq, json_object(), NULL, NULL);
 }
 
+/* POST job/{id}: the fields a pending job may change (name, time_limit in
+ * minutes, nice) and hold (true: hold, false: release); the body is a
+ * job_desc_msg, or {"job": job_desc_msg}. */
+static void update(const struct rest_backend *be, const struct rest_request *rq,
+		   struct rest_response *rs, long id)
+{
+	json_t *body = json_loadb(rq->body ? rq->body : "", rq->body_len, JSON_REJECT_DUPLICATES,
+				  NULL);
+	json_t *set = json_object(), *warnings = json_array(), *reply, *v;
+	const json_t *desc = json_is_object(json_object_get(body, "job")) ? json_object_get(body, "job")
+									 : body;
+	struct spur_error err;
+	const char *key;
+	int hold = -1;
+
+	if (!json_is_object(desc)) {
+		fail(rs, rq, 400, 9000, "Unable to parse the request body", "expected an object");
+		goto out;
+	}
+	json_object_foreach((json_t *)desc, key, v) {
+		json_int_t n;
+
+		if (!strcmp(key, "name") && json_is_string(v)) {
+			json_object_set(set, "name", v);
+		} else if ((!strcmp(key, "time_limit") || !strcmp(key, "nice")) &&
+			   get_num(desc, key, &n)) {
+			json_object_set_new(set, key, json_integer(strcmp(key, "nice") ? n * 60 : n));
+		} else if (!strcmp(key, "hold") && json_is_boolean(v)) {
+			hold = json_is_true(v);
+		} else if (!strcmp(key, "name") || !strcmp(key, "time_limit") ||
+			   !strcmp(key, "nice") || !strcmp(key, "hold")) {
+			fail(rs, rq, 400, 2001, "Invalid job description", key);
+			goto out;
+		} else {
+			json_array_append_new(warnings, json_pack("{s:s,s:s}", "description",
+								  "field not updatable; ignored",
+								  "source", key));
+		}
+	}
+	if (json_object_size(set)) {
+		reply = call(be, rq,
+			     json_pack("{s:s,s:I,s:O}", "type", "update", "job_id", (json_int_t)id,
+				       "set", set),
+			     &err);
+		if (!reply) {
+			fail_backend(rs, rq, &err);
+			goto out;
+		}
+		json_decref(reply);
+	}
+	if (hold >= 0) {
+		reply = call(be, rq,
+			     json_pack("{s:s,s:I}", "type", hold ? "hold" : "release", "job_id",
+				       (json_int_t)id),
+			     &err);
+		if (!reply) {
+			fail_backend(rs, rq, &err);
+			goto out;
+		}
+		json_decref(reply);
+	}
+	respond(rs, 200, rq,
+		json_pack("{s:I,s:s,s:s,s:[{s:I,s:s,s:i}]}", "job_id", (json_int_t)id, "step_id",
+			  "", "job_submit_user_msg", "", "results", "job_id", (json_int_t)id,
+			  "step_id", "", "error_code", 0),
+		NULL, json_incref(warnings));
+out:
+	json_decref(warnings);
+	json_decref(set);
+	json_decref(body);
+}
+
 /* ---------------------------------------------------------------- nodes */
 
 static json_t *split_list(const char *s)
@@ -705,7 +790,7 @@ static void output_tail(const struct rest_backend *be, const struct rest_request
 	struct spur_error err;
 	json_t *r = call(be, rq, json_pack("{s:s,s:I}", "type", "job", "job_id", (json_int_t)id), &err);
 	const json_t *j;
-	char path[4096], buf[16384];
+	char path[4096], buf[16384], host[256];
 	struct stat st;
 	ssize_t n = 0;
 	int fd;
@@ -715,7 +800,8 @@ static void output_tail(const struct rest_backend *be, const struct rest_request
 		return;
 	}
 	j = json_object_get(r, "job");
-	spur_job_output_path(j, "output", "", spur_json_str(j, "workdir", "/"), path, sizeof(path));
+	batch_host(j, host, sizeof(host));
+	spur_job_output_path(j, "output", host, spur_json_str(j, "workdir", "/"), path, sizeof(path));
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
 			(json_int_t)st.st_uid != spur_json_int(j, "uid", -1))) {
@@ -977,6 +1063,8 @@ void rest_handle(const struct rest_backend *be, const struct rest_request *rq,
 			get_jobs(be, rq, rs, id);
 		else if (id > 0 && !*tail && !strcmp(m, "DELETE"))
 			cancel(be, rq, rs, id);
+		else if (id > 0 && !*tail && !strcmp(m, "POST"))
+			update(be, rq, rs, id);
 		else if (get && !strcmp(p, "nodes"))
 			get_nodes(be, rq, rs, NULL, false);
 		else if (get && !strncmp(p, "node/", 5) && name_ok(p + 5))

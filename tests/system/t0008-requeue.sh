@@ -46,6 +46,8 @@ check "sinfo -o refuses an unknown field" sh -c "sinfo -o '%Q' 2>&1 | grep -qx '
 u=$(sbatch --parsable --hold -J before -t 10 --wrap true)
 check "scontrol update TimeLimit, Nice, JobName" scontrol update JobId="$u" TimeLimit=1:30:00 Nice=5 JobName=after
 check "the new values show" sh -c "squeue -h -j $u -o '%j %l' | grep -qx 'after 1:30:00' && scontrol show job $u | grep -q 'JobName=after'"
+check "scontrol prints the limit as Slurm does (HH:MM:SS), squeue without the zero" \
+	sh -c "scontrol show job $u | grep -q ' TimeLimit=01:30:00 ' && sacct -n -X -P -o Timelimit -j $u | grep -qx 01:30:00"
 kill -9 "$(cat ctld.pid)"
 wait "$(cat ctld.pid)" 2>/dev/null
 start_ctld -n 8

@@ -89,6 +89,18 @@ req GET /slurmdb/v0.0.40/job/1 "" "$tok"
 check "GET slurmdb job/{id}: the history" js 'd["jobs"][0]["state"]["current"] == ["COMPLETED"] and d["jobs"][0]["name"] == "first"'
 req GET /spur/v1/job/"$train"/output "" "$tok"
 check "a job's output tail" js '"hello from train" in d["tail"]'
+pn=$(sbatch --parsable -o 'per-%N-%j.txt' --wrap 'echo on my node')
+check "an output named with %N" wait_until 20 sh -c "[ -s per-mi1-$pn.txt ] || [ -s per-mi2-$pn.txt ]"
+req GET /spur/v1/job/"$pn"/output "" "$tok"
+check "its tail is found on its batch host's name" js '"on my node" in d["tail"] and d["found"]'
+held=$(sbatch --parsable --hold -J before --wrap 'echo released')
+req POST "/slurm/v0.0.40/job/$held" '{"job":{"name":"after","time_limit":{"set":true,"number":7},"account":"x"}}' "$tok"
+check "POST job/{id} updates a pending job" sh -c "grep -qx 200 status && scontrol show job $held | grep -q 'JobName=after' && scontrol show job $held | grep -q 'TimeLimit=00:07:00'"
+check "a field it cannot change is a warning" js 'd["warnings"][0]["source"] == "account"'
+req POST "/slurm/v0.0.40/job/$held" '{"hold":false}' "$tok"
+check "and hold:false releases it" wait_until 20 grep -qx released "slurm-$held.out"
+req POST "/slurm/v0.0.40/job/$held" '{"name":5}' "$tok"
+check "a bad value: 400" status 400
 
 # --- tokens
 req GET /slurm/v0.0.40/jobs
@@ -114,6 +126,8 @@ if [ "$(id -u)" -eq 0 ] && command -v useradd >/dev/null; then
 	check "bob asking for alice's job: 404" status 404
 	req DELETE "/slurm/v0.0.40/job/$aid" "" "$btok"
 	check "bob cancelling it: 403" sh -c "grep -qx 403 status && grep -q 'Access/permission denied' body.json"
+	req POST "/slurm/v0.0.40/job/$aid" '{"name":"bobs"}' "$btok"
+	check "bob renaming it: 403" status 403
 	req GET "/spur/v1/job/$aid/output" "" "$btok"
 	check "nor read its output" status 404
 	req GET /slurm/v0.0.40/jobs "" "$atok" spur-bob
