@@ -234,6 +234,28 @@ static void test_submit_body(void **state)
 	assert_string_equal(json_string_value(json_object_get(r, "workdir")), "/w");
 }
 
+static void test_update(void **state)
+{
+	int status;
+
+	(void)state;
+	json_decref(ask("POST", "/slurm/v0.0.40/job/9", "t", NULL, "{\"time_limit\":5}", &status));
+	assert_int_equal(status, 200);
+	assert_string_equal(json_string_value(json_object_get(last_req, "type")), "update");
+	assert_int_equal(json_integer_value(json_object_get(last_req, "job_id")), 9);
+	assert_int_equal(json_integer_value(
+				 json_object_get(json_object_get(last_req, "set"), "time_limit")),
+			 300);
+	json_decref(ask("POST", "/slurm/v0.0.40/job/9", "t", NULL, "{\"job\":{\"hold\":false}}",
+			&status));
+	assert_int_equal(status, 200);
+	assert_string_equal(json_string_value(json_object_get(last_req, "type")), "release");
+	json_decref(ask("POST", "/slurm/v0.0.40/job/9", "t", NULL, "{\"name\":5}", &status));
+	assert_int_equal(status, 400);
+	json_decref(ask("POST", "/slurm/v0.0.40/job/9", "t", NULL, "nope", &status));
+	assert_int_equal(status, 400);
+}
+
 static void test_metrics(void **state)
 {
 	struct rest_request rq = { .method = "GET", .url = "/metrics" };
@@ -285,7 +307,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_documented_path), cmocka_unit_test(test_auth_required),
 		cmocka_unit_test(test_refusals),	      cmocka_unit_test(test_paths),
-		cmocka_unit_test(test_submit_body),	      cmocka_unit_test(test_metrics),
+		cmocka_unit_test(test_submit_body),	      cmocka_unit_test(test_update),
+		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_history),
 	};
 
