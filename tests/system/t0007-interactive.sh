@@ -20,18 +20,19 @@ check "the allocation ended with it (FAILED 3:0)" sh -c "echo '$id' | grep -qE '
 check "srun refuses an unknown option" sh -c "! srun --bogus true 2>/dev/null"
 check "srun needs a command" sh -c "srun -N 1 2>&1 | grep -qx 'srun: error: No command given to execute.'"
 
-salloc -N 1 -J inter sh -c 'echo "$SLURM_JOB_NAME $SLURM_JOB_NUM_NODES"; srun hostname' >sa.out 2>sa.err
+# bounded: a hang fails here with the daemons' logs, not at the suite's limit
+timeout 60 salloc -N 1 -J inter sh -c 'echo "$SLURM_JOB_NAME $SLURM_JOB_NUM_NODES"; srun hostname' >sa.out 2>sa.err
 check "salloc runs the command with the allocation's environment" \
 	sh -c "head -n 1 sa.out | grep -qx 'inter 1' && [ \$(wc -l <sa.out) -eq 2 ]"
 check "salloc says Slurm's lines" \
 	sh -c "grep -qE '^salloc: Granted job allocation [0-9]+$' sa.err && grep -qE '^salloc: Relinquishing job allocation [0-9]+$' sa.err"
-salloc -N 1 sh -c 'exit 7' 2>/dev/null
+timeout 60 salloc -N 1 sh -c 'exit 7' 2>/dev/null
 check "salloc returns the command's exit code" [ $? -eq 7 ]
 
 # both nodes taken: the next allocation waits, and says so
 big=$(sbatch --parsable -N 2 --exclusive --wrap 'sleep 4')
 check "the cluster is full" wait_until 10 sh -c "squeue -h -j $big -o %t | grep -qx R"
-srun -N 1 true 2>wait.err
+timeout 60 srun -N 1 true 2>wait.err
 check "a waiting srun says it is queued, then allocated" \
 	sh -c "grep -qE '^srun: job [0-9]+ queued and waiting for resources$' wait.err && grep -qE '^srun: job [0-9]+ has been allocated resources$' wait.err"
 
