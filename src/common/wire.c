@@ -12,6 +12,7 @@
 #include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -175,36 +176,54 @@ int spur_wire_send(int fd, json_t *msg, struct spur_error *err)
 	return 0;
 }
 
-int spur_wire_recv(int fd, json_t **out, int timeout_ms, struct spur_error *err)
+/* Read exactly len bytes (each wait bounded by timeout_ms): never a byte of
+ * the next frame, which the caller's next call must find. */
+static int recv_exact(int fd, char *buf, size_t len, int timeout_ms, struct spur_error *err)
 {
-	struct spur_wire_reader r;
-	char buf[65536];
-	int rc;
-
-	spur_wire_reader_init(&r);
-	r.max = SPUR_WIRE_MAX_REPLY;
-	for (;;) {
+	for (size_t got = 0; got < len;) {
 		struct pollfd pfd = { fd, POLLIN, 0 };
 		ssize_t n;
 
-		rc = spur_wire_next(&r, out, err);
-		if (rc)
-			break;
-		if (poll(&pfd, 1, timeout_ms) != 1) {
-			rc = spur_error_set(err, SPUR_EAGAIN, "no reply from the controller in %d ms",
-					    timeout_ms);
-			break;
-		}
-		n = recv(fd, buf, sizeof(buf), 0);
-		if (n <= 0) {
-			rc = spur_error_set(err, SPUR_EIO, "the controller closed the connection");
-			break;
-		}
-		if (spur_wire_feed(&r, buf, (size_t)n)) {
-			rc = spur_error_set(err, SPUR_ENOMEM, "out of memory");
-			break;
-		}
+		if (poll(&pfd, 1, timeout_ms) != 1)
+			return spur_error_set(err, SPUR_EAGAIN, "no reply from the controller in %d ms",
+					      timeout_ms);
+		n = recv(fd, buf + got, len - got, 0);
+		if (n <= 0)
+			return spur_error_set(err, SPUR_EIO, "the controller closed the connection");
+		got += (size_t)n;
 	}
+	return 0;
+}
+
+int spur_wire_recv(int fd, json_t **out, int timeout_ms, struct spur_error *err)
+{
+	struct spur_wire_reader r;
+	unsigned char hdr[4];
+	uint32_t len;
+	char *body = NULL;
+	int rc;
+
+	/* one frame, exactly: two that arrived together (a reply, then an
+	 * allocation) must not lose the second */
+	if ((rc = recv_exact(fd, (char *)hdr, 4, timeout_ms, err)))
+		return rc;
+	len = (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 | (uint32_t)hdr[2] << 8 | hdr[3];
+	if (len > SPUR_WIRE_MAX_REPLY)
+		return spur_error_set(err, SPUR_ETOOBIG, "a reply of %u bytes is too large", len);
+	if (len && !(body = malloc(len)))
+		return spur_error_set(err, SPUR_ENOMEM, "out of memory");
+	if ((rc = recv_exact(fd, body, len, timeout_ms, err))) {
+		free(body);
+		return rc;
+	}
+	spur_wire_reader_init(&r);
+	r.max = SPUR_WIRE_MAX_REPLY;
+	rc = spur_wire_feed(&r, (const char *)hdr, 4) || spur_wire_feed(&r, body, len)
+		     ? spur_error_set(err, SPUR_ENOMEM, "out of memory")
+		     : spur_wire_next(&r, out, err);
+	if (rc == 0)
+		rc = spur_error_set(err, SPUR_EPARSE, "an incomplete reply");
+	free(body);
 	spur_wire_reader_fini(&r);
 	return rc < 0 ? rc : 0;
 }
