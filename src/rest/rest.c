@@ -541,20 +541,35 @@ static json_t *split_list(const char *s)
 	return a;
 }
 
-/* "gpu:mi300x:2(IDX:0-1)" from the node's free mask; "gpu:0" when idle. */
-static void gres_used(const json_t *n, char *buf, size_t len)
+/* A node's GPUs (the controller's "gpu_count", at most 32) and how many of
+ * them its "free_gpu_mask" says are free. */
+static unsigned gpus_of(const json_t *n, unsigned *free_count)
 {
 	json_int_t count = spur_json_int(n, "gpu_count", 0);
 	unsigned mask = (unsigned)spur_json_int(n, "free_gpu_mask", 0);
-	size_t o = 0, used = 0;
 
-	for (json_int_t g = 0; g < count; g++)
-		used += !(mask >> g & 1);
-	o = (size_t)snprintf(buf, len, "gpu:%zu(IDX:", used);
-	for (json_int_t g = 0, first = 1; g < count && o < len; g++) {
+	if (count <= 0) {
+		*free_count = 0;
+		return 0;
+	}
+	if (count < 32)
+		mask &= (1u << count) - 1;
+	*free_count = (unsigned)__builtin_popcount(mask);
+	return count < 32 ? (unsigned)count : 32;
+}
+
+/* "gpu:mi300x:2(IDX:0-1)" from the node's free mask; "gpu:0" when idle. */
+static void gres_used(const json_t *n, char *buf, size_t len)
+{
+	unsigned freec, count = gpus_of(n, &freec), used = count - freec;
+	unsigned mask = (unsigned)spur_json_int(n, "free_gpu_mask", 0);
+	size_t o = 0;
+
+	o = (size_t)snprintf(buf, len, "gpu:%u(IDX:", used);
+	for (unsigned g = 0, first = 1; g < count && o < len; g++) {
 		if (mask >> g & 1)
 			continue;
-		o += (size_t)snprintf(buf + o, len - o, "%s%lld", first ? "" : ",", (long long)g);
+		o += (size_t)snprintf(buf + o, len - o, "%s%u", first ? "" : ",", g);
 		first = 0;
 	}
 	if (o < len)
@@ -882,16 +897,13 @@ static void metrics(const struct rest_backend *be, const struct rest_request *rq
 		const char *g = spur_json_str(n, "gres", "");
 		const char *t = strstr(g, "gpu:");
 		char type[64] = "gpu";
-		json_int_t count = spur_json_int(n, "gpu_count", 0), freec = 0;
-		unsigned mask = (unsigned)spur_json_int(n, "free_gpu_mask", 0);
+		unsigned freec, count = gpus_of(n, &freec);
 		json_t *e;
 
 		if (!count)
 			continue;
 		if (t && strchr(t + 4, ':'))
 			snprintf(type, sizeof(type), "%.*s", (int)(strchr(t + 4, ':') - (t + 4)), t + 4);
-		for (json_int_t b = 0; b < count; b++)
-			freec += mask >> b & 1;
 		e = json_object_get(types, type);
 		if (!e) {
 			e = json_pack("{s:I,s:I}", "alloc", (json_int_t)0, "idle", (json_int_t)0);
@@ -948,12 +960,10 @@ void rest_sample_nodes(const json_t *reply, int64_t now, struct rest_sample *out
 	memset(out, 0, sizeof(*out));
 	out->time = now;
 	json_array_foreach(json_object_get(reply, "nodes"), i, n) {
-		json_int_t count = spur_json_int(n, "gpu_count", 0);
-		unsigned mask = (unsigned)spur_json_int(n, "free_gpu_mask", 0);
+		unsigned freec, count = gpus_of(n, &freec);
 
-		out->gpus_total += (uint32_t)count;
-		for (json_int_t b = 0; b < count; b++)
-			out->gpus_alloc += !(mask >> b & 1);
+		out->gpus_total += count;
+		out->gpus_alloc += count - freec;
 		out->cpus_total += (uint32_t)spur_json_int(n, "cpus", 0);
 		out->cpus_alloc += (uint32_t)spur_json_int(n, "alloc_cpus", 0);
 	}
