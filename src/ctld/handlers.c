@@ -1336,35 +1336,51 @@ static void reply_auth_error(struct ctld_conn *cn, const char *why)
 				     "message", "Protocol authentication error", "detail", why));
 }
 
+/* A follower sends a client's request on to the leader (ctld_forward); the
+ * leader takes this controller's word for who a local caller is. */
+static int forward(struct ctld_conn *cn, json_t *msg)
+{
+	if (cn->authed && !json_object_get(msg, "auth")) {
+		char *tok = spur_token_sign(&cn->c->key, cn->who.user, SPUR_ROLE_USER, NULL,
+					    ctld_now(), 60, NULL);
+
+		if (tok)
+			json_object_set_new(msg, "auth", json_string(tok));
+		free(tok);
+	}
+	return ctld_forward(cn, msg);
+}
+
 void ctld_handle(struct ctld_conn *cn, json_t *msg)
 {
 	static const struct {
 		const char *type;
 		void (*fn)(struct ctld_conn *, json_t *);
 		enum access access;
+		bool local; /* a follower answers from its own copy of the state */
 	} table[] = {
-		{ "submit", handle_submit, A_USER },
-		{ "cancel", handle_cancel, A_USER },
-		{ "queue", handle_queue, A_USER },
-		{ "job", handle_job, A_USER },
-		{ "nodes", handle_nodes, A_USER },
-		{ "register", handle_register, A_AGENT },
-		{ "finished", handle_finished, A_NODE },
-		{ "acct", handle_acct, A_USER },
-		{ "hold", handle_hold, A_USER },
-		{ "release", handle_hold, A_USER },
-		{ "step", handle_step, A_USER },
-		{ "complete", handle_complete, A_USER },
-		{ "requeue", handle_requeue, A_USER },
-		{ "update", handle_update, A_USER },
-		{ "token", handle_token, A_USER },
-		{ "stats", handle_stats, A_USER },
-		{ "gpu_failed", handle_gpu_failed, A_NODE },
-		{ "node_update", handle_node_update, A_ADMIN },
-		{ "members", handle_members, A_USER },
-		{ "member_add", handle_member_change, A_ADMIN },
-		{ "member_remove", handle_member_change, A_ADMIN },
-		{ "member_lead", handle_member_change, A_ADMIN },
+		{ "submit", handle_submit, A_USER, false },
+		{ "cancel", handle_cancel, A_USER, false },
+		{ "queue", handle_queue, A_USER, true },
+		{ "job", handle_job, A_USER, true },
+		{ "nodes", handle_nodes, A_USER, false },
+		{ "register", handle_register, A_AGENT, false },
+		{ "finished", handle_finished, A_NODE, false },
+		{ "acct", handle_acct, A_USER, true },
+		{ "hold", handle_hold, A_USER, false },
+		{ "release", handle_hold, A_USER, false },
+		{ "step", handle_step, A_USER, false },
+		{ "complete", handle_complete, A_USER, false },
+		{ "requeue", handle_requeue, A_USER, false },
+		{ "update", handle_update, A_USER, false },
+		{ "token", handle_token, A_USER, false },
+		{ "stats", handle_stats, A_USER, false },
+		{ "gpu_failed", handle_gpu_failed, A_NODE, false },
+		{ "node_update", handle_node_update, A_ADMIN, false },
+		{ "members", handle_members, A_USER, true },
+		{ "member_add", handle_member_change, A_ADMIN, false },
+		{ "member_remove", handle_member_change, A_ADMIN, false },
+		{ "member_lead", handle_member_change, A_ADMIN, false },
 	};
 	const char *type = spur_json_str(msg, "type", "");
 
@@ -1424,30 +1440,20 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 	/* a follower (or a controller still replaying its log) answers reads
 	 * from its copy of the state and the membership; everything else goes
 	 * to the leader, which the clients and agents find themselves */
-	if (!leader && cn->authed && !json_object_get(msg, "auth")) {
-		/* the leader takes this controller's word for who the caller is */
-		char *tok = spur_token_sign(&c->key, cn->who.user, SPUR_ROLE_USER, NULL, ctld_now(),
-					    60, NULL);
-
-		if (tok)
-			json_object_set_new(msg, "auth", json_string(tok));
-		free(tok);
-	}
 	if (cn->fwd && !leader) {
 		/* this client's connection is a pipe to the leader now */
-		if (ctld_forward(cn, msg))
+		if (forward(cn, msg))
 			ctld_conn_close(cn);
 		return;
 	}
-	if (!leader && strcmp(type, "members") && strcmp(type, "queue") && strcmp(type, "job") &&
-	    strcmp(type, "acct")) {
+	if (!leader && !table[t].local) {
 		char msgbuf[200];
 		json_t *r;
 
 		/* a client's write goes on to the leader; an agent finds the
 		 * leader itself (it must talk to it directly) */
-		if (strcmp(type, "register") && strcmp(type, "finished") &&
-		    strcmp(type, "gpu_failed") && cn->node < 0 && !ctld_forward(cn, msg))
+		if (table[t].access != A_AGENT && table[t].access != A_NODE && cn->node < 0 &&
+		    !forward(cn, msg))
 			return;
 
 		snprintf(msgbuf, sizeof(msgbuf), "%s is not the leading controller%s%s",
