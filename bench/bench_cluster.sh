@@ -18,44 +18,14 @@ el() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.3f", b-a}'; }
 div() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.1f", a/b}'; }
 median() { sort -g | awk '{a[NR]=$1} END{ if (NR%2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2 }'; }
 
-start() {
-	rm -rf "$T/state"
-	cat >"$T/slurm.conf" <<CONF
-ClusterName=bench
-SlurmctldHost=localhost(127.0.0.1)
-SlurmctldPort=$PORT
-StateSaveLocation=$T/state
-SlurmdSpoolDir=$T/spool
-DisableRootJobs=NO
-SlurmctldDebug=error
-SlurmdDebug=error
-NodeName=node[1-16] CPUs=8 RealMemory=16000 Gres=gpu:mi300x:8
-PartitionName=batch Nodes=ALL Default=YES MaxTime=INFINITE
-CONF
-	"$BUILD/src/ctld/spurctld" -f "$T/slurm.conf" -L "$T/ctld.log" &
-	echo $! >"$T/ctld.pid"
-	for i in $(seq 1 16); do
-		"$BUILD/src/agent/spurd" -f "$T/slurm.conf" -N "node$i" -L "$T/d$i.log" &
-		echo $! >"$T/d$i.pid"
-	done
-	until [ "$(sinfo -h -N 2>/dev/null | grep -c idle)" -eq 16 ]; do
-		kill -0 "$(cat "$T/ctld.pid")" 2>/dev/null || { echo "spurctld failed:" >&2; cat "$T/ctld.log" >&2; exit 1; }
-		sleep 0.1
-	done
-}
-
-stop() {
-	kill $(cat "$T"/*.pid) 2>/dev/null || true
-	wait 2>/dev/null || true
-	rm -f "$T"/*.pid
-}
+. "$(dirname "$0")/cluster.sh"
 
 echo "host_cpus: $(nproc)"
 echo "sim_nodes: 16 x 8 CPUs, gpu:mi300x:8"
 cd "$T"
 subs=() drains=()
 for r in $(seq 1 "$RUNS"); do
-	start
+	start_cluster 16
 	t0=$(now)
 	for i in $(seq 1 "$N"); do sbatch --parsable -o /dev/null --wrap=true >/dev/null; done
 	t1=$(now)
@@ -64,13 +34,13 @@ for r in $(seq 1 "$RUNS"); do
 	echo "submit_loop_run$r: submit=$(el "$t0" "$t1")s drain=$(el "$t0" "$t2")s jobs=$N"
 	subs+=("$(div "$N" "$(el "$t0" "$t1")")")
 	drains+=("$(div "$N" "$(el "$t0" "$t2")")")
-	stop
+	stop_cluster
 done
 echo "submit_jobs_per_s: $(printf '%s\n' "${subs[@]}" | median) (median of $RUNS)"
 echo "drain_jobs_per_s: $(printf '%s\n' "${drains[@]}" | median) (median of $RUNS)"
 
 for q in 1000 100000; do
-	start
+	start_cluster 16
 	sbatch --hold --array=0-$((q - 1)) -o /dev/null --wrap=true >/dev/null
 	[ "$(squeue -h -o %i | wc -l)" -eq "$q" ] || { echo "queue is not $q long" >&2; exit 1; }
 	ts=()
@@ -81,5 +51,5 @@ for q in 1000 100000; do
 		ts+=("$(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.1f", (b-a)*1000}')")
 	done
 	echo "squeue_ms_$q: $(printf '%s\n' "${ts[@]}" | median) (median of 5)"
-	stop
+	stop_cluster
 done

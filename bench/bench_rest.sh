@@ -16,27 +16,10 @@ PORT=$((10000 + $$ % 10000))
 RP=$((PORT + 7))
 export SLURM_CONF="$T/slurm.conf" PATH="$BUILD/src/cli:$PATH"
 trap 'kill $(cat "$T"/*.pid 2>/dev/null) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$T"' EXIT
-cat >"$T/slurm.conf" <<CONF
-ClusterName=bench
-SlurmctldHost=localhost(127.0.0.1)
-SlurmctldPort=$PORT
-StateSaveLocation=$T/state
-SlurmdSpoolDir=$T/spool
-DisableRootJobs=NO
-SlurmctldDebug=error
-SlurmdDebug=error
-NodeName=node[1-4] CPUs=8 RealMemory=16000 Gres=gpu:mi300x:8
-PartitionName=batch Nodes=ALL Default=YES MaxTime=INFINITE
-CONF
-"$BUILD/src/ctld/spurctld" -f "$T/slurm.conf" -L "$T/ctld.log" &
-echo $! >"$T/ctld.pid"
-for i in 1 2 3 4; do
-	"$BUILD/src/agent/spurd" -f "$T/slurm.conf" -N "node$i" -L "$T/d$i.log" &
-	echo $! >"$T/d$i.pid"
-done
+. "$(dirname "$0")/cluster.sh"
+start_cluster 4
 "$BUILD/src/rest/spurrestd" -f "$T/slurm.conf" -p "$RP" -L "$T/rest.log" &
 echo $! >"$T/rest.pid"
-until [ "$(sinfo -h -N 2>/dev/null | grep -c idle)" -eq 4 ]; do sleep 0.1; done
 cd "$T"
 tok=$(scontrol token lifespan=3600 | sed -n 's/^SLURM_JWT=//p')
 t0=$(date +%s.%N)
