@@ -135,6 +135,8 @@ bool ctld_raft_ready(const struct ctld *c);
  * environment by the process that saw it fill, across its restart). */
 #define CTLD_RAFT_DISCARD_ENV "SPUR_RAFT_DISCARD"
 void ctld_raft_prepare(const char *state_dir, unsigned segment_kb);
+/* Less room in the state folder than two log segments. */
+bool ctld_raft_no_room(const char *state_dir, unsigned segment_kb);
 /* The state folder ran out of room since start: the log on disk may have a
  * hole (libraft 0.15 goes on after a failed write, canonical/raft#450). */
 bool ctld_raft_disk_was_full(const struct ctld *c);

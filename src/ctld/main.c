@@ -182,6 +182,20 @@ static void close_handle(uv_handle_t *h, void *arg)
 		uv_close(h, NULL);
 }
 
+/* Start this program again at once, under its own name (an exec of
+ * /proc/self/exe would be called "exe" by ps and pkill); every descriptor is
+ * close-on-exec. Returns only if the exec failed. */
+static void restart(char **argv)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n > 0)
+		self[n] = '\0';
+	execv(n > 0 ? self : "/proc/self/exe", argv);
+	fprintf(stderr, "spurctld: error: restart: %s\n", strerror(errno));
+}
+
 /* Release everything, so that leak checkers see a clean exit. */
 static void teardown(struct ctld *c)
 {
@@ -458,6 +472,17 @@ int main(int argc, char **argv)
 			     listen_at.port, &err) ||
 	    ctld_raft_open(&c, &ropts, &err)) {
 		spur_error_log("%s", err.msg);
+		if (ctld_raft_no_room(c.state_dir, ropts.segment_kb)) {
+			/* the folder filled up between the check for room and
+			 * the opening of the log (or the accounting database):
+			 * wait for room again, as a controller started on a full
+			 * disk does, rather than exit */
+			spur_warn("state folder %s: no room to open the log; starting again once "
+				  "there is",
+				  c.state_dir);
+			setenv(CTLD_RAFT_DISCARD_ENV, "1", 1);
+			restart(argv);
+		}
 		fprintf(stderr, "spurctld: error: %s\n", err.msg);
 		goto out_raft;
 	}
@@ -473,18 +498,10 @@ int main(int argc, char **argv)
 		/* this process's state ran ahead of the log, or it lost the
 		 * leadership: start again from the log at once, as after a kill
 		 * -9 (what is on disk is all the log holds; libraft 0.15 can
-		 * crash closing a deposed leader with requests in flight), and
-		 * under its own name (an exec of /proc/self/exe would be called
-		 * "exe" by ps and pkill); every descriptor is close-on-exec */
-		char self[4096];
-		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
+		 * crash closing a deposed leader with requests in flight) */
 		if (ctld_raft_disk_was_full(&c))
 			setenv(CTLD_RAFT_DISCARD_ENV, "1", 1);
-		if (n > 0)
-			self[n] = '\0';
-		execv(n > 0 ? self : "/proc/self/exe", argv);
-		fprintf(stderr, "spurctld: error: restart: %s\n", strerror(errno));
+		restart(argv);
 		c.failed = true;
 	}
 	c.stopping = true;

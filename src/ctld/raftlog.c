@@ -249,6 +249,11 @@ static void discard_log(const char *state)
 		  state, n);
 }
 
+bool ctld_raft_no_room(const char *state_dir, unsigned segment_kb)
+{
+	return free_bytes(state_dir) < 2 * segment_bytes(segment_kb);
+}
+
 void ctld_raft_prepare(const char *state_dir, unsigned segment_kb)
 {
 	wait_for_room(state_dir, segment_bytes(segment_kb));
@@ -382,7 +387,7 @@ int ctld_raft_open(struct ctld *c, const struct ctld_raft_opts *o, struct spur_e
 	if ((rc = raft_init(&r->raft, &r->io, &r->fsm, o->id, r->address))) {
 		raft_uv_close(&r->io);
 		ctld_raft_auth_free(r->transport);
-		return raft_fail(err, "init", rc, NULL);
+		return raft_fail(err, "init", rc, r->io.errmsg);
 	}
 	r->inited = true;
 	r->raft.data = c;

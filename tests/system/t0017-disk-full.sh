@@ -64,4 +64,17 @@ check "ctl3 follows once there is room" wait_until 20 follows 3
 cat hist1.jsonl hist2.jsonl >hist.jsonl
 check "the history holds after the leader's disk filled" python3 "$HC" check hist.jsonl runs
 check "all three converge" converged 1 2 3
+
+# --- the disk fills up after ctl3 looked for room but before it opened its
+# log (a restart just as it filled): it waits for room, it does not exit
+kill_ctl 3
+fill
+LD_PRELOAD="$BUILD/tests/system/room_once.so" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+	start_ctl 3
+check "a controller that cannot open its log on a full disk waits for room" \
+	wait_until 10 grep -q "no room to open the log" ctl3.log
+check "... and has not exited" kill -0 "$(cat ctl3.pid)"
+rm -f small/fill
+check "... then follows once there is room" wait_until 20 follows 3
+check "all three converge after it" converged 1 2 3
 finish
