@@ -476,11 +476,12 @@ int main(int argc, char **argv)
 			/* the folder filled up between the check for room and
 			 * the opening of the log (or the accounting database):
 			 * wait for room again, as a controller started on a full
-			 * disk does, rather than exit */
+			 * disk does, rather than exit. Nothing was written, so
+			 * the log stays: entries this voter acknowledged must
+			 * not go (a log is discarded only after failed writes) */
 			spur_warn("state folder %s: no room to open the log; starting again once "
 				  "there is",
 				  c.state_dir);
-			setenv(CTLD_RAFT_DISCARD_ENV, "1", 1);
 			restart(argv);
 		}
 		fprintf(stderr, "spurctld: error: %s\n", err.msg);

@@ -76,5 +76,8 @@ check "a controller that cannot open its log on a full disk waits for room" \
 check "... and has not exited" kill -0 "$(cat ctl3.pid)"
 rm -f small/fill
 check "... then follows once there is room" wait_until 20 follows 3
+# it wrote nothing while it could not open the log: the log stays
+kept_log() { ! sed -n '/no room to open the log/,$p' ctl3.log | grep -q discarded; }
+check "... and keeps its log" kept_log
 check "all three converge after it" converged 1 2 3
 finish
