@@ -78,10 +78,9 @@ static int show_job(const char *prog, const char *id)
 	struct spur_error err;
 	json_t *reply = cli_call(json_pack("{s:s,s:i}", "type", "job", "job_id", atoi(id)), &err);
 	const json_t *j;
-	char rt[32], lim[32], sub[32], st[32], en[32], first[256] = "";
+	char rt[32], lim[32], sub[32], st[32], en[32], first[256];
 	int64_t now, start, limit;
 	const char *state, *nodelist, *out;
-	struct spur_hostlist *hl;
 
 	if (!reply) {
 		cli_error(prog, "%s", err.msg);
@@ -102,10 +101,7 @@ static int show_job(const char *prog, const char *id)
 	stamp(spur_json_int(j, "submit_time", 0), sub, sizeof(sub));
 	stamp(start, st, sizeof(st));
 	stamp(spur_json_int(j, "end_time", 0), en, sizeof(en));
-	hl = *nodelist ? spur_hostlist_from_expr(nodelist, NULL) : NULL;
-	if (hl && spur_hostlist_count(hl))
-		snprintf(first, sizeof(first), "%s", spur_hostlist_nth(hl, 0));
-	spur_hostlist_destroy(hl);
+	spur_hostlist_first(nodelist, first, sizeof(first));
 	out = spur_json_str(j, "output", "");
 	printf("JobId=%" JSON_INTEGER_FORMAT " JobName=%s\n", (json_int_t)spur_json_int(j, "job_id", 0),
 	       spur_json_str(j, "name", ""));

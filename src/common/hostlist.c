@@ -48,6 +48,14 @@ const char *spur_hostlist_nth(const struct spur_hostlist *hl, size_t i)
 	return hl && i < hl->n ? hl->names[i] : NULL;
 }
 
+void spur_hostlist_first(const char *expr, char *buf, size_t len)
+{
+	struct spur_hostlist *hl = expr && *expr ? spur_hostlist_from_expr(expr, NULL) : NULL;
+
+	snprintf(buf, len, "%s", spur_hostlist_count(hl) ? spur_hostlist_nth(hl, 0) : "");
+	spur_hostlist_destroy(hl);
+}
+
 long spur_hostlist_find(const struct spur_hostlist *hl, const char *name)
 {
 	for (size_t i = 0; hl && i < hl->n; i++)

@@ -37,6 +37,10 @@ size_t spur_hostlist_count(const struct spur_hostlist *hl);
 /* Borrowed; valid until the list changes. NULL when i is out of range. */
 const char *spur_hostlist_nth(const struct spur_hostlist *hl, size_t i);
 
+/* The first host expr names (a job's batch host), into buf; "" when expr
+ * is empty or not a host list. */
+void spur_hostlist_first(const char *expr, char *buf, size_t len);
+
 /* Index of the first `name`, or -1. */
 long spur_hostlist_find(const struct spur_hostlist *hl, const char *name);
 

@@ -140,16 +140,6 @@ static const char *exit_status(const char *state, int code)
 	return code ? "ERROR" : "SUCCESS";
 }
 
-/* The job's batch host (the first node of its allocation, where its
- * output is written: %N in a file name), or "" while it is pending. */
-static void batch_host(const json_t *j, char *buf, size_t len)
-{
-	struct spur_hostlist *hl = spur_hostlist_from_expr(spur_json_str(j, "nodelist", ""), NULL);
-
-	snprintf(buf, len, "%s", hl && spur_hostlist_count(hl) ? spur_hostlist_nth(hl, 0) : "");
-	spur_hostlist_destroy(hl);
-}
-
 /* Slurm's gres_detail: ["gpu:2(IDX:0,1)"] from the GPUs "0,1". */
 static json_t *gres_detail(const char *gpus)
 {
@@ -173,7 +163,9 @@ static json_t *job_info(const json_t *j)
 	json_t *o = json_object();
 	char out[4096], host[256];
 
-	batch_host(j, host, sizeof(host));
+	/* the batch host (the first node, where the output is written: %N
+	 * in its name), "" while it is pending */
+	spur_hostlist_first(spur_json_str(j, "nodelist", ""), host, sizeof(host));
 	spur_job_output_path(j, "output", *host ? host : "%N", spur_json_str(j, "workdir", "/"), out,
 			     sizeof(out));
 	json_object_set_new(o, "job_id", json_integer(spur_json_int(j, "job_id", 0)));
@@ -815,7 +807,7 @@ static void output_tail(const struct rest_backend *be, const struct rest_request
 		return;
 	}
 	j = json_object_get(r, "job");
-	batch_host(j, host, sizeof(host));
+	spur_hostlist_first(spur_json_str(j, "nodelist", ""), host, sizeof(host));
 	spur_job_output_path(j, "output", host, spur_json_str(j, "workdir", "/"), path, sizeof(path));
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode) ||

@@ -232,12 +232,30 @@ static void test_alloc_failures(void **state)
 	spur_hostlist_destroy(hl);
 }
 
+/* a job's batch host: the first name, "" when there is none */
+static void test_first(void **state)
+{
+	char b[16];
+
+	(void)state;
+	spur_hostlist_first("mi[07-09],h1", b, sizeof(b));
+	assert_string_equal(b, "mi07");
+	spur_hostlist_first("", b, sizeof(b));
+	assert_string_equal(b, "");
+	spur_hostlist_first(NULL, b, sizeof(b));
+	assert_string_equal(b, "");
+	spur_hostlist_first("n[3-", b, sizeof(b));
+	assert_string_equal(b, "");
+	spur_hostlist_first("averyveryverylongname", b, sizeof(b));
+	assert_string_equal(b, "averyveryverylo");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_expand),	   cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_push_atomic), cmocka_unit_test(test_compress),
-		cmocka_unit_test(test_slurm_form),
+		cmocka_unit_test(test_slurm_form),  cmocka_unit_test(test_first),
 		cmocka_unit_test(test_roundtrip),  cmocka_unit_test(test_uniq_natural),
 		cmocka_unit_test(test_large),	   cmocka_unit_test(test_alloc_failures),
 	};
