@@ -385,9 +385,12 @@ int ctld_raft_open(struct ctld *c, const struct ctld_raft_opts *o, struct spur_e
 	if (o->segment_kb)
 		raft_uv_set_segment_size(&r->io, r->segment);
 	if ((rc = raft_init(&r->raft, &r->io, &r->fsm, o->id, r->address))) {
+		/* the message is the I/O's (no room, no rights): read before
+		 * it is closed */
+		rc = raft_fail(err, "init", rc, r->io.errmsg);
 		raft_uv_close(&r->io);
 		ctld_raft_auth_free(r->transport);
-		return raft_fail(err, "init", rc, r->io.errmsg);
+		return rc;
 	}
 	r->inited = true;
 	r->raft.data = c;
