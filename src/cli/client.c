@@ -44,6 +44,7 @@ static char key_path[4096];
 static long slurm_user_uid = -1;
 static char *own_token;
 static int64_t own_token_until; /* re-signed a minute before it ends */
+#define OWN_TOKEN_S 300
 
 /* $SPUR_CTLD (host:port[,host:port...]) wins; else every SlurmctldHost of
  * the config, in order. $SPUR_MESSAGE_TIMEOUT (seconds) overrides
@@ -134,21 +135,22 @@ static const char *auth_for(int fd)
 	socklen_t len = sizeof(ss);
 	struct spur_auth_key key;
 	struct passwd *pw;
+	int64_t now = (int64_t)time(NULL);
 
 	if (getenv("SLURM_JWT") && *getenv("SLURM_JWT"))
 		return getenv("SLURM_JWT");
 	if (getsockname(fd, (struct sockaddr *)&ss, &len) || ss.ss_family == AF_UNIX)
 		return NULL;
-	if (own_token && (int64_t)time(NULL) >= own_token_until) {
+	if (own_token && now >= own_token_until) {
 		/* a long salloc or srun outlives one token */
 		free(own_token);
 		own_token = NULL;
 	}
 	if (!own_token && *key_path && (pw = getpwuid(geteuid())) &&
 	    !spur_auth_key_load(key_path, false, &key, NULL)) {
-		own_token = spur_token_sign(&key, pw->pw_name, SPUR_ROLE_USER, NULL,
-					    (int64_t)time(NULL), 300, NULL);
-		own_token_until = (int64_t)time(NULL) + 240;
+		own_token = spur_token_sign(&key, pw->pw_name, SPUR_ROLE_USER, NULL, now,
+					    OWN_TOKEN_S, NULL);
+		own_token_until = now + OWN_TOKEN_S - 60;
 		memset(&key, 0, sizeof(key));
 	}
 	return own_token;
