@@ -12,13 +12,13 @@ RUNS=${RUNS:-3}
 T=$(mktemp -d /tmp/spur-bench.XXXXXX)
 PORT=$((10000 + $$ % 10000)) # below the ephemeral range
 export SLURM_CONF="$T/slurm.conf" PATH="$BUILD/src/cli:$PATH"
-trap 'kill $(cat "$T"/*.pid 2>/dev/null) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$T"' EXIT
 now() { date +%s.%N; }
 el() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.3f", b-a}'; }
 div() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.1f", a/b}'; }
 median() { sort -g | awk '{a[NR]=$1} END{ if (NR%2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2 }'; }
 
 . "$(dirname "$0")/cluster.sh"
+trap 'stop_cluster; rm -rf "$T"' EXIT
 
 echo "host_cpus: $(nproc)"
 echo "sim_nodes: 16 x 8 CPUs, gpu:mi300x:8"

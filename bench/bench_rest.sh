@@ -15,8 +15,8 @@ T=$(mktemp -d /tmp/spur-bench.XXXXXX)
 PORT=$((10000 + $$ % 10000))
 RP=$((PORT + 7))
 export SLURM_CONF="$T/slurm.conf" PATH="$BUILD/src/cli:$PATH"
-trap 'kill $(cat "$T"/*.pid 2>/dev/null) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$T"' EXIT
 . "$(dirname "$0")/cluster.sh"
+trap 'stop_cluster; rm -rf "$T"' EXIT
 start_cluster 4
 "$BUILD/src/rest/spurrestd" -f "$T/slurm.conf" -p "$RP" -L "$T/rest.log" &
 echo $! >"$T/rest.pid"

@@ -28,8 +28,8 @@ CONF
 	done
 }
 
-stop_cluster() {
-	kill $(cat "$T"/*.pid) 2>/dev/null || true
+stop_cluster() { # every daemon with a pid file in $T
+	kill $(cat "$T"/*.pid 2>/dev/null) 2>/dev/null || true
 	wait 2>/dev/null || true
 	rm -f "$T"/*.pid
 }
