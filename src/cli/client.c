@@ -160,6 +160,8 @@ static const char *auth_for(int fd)
  * to MessageTimeout seconds (a controller restarting, a failover), as
  * Slurm's commands do. Only the connection is retried: nothing was sent, so
  * no request can be made twice. */
+static unsigned timeout_s = 10; /* MessageTimeout, once cli_connect has read it */
+
 int cli_connect(struct spur_error *err)
 {
 	struct ctld_addrs a;
@@ -168,6 +170,7 @@ int cli_connect(struct spur_error *err)
 
 	if (rc)
 		return rc;
+	timeout_s = a.timeout_s;
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
 		for (size_t i = 0; i < a.n; i++) {
@@ -198,13 +201,9 @@ json_t *cli_request_raw(int fd, json_t *req, int timeout_ms, struct spur_error *
 	return reply;
 }
 
-json_t *cli_request(int fd, json_t *req, int timeout_ms, struct spur_error *err)
+json_t *cli_reply(json_t *reply, struct spur_error *err)
 {
-	json_t *reply = cli_request_raw(fd, req, timeout_ms, err);
-
-	if (!reply)
-		return NULL;
-	if (!strcmp(spur_json_str(reply, "type", ""), "error")) {
+	if (reply && !strcmp(spur_json_str(reply, "type", ""), "error")) {
 		const char *detail = spur_json_str(reply, "detail", NULL);
 
 		/* a detail line comes first, as Slurm's commands print it */
@@ -218,19 +217,50 @@ json_t *cli_request(int fd, json_t *req, int timeout_ms, struct spur_error *err)
 	return reply;
 }
 
+json_t *cli_request(int fd, json_t *req, int timeout_ms, struct spur_error *err)
+{
+	return cli_reply(cli_request_raw(fd, req, timeout_ms, err), err);
+}
+
+int cli_send(json_t *req, int timeout_ms, json_t **reply, struct spur_error *err)
+{
+	struct timespec start, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		int fd = cli_connect(err);
+
+		*reply = NULL;
+		if (fd < 0)
+			return fd;
+		*reply = cli_request_raw(fd, req, timeout_ms, err);
+		if (!*reply || spur_json_int(*reply, "code", 0) != SPUR_ERETRY)
+			return fd;
+		close(fd);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - start.tv_sec >= (time_t)timeout_s) {
+			spur_error_set(err, SPUR_ERETRY, "%s",
+				       spur_json_str(*reply, "message", "try again"));
+			json_decref(*reply);
+			*reply = NULL;
+			return SPUR_ERETRY;
+		}
+		json_decref(*reply);
+		/* the leadership moves within an election: poll at 10 Hz */
+		nanosleep(&(struct timespec){ .tv_nsec = 100 * 1000 * 1000 }, NULL);
+	}
+}
+
 json_t *cli_call(json_t *req, struct spur_error *err)
 {
-	int fd = cli_connect(err);
 	json_t *reply;
+	int fd = cli_send(req, 30000, &reply, err);
 
-	if (fd < 0) {
-		json_decref(req);
-		return NULL;
-	}
-	reply = cli_request(fd, req, 30000, err);
 	json_decref(req);
+	if (fd < 0)
+		return NULL;
 	close(fd);
-	return reply;
+	return cli_reply(reply, err);
 }
 
 int cli_each_job(const char *prog, int argc, char **argv, const char *type, bool admin,

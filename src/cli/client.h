@@ -18,6 +18,15 @@ json_t *cli_request(int fd, json_t *req, int timeout_ms, struct spur_error *err)
 /* The same, but any reply comes back, an "error" one included (NULL only
  * when the connection failed). */
 json_t *cli_request_raw(int fd, json_t *req, int timeout_ms, struct spur_error *err);
+/* An "error" reply (stolen) becomes NULL with its message in err; any
+ * other comes back. */
+json_t *cli_reply(json_t *reply, struct spur_error *err);
+/* Connect and send req (borrowed); a controller that turned it down before
+ * doing anything (SPUR_ERETRY: its disk is full, leadership is moving) is
+ * asked again, connection and all, for up to MessageTimeout. The
+ * connection's fd with *reply the reply as it came (cli_request_raw), or a
+ * negative error. */
+int cli_send(json_t *req, int timeout_ms, json_t **reply, struct spur_error *err);
 /* Says why the request for job id failed, in the command's words. */
 typedef void (*cli_job_fail_f)(const char *prog, long id, const char *why);
 

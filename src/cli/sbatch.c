@@ -455,15 +455,13 @@ int cli_sbatch_main(const char *prog, int argc, char **argv)
 						 spur_json_int(sb.job, "nodes", 1)));
 	json_object_set_new(sb.job, "script", json_string(script));
 	req = json_pack("{s:s,s:O,s:b}", "type", "submit", "job", sb.job, "wait", sb.wait);
-	fd = cli_connect(&err);
+	fd = cli_send(req, 30000, &reply, &err);
+	json_decref(req);
 	if (fd < 0) {
-		json_decref(req);
 		fprintf(stderr, "sbatch: error: Batch job submission failed: %s\n", err.msg);
 		goto out;
 	}
-	reply = cli_request(fd, req, 30000, &err);
-	json_decref(req);
-	if (!reply) {
+	if (!(reply = cli_reply(reply, &err))) {
 		fprintf(stderr, "sbatch: error: Batch job submission failed: %s\n", err.msg);
 		close(fd);
 		goto out;

@@ -18,7 +18,8 @@
 	X(UNSUPP, "not supported")                         \
 	X(PERM, "permission denied")                       \
 	X(AGAIN, "try again")                              \
-	X(STATE, "invalid state")
+	X(STATE, "invalid state")                          \
+	X(RETRY, "not done: send it again")
 
 enum spur_errno {
 	SPUR_OK = 0,

@@ -65,6 +65,7 @@ struct ctld {
 	bool stopping;
 	bool signaled; /* SIGTERM/SIGINT: stop, even when a restart was due */
 	bool failed;
+	char **argv; /* this program's arguments: ctld_restart_now() */
 	struct { /* since this process started: sdiag, /metrics */
 		uint64_t submitted, cycles, cycle_us_last, cycle_us_max, cycle_us_total;
 		int64_t started_at;
@@ -130,6 +131,10 @@ int ctld_raft_change(struct ctld *c, bool add, unsigned long long id, const char
 int ctld_raft_propose(struct ctld *c, json_t *op, struct ctld_conn *cn, json_t *reply,
 		      struct spur_error *err);
 bool ctld_raft_ready(const struct ctld *c);
+/* 0 when the state folder has room for the log's next writes; else
+ * SPUR_ERETRY: it is full, and this controller (leading) hands leadership
+ * over. Nothing may be applied that cannot be written. */
+int ctld_raft_room(struct ctld *c, struct spur_error *err);
 /* Before the log is opened: wait until the state folder has room for two
  * segments, and discard a log written while the disk was full (set in the
  * environment by the process that saw it fill, across its restart). */
@@ -177,6 +182,9 @@ void put_env_int(json_t *env, const char *name, long long v);
 
 /* main.c: the core as configured, every node drained until it registers */
 int ctld_build_core(struct ctld *c, struct spur_error *err);
+/* Start this program again from the log at once, as after a kill -9 (its
+ * state may be ahead of the log); returns only if that failed. */
+void ctld_restart_now(struct ctld *c);
 
 /* forward.c: a follower sends a client's request (borrowed) to the leader
  * over a pipe that this connection keeps; -1 when no leader is known. */

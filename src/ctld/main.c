@@ -196,6 +196,13 @@ static void restart(char **argv)
 	fprintf(stderr, "spurctld: error: restart: %s\n", strerror(errno));
 }
 
+void ctld_restart_now(struct ctld *c)
+{
+	if (ctld_raft_disk_was_full(c))
+		setenv(CTLD_RAFT_DISCARD_ENV, "1", 1);
+	restart(c->argv);
+}
+
 /* Release everything, so that leak checkers see a clean exit. */
 static void teardown(struct ctld *c)
 {
@@ -453,6 +460,7 @@ int main(int argc, char **argv)
 	if (getenv("SPUR_ELECTION_MS"))
 		ropts.election_ms = (unsigned)strtoul(getenv("SPUR_ELECTION_MS"), NULL, 10);
 	c.loop = uv_default_loop();
+	c.argv = argv;
 	c.next_id = c.conf->first_job_id ? c.conf->first_job_id : 1;
 	c.stats.started_at = (int64_t)time(NULL);
 	c.state_dir = (char *)(state ? state : c.conf->state_dir);
@@ -500,9 +508,7 @@ int main(int argc, char **argv)
 		 * leadership: start again from the log at once, as after a kill
 		 * -9 (what is on disk is all the log holds; libraft 0.15 can
 		 * crash closing a deposed leader with requests in flight) */
-		if (ctld_raft_disk_was_full(&c))
-			setenv(CTLD_RAFT_DISCARD_ENV, "1", 1);
-		restart(argv);
+		ctld_restart_now(&c);
 		c.failed = true;
 	}
 	c.stopping = true;

@@ -834,8 +834,10 @@ int ctld_apply(struct ctld *c, json_t *op, bool replay, struct spur_error *err)
 int ctld_commit(struct ctld *c, json_t *op, struct ctld_conn *cn, json_t *reply,
 		struct spur_error *err)
 {
-	int rc = ctld_apply(c, op, false, err);
+	int rc = ctld_raft_room(c, err);
 
+	if (!rc)
+		rc = ctld_apply(c, op, false, err);
 	if (rc) {
 		json_decref(reply);
 		return rc;
@@ -1019,6 +1021,10 @@ int ctld_run_cycle(struct ctld *c)
 	int64_t wake = ev.time + 60;
 	uint64_t t0 = uv_hrtime(), us;
 
+	/* a start that cannot be logged is not made (the full disk's leader
+	 * is handing over; the next leader schedules) */
+	if (ctld_raft_room(c, NULL))
+		return 0;
 	if (sched_step(c->sched, &ev, &acts, &err)) {
 		spur_error_log("scheduling cycle: %s", err.msg);
 		return err.code;

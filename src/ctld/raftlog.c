@@ -44,8 +44,14 @@ struct ctld_raft {
 	unsigned ticks;	     /* polls since the last once-a-second work */
 	size_t segment;	     /* log segment size: what an append may need */
 	bool disk_full;	     /* the state folder had no room for a segment */
+	uint64_t full_at;    /* when that was seen (the loop's ms) */
 	ctld_ready_fn on_ready;
 };
+
+/* what a write is refused with while the state folder is full */
+#define NO_ROOM                                                                        \
+	"the leading controller's state folder is full: leadership moves to another " \
+	"controller; try again"
 
 /* A membership change asked by a client: answered when it is done. */
 struct change {
@@ -268,30 +274,73 @@ static void on_transfer(struct raft_transfer *t)
 	free(t);
 }
 
+/* A full leader that cannot hand leadership over stops leading: it starts
+ * again from its log, as a follower waiting for room, and the others elect
+ * a leader among themselves. */
+static void step_down(struct ctld *c, const char *why)
+{
+	spur_warn("state folder %s is full and %s: restarting as a follower", c->state_dir, why);
+	c->restart = true;
+	uv_stop(c->loop);
+}
+
+/* The state folder has less room than two log segments: say so once and,
+ * leading, hand leadership over (the others can still commit). */
+static void disk_filled(struct ctld *c, unsigned long long avail)
+{
+	struct ctld_raft *r = c->raft;
+
+	if (r->disk_full)
+		return;
+	r->disk_full = true;
+	r->full_at = uv_now(c->loop);
+	spur_error_log("state folder %s: %llu bytes free, less than two log segments: %s",
+		       c->state_dir, avail,
+		       raft_state(&r->raft) == RAFT_LEADER
+			       ? "handing leadership to another controller"
+			       : "this controller stops storing the log until there is room");
+	if (raft_state(&r->raft) == RAFT_LEADER && ctld_raft_transfer(c, 0, NULL))
+		step_down(c, "no controller to hand leadership to");
+}
+
+/* libraft 0.15 cannot survive a leader's failed write (it truncates its
+ * log and goes on leading from it: a crash soon after), so the leader
+ * writes nothing without room for it: what is written then goes into the
+ * segments libraft has already made. */
+int ctld_raft_room(struct ctld *c, struct spur_error *err)
+{
+	unsigned long long avail;
+
+	if (!c->raft)
+		return 0;
+	if ((avail = free_bytes(c->state_dir)) >= 2 * c->raft->segment)
+		return c->raft->disk_full ? spur_error_set(err, SPUR_ERETRY, "%s", NO_ROOM) : 0;
+	disk_filled(c, avail);
+	return spur_error_set(err, SPUR_ERETRY, "%s", NO_ROOM);
+}
+
 /* Every second: room for the log? libraft's writer stops for good at the
  * first ENOSPC, so a controller whose folder fills up hands leadership
- * over (the others can still commit) and, once there is room again,
- * starts again from its log to write again and catch up. */
+ * over and, once there is room again, starts again from its log to write
+ * again and catch up. */
 static bool disk_check(struct ctld *c)
 {
 	struct ctld_raft *r = c->raft;
 	unsigned long long avail = free_bytes(c->state_dir);
 
-	if (avail < 2 * r->segment && !r->disk_full) {
-		r->disk_full = true;
-		spur_error_log("state folder %s: %llu bytes free, less than two log segments: "
-			       "%s",
-			       c->state_dir, avail,
-			       raft_state(&r->raft) == RAFT_LEADER
-				       ? "handing leadership to another controller"
-				       : "this controller stops storing the log until there is room");
-		if (raft_state(&r->raft) == RAFT_LEADER)
-			ctld_raft_transfer(c, 0, NULL);
+	if (avail < 2 * r->segment) {
+		disk_filled(c, avail);
 	} else if (avail >= 4 * r->segment && r->disk_full) {
 		spur_warn("state folder %s: room again (%llu bytes free); restarting from the log",
 			  c->state_dir, avail);
 		c->restart = true;
 		uv_stop(c->loop);
+		return true;
+	}
+	/* a hand-over takes an election timeout or two */
+	if (r->disk_full && raft_state(&r->raft) == RAFT_LEADER &&
+	    uv_now(c->loop) - r->full_at >= 1000) {
+		step_down(c, "this controller still leads a second after handing over");
 		return true;
 	}
 	return false;
@@ -331,7 +380,7 @@ static void on_poll(uv_timer_t *t)
 		ctld_acct_batch(c, false);
 		ctld_acct_batch(c, true);
 	}
-	if (raft_state(&c->raft->raft) != RAFT_LEADER)
+	if (raft_state(&c->raft->raft) != RAFT_LEADER || ctld_raft_room(c, NULL))
 		return;
 	req = calloc(1, sizeof(*req));
 	if (!req)
@@ -454,13 +503,28 @@ static void on_applied(struct raft_apply *req, int status, void *result)
 	} else if (status) {
 		/* applied here but not committed: this process's state is now
 		 * ahead of the log, so it starts again from the log */
+		bool write_failed = status != RAFT_LEADERSHIPLOST && status != RAFT_SHUTDOWN &&
+				    status != RAFT_NOTLEADER;
+
 		spur_error_log("operation %s not committed: %s; restarting from the log",
-			       spur_json_str(p->op, "op", "?"), raft_strerror(status));
+			       spur_json_str(p->op, "op", "?"),
+			       status == RAFT_NOSPACE ? "no space left on the disk"
+						      : raft_strerror(status));
 		if (p->cn)
 			ctld_conn_send(p->cn, json_pack("{s:s,s:i,s:s}", "type", "error", "code",
 							SPUR_EIO, "message",
 							"Unable to contact slurm controller (not committed)"));
 		json_decref(p->reply);
+		if (write_failed) {
+			/* this leader's own write failed: libraft 0.15 goes on
+			 * from a truncated log and soon crashes, so start again
+			 * now, before it does (the log may have a hole when the
+			 * disk filled: it is discarded then) */
+			if (status == RAFT_NOSPACE ||
+			    free_bytes(c->state_dir) < 2 * c->raft->segment)
+				c->raft->disk_full = true;
+			ctld_restart_now(c);
+		}
 		c->restart = true;
 		uv_stop(c->loop);
 	} else {
@@ -614,6 +678,10 @@ int ctld_raft_change(struct ctld *c, bool add, unsigned long long id, const char
 
 	if (!ch)
 		return spur_error_set(err, SPUR_ENOMEM, "out of memory");
+	if ((rc = ctld_raft_room(c, err))) {
+		free(ch);
+		return rc;
+	}
 	ch->c = c;
 	ch->cn = cn;
 	ch->id = id;

@@ -107,7 +107,7 @@ static void fail_backend(struct rest_response *rs, const struct rest_request *rq
 		status = 403, number = 2002, what = "Access/permission denied";
 	} else if (strstr(err->msg, "Invalid job id")) {
 		status = 404, number = 2017, what = "Invalid job id specified";
-	} else if (err->code == SPUR_EIO || err->code == SPUR_EAGAIN) {
+	} else if (err->code == SPUR_EIO || err->code == SPUR_EAGAIN || err->code == SPUR_ERETRY) {
 		status = 503, number = 1001, what = "Unable to contact slurm controller";
 	}
 	fail(rs, rq, status, number, what, err->msg);

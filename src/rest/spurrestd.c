@@ -33,11 +33,8 @@ static json_t *ctld_call(void *ctx, json_t *req, struct spur_error *err)
 
 	(void)ctx;
 	pthread_mutex_lock(&backend_lock);
-	fd = cli_connect(err);
-	if (fd >= 0) {
-		reply = cli_request_raw(fd, req, 30000, err);
+	if ((fd = cli_send(req, 30000, &reply, err)) >= 0)
 		close(fd);
-	}
 	pthread_mutex_unlock(&backend_lock);
 	json_decref(req);
 	if (reply && !strcmp(spur_json_str(reply, "type", ""), "error")) {

@@ -69,7 +69,7 @@ check "all three converge" converged 1 2 3
 # log (a restart just as it filled): it waits for room, it does not exit
 kill_ctl 3
 fill
-LD_PRELOAD="$BUILD/tests/system/room_once.so" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+ROOM_LIE=once LD_PRELOAD="$BUILD/tests/system/room_lie.so" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
 	start_ctl 3
 check "a controller that cannot open its log on a full disk waits for room" \
 	wait_until 10 grep -q "no room to open the log" ctl3.log
