@@ -156,12 +156,12 @@ static const char *auth_for(int fd)
 	return own_token;
 }
 
+static unsigned timeout_s = 10; /* MessageTimeout, once cli_connect has read it */
+
 /* Connect to the first controller that answers, trying each in turn for up
  * to MessageTimeout seconds (a controller restarting, a failover), as
  * Slurm's commands do. Only the connection is retried: nothing was sent, so
  * no request can be made twice. */
-static unsigned timeout_s = 10; /* MessageTimeout, once cli_connect has read it */
-
 int cli_connect(struct spur_error *err)
 {
 	struct ctld_addrs a;
