@@ -131,20 +131,16 @@ int ctld_raft_change(struct ctld *c, bool add, unsigned long long id, const char
 int ctld_raft_propose(struct ctld *c, json_t *op, struct ctld_conn *cn, json_t *reply,
 		      struct spur_error *err);
 bool ctld_raft_ready(const struct ctld *c);
-/* 0 when the state folder has room for the log's next writes; else
- * SPUR_ERETRY: it is full, and this controller (leading) hands leadership
- * over. Nothing may be applied that cannot be written. */
-int ctld_raft_room(struct ctld *c, struct spur_error *err);
+/* 0 when the state folder has room for the log's next writes and op's
+ * entry (borrowed, may be NULL); else SPUR_ERETRY: it is full, and this
+ * controller, leading others, hands leadership over. Nothing may be applied
+ * that cannot be written. */
+int ctld_raft_room(struct ctld *c, const json_t *op, struct spur_error *err);
 /* Before the log is opened: wait until the state folder has room for two
- * segments, and discard a log written while the disk was full (set in the
- * environment by the process that saw it fill, across its restart). */
-#define CTLD_RAFT_DISCARD_ENV "SPUR_RAFT_DISCARD"
+ * segments. */
 void ctld_raft_prepare(const char *state_dir, unsigned segment_kb);
 /* Less room in the state folder than two log segments. */
 bool ctld_raft_no_room(const char *state_dir, unsigned segment_kb);
-/* The state folder ran out of room since start: the log on disk may have a
- * hole (libraft 0.15 goes on after a failed write, canonical/raft#450). */
-bool ctld_raft_disk_was_full(const struct ctld *c);
 void ctld_raft_close(struct ctld *c);
 
 /* ops.c: applying operations */

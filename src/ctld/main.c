@@ -198,8 +198,6 @@ static void restart(char **argv)
 
 void ctld_restart_now(struct ctld *c)
 {
-	if (ctld_raft_disk_was_full(c))
-		setenv(CTLD_RAFT_DISCARD_ENV, "1", 1);
 	restart(c->argv);
 }
 

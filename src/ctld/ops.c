@@ -834,7 +834,7 @@ int ctld_apply(struct ctld *c, json_t *op, bool replay, struct spur_error *err)
 int ctld_commit(struct ctld *c, json_t *op, struct ctld_conn *cn, json_t *reply,
 		struct spur_error *err)
 {
-	int rc = ctld_raft_room(c, err);
+	int rc = ctld_raft_room(c, op, err);
 
 	if (!rc)
 		rc = ctld_apply(c, op, false, err);
@@ -1023,7 +1023,7 @@ int ctld_run_cycle(struct ctld *c)
 
 	/* a start that cannot be logged is not made (the full disk's leader
 	 * is handing over; the next leader schedules) */
-	if (ctld_raft_room(c, NULL))
+	if (ctld_raft_room(c, NULL, NULL))
 		return 0;
 	if (sched_step(c->sched, &ev, &acts, &err)) {
 		spur_error_log("scheduling cycle: %s", err.msg);

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <raft.h>
 #include <raft/uv.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -30,8 +31,12 @@
 #include <unistd.h>
 
 struct ctld_raft {
+	struct ctld *c;
 	struct raft raft;
 	struct raft_io io;
+	/* libraft's own append, called by guarded_append */
+	int (*append)(struct raft_io *io, struct raft_io_append *req,
+		      const struct raft_entry entries[], unsigned n, raft_io_append_cb cb);
 	struct raft_uv_transport *transport; /* libraft's TCP, proving the key */
 	struct raft_fsm fsm;
 	uv_timer_t poll;
@@ -52,6 +57,12 @@ struct ctld_raft {
 #define NO_ROOM                                                                        \
 	"the leading controller's state folder is full: leadership moves to another " \
 	"controller; try again"
+#define NO_ROOM_SOLO \
+	"the controller's state folder is full: nothing new is accepted until there is room; " \
+	"try again"
+
+/* The largest entry a client's request can make (a frame of the wire). */
+#define MAX_ENTRY ((unsigned long long)SPUR_WIRE_MAX_FRAME)
 
 /* A membership change asked by a client: answered when it is done. */
 struct change {
@@ -201,9 +212,24 @@ static unsigned long long free_bytes(const char *dir)
 	return statvfs(dir, &fs) ? ULLONG_MAX : (unsigned long long)fs.f_bavail * fs.f_frsize;
 }
 
-static size_t segment_bytes(unsigned segment_kb)
+/* The log's segment size: SPUR_RAFT_SEGMENT_KB when set, else libraft's
+ * 8 MiB, less on a small file system: libraft keeps three segments made
+ * ahead, and a controller wants two more free, so a segment is at most a
+ * sixteenth of the file system (in 64 KiB steps, at least 64 KiB). */
+static size_t segment_bytes(const char *dir, unsigned segment_kb)
 {
-	return segment_kb ? (size_t)segment_kb * 1024 : 8u << 20; /* libraft's default */
+	struct statvfs fs;
+	unsigned long long size, seg = 8u << 20; /* libraft's default */
+
+	if (segment_kb)
+		return (size_t)segment_kb * 1024;
+	if (!statvfs(dir, &fs)) {
+		size = (unsigned long long)fs.f_blocks * fs.f_frsize / 16;
+		size &= ~((64ull << 10) - 1);
+		if (size < seg)
+			seg = size < (64u << 10) ? 64u << 10 : size;
+	}
+	return (size_t)seg;
 }
 
 /* libraft cannot open its log on a full disk: a controller restarted for
@@ -227,51 +253,29 @@ static void wait_for_room(const char *dir, unsigned long long segment)
 		spur_info("state folder %s: room again, starting", dir);
 }
 
-/* Restarted after its disk filled up: libraft 0.15 goes on appending after
- * a failed write, so the log on disk may miss entries that later ones
- * follow (canonical/raft#450, fixed in later releases). The entries and
- * snapshots go; the term and vote (metadata1/2) stay, so this voter never
- * votes twice in a term; the leader sends the log again (or a snapshot). */
-static void discard_log(const char *state)
-{
-	char dir[4096], path[4400];
-	DIR *d;
-	struct dirent *e;
-	unsigned n = 0;
-
-	snprintf(dir, sizeof(dir), "%s/raft", state);
-	if (!(d = opendir(dir)))
-		return;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.' || !strncmp(e->d_name, "metadata", 8))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (!unlink(path))
-			n++;
-	}
-	closedir(d);
-	spur_warn("state folder %s: the log written while the disk was full may have holes: "
-		  "discarded %u files (term and vote kept); the leader sends the log again",
-		  state, n);
-}
-
 bool ctld_raft_no_room(const char *state_dir, unsigned segment_kb)
 {
-	return free_bytes(state_dir) < 2 * segment_bytes(segment_kb);
+	return free_bytes(state_dir) < 2 * segment_bytes(state_dir, segment_kb);
 }
 
 void ctld_raft_prepare(const char *state_dir, unsigned segment_kb)
 {
-	wait_for_room(state_dir, segment_bytes(segment_kb));
-	if (getenv(CTLD_RAFT_DISCARD_ENV)) {
-		discard_log(state_dir);
-		unsetenv(CTLD_RAFT_DISCARD_ENV);
-	}
+	wait_for_room(state_dir, segment_bytes(state_dir, segment_kb));
 }
 
 static void on_transfer(struct raft_transfer *t)
 {
 	free(t);
+}
+
+/* The only voter: nobody to hand leadership to, nobody to send the log. */
+static bool sole_voter(const struct ctld_raft *r)
+{
+	unsigned voters = 0;
+
+	for (unsigned i = 0; i < r->raft.configuration.n; i++)
+		voters += r->raft.configuration.servers[i].role == RAFT_VOTER;
+	return voters <= 1;
 }
 
 /* A full leader that cannot hand leadership over stops leading: it starts
@@ -285,10 +289,13 @@ static void step_down(struct ctld *c, const char *why)
 }
 
 /* The state folder has less room than two log segments: say so once and,
- * leading, hand leadership over (the others can still commit). */
+ * leading others, hand leadership over (they can still commit). The only
+ * controller keeps leading: it refuses writes, answers everything else and
+ * writes again once there is room. */
 static void disk_filled(struct ctld *c, unsigned long long avail)
 {
 	struct ctld_raft *r = c->raft;
+	bool leads = raft_state(&r->raft) == RAFT_LEADER;
 
 	if (r->disk_full)
 		return;
@@ -296,33 +303,50 @@ static void disk_filled(struct ctld *c, unsigned long long avail)
 	r->full_at = uv_now(c->loop);
 	spur_error_log("state folder %s: %llu bytes free, less than two log segments: %s",
 		       c->state_dir, avail,
-		       raft_state(&r->raft) == RAFT_LEADER
-			       ? "handing leadership to another controller"
-			       : "this controller stops storing the log until there is room");
-	if (raft_state(&r->raft) == RAFT_LEADER && ctld_raft_transfer(c, 0, NULL))
+		       !leads		   ? "this controller stops storing the log until there is room"
+		       : sole_voter(r) ? "refusing new writes until there is room"
+				       : "handing leadership to another controller");
+	if (leads && !sole_voter(r) && ctld_raft_transfer(c, 0, NULL))
 		step_down(c, "no controller to hand leadership to");
+}
+
+/* The bytes free when they are fewer than the leader's next writes may
+ * need: two segments (libraft's next ones), and op's entry (may be NULL)
+ * beyond the segment it starts. Measuring op costs an encoding: done only
+ * when the folder is within the largest entry of full. */
+static bool short_of_room(struct ctld_raft *r, const char *dir, const json_t *op,
+			  unsigned long long *avail)
+{
+	unsigned long long need = 2 * (unsigned long long)r->segment;
+
+	*avail = free_bytes(dir);
+	if (*avail >= need + MAX_ENTRY)
+		return false;
+	if (op)
+		need += json_dumpb(op, NULL, 0, JSON_COMPACT) + 64;
+	return *avail < need;
 }
 
 /* libraft 0.15 cannot survive a leader's failed write (it truncates its
  * log and goes on leading from it: a crash soon after), so the leader
- * writes nothing without room for it: what is written then goes into the
- * segments libraft has already made. */
-int ctld_raft_room(struct ctld *c, struct spur_error *err)
+ * writes nothing without room for it. */
+int ctld_raft_room(struct ctld *c, const json_t *op, struct spur_error *err)
 {
+	struct ctld_raft *r = c->raft;
 	unsigned long long avail;
 
-	if (!c->raft)
+	if (!r)
 		return 0;
-	if ((avail = free_bytes(c->state_dir)) >= 2 * c->raft->segment)
-		return c->raft->disk_full ? spur_error_set(err, SPUR_ERETRY, "%s", NO_ROOM) : 0;
-	disk_filled(c, avail);
-	return spur_error_set(err, SPUR_ERETRY, "%s", NO_ROOM);
+	if (short_of_room(r, c->state_dir, op, &avail))
+		disk_filled(c, avail);
+	else if (!r->disk_full)
+		return 0;
+	return spur_error_set(err, SPUR_ERETRY, "%s", sole_voter(r) ? NO_ROOM_SOLO : NO_ROOM);
 }
 
-/* Every second: room for the log? libraft's writer stops for good at the
- * first ENOSPC, so a controller whose folder fills up hands leadership
- * over and, once there is room again, starts again from its log to write
- * again and catch up. */
+/* Every second: room for the log? A full leader of others hands leadership
+ * over; once there is room again, the log is written again (a write that
+ * failed meanwhile restarted the process: guarded_append). */
 static bool disk_check(struct ctld *c)
 {
 	struct ctld_raft *r = c->raft;
@@ -331,14 +355,12 @@ static bool disk_check(struct ctld *c)
 	if (avail < 2 * r->segment) {
 		disk_filled(c, avail);
 	} else if (avail >= 4 * r->segment && r->disk_full) {
-		spur_warn("state folder %s: room again (%llu bytes free); restarting from the log",
+		spur_warn("state folder %s: room again (%llu bytes free); writing the log again",
 			  c->state_dir, avail);
-		c->restart = true;
-		uv_stop(c->loop);
-		return true;
+		r->disk_full = false;
 	}
 	/* a hand-over takes an election timeout or two */
-	if (r->disk_full && raft_state(&r->raft) == RAFT_LEADER &&
+	if (r->disk_full && raft_state(&r->raft) == RAFT_LEADER && !sole_voter(r) &&
 	    uv_now(c->loop) - r->full_at >= 1000) {
 		step_down(c, "this controller still leads a second after handing over");
 		return true;
@@ -380,7 +402,7 @@ static void on_poll(uv_timer_t *t)
 		ctld_acct_batch(c, false);
 		ctld_acct_batch(c, true);
 	}
-	if (raft_state(&c->raft->raft) != RAFT_LEADER || ctld_raft_room(c, NULL))
+	if (raft_state(&c->raft->raft) != RAFT_LEADER || ctld_raft_room(c, NULL, NULL))
 		return;
 	req = calloc(1, sizeof(*req));
 	if (!req)
@@ -391,6 +413,56 @@ static void on_poll(uv_timer_t *t)
 		free(req);
 		t->data = c;
 	}
+}
+
+/* Every log write goes through here. libraft 0.15 goes on writing after a
+ * write failed (a full disk, a quota), leaving a hole that later entries
+ * follow (canonical/raft#450), and a leader goes on from a truncated log.
+ * So the first failed write starts this process again, inside its
+ * callback, before anything is written after it: what is on disk is then a
+ * whole log, whose torn tail (never acknowledged: a write is acknowledged
+ * only once it is on disk) libraft drops when it loads it, and no entry is
+ * ever discarded. */
+struct guarded {
+	struct raft_io_append inner;
+	struct raft_io_append *outer;
+	struct ctld_raft *r;
+};
+
+static void guarded_append_done(struct raft_io_append *inner, int status)
+{
+	struct guarded *g = inner->data;
+	struct raft_io_append *outer = g->outer;
+	struct ctld *c = g->r->c;
+
+	free(g);
+	if (status && status != RAFT_CANCELED && !c->stopping) {
+		spur_error_log("raft: a log write failed (%s%s%s): starting again from the log "
+			       "before anything is written after it",
+			       raft_strerror(status), c->raft->io.errmsg[0] ? ": " : "",
+			       c->raft->io.errmsg);
+		ctld_restart_now(c);
+	}
+	outer->cb(outer, status);
+}
+
+static int guarded_append(struct raft_io *io, struct raft_io_append *req,
+			  const struct raft_entry entries[], unsigned n, raft_io_append_cb cb)
+{
+	/* io is the one in struct ctld_raft */
+	struct ctld_raft *r = (struct ctld_raft *)((char *)io - offsetof(struct ctld_raft, io));
+	struct guarded *g;
+	int rc;
+
+	if (!(g = calloc(1, sizeof(*g))))
+		return RAFT_NOMEM;
+	g->inner.data = g;
+	g->outer = req;
+	g->r = r;
+	req->cb = cb;
+	if ((rc = r->append(io, &g->inner, entries, n, guarded_append_done)))
+		free(g);
+	return rc;
 }
 
 static int raft_fail(struct spur_error *err, const char *what, int rc, const char *detail)
@@ -410,6 +482,7 @@ int ctld_raft_open(struct ctld *c, const struct ctld_raft_opts *o, struct spur_e
 	if (!r)
 		return spur_error_set(err, SPUR_ENOMEM, "out of memory");
 	c->raft = r;
+	r->c = c;
 	r->on_ready = o->on_ready;
 	snprintf(r->address, sizeof(r->address), "%s", o->address);
 	if (getrandom(&tag, sizeof(tag), 0) != sizeof(tag))
@@ -430,9 +503,10 @@ int ctld_raft_open(struct ctld *c, const struct ctld_raft_opts *o, struct spur_e
 		ctld_raft_auth_free(r->transport);
 		return raft_fail(err, dir, rc, r->io.errmsg);
 	}
-	r->segment = segment_bytes(o->segment_kb);
-	if (o->segment_kb)
-		raft_uv_set_segment_size(&r->io, r->segment);
+	r->append = r->io.append;
+	r->io.append = guarded_append;
+	r->segment = segment_bytes(c->state_dir, o->segment_kb);
+	raft_uv_set_segment_size(&r->io, r->segment);
 	if ((rc = raft_init(&r->raft, &r->io, &r->fsm, o->id, r->address))) {
 		/* the message is the I/O's (no room, no rights): read before
 		 * it is closed */
@@ -478,11 +552,6 @@ int ctld_raft_open(struct ctld *c, const struct ctld_raft_opts *o, struct spur_e
 	return 0;
 }
 
-bool ctld_raft_disk_was_full(const struct ctld *c)
-{
-	return c->raft && c->raft->disk_full;
-}
-
 bool ctld_raft_ready(const struct ctld *c)
 {
 	return c->raft && c->raft->ready &&
@@ -515,16 +584,8 @@ static void on_applied(struct raft_apply *req, int status, void *result)
 							SPUR_EIO, "message",
 							"Unable to contact slurm controller (not committed)"));
 		json_decref(p->reply);
-		if (write_failed) {
-			/* this leader's own write failed: libraft 0.15 goes on
-			 * from a truncated log and soon crashes, so start again
-			 * now, before it does (the log may have a hole when the
-			 * disk filled: it is discarded then) */
-			if (status == RAFT_NOSPACE ||
-			    free_bytes(c->state_dir) < 2 * c->raft->segment)
-				c->raft->disk_full = true;
-			ctld_restart_now(c);
-		}
+		if (write_failed)
+			ctld_restart_now(c); /* before libraft goes on from a truncated log */
 		c->restart = true;
 		uv_stop(c->loop);
 	} else {
@@ -678,7 +739,7 @@ int ctld_raft_change(struct ctld *c, bool add, unsigned long long id, const char
 
 	if (!ch)
 		return spur_error_set(err, SPUR_ENOMEM, "out of memory");
-	if ((rc = ctld_raft_room(c, err))) {
+	if ((rc = ctld_raft_room(c, NULL, err))) {
 		free(ch);
 		return rc;
 	}
