@@ -7,8 +7,8 @@
 # checker and the convergence check after each. Needs root (mount); skipped
 # (exit 77) without.
 # This found libraft 0.15 leaving holes in a log whose write failed
-# (canonical/raft#450): the controller whose disk filled now discards its
-# entries (keeping term and vote) and gets them again from the leader.
+# (canonical/raft#450): a failed write now restarts the controller before
+# anything is written after it, and no entry is discarded.
 if [ "$(id -u)" -ne 0 ]; then
 	echo "skip: mounting a small tmpfs needs root"
 	exit 77
