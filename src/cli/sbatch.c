@@ -334,18 +334,31 @@ static int parse_directives(struct sbatch *sb, const char *script)
 	return 0;
 }
 
+/* The whole script; NULL (said) when it holds a NUL byte, which would cut
+ * it short. */
 static char *read_all(FILE *f)
 {
 	size_t cap = 65536, n = 0, got;
-	char *buf = malloc(cap);
+	char *buf = malloc(cap), *more;
 
 	while (buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
 		n += got;
-		if (n + 1 == cap)
-			buf = realloc(buf, cap *= 2);
+		if (n + 1 == cap) {
+			more = realloc(buf, cap *= 2);
+			if (!more)
+				free(buf);
+			buf = more;
+		}
 	}
-	if (buf)
-		buf[n] = '\0';
+	if (!buf)
+		return NULL;
+	buf[n] = '\0';
+	if (memchr(buf, '\0', n)) {
+		fail("The Slurm controller does not allow scripts that contain a NULL character "
+		     "'\\0'.");
+		free(buf);
+		return NULL;
+	}
 	return buf;
 }
 

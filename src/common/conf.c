@@ -231,7 +231,7 @@ static int push_line(const struct loader *ld, size_t **arr, size_t *n, size_t *c
 
 /* ---------------------------------------------------------------- globals */
 
-enum key_type { K_STR, K_U16, K_U32, K_BOOL, K_DUR, K_MEM, K_LOG, K_PORT };
+enum key_type { K_STR, K_U16, K_U32, K_BOOL, K_DUR, K_MEM, K_LOG, K_PORT, K_SCHED };
 
 static const struct keydef {
 	const char *name;
@@ -251,6 +251,7 @@ static const struct keydef {
 	KD("SlurmUser", K_STR, slurm_user),
 	KD("DisableRootJobs", K_BOOL, disable_root_jobs),
 	KD("SchedulerType", K_STR, scheduler_type),
+	KD("SchedulerParameters", K_SCHED, scheduler_params),
 	KD("SelectType", K_STR, select_type),
 	KD("SelectTypeParameters", K_STR, select_type_params),
 	KD("GresTypes", K_STR, gres_types),
@@ -316,7 +317,7 @@ static const char *const known_slurm_keys[] = {
 	"PrologFlags", "PrologSlurmctld", "PropagatePrioProcess", "PropagateResourceLimits",
 	"PropagateResourceLimitsExcept", "RebootProgram", "ReconfigFlags", "RequeueExit",
 	"RequeueExitHold", "ResumeFailProgram", "ResumeProgram", "ResumeRate", "ResumeTimeout",
-	"ResvEpilog", "ResvOverRun", "ResvProlog", "RoutePlugin", "SchedulerParameters",
+	"ResvEpilog", "ResvOverRun", "ResvProlog", "RoutePlugin",
 	"SchedulerTimeSlice", "ScronParameters", "SlurmctldAddr", "SlurmctldParameters",
 	"SlurmctldPidFile", "SlurmctldPrimaryOffProg", "SlurmctldPrimaryOnProg",
 	"SlurmctldSyslogDebug", "SlurmctldTimeout", "SlurmdParameters", "SlurmdPidFile",
@@ -325,7 +326,7 @@ static const char *const known_slurm_keys[] = {
 	"SuspendProgram", "SuspendRate", "SuspendTime", "SuspendTimeout", "SwitchParameters",
 	"SwitchType", "TaskEpilog", "TaskPlugin", "TaskPluginParam", "TaskProlog",
 	"TCPTimeout", "TmpFS", "TopologyParam", "TrackWCKey", "TreeWidth", "UnkillableStepProgram",
-	"UnkillableStepTimeout", "UsePAM", "VSizeFactor", "X11Parameters", "MaxArraySize",
+	"UnkillableStepTimeout", "UsePAM", "VSizeFactor", "X11Parameters",
 	"AccountingStorageExternalHost", "JobCompParams", "SlurmdLogFile", NULL,
 };
 
@@ -373,6 +374,51 @@ static void clear_ctlds(struct spur_conf *c)
 	c->nctlds = 0;
 }
 
+/* SchedulerParameters: the options Spur acts on set their fields; any
+ * other is a warning that names it (not supported, no effect). */
+static const struct {
+	const char *name;
+	size_t off;
+	uint64_t min, max;
+} sched_opts[] = {
+	{ "max_script_size", offsetof(struct spur_conf, max_script_size), 1, 512u << 20 },
+	{ "default_queue_depth", offsetof(struct spur_conf, default_queue_depth), 1, 1000000 },
+	{ "bf_max_job_test", offsetof(struct spur_conf, bf_max_job_test), 1, 1000000 },
+};
+
+static int set_sched_params(struct spur_conf *c, const struct spur_conf_line *l,
+			    const char *value, struct spur_error *err)
+{
+	char item[256];
+
+	for (const char *p = value; *p;) {
+		size_t n = strcspn(p, ","), i, nopts = sizeof(sched_opts) / sizeof(sched_opts[0]);
+		const char *eq;
+		uint64_t u;
+
+		snprintf(item, sizeof(item), "%.*s", (int)n, p);
+		p += n + (p[n] == ',');
+		if (!*item)
+			continue;
+		eq = strchr(item, '=');
+		for (i = 0; i < nopts; i++)
+			if (eq && strlen(sched_opts[i].name) == (size_t)(eq - item) &&
+			    !strncmp(item, sched_opts[i].name, (size_t)(eq - item)))
+				break;
+		if (i == nopts) {
+			if (add_warning(c, ORIGIN_FMT "SchedulerParameters: '%s' not supported, ignored",
+					ORIGIN_ARGS(l), item))
+				return oom(err);
+			continue;
+		}
+		if (parse_u64(eq + 1, sched_opts[i].max, &u) || u < sched_opts[i].min)
+			return bad_value(err, l, "SchedulerParameters", item,
+					 "expected a whole number in range");
+		*(uint32_t *)((char *)c + sched_opts[i].off) = (uint32_t)u;
+	}
+	return set_str(&c->scheduler_params, value) ? oom(err) : 0;
+}
+
 static int set_global(struct loader *ld, const struct spur_conf_line *l,
 		      const struct spur_conf_pair *p, struct spur_error *err)
 {
@@ -399,6 +445,8 @@ static int set_global(struct loader *ld, const struct spur_conf_line *l,
 		switch (k->type) {
 		case K_STR:
 			return set_str((char **)dst, p->value) ? oom(err) : 0;
+		case K_SCHED:
+			return set_sched_params(c, l, p->value, err);
 		case K_U16:
 		case K_PORT: {
 			char *dash = strchr(p->value, '-');
@@ -1555,6 +1603,9 @@ struct spur_conf *spur_conf_default(struct spur_error *err)
 	c->priority_max_age = 7 * 86400;
 	c->max_job_count = 10000;
 	c->max_array_size = 1001;
+	c->max_script_size = 4u << 20;
+	c->default_queue_depth = 100;
+	c->bf_max_job_test = 500;
 	c->first_job_id = 1;
 	c->min_job_age = 300;
 	c->kill_wait = 30;
@@ -1590,7 +1641,7 @@ void spur_conf_destroy(struct spur_conf *c)
 	clear_ctlds(c);
 	spur_free(c->ctlds);
 	char **strs[] = { &c->cluster_name, &c->state_dir, &c->spool_dir, &c->ctld_log_file,
-			  &c->agent_log_file, &c->slurm_user, &c->scheduler_type, &c->select_type,
+			  &c->agent_log_file, &c->slurm_user, &c->scheduler_type, &c->scheduler_params, &c->select_type,
 			  &c->select_type_params, &c->gres_types, &c->priority_type,
 			  &c->preempt_type, &c->preempt_mode, &c->topology_plugin, &c->gpu_backend,
 			  &c->fake_gpu_file };

@@ -103,6 +103,11 @@ struct spur_conf {
 	bool priority_favor_small;
 	uint64_t def_mem_per_cpu_mb, def_mem_per_gpu_mb, def_mem_per_node_mb;
 	uint32_t max_job_count, max_array_size, first_job_id, return_to_service;
+	/* SchedulerParameters, as written, and the options Spur acts on */
+	char *scheduler_params;
+	uint32_t max_script_size;     /* max_script_size=, bytes (4 MiB) */
+	uint32_t default_queue_depth; /* default_queue_depth=: jobs a quick pass tries (100) */
+	uint32_t bf_max_job_test;     /* bf_max_job_test=: jobs a backfill pass tries (500) */
 	uint32_t min_job_age, kill_wait, slurmd_timeout, message_timeout, inactive_limit,
 		wait_time, over_time_limit;
 	/* Spur's own keys */

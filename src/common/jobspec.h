@@ -10,6 +10,9 @@
 #include <stdint.h>
 
 #define SPUR_ARRAY_MAX_TASKS 1000001u
+/* The largest task id any log may hold (Slurm's MaxArraySize is at most
+ * 4000001); the controller admits ids below MaxArraySize only. */
+#define SPUR_ARRAY_MAX_ID 4000000u
 
 /* --array=0-99%10, 1,3,5, 0-15:4. Task ids ascending, unique. */
 struct spur_array_spec {

@@ -1026,7 +1026,7 @@ static int submit(struct sched *s, const struct sched_event *ev, struct spur_err
 	if (!sp || !sp->id)
 		return spur_error_set(err, SPUR_EINVAL, "submit: a job with an id is required");
 	if (sp->array && *sp->array) {
-		if (spur_array_parse(sp->array, 1000000, &arr, err))
+		if (spur_array_parse(sp->array, SPUR_ARRAY_MAX_ID, &arr, err))
 			return err ? err->code : SPUR_EPARSE;
 		ntasks = arr.n;
 	}
@@ -1500,6 +1500,11 @@ uint32_t sched_array_task_id(const struct sched *s, uint32_t array_job_id, uint3
 size_t sched_node_count(const struct sched *s)
 {
 	return s->nnodes;
+}
+
+size_t sched_job_count(const struct sched *s)
+{
+	return s->njobs;
 }
 
 const char *sched_node_name(const struct sched *s, uint32_t node)

@@ -320,6 +320,8 @@ int sched_job_info(const struct sched *s, uint32_t job_id, struct sched_job_info
 uint32_t sched_array_task_id(const struct sched *s, uint32_t array_job_id, uint32_t task);
 
 size_t sched_node_count(const struct sched *s);
+/* Jobs the scheduler holds, ended ones not yet purged included. */
+size_t sched_job_count(const struct sched *s);
 const char *sched_node_name(const struct sched *s, uint32_t node);
 /* CPUs and memory allocated on a node. */
 void sched_node_usage(const struct sched *s, uint32_t node, uint32_t *cpus, uint64_t *mem_mb);

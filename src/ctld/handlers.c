@@ -5,6 +5,7 @@
 #include "common/alloc.h"
 #include "common/hostlist.h"
 #include "common/jobfmt.h"
+#include "common/jobspec.h"
 #include "common/log.h"
 
 #include <inttypes.h>
@@ -140,6 +141,60 @@ static bool job_numbers_ok(const json_t *job, char *why, size_t len)
 	return true;
 }
 
+static void reply_error_detail(struct ctld_conn *cn, int code, const char *msg,
+			       const char *detail)
+{
+	ctld_conn_send(cn, json_pack("{s:s,s:i,s:s,s:s}", "type", "error", "code", code, "message",
+				     msg, "detail", detail));
+}
+
+/* What bounds one submission: the script's size and bytes (Slurm's
+ * max_script_size and its NUL check), the array's ids (MaxArraySize) and
+ * the jobs held (MaxJobCount). Answers and returns false when refused. */
+static bool submit_bounded(struct ctld_conn *cn, const json_t *job)
+{
+	const struct spur_conf *cf = cn->c->conf;
+	const json_t *script = json_object_get(job, "script");
+	const char *array = spur_json_str(job, "array", NULL);
+	struct spur_array_spec a = { 0 };
+	struct spur_error err;
+	char detail[256];
+	size_t ntasks = 1;
+
+	if (json_string_length(script) > cf->max_script_size) {
+		snprintf(detail, sizeof(detail),
+			 "the batch script is %zu bytes, more than max_script_size=%u",
+			 json_string_length(script), cf->max_script_size);
+		reply_error_detail(cn, SPUR_EINVAL,
+				   "Pathname of a file, directory or other parameter too long",
+				   detail);
+		return false;
+	}
+	if (memchr(json_string_value(script), '\0', json_string_length(script))) {
+		reply_error(cn, SPUR_EINVAL,
+			    "The Slurm controller does not allow scripts that contain a NULL "
+			    "character '\\0'.");
+		return false;
+	}
+	if (array) {
+		if (spur_array_parse(array, cf->max_array_size ? cf->max_array_size - 1 : 0, &a,
+				     &err)) {
+			reply_error_detail(cn, SPUR_EINVAL, "Invalid job array specification", err.msg);
+			return false;
+		}
+		ntasks = a.n;
+		spur_array_fini(&a);
+	}
+	if (sched_job_count(cn->c->sched) + ntasks > cf->max_job_count) {
+		snprintf(detail, sizeof(detail), "MaxJobCount=%u reached", cf->max_job_count);
+		reply_error_detail(cn, SPUR_ERETRY,
+				   "Slurm temporarily unable to accept job, sleeping and retrying",
+				   detail);
+		return false;
+	}
+	return true;
+}
+
 static void handle_submit(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
@@ -158,6 +213,8 @@ static void handle_submit(struct ctld_conn *cn, json_t *msg)
 		reply_error(cn, SPUR_EINVAL, why);
 		return;
 	}
+	if (!submit_bounded(cn, job))
+		return;
 	/* the job runs as the authenticated caller, whatever it claims */
 	if (cn->who.uid == 0 && c->conf->disable_root_jobs) {
 		spur_info("submission by root refused: DisableRootJobs");

@@ -116,7 +116,7 @@ static uint32_t id_count(const json_t *j)
 	struct spur_array_spec a;
 	uint32_t n = 1;
 
-	if (array && spur_array_parse(array, 1000000, &a, NULL) == 0) {
+	if (array && spur_array_parse(array, SPUR_ARRAY_MAX_ID, &a, NULL) == 0) {
 		n = (uint32_t)a.n;
 		spur_array_fini(&a);
 	}
