@@ -293,37 +293,38 @@ static void on_exit_cb(uv_poll_t *p, int status, int events)
 	uv_close((uv_handle_t *)&j->proc, on_job_closed);
 }
 
-/* Start the supervisor with posix_spawn (vfork: no copy of the agent) in
- * a session of its own; its exit is watched through a pidfd on the loop.
- * 0 or an errno. */
-static int spawn_supervisor(struct agent *a, struct job *j, char **args, char **env,
-			    const char *workdir)
+/* Fork the supervisor (no program starts: nothing of the job's reaches a
+ * loader running as root, and the job's one program start is its script)
+ * in a session of its own, with none of the agent's descriptors but its
+ * log on fd 2; its exit is watched through a pidfd on the loop. 0 or an
+ * errno. */
+static int spawn_supervisor(struct agent *a, struct job *j, const struct spurd_supervise_args *sa)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
+	sigset_t all, old;
 	pid_t pid;
-	int rc;
+	int e;
 
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&at);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addchdir_np(&fa, workdir);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
-					      POSIX_SPAWN_SETSIGDEF);
-	{
-		sigset_t none, all;
+	/* no signal reaches the child before it has its own handlers (the
+	 * agent's would write into the agent's loop) */
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	pid = fork();
+	e = errno;
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
 
-		sigemptyset(&none);
-		sigfillset(&all);
-		posix_spawnattr_setsigmask(&at, &none);
-		posix_spawnattr_setsigdefault(&at, &all);
+		for (int sig = 1; sig < NSIG; sig++)
+			signal(sig, SIG_DFL);
+		if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0)
+			_exit(1);
+		close_range(3, ~0u, 0);
+		if (setsid() < 0 || chdir(sa->dir))
+			_exit(1);
+		_exit(spurd_supervise(sa)); /* unblocks once its handlers are set */
 	}
-	rc = posix_spawn(&pid, args[0], &fa, &at, args, env);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	if (rc)
-		return rc;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (pid < 0)
+		return e;
 	j->sup = pid;
 	j->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (j->pidfd < 0 || uv_poll_init(a->loop, &j->proc, j->pidfd)) {
@@ -359,25 +360,60 @@ static void kill_group(struct job *j, int sig)
 		kill((pid_t)j->sup, SIGTERM);
 }
 
+/* The agent writes job scripts and results into its spool folder and reads
+ * them back: nobody else may be able to change that folder or any folder
+ * above it (else a link there would make the agent write where they
+ * choose). Each must be a folder owned by root or by the agent, writable by
+ * nobody else unless sticky (/tmp). */
+static bool spool_is_safe(const char *spool, char *why, size_t len)
+{
+	char path[PATH_MAX], *slash;
+	struct stat st;
+
+	if (!realpath(spool, path)) {
+		snprintf(why, len, "spool folder %s: %s", spool, strerror(errno));
+		return false;
+	}
+	for (;;) {
+		if (lstat(*path ? path : "/", &st) || !S_ISDIR(st.st_mode)) {
+			snprintf(why, len, "spool folder %s: %s is not a folder", spool, path);
+			return false;
+		}
+		if ((st.st_uid != 0 && st.st_uid != geteuid()) ||
+		    ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))) {
+			snprintf(why, len,
+				 "spool folder %s: %s is owned by uid %u or writable by others: "
+				 "refusing to run jobs from there (give it to root, mode 755)",
+				 spool, *path ? path : "/", (unsigned)st.st_uid);
+			return false;
+		}
+		if (!*path)
+			return true;
+		slash = strrchr(path, '/');
+		*slash = '\0';
+	}
+}
+
 /* Is pid a job supervisor (and not a process that took its number)? */
 static bool is_supervisor(long pid)
 {
-	char path[64], cmd[512];
+	char path[64], comm[64];
 	ssize_t n;
 	int fd;
 
 	if (pid <= 0)
 		return false;
-	snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
+	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	n = read(fd, cmd, sizeof(cmd) - 1);
+	n = read(fd, comm, sizeof(comm) - 1);
 	close(fd);
 	if (n <= 0)
 		return false;
-	cmd[n] = '\0';
-	return (size_t)n > strlen(cmd) + 1 && !strcmp(cmd + strlen(cmd) + 1, "--supervise");
+	comm[n] = '\0';
+	comm[strcspn(comm, "\n")] = '\0';
+	return !strcmp(comm, SPURD_SUPERVISOR_NAME);
 }
 
 /* Adopted jobs are not our children: look at their folders now and then. */
@@ -496,108 +532,101 @@ static void put_task_env(json_t *env, int rank, int local)
 	json_object_set_new(env, "SPUR_LOCALID", json_string(buf));
 }
 
+/* Write the job's script into its spool folder: a new file (never through
+ * a link someone left there), the job user's, which it runs as. */
+static int write_script(const char *dir, const char *path, const json_t *m)
+{
+	const char *text = spur_json_str(m, "script", "");
+	size_t len = strlen(text);
+	int fd;
+
+	if (mkdir_p(dir, 0700))
+		return -1;
+	unlink(path); /* a job run again (requeued) on this node */
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0700);
+	if (fd < 0)
+		return -1;
+	if (write(fd, text, len) != (ssize_t)len ||
+	    (getuid() == 0 && fchown(fd, (uid_t)spur_json_int(m, "uid", 0),
+				     (gid_t)spur_json_int(m, "gid", 0)))) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+static void launch_failed(struct agent *a, uint32_t id, int code)
+{
+	report(a, json_pack("{s:s,s:i,s:i}", "type", "finished", "job_id", (int)id, "exit_code",
+			    code));
+}
+
 static void launch(struct agent *a, const json_t *m)
 {
 	uint32_t id = (uint32_t)spur_json_int(m, "job_id", 0);
 	const char *workdir = spur_json_str(m, "workdir", "/tmp");
-	char dir[4096], script[4200], exe[4096], limit[32], kw[32], uid[32], gid[32];
-	char cgdir[4200], why[512];
+	char dir[4096], script[4200], cgdir[4200], why[512], outp[4096], errp[4096];
 	uint32_t ncpus = (uint32_t)spur_json_int(m, "cpus", 0);
 	uint32_t run = (uint32_t)spur_json_int(m, "run", 1);
-	size_t exelen = sizeof(exe);
-	char *args[11], outp[4096], errp[4096];
+	struct spurd_supervise_args sa;
 	struct job *j;
-	int fd, rc;
-	char **env;
+	int rc;
 
 	if (find_job(a, id, run))
 		return; /* launched already (a repeated message after a reconnect) */
 	job_dir(a, id, run, dir, sizeof(dir));
 	snprintf(script, sizeof(script), "%s/slurm_script", dir);
-	mkdir_p(dir, 0700);
-	fd = open(script, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
-	if (fd < 0 || write(fd, spur_json_str(m, "script", ""),
-			    strlen(spur_json_str(m, "script", ""))) < 0) {
+	if (write_script(dir, script, m)) {
 		spur_error_log("job %u: cannot write %s: %s", id, script, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		report(a, json_pack("{s:s,s:i,s:i}", "type", "finished", "job_id", (int)id,
-				    "exit_code", 1));
+		launch_failed(a, id, 1);
 		return;
 	}
-	close(fd);
-	if (access(workdir, X_OK) != 0)
-		workdir = "/tmp"; /* as slurmd: run in /tmp when the folder is missing */
+	/* relative output paths are the working folder's; both are opened
+	 * and entered by the job's process, as the job's user */
 	spur_job_output_path(m, "output", a->node, workdir, outp, sizeof(outp));
 	if (*spur_json_str(m, "error", ""))
 		spur_job_output_path(m, "error", a->node, workdir, errp, sizeof(errp));
-	else
-		snprintf(errp, sizeof(errp), "-");
 	j = calloc(1, sizeof(*j));
-	env = build_env(m, a->node);
-	if (!j || !env || uv_exepath(exe, &exelen)) {
+	sa = (struct spurd_supervise_args){
+		.dir = dir,
+		.script = script,
+		.workdir = workdir,
+		.out = outp,
+		.err = *spur_json_str(m, "error", "") ? errp : NULL,
+		.limit = (long)spur_json_int(m, "time_limit", 0),
+		.kill_wait = a->kill_wait,
+		.uid = (uid_t)spur_json_int(m, "uid", 0),
+		.gid = (gid_t)spur_json_int(m, "gid", 0),
+		.env = build_env(m, a->node),
+	};
+	if (!j || !sa.env) {
 		spur_error_log("job %u: out of memory", id);
 		free(j);
-		free_env(env);
-		report(a, json_pack("{s:s,s:i,s:i}", "type", "finished", "job_id", (int)id,
-				    "exit_code", 1));
+		free_env(sa.env);
+		launch_failed(a, id, 1);
 		return;
 	}
-	/* the script is its user's (it runs as them); the folder stays the
-	 * agent's, passable but not writable, so the supervisor's files (the
-	 * result) cannot be forged by the job */
+	/* the folder stays the agent's, passable but not writable, so the
+	 * supervisor's files (the result) cannot be forged by the job */
 	chmod(dir, 0711);
-	if (getuid() == 0)
-		chown(script, (uid_t)spur_json_int(m, "uid", 0), (gid_t)spur_json_int(m, "gid", 0));
-	/* the supervisor runs the script, as the job's user: spur-supervise
-	 * beside spurd (libc only, cheap to start), else spurd itself */
-	{
-		char *slash = strrchr(exe, '/');
-
-		if (slash && (size_t)(slash - exe) + sizeof("/spur-supervise") < sizeof(exe)) {
-			char alt[4096];
-
-			snprintf(alt, sizeof(alt), "%.*s/spur-supervise", (int)(slash - exe), exe);
-			if (access(alt, X_OK) == 0)
-				snprintf(exe, sizeof(exe), "%s", alt);
-		}
-	}
-	snprintf(limit, sizeof(limit), "%" JSON_INTEGER_FORMAT,
-		 (json_int_t)spur_json_int(m, "time_limit", 0));
-	snprintf(kw, sizeof(kw), "%d", a->kill_wait);
-	snprintf(uid, sizeof(uid), "%" JSON_INTEGER_FORMAT, (json_int_t)spur_json_int(m, "uid", 0));
-	snprintf(gid, sizeof(gid), "%" JSON_INTEGER_FORMAT, (json_int_t)spur_json_int(m, "gid", 0));
-	args[0] = exe;
-	args[1] = "--supervise";
-	args[2] = dir;
-	args[3] = limit;
-	args[4] = kw;
-	args[5] = uid;
-	args[6] = gid;
 	cpus_pick(a, ncpus, j->cpus, sizeof(j->cpus));
 	if (spurd_cgroup_job(&a->cg, id, run, j->cpus, (uint64_t)spur_json_int(m, "mem_mb", 0),
 			     ncpus > 4 ? 1024 * (uint64_t)ncpus : 4096, cgdir, sizeof(cgdir), why,
 			     sizeof(why)))
 		spur_warn("job %u: runs without cgroup limits: %s", id, why);
-	args[7] = *cgdir ? cgdir : "-";
-	args[8] = outp;
-	args[9] = errp;
-	args[10] = NULL;
-	/* the supervisor's own complaints go where the agent's do (fd 2) */
+	sa.cgroup = *cgdir ? cgdir : NULL;
 	j->id = id;
 	j->run = run;
 	j->a = a;
-	rc = spawn_supervisor(a, j, args, env, workdir);
-	free_env(env);
+	rc = spawn_supervisor(a, j, &sa);
+	free_env(sa.env);
 	if (rc) {
-		spur_error_log("job %u: cannot start its supervisor %s: %s", id, exe,
-			       strerror(rc));
+		spur_error_log("job %u: cannot start its supervisor: %s", id, strerror(rc));
 		spurd_cgroup_job_done(&a->cg, id, run);
 		cpus_mark(a, j->cpus, 0);
 		free(j);
 		remove_job_dir(a, id, run);
-		report(a, json_pack("{s:s,s:i,s:i}", "type", "finished", "job_id", (int)id,
-				    "exit_code", 127));
+		launch_failed(a, id, 127);
 		return;
 	}
 	j->running = true;
@@ -1119,6 +1148,7 @@ int main(int argc, char **argv)
 	const char *cgroup_root = NULL;
 	char cgline[1024];
 	char conf_gpus[64] = "";
+	char why[512];
 	struct spur_conf *conf;
 	struct spur_error err;
 	char spool[4096], hostname[256];
@@ -1128,8 +1158,6 @@ int main(int argc, char **argv)
 
 	bool show = false;
 
-	if (argc > 1 && !strcmp(argv[1], "--supervise"))
-		return spurd_supervise(argc, argv);
 
 	while ((opt = getopt_long(argc, argv, "N:f:c:s:L:g:vhC", opts, NULL)) != -1) {
 		switch (opt) {
@@ -1288,6 +1316,13 @@ int main(int argc, char **argv)
 			  a.gpus.n);
 	spur_info("node %s: %s", a.node, cgline);
 	mkdir_p(a.spool, 0755);
+	if (!spool_is_safe(a.spool, why, sizeof(why))) {
+		spur_error_log("%s", why);
+		fprintf(stderr, "spurd: error: %s\n", why);
+		teardown(&a);
+		spur_conf_destroy(conf);
+		return 1;
+	}
 	adopt_jobs(&a);
 	uv_timer_init(a.loop, &a.health);
 	a.health.data = &a;

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The job supervisor: `spur-supervise --supervise DIR LIMIT KILL_WAIT UID GID
- * CGROUP OUT ERR`, run by spurd in a session of its own, with the job's
- * environment and working folder. OUT and ERR (ERR "-": with OUT) are the
- * job's output files, opened by the job's process once it is the job's
- * user, so that they are the user's and only where the user may write. It starts DIR/slurm_script in a process group
- * of its own, enforces the time limit, forwards the signals it is sent to the
- * job's group, and writes the result to DIR/status when the script ends. It
- * needs nothing from spurd once started, so a job outlives an agent restart
- * and its result waits in DIR for the next agent (docs/rfc/0003-wire.md §3).
- * CGROUP ("-" for none) is the job's cgroup, which it joins first, so that
- * everything the job starts is inside the limits.
+/* The job supervisor: forked by spurd for each batch job (no program of its
+ * own is started, so nothing of the job's reaches a loader running as root),
+ * in a session of its own, with a fixed environment. It starts
+ * DIR/slurm_script in a process group of its own, with the job's
+ * environment, as the job's user; the working folder and the output files
+ * are entered and opened only after the switch to that user, so they are
+ * the user's and only where the user may go. It enforces the time limit,
+ * forwards the signals it is sent to the job's group, and writes the result
+ * to DIR/status when the script ends. It needs nothing from spurd once
+ * started, so a job outlives an agent restart and its result waits in DIR
+ * for the next agent (docs/rfc/0003-wire.md §3). The cgroup (NULL for none)
+ * is the job's, which it joins first, so that everything the job starts is
+ * inside the limits.
  *
  * Files in DIR: pid (the supervisor), pgid (the job's process group),
  * status ("EXIT TIMED_OUT", written to status.tmp and renamed). */
@@ -22,11 +24,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
 
 static volatile sig_atomic_t alarm_fired, pending;
 static volatile pid_t child;
@@ -64,46 +66,68 @@ static int put_file(const char *dir, const char *name, const char *text)
 	return rename(tmp, path);
 }
 
-int spurd_supervise(int argc, char **argv)
+/* In the job's process, before its script starts: become the job's user,
+ * enter its folder (as slurmstepd: /tmp when it cannot), open its output.
+ * Returns only on failure, having said why. */
+static void become_job(const struct spurd_supervise_args *a)
+{
+	int out, err;
+
+	if (getuid() == 0 && a->uid != 0 &&
+	    (setgroups(1, &a->gid) || setgid(a->gid) || setuid(a->uid))) {
+		perror("slurmstepd: error: cannot become the job's user");
+		return;
+	}
+	if (chdir(a->workdir)) {
+		fprintf(stderr, "slurmstepd: error: couldn't chdir to `%s': %s: going to /tmp instead\n",
+			a->workdir, strerror(errno));
+		if (chdir("/tmp"))
+			return;
+	}
+	out = open(a->out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	err = a->err ? open(a->err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : out;
+	if (out < 0 || err < 0) {
+		fprintf(stderr, "slurmstepd: error: Could not open %s file %s: %s\n",
+			out < 0 ? "stdout" : "stderr", out < 0 ? a->out : a->err, strerror(errno));
+		return;
+	}
+	if (dup2(out, 1) < 0 || dup2(err, 2) < 0)
+		return;
+	execve(a->script, (char *[]){ (char *)a->script, NULL }, a->env);
+	fprintf(stderr, "slurmstepd: error: execve(): %s: %s\n", a->script, strerror(errno));
+}
+
+static void join_cgroup(const char *cgroup, const char *pid)
+{
+	char procs[4200];
+	int fd;
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cgroup);
+	fd = open(procs, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, pid, strlen(pid)) < 0)
+		fprintf(stderr, "slurmstepd: error: cannot join cgroup %s: %s\n", cgroup,
+			strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
+int spurd_supervise(const struct spurd_supervise_args *a)
 {
 	static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT };
 	struct sigaction sa;
-	const char *dir;
-	long limit, kill_wait;
-	uid_t uid;
-	gid_t gid;
-	char script[4200], buf[64];
+	const char *dir = a->dir;
+	char buf[64];
 	int status = 0, code;
 	bool timed_out = false;
 
-	if (argc != 10) {
-		fprintf(stderr,
-			"usage: spur-supervise --supervise DIR LIMIT KILL_WAIT UID GID CGROUP OUT ERR\n");
-		return 2;
-	}
-	dir = argv[2];
-	limit = strtol(argv[3], NULL, 10);
-	kill_wait = strtol(argv[4], NULL, 10);
-	uid = (uid_t)strtoul(argv[5], NULL, 10);
-	gid = (gid_t)strtoul(argv[6], NULL, 10);
-	snprintf(script, sizeof(script), "%s/slurm_script", dir);
+	prctl(PR_SET_NAME, SPURD_SUPERVISOR_NAME);
 	snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
 	if (put_file(dir, "pid", buf)) {
-		perror("spurd --supervise: pid file");
+		perror("spurd: supervisor: pid file");
 		return 1;
 	}
-	if (strcmp(argv[7], "-")) {
-		char procs[4200];
-		int fd;
-
-		snprintf(procs, sizeof(procs), "%s/cgroup.procs", argv[7]);
-		fd = open(procs, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-		if (fd < 0 || write(fd, buf, strlen(buf)) < 0)
-			fprintf(stderr, "slurmstepd: error: cannot join cgroup %s: %s\n", argv[7],
-				strerror(errno));
-		if (fd >= 0)
-			close(fd);
-	}
+	if (a->cgroup)
+		join_cgroup(a->cgroup, buf);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -112,10 +136,12 @@ int spurd_supervise(int argc, char **argv)
 		sigaction(forwarded[i], &sa, NULL);
 	sa.sa_flags = 0; /* the alarm interrupts waitpid */
 	sigaction(SIGALRM, &sa, NULL);
+	sigemptyset(&sa.sa_mask); /* forked with every signal blocked */
+	sigprocmask(SIG_SETMASK, &sa.sa_mask, NULL);
 
 	child = fork();
 	if (child < 0) {
-		perror("spurd --supervise: fork");
+		perror("spurd: supervisor: fork");
 		put_file(dir, "status", "1 0\n");
 		return 1;
 	}
@@ -125,38 +151,16 @@ int spurd_supervise(int argc, char **argv)
 		for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
 			sigaction(forwarded[i], &sa, NULL);
 		sigaction(SIGALRM, &sa, NULL);
-		int out, err;
-
-		if (getuid() == 0 && uid != 0 &&
-		    (setgroups(1, &gid) || setgid(gid) || setuid(uid))) {
-			perror("slurmstepd: error: cannot become the job's user");
-			_exit(1);
-		}
-		out = open(argv[8], O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		err = strcmp(argv[9], "-") ? open(argv[9], O_WRONLY | O_CREAT | O_TRUNC, 0644) : out;
-		if (out < 0 || err < 0) {
-			fprintf(stderr, "slurmstepd: error: Could not open %s file %s: %s\n",
-				out < 0 ? "stdout" : "stderr", out < 0 ? argv[8] : argv[9],
-				strerror(errno));
-			_exit(1);
-		}
-		if (dup2(out, 1) < 0 || dup2(err, 2) < 0)
-			_exit(1);
-		if (out > 2)
-			close(out);
-		if (err > 2 && err != out)
-			close(err);
-		execle(script, script, (char *)NULL, environ);
-		fprintf(stderr, "slurmstepd: error: execve(): %s: %s\n", script, strerror(errno));
-		_exit(127);
+		become_job(a);
+		_exit(1);
 	}
 	setpgid(child, child);
 	snprintf(buf, sizeof(buf), "%ld\n", (long)child);
 	put_file(dir, "pgid", buf);
 	if (pending)
 		kill(-child, pending);
-	if (limit > 0)
-		alarm((unsigned)limit);
+	if (a->limit > 0)
+		alarm((unsigned)a->limit);
 	for (;;) {
 		pid_t r = waitpid(child, &status, 0);
 
@@ -171,7 +175,7 @@ int spurd_supervise(int argc, char **argv)
 				timed_out = true;
 				kill(-child, SIGCONT);
 				kill(-child, SIGTERM);
-				alarm((unsigned)(kill_wait > 0 ? kill_wait : 1));
+				alarm((unsigned)(a->kill_wait > 0 ? a->kill_wait : 1));
 			} else {
 				kill(-child, SIGKILL);
 			}
@@ -182,7 +186,7 @@ int spurd_supervise(int argc, char **argv)
 	code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 	snprintf(buf, sizeof(buf), "%d %d\n", code, timed_out);
 	if (put_file(dir, "status", buf)) {
-		perror("spurd --supervise: status file");
+		perror("spurd: supervisor: status file");
 		return 1;
 	}
 	return 0;

@@ -1,13 +1,32 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The job supervisor (spurd --supervise) and the files it leaves in a job's
- * spool folder for the agent. */
+/* The job supervisor (forked by spurd, one per batch job) and the files it
+ * leaves in a job's spool folder for the agent. */
 #ifndef SPUR_AGENT_SUPERVISE_H
 #define SPUR_AGENT_SUPERVISE_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
-/* main() of `spurd --supervise DIR LIMIT KILL_WAIT UID GID` */
-int spurd_supervise(int argc, char **argv);
+/* The supervisor's name in /proc/PID/comm: how an agent that starts again
+ * tells a supervisor from a process that took its number. */
+#define SPURD_SUPERVISOR_NAME "spur-supervise"
+
+struct spurd_supervise_args {
+	const char *dir;     /* the job's spool folder (the agent's) */
+	const char *script;  /* DIR/slurm_script */
+	const char *workdir; /* entered as the job's user */
+	const char *cgroup;  /* joined first; NULL: none */
+	const char *out;     /* stdout, opened as the job's user */
+	const char *err;     /* stderr; NULL: with stdout */
+	long limit;	     /* seconds; 0: none */
+	long kill_wait;	     /* seconds between SIGTERM and SIGKILL */
+	uid_t uid;
+	gid_t gid;
+	char **env; /* the job's environment: the script's, never the supervisor's */
+};
+
+/* The supervisor's whole life, in a process forked for it; its exit code. */
+int spurd_supervise(const struct spurd_supervise_args *a);
 /* A number in DIR/name (pid, pgid), or 0 when there is none yet. */
 long spurd_supervise_read(const char *dir, const char *name);
 /* The job's result from DIR/status: 1 when there, 0 when not yet. */
