@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <uv.h>
@@ -717,6 +718,28 @@ static void on_task_exit(uv_process_t *p, int64_t status, int sig)
 	task_maybe_done(t);
 }
 
+/* The folder at path, opened (O_PATH) with the rights of uid:gid: the
+ * walk to it and into it is the user's, so a folder the user may not enter
+ * is not entered for them. -1 (errno) when they may not. */
+static int open_dir_as(const char *path, uid_t uid, gid_t gid)
+{
+	char dot[PATH_MAX + 2];
+	int fd, e;
+
+	snprintf(dot, sizeof(dot), "%s/.", path);
+	if (getuid() != 0 || uid == 0)
+		return open(dot, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* per thread: the loop's own, not the thread pool's */
+	setfsgid(gid);
+	setfsuid(uid);
+	fd = open(dot, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	e = errno;
+	setfsuid(0);
+	setfsgid(0);
+	errno = e;
+	return fd;
+}
+
 static void start_tasks(struct step *st)
 {
 	const json_t *m = st->msg, *argv_j = json_object_get(m, "argv");
@@ -726,10 +749,27 @@ static void start_tasks(struct step *st)
 	json_t *base = json_deep_copy(json_object_get(m, "env")), *v;
 	const char *cwd = spur_json_str(m, "cwd", "/tmp");
 
+	char cwd_fd[64];
+	int dirfd;
+
 	json_array_foreach(argv_j, i, v)
 		args[i] = (char *)(json_is_string(v) ? json_string_value(v) : "");
-	if (access(cwd, X_OK) != 0)
+	/* the tasks enter cwd as the folder the user opened (libuv changes
+	 * folder before it changes user) */
+	dirfd = open_dir_as(cwd, (uid_t)spur_json_int(m, "uid", 0), (gid_t)spur_json_int(m, "gid", 0));
+	if (dirfd < 0) {
+		char err[4400];
+
+		snprintf(err, sizeof(err),
+			 "slurmstepd: error: couldn't chdir to `%s': %s: going to /tmp instead\n", cwd,
+			 strerror(errno));
+		step_write(st, json_pack("{s:s,s:i,s:i,s:s}", "type", "io", "rank", -1, "fd", 2,
+					 "data", err));
 		cwd = "/tmp";
+	} else {
+		snprintf(cwd_fd, sizeof(cwd_fd), "/proc/self/fd/%d", dirfd);
+		cwd = cwd_fd;
+	}
 	json_array_foreach(json_object_get(m, "ranks"), i, v) {
 		struct task *t = &st->tasks[i];
 		uv_process_options_t opt = { 0 };
@@ -791,6 +831,8 @@ static void start_tasks(struct step *st)
 		uv_read_start((uv_stream_t *)&t->out[0], spur_uv_alloc, on_task_read);
 		uv_read_start((uv_stream_t *)&t->out[1], spur_uv_alloc, on_task_read);
 	}
+	if (dirfd >= 0)
+		close(dirfd);
 	json_decref(base);
 	free(args);
 }

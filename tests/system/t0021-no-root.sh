@@ -42,6 +42,9 @@ mkdir -p closed && chmod 700 closed
 as_nobody sbatch --wait -D "$T/closed" -o "$T/home/out3" -e "$T/home/err3" --wrap pwd >/dev/null
 check "a working folder the user cannot enter: the job runs in /tmp" grep -qx /tmp home/out3
 check "... saying why, as slurmstepd does" grep -q "couldn't chdir to \`$T/closed': Permission denied: going to /tmp instead" d1.err
+(cd "$T/closed" && runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" PATH="$PATH" timeout 20 srun pwd) >out4 2>err4
+check "srun: tasks do not enter it either: they run in /tmp" grep -qx /tmp out4
+check "... saying why" grep -q "couldn't chdir to \`$T/closed': Permission denied" err4
 
 # output through a link to a root file
 echo precious >target && chmod 644 target
