@@ -234,6 +234,14 @@ int cli_send(json_t *req, int timeout_ms, json_t **reply, struct spur_error *err
 		if (fd < 0)
 			return fd;
 		*reply = cli_request_raw(fd, req, timeout_ms, err);
+		/* what users wrote (names, comments, reasons) reaches a terminal
+		 * escaped */
+		if (*reply && spur_json_escape_controls(*reply)) {
+			json_decref(*reply);
+			*reply = NULL;
+			close(fd);
+			return spur_error_set(err, SPUR_ENOMEM, "out of memory");
+		}
 		if (!*reply || spur_json_int(*reply, "code", 0) != SPUR_ERETRY)
 			return fd;
 		close(fd);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The squeue format engine. */
 #include "jobfmt.h"
+#include "wire.h"
 
 #include "timefmt.h"
 
@@ -193,7 +194,7 @@ bool spur_jobfmt_line(const char *fmt, const struct spur_jobfmt_job *j, int64_t 
 	for (const char *p = fmt; *p;) {
 		bool right = false;
 		int width = 0, n;
-		char val[1024];
+		char val[1024], raw[256];
 
 		if (*p != '%') {
 			if (o + 2 >= cap)
@@ -204,9 +205,11 @@ bool spur_jobfmt_line(const char *fmt, const struct spur_jobfmt_job *j, int64_t 
 		p = spur_fmt_field_spec(p + 1, &right, &width);
 		if (!*p)
 			return false;
-		if (j)
-			field(*p, j, now, val, sizeof(val));
-		else
+		if (j) {
+			/* what users wrote (a name, a reason) shown escaped */
+			field(*p, j, now, raw, sizeof(raw));
+			spur_escape_controls(raw, strlen(raw), val, sizeof(val));
+		} else
 			snprintf(val, sizeof(val), "%s", header_of(*p) ? header_of(*p) : "");
 		p++;
 		if (width > 0 && width < (int)sizeof(val) && (int)strlen(val) > width)

@@ -235,6 +235,69 @@ const char *spur_json_str(const json_t *o, const char *key, const char *dflt)
 	return json_is_string(v) ? json_string_value(v) : dflt;
 }
 
+size_t spur_escape_controls(const char *s, size_t n, char *out, size_t cap)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n && o + 5 <= cap; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		if (ch == '\n' || ch == '\t' || ch == '\r') {
+			out[o++] = '\\';
+			out[o++] = ch == '\n' ? 'n' : ch == '\t' ? 't' : 'r';
+		} else if (ch < 0x20 || ch == 0x7f) {
+			o += (size_t)snprintf(out + o, cap - o, "\\x%02x", ch);
+		} else {
+			out[o++] = (char)ch;
+		}
+	}
+	if (cap)
+		out[o < cap ? o : cap - 1] = '\0';
+	return o;
+}
+
+static int escape_string(json_t *v)
+{
+	const char *s = json_string_value(v);
+	size_t n = json_string_length(v), o;
+	char *out;
+	int rc;
+
+	for (o = 0; o < n; o++)
+		if ((unsigned char)s[o] < 0x20 || s[o] == 0x7f)
+			break;
+	if (o == n)
+		return 0;
+	if (!(out = malloc(4 * n + 5)))
+		return SPUR_ENOMEM;
+	o = spur_escape_controls(s, n, out, 4 * n + 5);
+	rc = json_string_setn_nocheck(v, out, o) ? SPUR_ENOMEM : 0;
+	free(out);
+	return rc;
+}
+
+int spur_json_escape_controls(json_t *v)
+{
+	const char *key;
+	json_t *x;
+	size_t i;
+	int rc = 0;
+
+	if (json_is_string(v))
+		return escape_string(v);
+	if (json_is_object(v)) {
+		json_object_foreach(v, key, x) {
+			/* squeue's lines, formatted (and escaped) by the controller */
+			if (strcmp(key, "text"))
+				rc = rc ? rc : spur_json_escape_controls(x);
+		}
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, x)
+			rc = rc ? rc : spur_json_escape_controls(x);
+	}
+	return rc;
+}
+
 int64_t spur_json_int(const json_t *o, const char *key, int64_t dflt)
 {
 	const json_t *v = json_object_get(o, key);

@@ -51,6 +51,16 @@ int spur_wire_recv(int fd, json_t **out, int timeout_ms, struct spur_error *err)
 /* Field helpers that never abort on bad input: the default when missing or
  * of another type. */
 const char *spur_json_str(const json_t *o, const char *key, const char *dflt);
+/* s[0..n) into out (cap bytes, NUL-terminated) with its control bytes
+ * written as escapes (\n, \t, \r, \xHH), cut short where out is full.
+ * Returns the length written. */
+size_t spur_escape_controls(const char *s, size_t n, char *out, size_t cap);
+/* Every string in v (objects and arrays, recursively; a member "text" is
+ * squeue's lines, escaped where they were formatted) with its control
+ * bytes written as escapes (\n, \t, \r, \xHH), so that a user's job name
+ * or comment cannot forge lines or move the cursor of whoever reads a
+ * command's output. 0, or SPUR_ENOMEM (v partly escaped). */
+int spur_json_escape_controls(json_t *v);
 int64_t spur_json_int(const json_t *o, const char *key, int64_t dflt);
 int spur_json_bool(const json_t *o, const char *key, int dflt);
 

@@ -69,6 +69,15 @@ check "... naming the limit" grep -q "MaxArraySize" arr.err
 check "an array within it is taken" as_nobody sbatch --array=0-1000 -o /dev/null --hold --wrap true
 as_nobody scancel -u nobody
 
+# a job name that tries to forge a line of scontrol show job
+id=$(as_nobody sbatch --parsable --hold -J "$(printf 'x\n   UserId=root(0) GroupId=root(0)\033[2J')" --wrap true)
+check "a job name cannot forge a line in scontrol show job" \
+	sh -c "[ \$(scontrol show job $id | grep -c '^   UserId=') -eq 1 ]"
+check "... it is shown escaped" \
+	sh -c "scontrol show job $id | grep -qF 'JobName=x\\n   UserId=root(0) GroupId=root(0)\\x1b[2J'"
+check "... in squeue too" sh -c "squeue -h -j $id -o %j | grep -qxF 'x\\n   UserId=root(0) GroupId=root(0)\\x1b[2J'"
+as_nobody scancel "$id"
+
 # a spool folder a user owns
 mkdir -p userspool && chown nobody userspool
 "$BUILD/src/agent/spurd" -f "$T/slurm.conf" -N mi1 -s "$T/userspool" 2>spool.err

@@ -3,6 +3,7 @@
 #include "../lib/testutil.h"
 
 #include "common/jobfmt.h"
+#include "common/wire.h"
 
 #include <string.h>
 
@@ -76,6 +77,33 @@ static void test_fields(void **state)
 	assert_string_equal(spur_jobfmt_state_code("TIMEOUT"), "TO");
 }
 
+/* a user's job name cannot forge a line or move the cursor */
+static void test_escape(void **state)
+{
+	struct spur_jobfmt_job j = { .job_id = 7, .array_task_id = -1, .partition = "gpu",
+				     .name = "x\n   UserId=root(0)\x1b[2J\t", .user = "u", .account = "",
+				     .state = "PENDING", .reason = "None", .nodelist = "", .gres = "",
+				     .workdir = "" };
+	char buf[256], out[8];
+	size_t len = 0;
+	json_t *v = json_pack("{s:s,s:[s],s:s}", "name", "a\rb\x7f", "list", "c\nd", "text",
+			      "line1\nline2\n");
+
+	(void)state;
+	assert_true(spur_jobfmt_line("%i %j", &j, 0, buf, &len, sizeof(buf)));
+	assert_string_equal(buf, "7 x\\n   UserId=root(0)\\x1b[2J\\t\n");
+	assert_int_equal(spur_json_escape_controls(v), 0);
+	assert_string_equal(json_string_value(json_object_get(v, "name")), "a\\rb\\x7f");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(v, "list"), 0)),
+			    "c\\nd");
+	/* squeue's preformatted lines keep their newlines */
+	assert_string_equal(json_string_value(json_object_get(v, "text")), "line1\nline2\n");
+	json_decref(v);
+	/* cut short where the buffer ends, never in the middle of an escape */
+	assert_int_equal(spur_escape_controls("ab\ncd", 5, out, sizeof(out)), 4);
+	assert_string_equal(out, "ab\\n");
+}
+
 static void test_invalid(void **state)
 {
 	char buf[16];
@@ -101,6 +129,7 @@ int main(void)
 		cmocka_unit_test(test_default),
 		cmocka_unit_test(test_fields),
 		cmocka_unit_test(test_invalid),
+		cmocka_unit_test(test_escape),
 	};
 
 	return cmocka_run_group_tests_name("jobfmt", tests, NULL, NULL);
