@@ -242,6 +242,40 @@ static void get_jobs(const struct rest_backend *be, const struct rest_request *r
 }
 
 /* v0.0.40's job_desc_msg fields Spur takes, and what they become. */
+/* job.nodes: a count, "N", or "N-N" (one count written as a range); a
+ * range of several counts is not supported, an impossible one ("5-2") is
+ * refused. */
+static int rest_node_count(const json_t *v, char *why, size_t wlen, json_int_t *out)
+{
+	const char *s = json_is_string(v) ? json_string_value(v) : NULL;
+	char *end = NULL;
+	long lo = json_is_integer(v) ? (long)json_integer_value(v) : -1, hi;
+
+	if (s) {
+		lo = strtol(s, &end, 10);
+		hi = lo;
+		if (end != s && *end == '-')
+			hi = strtol(end + 1, &end, 10);
+		if (end == s || *end || hi < lo) {
+			snprintf(why, wlen, "job.nodes: '%s' is not a node count or range", s);
+			return SPUR_EINVAL;
+		}
+		if (hi != lo) {
+			snprintf(why, wlen,
+				 "job.nodes: a range of node counts (%s) is not supported; give one "
+				 "count",
+				 s);
+			return SPUR_EINVAL;
+		}
+	}
+	if (lo < 1 || lo > 100000) {
+		snprintf(why, wlen, "job.nodes: expected a node count");
+		return SPUR_EINVAL;
+	}
+	*out = lo;
+	return 0;
+}
+
 static int job_desc(const json_t *d, json_t *job, json_t *warnings, char *why, size_t wlen)
 {
 	static const struct {
@@ -305,17 +339,12 @@ static int job_desc(const json_t *d, json_t *job, json_t *warnings, char *why, s
 			json_object_set_new(job, nums[i].spur, json_integer(n * nums[i].scale));
 		}
 		if (!strcmp(key, "nodes")) {
-			/* "2", "2-4" (the minimum is taken), or a number */
-			long n = json_is_integer(v) ? (long)json_integer_value(v)
-				 : json_is_string(v)  ? strtol(json_string_value(v), NULL, 10)
-						      : -1;
+			json_int_t count;
 
 			known = true;
-			if (n < 1 || n > 100000) {
-				snprintf(why, wlen, "job.nodes: expected a node count");
+			if (rest_node_count(v, why, wlen, &count))
 				return SPUR_EINVAL;
-			}
-			json_object_set_new(job, "nodes", json_integer(n));
+			json_object_set_new(job, "nodes", json_integer(count));
 		} else if (!strcmp(key, "environment")) {
 			json_t *env = json_object(), *e;
 			size_t i;

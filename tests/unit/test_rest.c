@@ -218,7 +218,7 @@ static void test_submit_body(void **state)
 	r = ask("POST", "/slurm/v0.0.40/job/submit", "t", NULL,
 		"{\"script\":\"s\",\"job\":{\"current_working_directory\":\"/w\",\"environment\":"
 		"[\"A=1=2\"],\"time_limit\":{\"set\":true,\"number\":5},\"tres_per_node\":"
-		"\"gres/gpu:2\",\"nodes\":\"2-4\",\"x\":1}}",
+		"\"gres/gpu:2\",\"nodes\":\"2-2\",\"x\":1}}",
 		&status);
 	assert_int_equal(status, 200);
 	assert_int_equal(json_integer_value(json_object_get(r, "job_id")), 42);
@@ -232,6 +232,15 @@ static void test_submit_body(void **state)
 	assert_string_equal(json_string_value(json_object_get(r, "gres")), "gpu:2");
 	assert_string_equal(json_string_value(json_object_get(json_object_get(r, "env"), "A")), "1=2");
 	assert_string_equal(json_string_value(json_object_get(r, "workdir")), "/w");
+	/* impossible and unsupported node ranges are refused, not cut */
+	for (size_t i = 0; i < 3; i++) {
+		static const char *const bad[] = { "5-2", "2-4", "2x" };
+		char body[128];
+
+		snprintf(body, sizeof(body), "{\"script\":\"s\",\"job\":{\"nodes\":\"%s\"}}", bad[i]);
+		json_decref(ask("POST", "/slurm/v0.0.40/job/submit", "t", NULL, body, &status));
+		assert_int_equal(status, 400);
+	}
 }
 
 static void test_update(void **state)
