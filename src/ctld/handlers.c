@@ -807,6 +807,31 @@ static void lost_jobs(struct ctld *c, long idx, const json_t *known)
 	}
 }
 
+/* Jobs the agent runs that should not run there any more (cancelled,
+ * ended, requeued or purged while it was away) are killed now: a job
+ * cancelled while its node's agent was down does not run on with its
+ * resources counted free. */
+static void stale_jobs(struct ctld *c, long idx, const json_t *known)
+{
+	size_t i, k;
+	json_t *v;
+
+	json_array_foreach(known, i, v) {
+		uint32_t id = (uint32_t)json_integer_value(v);
+		struct sched_job_info info;
+		bool here = false;
+
+		if (!sched_job_info(c->sched, id, &info) && info.state == SCHED_JOB_RUNNING)
+			for (k = 0; k < info.nalloc && !here; k++)
+				here = info.alloc[k].node == (uint32_t)idx;
+		if (here)
+			continue;
+		spur_warn("job %u: still on node %s, which it should no longer run on: killing it",
+			  id, c->conf->nodes[idx].name);
+		ctld_signal_nodes(c, id, &(uint32_t){ (uint32_t)idx }, 1, SIGKILL);
+	}
+}
+
 /* The agent's discovered GPU links replace the controller's guess from the
  * GRES type; a mismatch with the configuration is reported, not applied. */
 static void use_links(struct ctld *c, const char *node, const json_t *gpus)
@@ -1007,6 +1032,8 @@ static void handle_register(struct ctld_conn *cn, json_t *msg)
 		reply_ok(cn, json_pack("{s:s,s:s*}", "node", name, "auth", tok));
 		free(tok);
 	}
+	/* after the answer that makes the agent trust this controller */
+	stale_jobs(c, idx, json_object_get(msg, "jobs"));
 	ctld_run_cycle(c);
 }
 

@@ -56,6 +56,13 @@ void ctld_conn_close(struct ctld_conn *cn)
 
 		c->agents[cn->node] = NULL;
 		spur_warn("node %s: agent disconnected", c->conf->nodes[cn->node].name);
+		/* sinfo -R says why, as Slurm does for a node that stops answering
+		 * (an administrator's reason stays) */
+		if (!c->node_admin[cn->node]) {
+			snprintf(c->node_reason[cn->node], sizeof(c->node_reason[cn->node]), "%s",
+				 "Not responding");
+			c->node_reason_time[cn->node] = ev.time;
+		}
 		/* jobs keep running on the node (their supervisor is there); the node
 		 * only takes no new work until the agent is back */
 		ev.type = SCHED_EV_NODE_DRAIN;
