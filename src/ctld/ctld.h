@@ -66,6 +66,11 @@ struct ctld {
 	bool signaled; /* SIGTERM/SIGINT: stop, even when a restart was due */
 	bool failed;
 	char **argv; /* this program's arguments: ctld_restart_now() */
+	struct ctld_conn *conns; /* every client connection, newest first */
+	struct ctld_peer *peers; /* open connections per peer (ctld_conn_peer) */
+	size_t npeers, peers_cap;
+	uv_timer_t conn_sweep; /* closes idle connections */
+	uint64_t conns_refused; /* over a peer's cap, since the last log line */
 	struct { /* since this process started: sdiag, /metrics */
 		uint64_t submitted, cycles, cycle_us_last, cycle_us_max, cycle_us_total;
 		int64_t started_at;
@@ -96,7 +101,21 @@ struct ctld_conn {
 	struct spur_ident peer_id;
 	struct spur_ident who; /* the current request's authenticated identity */
 	bool authed;	       /* who is set */
+	struct ctld_conn *prev, *next; /* in ctld.conns */
+	uint64_t active_at;	       /* the loop's ms at its last frame in or out */
+	uint64_t peer_key;	       /* uid (Unix socket) or IPv4 address; 0: not counted */
 };
+
+/* Open client connections of one peer: a user on the Unix socket, a host
+ * over TCP. */
+struct ctld_peer {
+	uint64_t key;
+	uint32_t n;
+};
+/* Connections one peer may hold open (agents, root and SlurmUser on the
+ * Unix socket not counted); one with nothing pending may stay silent for
+ * MessageTimeout. */
+#define CTLD_MAX_CONNS_PER_PEER 1024
 
 /* raftlog.c: the replicated operation log (libraft) */
 struct ctld_raft_peer {
@@ -191,6 +210,10 @@ void ctld_tcp_close(uv_handle_t *h);
 
 /* server.c */
 void ctld_conn_close(struct ctld_conn *cn);
+/* The connection is an agent's: no longer counted against its peer. */
+void ctld_conn_is_agent(struct ctld_conn *cn);
+/* Start closing connections that stay idle (after ctld_listen). */
+void ctld_conns_start(struct ctld *c);
 int ctld_listen(struct ctld *c, const char *addr, uint16_t port, struct spur_error *err);
 /* The abstract Unix socket for host:port (see spur_ctld_socket_name). */
 int ctld_listen_unix(struct ctld *c, const char *host, uint16_t port, struct spur_error *err);

@@ -1001,6 +1001,7 @@ static void handle_register(struct ctld_conn *cn, json_t *msg)
 		spur_warn("node %s: a second agent registered; the newest wins", name);
 	c->agents[idx] = cn;
 	cn->node = idx;
+	ctld_conn_is_agent(cn);
 	ev.defer_cycle = true;
 	if (sched_step(c->sched, &ev, &acts, &err)) {
 		reply_error(cn, err.code, err.msg);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -213,6 +214,7 @@ static void teardown(struct ctld *c)
 	free(c->node_reason);
 	free(c->node_admin);
 	free(c->node_reason_time);
+	free(c->peers);
 	ctld_acct_close(c);
 	sched_destroy(c->sched);
 	spur_conf_destroy(c->conf);
@@ -492,6 +494,16 @@ int main(int argc, char **argv)
 		}
 		fprintf(stderr, "spurctld: error: %s\n", err.msg);
 		goto out_raft;
+	}
+	ctld_conns_start(&c);
+	{
+		/* many clients at once: every descriptor the system allows */
+		struct rlimit rl;
+
+		if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
 	}
 	uv_signal_init(c.loop, &sigterm);
 	sigterm.data = &c;

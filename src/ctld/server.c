@@ -8,6 +8,7 @@
 #include "io/uvwire.h"
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -38,6 +39,87 @@ void ctld_conn_closed(uv_handle_t *h)
 	ctld_conn_unref(h->data);
 }
 
+/* ---------------------------------------------------------------- limits */
+
+static struct ctld_peer *peer_find(struct ctld *c, uint64_t key)
+{
+	for (size_t i = 0; i < c->npeers; i++)
+		if (c->peers[i].key == key)
+			return &c->peers[i];
+	return NULL;
+}
+
+/* Count cn against its peer; false when that peer is at its cap. */
+static bool peer_admit(struct ctld *c, struct ctld_conn *cn, uint64_t key)
+{
+	struct ctld_peer *p = peer_find(c, key);
+
+	if (p && p->n >= CTLD_MAX_CONNS_PER_PEER)
+		return false;
+	if (!p) {
+		if (spur_grow((void **)&c->peers, &c->peers_cap, c->npeers + 1, sizeof(*c->peers)))
+			return false;
+		p = &c->peers[c->npeers++];
+		*p = (struct ctld_peer){ .key = key };
+	}
+	p->n++;
+	cn->peer_key = key;
+	return true;
+}
+
+static void peer_release(struct ctld *c, struct ctld_conn *cn)
+{
+	struct ctld_peer *p = cn->peer_key ? peer_find(c, cn->peer_key) : NULL;
+
+	cn->peer_key = 0;
+	if (!p || --p->n)
+		return;
+	*p = c->peers[--c->npeers]; /* the last one takes its place */
+}
+
+void ctld_conn_is_agent(struct ctld_conn *cn)
+{
+	peer_release(cn->c, cn);
+}
+
+static uint64_t idle_ms(const struct ctld *c)
+{
+	return (c->conf->message_timeout ? c->conf->message_timeout : 1) * 1000ull;
+}
+
+/* Once a second: a connection that has nothing pending (no answer
+ * awaiting a commit, no job it waits for or holds, not an agent) and has
+ * said nothing for the idle time is closed; refusals are logged here,
+ * counted, not one line each. */
+static void on_conn_sweep(uv_timer_t *t)
+{
+	struct ctld *c = t->data;
+	uint64_t now = uv_now(c->loop), closed = 0;
+
+	for (struct ctld_conn *cn = c->conns, *next; cn; cn = next) {
+		next = cn->next;
+		if (cn->node < 0 && !cn->holds_jobs && cn->refs == 1 && !cn->closing &&
+		    now - cn->active_at > idle_ms(c)) {
+			closed++;
+			ctld_conn_close(cn);
+		}
+	}
+	if (closed)
+		spur_info("closed %llu idle connections (silent for %llu s)",
+			  (unsigned long long)closed, (unsigned long long)idle_ms(c) / 1000);
+	if (c->conns_refused)
+		spur_warn("refused %llu connections of peers already holding %d open",
+			  (unsigned long long)c->conns_refused, CTLD_MAX_CONNS_PER_PEER);
+	c->conns_refused = 0;
+}
+
+void ctld_conns_start(struct ctld *c)
+{
+	uv_timer_init(c->loop, &c->conn_sweep);
+	c->conn_sweep.data = c;
+	uv_timer_start(&c->conn_sweep, on_conn_sweep, 1000, 1000);
+}
+
 void ctld_conn_close(struct ctld_conn *cn)
 {
 	struct ctld *c = cn->c;
@@ -45,6 +127,14 @@ void ctld_conn_close(struct ctld_conn *cn)
 	if (cn->closing)
 		return;
 	cn->closing = true;
+	peer_release(c, cn);
+	if (cn->prev)
+		cn->prev->next = cn->next;
+	else if (c->conns == cn)
+		c->conns = cn->next;
+	if (cn->next)
+		cn->next->prev = cn->prev;
+	cn->prev = cn->next = NULL;
 	ctld_forward_close(cn);
 	if (cn->node >= 0 && c->agents[cn->node] == cn) {
 		struct sched_event ev = { .type = SCHED_EV_NODE_DOWN,
@@ -83,6 +173,7 @@ void ctld_conn_send(struct ctld_conn *cn, json_t *msg)
 		json_decref(msg);
 		return;
 	}
+	cn->active_at = uv_now(cn->c->loop);
 	if (spur_uv_send((uv_stream_t *)&cn->tcp, msg))
 		ctld_conn_close(cn);
 }
@@ -106,6 +197,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 	}
 	free(buf->base);
 	while (!cn->closing && (rc = spur_wire_next(&cn->rd, &msg, &err)) == 1) {
+		cn->active_at = uv_now(cn->c->loop);
 		ctld_handle(cn, msg);
 		json_decref(msg);
 	}
@@ -121,6 +213,7 @@ static void accept_conn(uv_stream_t *server, int status, bool unix_sock)
 {
 	struct ctld *c = server->data;
 	struct ctld_conn *cn;
+	uint64_t key = 0;
 
 	if (status < 0)
 		return;
@@ -154,6 +247,27 @@ static void accept_conn(uv_stream_t *server, int status, bool unix_sock)
 		}
 		cn->peer = true;
 		spur_ident_by_uid(&cn->peer_id, (uint32_t)cr.uid, (uint32_t)cr.gid);
+		key = cr.uid == 0 || (c->conf->slurm_user && !strcmp(c->conf->slurm_user,
+								      cn->peer_id.user))
+			      ? 0
+			      : 1ull << 32 | cr.uid;
+	} else {
+		struct sockaddr_storage ss;
+		int len = sizeof(ss);
+
+		if (!uv_tcp_getpeername(&cn->tcp, (struct sockaddr *)&ss, &len) &&
+		    ss.ss_family == AF_INET)
+			key = 2ull << 32 | ((struct sockaddr_in *)&ss)->sin_addr.s_addr;
+	}
+	cn->active_at = uv_now(c->loop);
+	cn->next = c->conns;
+	if (c->conns)
+		c->conns->prev = cn;
+	c->conns = cn;
+	if (key && !peer_admit(c, cn, key)) {
+		c->conns_refused++;
+		ctld_conn_close(cn);
+		return;
 	}
 	if (uv_read_start((uv_stream_t *)&cn->tcp, spur_uv_alloc, on_read))
 		ctld_conn_close(cn);
