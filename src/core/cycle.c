@@ -85,6 +85,42 @@ static int fifo_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* Put the first k of v[0..n) in cmp's order into v[0..k), in that order;
+ * the rest follow in no order. O(n + k log k) on average (quickselect on a
+ * middle pivot, then a sort of the k): a cycle with a million pending jobs
+ * orders only those it will try. */
+static void select_first(struct core_job **v, size_t n, size_t k,
+			 int (*cmp)(const void *, const void *))
+{
+	size_t lo = 0, hi = n;
+
+	while (k < n && hi - lo > 1) {
+		struct core_job *pivot = v[lo + (hi - lo) / 2], *t;
+		size_t lt = lo, i = lo, gt = hi; /* [lo,lt) <, [lt,i) =, [gt,hi) > */
+
+		while (i < gt) {
+			int c = cmp(&v[i], &pivot);
+
+			if (c < 0) {
+				t = v[lt], v[lt] = v[i], v[i] = t;
+				lt++, i++;
+			} else if (c > 0) {
+				gt--;
+				t = v[gt], v[gt] = v[i], v[i] = t;
+			} else {
+				i++;
+			}
+		}
+		if (k < lt)
+			hi = lt;
+		else if (k > gt)
+			lo = gt;
+		else
+			break;
+	}
+	qsort(v, k < n ? k : n, sizeof(*v), cmp);
+}
+
 /* ---------------------------------------------------------------- starting */
 
 static void mask_text(uint16_t m, char *buf, size_t len)
@@ -494,7 +530,16 @@ int core_cycle(struct sched *s, int64_t now)
 	if (rc)
 		goto out_free;
 	s->stats.pending_seen = ncands;
-	qsort(cands, ncands, sizeof(*cands), s->cfg.fifo ? fifo_cmp : cand_cmp);
+	/* at most max_job_test are tried, the first in priority order; the
+	 * others wait for a later cycle (Slurm's bf_max_job_test) */
+	select_first(cands, ncands, s->cfg.max_job_test ? s->cfg.max_job_test : ncands,
+		     s->cfg.fifo ? fifo_cmp : cand_cmp);
+	if (s->cfg.max_job_test && ncands > s->cfg.max_job_test) {
+		for (size_t c = s->cfg.max_job_test; c < ncands; c++)
+			set_reason(s, cands[c], SCHED_REASON_PRIORITY);
+		ncands = s->cfg.max_job_test;
+		timer = now + 1; /* the next pass goes on a second later */
+	}
 	for (size_t c = 0; c < ncands; c++) {
 		struct core_job *j = cands[c];
 		int64_t when;

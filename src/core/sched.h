@@ -36,6 +36,8 @@ struct sched_config {
 		SCHED_PLACE_FIRST,    /* first free GPUs / nodes (baseline) */
 	} place;
 	bool fifo; /* baseline: strict FIFO by submit time, no backfill */
+	/* pending jobs a cycle tries, highest priority first (0: all) */
+	uint32_t max_job_test;
 };
 
 /* Defaults: weights as a typical GPU site (age 1000, fairshare 10000, size

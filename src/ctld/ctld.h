@@ -181,6 +181,9 @@ json_t *ctld_state_ops(struct ctld *c);
 int ctld_state_restore(struct ctld *c, const json_t *doc, struct spur_error *err);
 void ctld_jobs_free(struct ctld *c);
 int ctld_run_cycle(struct ctld *c);
+/* A scheduling cycle on the loop's next turn: the events of one turn
+ * (submissions, ends, an agent's registration) share one cycle. */
+void ctld_cycle_soon(struct ctld *c);
 /* Forget jobs ended more than MinJobAge ago (a logged op), every so often. */
 void ctld_purge_start(struct ctld *c);
 struct ctld_job *ctld_job(struct ctld *c, uint32_t id);

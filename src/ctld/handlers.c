@@ -109,7 +109,7 @@ static void commit_reply(struct ctld_conn *cn, json_t *op, uint32_t id)
 		reply_error(cn, rc, err.msg);
 		return;
 	}
-	ctld_run_cycle(cn->c);
+	ctld_cycle_soon(cn->c);
 }
 
 /* Numbers in a submission must be in range before they reach the core's
@@ -270,7 +270,7 @@ static void handle_submit(struct ctld_conn *cn, json_t *msg)
 	if (ctld_job_interactive(cj))
 		cj->owner = cn;
 	cn->holds_jobs |= cj->waiter == cn || cj->owner == cn;
-	ctld_run_cycle(c);
+	ctld_cycle_soon(c);
 }
 
 
@@ -603,7 +603,7 @@ static void handle_cancel(struct ctld_conn *cn, json_t *msg)
 		json_decref(op);
 	}
 	free(ids);
-	ctld_run_cycle(c);
+	ctld_cycle_soon(c);
 	return;
 out_of_memory:
 	free(ids);
@@ -970,7 +970,7 @@ static void handle_node_update(struct ctld_conn *cn, json_t *msg)
 	}
 	spur_hostlist_destroy(hl);
 	reply_ok(cn, json_object());
-	ctld_run_cycle(c);
+	ctld_cycle_soon(c);
 }
 
 static void handle_gpu_failed(struct ctld_conn *cn, json_t *msg)
@@ -981,7 +981,7 @@ static void handle_gpu_failed(struct ctld_conn *cn, json_t *msg)
 		return; /* only a registered agent speaks for its GPUs */
 	gpus_failed(c, cn->node, json_object_get(msg, "gpus"),
 		    spur_json_str(msg, "reason", "GPU failed"));
-	ctld_run_cycle(c);
+	ctld_cycle_soon(c);
 }
 
 static void handle_register(struct ctld_conn *cn, json_t *msg)
@@ -1035,7 +1035,7 @@ static void handle_register(struct ctld_conn *cn, json_t *msg)
 	}
 	/* after the answer that makes the agent trust this controller */
 	stale_jobs(c, idx, json_object_get(msg, "jobs"));
-	ctld_run_cycle(c);
+	ctld_cycle_soon(c);
 }
 
 static void handle_finished(struct ctld_conn *cn, json_t *msg)
@@ -1069,7 +1069,7 @@ static void handle_finished(struct ctld_conn *cn, json_t *msg)
 	if (ctld_commit(c, op, cn, ack, &err))
 		spur_error_log("job %u finish: %s", id, err.msg);
 	json_decref(op);
-	ctld_run_cycle(c);
+	ctld_cycle_soon(c);
 }
 
 /* scontrol requeue / requeuehold: kill the running batch script, then the
@@ -1113,7 +1113,7 @@ static void handle_requeue(struct ctld_conn *cn, json_t *msg)
 	}
 	json_decref(op);
 	ctld_signal_nodes(c, id, nodes, nn, SIGKILL);
-	ctld_run_cycle(c);
+	ctld_cycle_soon(c);
 }
 
 /* scontrol update JobId=N: the settable fields of a pending job, range

@@ -68,6 +68,9 @@ int ctld_build_core(struct ctld *c, struct spur_error *err)
 	cfg.decay_half_life = cf->priority_decay_half_life;
 	cfg.max_age = cf->priority_max_age;
 	cfg.favor_small = cf->priority_favor_small;
+	/* SchedulerParameters: one pass here, bounded by the larger bound */
+	cfg.max_job_test = cf->bf_max_job_test > cf->default_queue_depth ? cf->bf_max_job_test
+									  : cf->default_queue_depth;
 	/* PreemptType=preempt/partition_prio with a PreemptMode other than OFF:
 	 * a job of a higher PriorityTier partition stops lower-tier jobs */
 	bool requeue = false, off = true;

@@ -980,6 +980,14 @@ static void on_timer(uv_timer_t *t)
 	ctld_run_cycle(t->data);
 }
 
+void ctld_cycle_soon(struct ctld *c)
+{
+	/* the cycle's own wake-up timer, due now: every request read in this
+	 * turn of the loop is in before it runs */
+	c->timer.data = c;
+	uv_timer_start(&c->timer, on_timer, 0, 0);
+}
+
 /* Interactive jobs have no supervisor to keep their time limit: end those
  * past it (TIMEOUT, steps killed, the owner told); the earliest limit still
  * ahead wakes the next cycle. */

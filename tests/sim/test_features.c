@@ -73,6 +73,43 @@ static void test_requeue(void **state)
 	sim_destroy(sim);
 }
 
+/* ---------------------------------------------------------------- bounds */
+
+/* A cycle tries at most max_job_test pending jobs (highest priority first)
+ * and the next pass, a second later, goes on: five jobs that become
+ * eligible together on five free nodes start three, then two. */
+static void test_max_job_test(void **state)
+{
+	struct sched_config cfg;
+	struct sim *sim;
+	struct sched_part_spec p = part("gpu", "ALL", true);
+	struct sched_job_spec js[5];
+	struct spur_error err;
+
+	(void)state;
+	sched_config_default(&cfg);
+	cfg.max_job_test = 3;
+	sim = sim_create(&cfg);
+	sim_add_nodes(sim, "n", 1, 5, 64, 512 * 1024, "mi300x", SCHED_TOPO_MI300X, 0, NULL);
+	sim_add_partition(sim, &p);
+	for (uint32_t i = 0; i < 5; i++) {
+		js[i] = job(i + 1, 1, 8, H);
+		js[i].begin = 100;
+		assert_int_equal(sim_submit_now(sim, &js[i], H / 2, 0, &err), 0);
+	}
+	sim_run_until(sim, 100);
+	for (uint32_t i = 1; i <= 3; i++)
+		assert_int_equal(sim_job_state(sim, i), SCHED_JOB_RUNNING);
+	for (uint32_t i = 4; i <= 5; i++) {
+		assert_int_equal(sim_job_state(sim, i), SCHED_JOB_PENDING);
+		assert_int_equal(sim_job_reason(sim, i), SCHED_REASON_PRIORITY);
+	}
+	sim_run_until(sim, 101);
+	for (uint32_t i = 4; i <= 5; i++)
+		assert_int_equal(sim_job_state(sim, i), SCHED_JOB_RUNNING);
+	sim_destroy(sim);
+}
+
 /* ---------------------------------------------------------------- GRES */
 
 static void test_gres_types(void **state)
@@ -958,6 +995,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_requeue),
+		cmocka_unit_test(test_max_job_test),
 		cmocka_unit_test(test_gres_types),
 		cmocka_unit_test(test_gpu_islands),
 		cmocka_unit_test(test_gpu_first_free_baseline),
