@@ -6,6 +6,12 @@
 
 BUILD        ?= build
 FUZZ_SECONDS ?= 60
+# the public GPU trace: shared/traces beside this checkout or beside any
+# folder above it (a clone in a subfolder finds it too); TRACE=DIR overrides
+TRACE        ?= $(shell d=$$PWD; while [ "$$d" != / ]; do \
+                  [ -d "$$d/../shared/traces/alibaba-gpu-v2023" ] && \
+                  { echo "$$d/../shared/traces/alibaba-gpu-v2023"; break; }; \
+                  d=$$(dirname "$$d"); done)
 # Debian 12 packages the build and the tests need (checked with dpkg-query).
 DEB_PACKAGES := meson ninja-build pkg-config gcc clang libclang-rt-14-dev libcmocka-dev python3 \
                 libjansson-dev libuv1-dev libsqlite3-dev libraft-dev libjwt-dev \
@@ -49,7 +55,7 @@ fuzz: deps
 # Benchmarks (bench/README.md): printed figures, baselines in the same run.
 bench: build
 	$(BUILD)/bench/bench_cycle
-	$(BUILD)/bench/bench_replay ../shared/traces/alibaba-gpu-v2023
+	$(BUILD)/bench/bench_replay "$(TRACE)"
 	bench/bench_cluster.sh $(BUILD)
 	bench/bench_ha.sh $(BUILD)
 	bench/bench_rest.sh $(BUILD)

@@ -10,7 +10,6 @@ BUILD=$(cd "${1:-build}" && pwd)
 N=${N:-1000}
 RUNS=${RUNS:-3}
 T=$(mktemp -d /tmp/spur-bench.XXXXXX)
-PORT=$((10000 + $$ % 10000)) # below the ephemeral range
 export SLURM_CONF="$T/slurm.conf" PATH="$BUILD/src/cli:$PATH"
 now() { date +%s.%N; }
 el() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.3f", b-a}'; }
@@ -18,6 +17,7 @@ div() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.1f", a/b}'; }
 median() { sort -g | awk '{a[NR]=$1} END{ if (NR%2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2 }'; }
 
 . "$(dirname "$0")/cluster.sh"
+PORT=$(free_port) # below the ephemeral range, not taken
 trap 'stop_cluster; rm -rf "$T"' EXIT
 
 echo "host_cpus: $(nproc)"

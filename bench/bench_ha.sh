@@ -14,7 +14,8 @@ N=${N:-300}
 P=${P:-4}
 RUNS=${RUNS:-5}
 T=$(mktemp -d /tmp/spur-bench-ha.XXXXXX)
-PORT=$((10000 + $$ % 10000))
+. "$(dirname "$0")/cluster.sh" # free_port, until_s
+PORT=$(free_port 3)                # three controllers: PORT..PORT+2, Raft +4
 export SLURM_CONF="$T/slurm.conf" PATH="$BUILD/src/cli:$PATH"
 trap 'kill -9 $(cat "$T"/*.pid 2>/dev/null) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$T"' EXIT
 now() { date +%s.%N; }
@@ -37,11 +38,21 @@ PartitionName=batch Nodes=ALL Default=YES MaxTime=INFINITE
 CONF
 	} >"$T/slurm.conf"
 	for i in $(seq 1 "$1"); do start_ctl "$i"; done
+	# every controller up and a member, one of them leading
+	until_s 30 "not all $1 controllers started (see $T/ctl*.log)" all_members "$1" || exit 1
 	for i in 1 2 3 4; do
 		"$BUILD/src/agent/spurd" -f "$T/slurm.conf" -N "node$i" -L "$T/d$i.log" &
 		echo $! >"$T/d$i.pid"
 	done
-	until [ "$(sinfo -h -N 2>/dev/null | grep -c idle)" -eq 4 ]; do sleep 0.1; done
+	until_s 30 "the 4 nodes did not register" \
+		sh -c '[ "$(sinfo -h -N 2>/dev/null | grep -c idle)" -eq 4 ]' || exit 1
+}
+
+all_members() { # N: N controllers alive, listed, one leading
+	for i in $(seq 1 "$1"); do kill -0 "$(cat "$T/ctl$i.pid" 2>/dev/null)" || return 1; done
+	[ "$1" -eq 1 ] && { scontrol ping | grep -q UP; return; }
+	[ "$(spur controller list 2>/dev/null | grep -cE 'leader|follower')" -eq "$1" ] &&
+		[ -n "$(leader)" ]
 }
 
 start_ctl() { # I
@@ -96,12 +107,14 @@ for r in $(seq 1 "$RUNS"); do
 	pid=$(cat "ctl$L.pid")
 	kill -9 "$pid"
 	t0=$(now)
-	until sbatch --parsable -o /dev/null --wrap=true >/dev/null 2>&1; do :; done
+	until_s 60 "no leader took a submission after the leader's kill -9" \
+		sbatch --parsable -o /dev/null --wrap=true || exit 1
 	t1=$(now)
 	fo+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.0f", (b-a)*1000}')")
 	while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
 	start_ctl "$L"
-	until spur controller list 2>/dev/null | grep -qE "^ctl$L .*follower$"; do sleep 0.1; done
+	until_s 60 "ctl$L did not come back as a follower" \
+		sh -c "spur controller list | grep -qE '^ctl$L .*follower\$'" || exit 1
 done
 echo "failover_ms_runs: ${fo[*]}"
 echo "failover_ms_median: $(printf '%s\n' "${fo[@]}" | median)"

@@ -12,10 +12,10 @@ set -euo pipefail
 BUILD=$(cd "${1:-build}" && pwd)
 N=${N:-300}
 T=$(mktemp -d /tmp/spur-bench.XXXXXX)
-PORT=$((10000 + $$ % 10000))
-RP=$((PORT + 7))
 export SLURM_CONF="$T/slurm.conf" PATH="$BUILD/src/cli:$PATH"
 . "$(dirname "$0")/cluster.sh"
+PORT=$(free_port) # below the ephemeral range, not taken
+RP=$(free_port)   # spurrestd's
 trap 'stop_cluster; rm -rf "$T"' EXIT
 start_cluster 4
 "$BUILD/src/rest/spurrestd" -f "$T/slurm.conf" -p "$RP" -L "$T/rest.log" &

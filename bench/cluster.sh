@@ -2,6 +2,41 @@
 # The one-controller loopback cluster the benchmarks measure: source it with
 # BUILD, T (a private folder) and PORT set.
 
+# A free port below the ephemeral range whose neighbours up to +COUNT-1 and
+# Raft's +4 are free too (each benchmark's controllers take a few).
+free_port() { # [COUNT]
+	python3 - "${1:-1}" <<'PY'
+import random, socket, sys
+count = int(sys.argv[1])
+for _ in range(1000):
+    p = random.randint(10000, 30000)
+    try:
+        for q in list(range(p, p + count)) + [p + i + 4 for i in range(count)]:
+            s = socket.socket()
+            s.bind(("0.0.0.0", q))
+            s.close()
+    except OSError:
+        continue
+    print(p)
+    sys.exit(0)
+sys.exit("no free port found")
+PY
+}
+
+# until_s SECONDS WHAT CMD...: run CMD until it succeeds; fail, saying WHAT
+# did not happen, after SECONDS
+until_s() {
+	local secs=$1 what=$2 deadline=$(($(date +%s) + $1))
+	shift 2
+	until "$@" >/dev/null 2>&1; do
+		if [ "$(date +%s)" -ge "$deadline" ]; then
+			echo "bench: $what after $secs s" >&2
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+
 start_cluster() { # NODES: a fresh state, a controller and NODES agents, all idle
 	rm -rf "$T/state"
 	cat >"$T/slurm.conf" <<CONF
@@ -11,6 +46,7 @@ SlurmctldPort=$PORT
 StateSaveLocation=$T/state
 SlurmdSpoolDir=$T/spool
 DisableRootJobs=NO
+MaxArraySize=1000001
 SlurmctldDebug=error
 SlurmdDebug=error
 NodeName=node[1-$1] CPUs=8 RealMemory=16000 Gres=gpu:mi300x:8
