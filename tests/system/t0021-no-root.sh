@@ -30,10 +30,12 @@ printf '%s\n' '#include <stdio.h>' '#include <unistd.h>' \
 	'	FILE *f = fopen(geteuid() == 0 ? MARK "/root" : "/dev/null", "w");' \
 	'	if (f) fclose(f); }' >evil.c
 cc -shared -fPIC -DMARK="\"$T/mark\"" -o evil.so evil.c && chmod 755 evil.so
-as_nobody env LD_PRELOAD="$T/evil.so" sbatch --wait -o out1 --wrap 'echo ran' >/dev/null
+# (a sanitizer build of sbatch wants its runtime first: let it be)
+asan_ok="ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+as_nobody env "$asan_ok" LD_PRELOAD="$T/evil.so" sbatch --wait -o out1 --wrap 'echo ran' >/dev/null
 check "a job with the user's LD_PRELOAD ran" grep -qx ran home/out1
 check "... and nothing of it ran as root" [ ! -e mark/root ]
-as_nobody env LD_PRELOAD="$T/evil.so" LD_LIBRARY_PATH=/nonexistent sbatch --wait -o out2 \
+as_nobody env "$asan_ok" LD_PRELOAD="$T/evil.so" LD_LIBRARY_PATH=/nonexistent sbatch --wait -o out2 \
 	--wrap 'echo "$LD_PRELOAD"' >/dev/null
 check "the job itself still sees its LD_PRELOAD" grep -qx "$T/evil.so" home/out2
 
