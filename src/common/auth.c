@@ -6,7 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <jwt.h>
+#include "jwtlib.h"
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,18 +122,21 @@ static const char *const role_names[] = { "user", "agent", "controller" };
 char *spur_token_sign(const struct spur_auth_key *key, const char *user, enum spur_auth_role role,
 		      const char *node, int64_t now, int64_t lifespan, struct spur_error *err)
 {
+	const struct spur_jwt_api *j = spur_jwt(err);
 	jwt_t *jwt = NULL;
 	char *tok = NULL, *out = NULL;
 
+	if (!j)
+		return NULL;
 	if (!user || !*user || strlen(user) >= sizeof(((struct spur_ident *)0)->user)) {
 		spur_error_set(err, SPUR_EINVAL, "a token needs a user name");
 		return NULL;
 	}
-	if (jwt_new(&jwt) || jwt_set_alg(jwt, JWT_ALG_HS256, key->bytes, (int)key->len) ||
-	    jwt_add_grant(jwt, "sun", user) || jwt_add_grant_int(jwt, "iat", (long)now) ||
-	    jwt_add_grant_int(jwt, "exp", (long)(now + lifespan)) ||
-	    (role != SPUR_ROLE_USER && jwt_add_grant(jwt, "spur_role", role_names[role])) ||
-	    (node && jwt_add_grant(jwt, "spur_node", node)) || !(tok = jwt_encode_str(jwt))) {
+	if (j->jwt_new(&jwt) || j->jwt_set_alg(jwt, JWT_ALG_HS256, key->bytes, (int)key->len) ||
+	    j->jwt_add_grant(jwt, "sun", user) || j->jwt_add_grant_int(jwt, "iat", (long)now) ||
+	    j->jwt_add_grant_int(jwt, "exp", (long)(now + lifespan)) ||
+	    (role != SPUR_ROLE_USER && j->jwt_add_grant(jwt, "spur_role", role_names[role])) ||
+	    (node && j->jwt_add_grant(jwt, "spur_node", node)) || !(tok = j->jwt_encode_str(jwt))) {
 		spur_error_set(err, SPUR_ENOMEM, "cannot sign a token");
 		goto free_jwt;
 	}
@@ -142,7 +145,7 @@ char *spur_token_sign(const struct spur_auth_key *key, const char *user, enum sp
 		spur_error_set(err, SPUR_ENOMEM, "cannot sign a token");
 	free(tok);
 free_jwt:
-	jwt_free(jwt);
+	j->jwt_free(jwt);
 	return out;
 }
 
@@ -150,6 +153,7 @@ int spur_token_verify(const struct spur_auth_key *key, const char *token, int64_
 		      struct spur_ident *id, struct spur_error *err)
 {
 	struct spur_ident v = { .role = SPUR_ROLE_USER };
+	const struct spur_jwt_api *j;
 	jwt_t *jwt = NULL;
 	const char *sun, *role, *node;
 	long exp, iat;
@@ -157,22 +161,24 @@ int spur_token_verify(const struct spur_auth_key *key, const char *token, int64_
 
 	if (!token || !*token || strlen(token) > 4096)
 		return spur_error_set(err, SPUR_EPERM, "missing or oversized token");
-	if (jwt_decode(&jwt, token, key->bytes, (int)key->len) || !jwt)
+	if (!(j = spur_jwt(err)))
+		return err ? err->code : SPUR_EIO;
+	if (j->jwt_decode(&jwt, token, key->bytes, (int)key->len) || !jwt)
 		return spur_error_set(err, SPUR_EPERM, "invalid token (bad signature or form)");
 	/* the key decides, never the token's header: HS256 only */
-	if (jwt_get_alg(jwt) != JWT_ALG_HS256) {
+	if (j->jwt_get_alg(jwt) != JWT_ALG_HS256) {
 		rc = spur_error_set(err, SPUR_EPERM, "invalid token (algorithm is not HS256)");
 		goto free_jwt;
 	}
-	sun = jwt_get_grant(jwt, "sun");
+	sun = j->jwt_get_grant(jwt, "sun");
 	errno = 0;
-	exp = jwt_get_grant_int(jwt, "exp");
+	exp = j->jwt_get_grant_int(jwt, "exp");
 	if (!sun || !*sun || strlen(sun) >= sizeof(v.user) || errno) {
 		rc = spur_error_set(err, SPUR_EPERM, "invalid token (no sun or exp)");
 		goto free_jwt;
 	}
 	errno = 0;
-	iat = jwt_get_grant_int(jwt, "iat");
+	iat = j->jwt_get_grant_int(jwt, "iat");
 	if (!errno && iat > now + 60) {
 		rc = spur_error_set(err, SPUR_EPERM, "invalid token (issued in the future)");
 		goto free_jwt;
@@ -181,7 +187,7 @@ int spur_token_verify(const struct spur_auth_key *key, const char *token, int64_
 		rc = spur_error_set(err, SPUR_EPERM, "token expired");
 		goto free_jwt;
 	}
-	role = jwt_get_grant(jwt, "spur_role");
+	role = j->jwt_get_grant(jwt, "spur_role");
 	if (role && !strcmp(role, "agent"))
 		v.role = SPUR_ROLE_AGENT;
 	else if (role && !strcmp(role, "controller"))
@@ -190,14 +196,14 @@ int spur_token_verify(const struct spur_auth_key *key, const char *token, int64_
 		rc = spur_error_set(err, SPUR_EPERM, "invalid token (unknown role)");
 		goto free_jwt;
 	}
-	node = jwt_get_grant(jwt, "spur_node");
+	node = j->jwt_get_grant(jwt, "spur_node");
 	if (node)
 		snprintf(v.node, sizeof(v.node), "%s", node);
 	snprintf(v.user, sizeof(v.user), "%s", sun);
 	v.exp = exp;
 	*id = v;
 free_jwt:
-	jwt_free(jwt);
+	j->jwt_free(jwt);
 	return rc;
 }
 
