@@ -47,6 +47,7 @@ struct job {
 #define AGENT_SILENCE_MS 3000 /* no word from the controller: find another */
 
 struct agent {
+	uv_signal_t sterm, sint; /* SIGTERM, SIGINT: stop (jobs run on) */
 	uv_loop_t *loop;
 	const char *node, *spool;
 	struct spur_hostport ctl[AGENT_MAX_CTLDS]; /* the controllers, tried in turn */
@@ -1176,6 +1177,75 @@ static int agent_ctlds(struct agent *a, const struct spur_conf *conf, const char
 	return 0;
 }
 
+/* spurd -C: the node as found, ready for slurm.conf (as slurmd -C). */
+static void print_found(const struct agent *a, const char *cgline)
+{
+	/* as slurmd -C: the node as found, ready for slurm.conf */
+	printf("NodeName=%s CPUs=%u RealMemory=%llu", a->node, a->cpus,
+	       (unsigned long long)a->mem_mb);
+	if (a->gpus.n)
+		printf(" Gres=gpu:%s:%zu", a->gpus.gpus[0].type, a->gpus.n);
+	printf("\n");
+	if (a->gpus.n) {
+		printf("# GPUs (%s):", a->gpus.backend);
+		for (size_t g = 0; g < a->gpus.n; g++)
+			printf(" %s", a->gpus.gpus[g].path);
+		printf("\n# links:\n");
+		for (size_t g = 0; g < a->gpus.n; g++) {
+			printf("#  GPU%-2zu", g);
+			for (size_t o = 0; o < a->gpus.n; o++)
+				printf(" %-6.6s", spur_gpu_link_name(a->gpus.links[g][o]));
+			printf("\n");
+		}
+	}
+	printf("# %s\n", cgline);
+}
+
+/* The agent's life once configured: its loop, until a signal stops it. 1
+ * when it cannot start (an unsafe spool folder). */
+static int agent_run(struct agent *a, const char *cgline, const char *conf_gpus)
+{
+	char why[512];
+
+	a->loop = uv_default_loop();
+	a->unsent = json_array();
+	uv_timer_init(a->loop, &a->retry);
+	a->retry.data = a;
+	uv_timer_init(a->loop, &a->watch);
+	a->watch.data = a;
+	uv_signal_init(a->loop, &a->sterm);
+	uv_signal_start(&a->sterm, on_signal, SIGTERM);
+	uv_signal_init(a->loop, &a->sint);
+	uv_signal_start(&a->sint, on_signal, SIGINT);
+	signal(SIGPIPE, SIG_IGN);
+	spur_info("node %s: %u cpus, %llu MB, %zu %s GPUs (%s); controller %s:%u", a->node, a->cpus,
+		  (unsigned long long)a->mem_mb, a->gpus.n, a->gpus.n ? a->gpus.gpus[0].type : "",
+		  a->gpus.backend ? a->gpus.backend : "none", a->ctl[0].host, a->ctl[0].port);
+	if (*conf_gpus && (size_t)atoi(strrchr(conf_gpus, ':') + 1) != a->gpus.n)
+		spur_warn("node %s: the configuration says gpu %s, %zu found", a->node, conf_gpus,
+			  a->gpus.n);
+	spur_info("node %s: %s", a->node, cgline);
+	mkdir_p(a->spool, 0755);
+	if (!spool_is_safe(a->spool, why, sizeof(why))) {
+		spur_error_log("%s", why);
+		fprintf(stderr, "spurd: error: %s\n", why);
+		return 1;
+	}
+	adopt_jobs(a);
+	uv_timer_init(a->loop, &a->health);
+	a->health.data = a;
+	if (a->gpus.n) {
+		on_health(&a->health); /* failed before the agent started: said at registration */
+		uv_timer_start(&a->health, on_health, 1000, 1000);
+	}
+	uv_timer_init(a->loop, &a->alive);
+	a->alive.data = a;
+	uv_timer_start(&a->alive, on_alive, 500, 500);
+	try_connect(a);
+	uv_run(a->loop, UV_RUN_DEFAULT);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1190,12 +1260,10 @@ int main(int argc, char **argv)
 	const char *cgroup_root = NULL;
 	char cgline[1024];
 	char conf_gpus[64] = "";
-	char why[512];
 	struct spur_conf *conf;
 	struct spur_error err;
 	char spool[4096], hostname[256];
-	uv_signal_t sterm, sint;
-	int opt, verbose = 0;
+	int opt, verbose = 0, rc;
 	long idx;
 
 	bool show = false;
@@ -1269,7 +1337,7 @@ int main(int argc, char **argv)
 	if (!gpus_arg)
 		gpus_arg = *conf_gpus ? conf_gpus : "none";
 	{
-		int rc = 0;
+		rc = 0;
 
 		a.gpu_arg = gpus_arg;
 		if (!strcmp(gpus_arg, "auto"))
@@ -1302,25 +1370,7 @@ int main(int argc, char **argv)
 		snprintf(cgline + strlen(cgline), sizeof(cgline) - strlen(cgline),
 			 "; no cpusets: %u CPUs configured, %u on this host", a.cpus, a.host_cpus);
 	if (show) {
-		/* as slurmd -C: the node as found, ready for slurm.conf */
-		printf("NodeName=%s CPUs=%u RealMemory=%llu", a.node, a.cpus,
-		       (unsigned long long)a.mem_mb);
-		if (a.gpus.n)
-			printf(" Gres=gpu:%s:%zu", a.gpus.gpus[0].type, a.gpus.n);
-		printf("\n");
-		if (a.gpus.n) {
-			printf("# GPUs (%s):", a.gpus.backend);
-			for (size_t g = 0; g < a.gpus.n; g++)
-				printf(" %s", a.gpus.gpus[g].path);
-			printf("\n# links:\n");
-			for (size_t g = 0; g < a.gpus.n; g++) {
-				printf("#  GPU%-2zu", g);
-				for (size_t o = 0; o < a.gpus.n; o++)
-					printf(" %-6.6s", spur_gpu_link_name(a.gpus.links[g][o]));
-				printf("\n");
-			}
-		}
-		printf("# %s\n", cgline);
+		print_found(&a, cgline);
 		spur_conf_destroy(conf);
 		return 0;
 	}
@@ -1339,45 +1389,8 @@ int main(int argc, char **argv)
 		spur_conf_destroy(conf);
 		return 1;
 	}
-	a.loop = uv_default_loop();
-	a.unsent = json_array();
-	uv_timer_init(a.loop, &a.retry);
-	a.retry.data = &a;
-	uv_timer_init(a.loop, &a.watch);
-	a.watch.data = &a;
-	uv_signal_init(a.loop, &sterm);
-	uv_signal_start(&sterm, on_signal, SIGTERM);
-	uv_signal_init(a.loop, &sint);
-	uv_signal_start(&sint, on_signal, SIGINT);
-	signal(SIGPIPE, SIG_IGN);
-	spur_info("node %s: %u cpus, %llu MB, %zu %s GPUs (%s); controller %s:%u", a.node, a.cpus,
-		  (unsigned long long)a.mem_mb, a.gpus.n, a.gpus.n ? a.gpus.gpus[0].type : "",
-		  a.gpus.backend ? a.gpus.backend : "none", a.ctl[0].host, a.ctl[0].port);
-	if (*conf_gpus && (size_t)atoi(strrchr(conf_gpus, ':') + 1) != a.gpus.n)
-		spur_warn("node %s: the configuration says gpu %s, %zu found", a.node, conf_gpus,
-			  a.gpus.n);
-	spur_info("node %s: %s", a.node, cgline);
-	mkdir_p(a.spool, 0755);
-	if (!spool_is_safe(a.spool, why, sizeof(why))) {
-		spur_error_log("%s", why);
-		fprintf(stderr, "spurd: error: %s\n", why);
-		teardown(&a);
-		spur_conf_destroy(conf);
-		return 1;
-	}
-	adopt_jobs(&a);
-	uv_timer_init(a.loop, &a.health);
-	a.health.data = &a;
-	if (a.gpus.n) {
-		on_health(&a.health); /* failed before the agent started: said at registration */
-		uv_timer_start(&a.health, on_health, 1000, 1000);
-	}
-	uv_timer_init(a.loop, &a.alive);
-	a.alive.data = &a;
-	uv_timer_start(&a.alive, on_alive, 500, 500);
-	try_connect(&a);
-	uv_run(a.loop, UV_RUN_DEFAULT);
+	rc = agent_run(&a, cgline, conf_gpus);
 	teardown(&a);
 	spur_conf_destroy(conf);
-	return 0;
+	return rc;
 }

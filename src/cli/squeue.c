@@ -90,7 +90,7 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 	json_t *reply, *req;
 	char *pargv[128 + 1];
 	int pargc;
-	int opt;
+	int opt, fd;
 	char long_fmt[1024];
 
 	pargc = cli_getopt_argv("squeue", argc, argv, pargv, 128);
@@ -155,8 +155,14 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 		if (jobs_f)
 			json_object_set_new(req, "jobs", json_string(jobs_f));
 	}
-	reply = cli_call(req, &err);
+	if (!json_out)
+		json_object_set_new(req, "raw", json_true());
+	fd = cli_send(req, 30000, &reply, &err);
+	json_decref(req);
+	reply = fd >= 0 ? cli_reply(reply, &err) : NULL;
 	if (!reply) {
+		if (fd >= 0)
+			close(fd);
 		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
 		return 1;
 	}
@@ -167,14 +173,22 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 		putchar('\n');
 		json_decref(out);
 	} else {
-		char head[4096];
-		size_t len = 0;
+		char head[4096], *text = NULL;
+		size_t len = 0, tlen = 0;
 
+		/* the lines come as a raw frame after the answer */
+		if (spur_wire_recv_bytes(fd, &text, &tlen, 30000, &err)) {
+			close(fd);
+			json_decref(reply);
+			fprintf(stderr, "%s: error: %s\n", prog, err.msg);
+			return 1;
+		}
 		if (header && spur_jobfmt_line(fmt, NULL, 0, head, &len, sizeof(head)))
 			fputs(head, stdout);
-		fwrite(json_string_value(json_object_get(reply, "text")), 1,
-		       json_string_length(json_object_get(reply, "text")), stdout);
+		fwrite(text, 1, tlen, stdout);
+		free(text);
 	}
+	close(fd);
 	json_decref(reply);
 	return 0;
 }

@@ -195,6 +195,30 @@ static int recv_exact(int fd, char *buf, size_t len, int timeout_ms, struct spur
 	return 0;
 }
 
+int spur_wire_recv_bytes(int fd, char **out, size_t *olen, int timeout_ms, struct spur_error *err)
+{
+	unsigned char hdr[4];
+	uint32_t len;
+	char *body;
+	int rc;
+
+	if ((rc = recv_exact(fd, (char *)hdr, 4, timeout_ms, err)))
+		return rc;
+	len = (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 | (uint32_t)hdr[2] << 8 | hdr[3];
+	if (len > SPUR_WIRE_MAX_REPLY)
+		return spur_error_set(err, SPUR_ETOOBIG, "a reply of %u bytes is too large", len);
+	if (!(body = malloc((size_t)len + 1)))
+		return spur_error_set(err, SPUR_ENOMEM, "out of memory");
+	if ((rc = recv_exact(fd, body, len, timeout_ms, err))) {
+		free(body);
+		return rc;
+	}
+	body[len] = '\0';
+	*out = body;
+	*olen = len;
+	return 0;
+}
+
 int spur_wire_recv(int fd, json_t **out, int timeout_ms, struct spur_error *err)
 {
 	struct spur_wire_reader r;

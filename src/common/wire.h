@@ -47,6 +47,8 @@ int spur_wire_connect_local(const char *host, uint16_t port, unsigned *server_ui
 			    struct spur_error *err);
 int spur_wire_send(int fd, json_t *msg, struct spur_error *err);
 int spur_wire_recv(int fd, json_t **out, int timeout_ms, struct spur_error *err);
+/* One raw frame's bytes (malloc'd, NUL-terminated, the caller frees). */
+int spur_wire_recv_bytes(int fd, char **out, size_t *len, int timeout_ms, struct spur_error *err);
 
 /* Field helpers that never abort on bad input: the default when missing or
  * of another type. */

@@ -1459,12 +1459,8 @@ int sched_job_purge(struct sched *s, uint32_t job_id, struct spur_error *err)
 
 /* ---------------------------------------------------------------- queries */
 
-int sched_job_info(const struct sched *s, uint32_t job_id, struct sched_job_info *out)
+static void job_info(const struct sched *s, const struct core_job *j, struct sched_job_info *out)
 {
-	const struct core_job *j = core_job_find(s, job_id);
-
-	if (!j)
-		return SPUR_ENOENT;
 	memset(out, 0, sizeof(*out));
 	out->id = j->id;
 	out->array_job_id = j->array >= 0 ? s->arrays[j->array].array_job_id : 0;
@@ -1479,6 +1475,23 @@ int sched_job_info(const struct sched *s, uint32_t job_id, struct sched_job_info
 	out->partition = j->part >= 0 ? (uint32_t)j->part : 0;
 	out->alloc = j->alloc;
 	out->nalloc = j->nalloc;
+}
+
+int sched_job_info(const struct sched *s, uint32_t job_id, struct sched_job_info *out)
+{
+	const struct core_job *j = core_job_find(s, job_id);
+
+	if (!j)
+		return SPUR_ENOENT;
+	job_info(s, j, out);
+	return 0;
+}
+
+int sched_job_info_nth(const struct sched *s, size_t i, struct sched_job_info *out)
+{
+	if (i >= s->njobs)
+		return SPUR_ENOENT;
+	job_info(s, s->jobs[i], out);
 	return 0;
 }
 

@@ -324,6 +324,9 @@ uint32_t sched_array_task_id(const struct sched *s, uint32_t array_job_id, uint3
 size_t sched_node_count(const struct sched *s);
 /* Jobs the scheduler holds, ended ones not yet purged included. */
 size_t sched_job_count(const struct sched *s);
+/* The i-th of them (0 <= i < sched_job_count, in no set order): a walk
+ * over every job without a lookup by id for each. */
+int sched_job_info_nth(const struct sched *s, size_t i, struct sched_job_info *out);
 const char *sched_node_name(const struct sched *s, uint32_t node);
 /* CPUs and memory allocated on a node. */
 void sched_node_usage(const struct sched *s, uint32_t node, uint32_t *cpus, uint64_t *mem_mb);

@@ -7,6 +7,7 @@
 #include "common/jobfmt.h"
 #include "common/jobspec.h"
 #include "common/log.h"
+#include "io/uvwire.h"
 
 #include <inttypes.h>
 #include <signal.h>
@@ -313,8 +314,9 @@ struct queue_row {
 
 static int row_cmp(const void *a, const void *b)
 {
-	const struct queue_row *x = a, *y = b;
-	int c = strcmp(x->f.partition, y->f.partition);
+	const struct queue_row *x = *(struct queue_row *const *)a, *y = *(struct queue_row *const *)b;
+	/* most jobs name the same partition string: no strcmp then */
+	int c = x->f.partition == y->f.partition ? 0 : strcmp(x->f.partition, y->f.partition);
 
 	if (c)
 		return c;
@@ -335,7 +337,8 @@ static void queue_text(struct ctld_conn *cn, json_t *msg, const char *fmt)
 	int64_t now = ctld_now();
 	size_t cap = 1 << 16, len = 0, count = 0, nrows = 0, rows_cap = 0;
 	char *buf = malloc(cap);
-	struct queue_row *rows = NULL;
+	struct queue_row *rows = NULL, **order;
+	struct sched_job_info info;
 	json_t *reply;
 
 	if (!buf || !spur_jobfmt_valid(fmt)) {
@@ -344,12 +347,20 @@ static void queue_text(struct ctld_conn *cn, json_t *msg, const char *fmt)
 		return;
 	}
 	buf[0] = '\0';
-	for (size_t id = c->purge_low; id < c->jobs_cap; id++) {
-		struct sched_job_info info;
+	for (size_t k = 0; !sched_job_info_nth(c->sched, k, &info); k++) {
+		size_t id = info.id;
+		struct spur_jobfmt_job *f;
+		const char *state;
+		char idtxt[32], plain[16], array[16] = "";
 
-		if (!c->jobs[id] || !owns(cn, c->jobs[id]) ||
-		    sched_job_info(c->sched, (uint32_t)id, &info) ||
-		    (info.state != SCHED_JOB_PENDING && info.state != SCHED_JOB_RUNNING))
+		if ((info.state != SCHED_JOB_PENDING && info.state != SCHED_JOB_RUNNING) ||
+		    id >= c->jobs_cap || !c->jobs[id] || !owns(cn, c->jobs[id]))
+			continue;
+		/* the cheap filters first: no row for a job not shown */
+		state = sched_job_state_name(info.state);
+		if (!spur_jobfmt_in_list(users, spur_json_str(c->jobs[id]->spec, "user", "")) ||
+		    (states && !spur_jobfmt_in_list(states, state) &&
+		     !spur_jobfmt_in_list(states, spur_jobfmt_state_code(state))))
 			continue;
 		if (spur_grow((void **)&rows, &rows_cap, nrows + 1, sizeof(*rows))) {
 			free(buf);
@@ -357,35 +368,43 @@ static void queue_text(struct ctld_conn *cn, json_t *msg, const char *fmt)
 			reply_error(cn, SPUR_ENOMEM, "out of memory");
 			return;
 		}
-		fmt_job(c, c->jobs[id], &info, &rows[nrows].f);
+		f = &rows[nrows].f;
+		fmt_job(c, c->jobs[id], &info, f);
+		if (ids) {
+			spur_jobfmt_id(f, idtxt, sizeof(idtxt));
+			snprintf(plain, sizeof(plain), "%" PRIu32, f->job_id);
+			/* -j of an array's job id lists all its tasks, as in Slurm */
+			if (f->array_job_id)
+				snprintf(array, sizeof(array), "%" PRIu32, f->array_job_id);
+		}
+		if (!spur_jobfmt_in_list(parts, f->partition) ||
+		    (ids && !spur_jobfmt_in_list(ids, idtxt) && !spur_jobfmt_in_list(ids, plain) &&
+		     !spur_jobfmt_in_list(ids, array)))
+			continue;
 		rows[nrows].state = info.state;
 		nrows++;
 	}
 	/* squeue's default order: partition, state (pending first), priority
-	 * (highest first), then id */
+	 * (highest first), then id; pointers are sorted, not the rows */
+	order = nrows ? malloc(nrows * sizeof(*order)) : NULL;
+	if (nrows && !order) {
+		free(buf);
+		free(rows);
+		reply_error(cn, SPUR_ENOMEM, "out of memory");
+		return;
+	}
+	for (size_t r = 0; r < nrows; r++)
+		order[r] = &rows[r];
 	if (nrows)
-		qsort(rows, nrows, sizeof(*rows), row_cmp);
+		qsort(order, nrows, sizeof(*order), row_cmp);
 	for (size_t r = 0; r < nrows; r++) {
-		struct spur_jobfmt_job *f = &rows[r].f;
-		char idtxt[32], plain[16], array[16] = "";
-
-		spur_jobfmt_id(f, idtxt, sizeof(idtxt));
-		snprintf(plain, sizeof(plain), "%" PRIu32, f->job_id);
-		/* -j of an array's job id lists all its tasks, as in Slurm */
-		if (f->array_job_id)
-			snprintf(array, sizeof(array), "%" PRIu32, f->array_job_id);
-		if (!spur_jobfmt_in_list(users, f->user) || !spur_jobfmt_in_list(parts, f->partition) ||
-		    (states && !spur_jobfmt_in_list(states, f->state) &&
-		     !spur_jobfmt_in_list(states, spur_jobfmt_state_code(f->state))) ||
-		    (ids && !spur_jobfmt_in_list(ids, idtxt) && !spur_jobfmt_in_list(ids, plain) &&
-		     !spur_jobfmt_in_list(ids, array)))
-			continue;
-		while (!spur_jobfmt_line(fmt, f, now, buf, &len, cap)) {
+		while (!spur_jobfmt_line(fmt, &order[r]->f, now, buf, &len, cap)) {
 			char *nb = realloc(buf, cap * 2);
 
 			if (!nb) {
 				free(buf);
 				free(rows);
+				free(order);
 				reply_error(cn, SPUR_ENOMEM, "out of memory");
 				return;
 			}
@@ -395,6 +414,16 @@ static void queue_text(struct ctld_conn *cn, json_t *msg, const char *fmt)
 		count++;
 	}
 	free(rows);
+	free(order);
+	if (spur_json_bool(msg, "raw", 0)) {
+		/* the lines follow as a raw frame: no JSON escaping of megabytes
+		 * on either side (RFC 0003 §2) */
+		reply_ok(cn, json_pack("{s:I,s:I}", "count", (json_int_t)count, "text_bytes",
+				       (json_int_t)len));
+		if (!cn->closing && spur_uv_send_raw((uv_stream_t *)&cn->tcp, buf, len))
+			ctld_conn_close(cn);
+		return;
+	}
 	reply = json_pack("{s:s%,s:I}", "text", buf, len, "count", (json_int_t)count);
 	free(buf);
 	reply_ok(cn, reply);
@@ -718,41 +747,52 @@ static void handle_stats(struct ctld_conn *cn, json_t *msg)
 	json_decref(m);
 }
 
+/* nodes: every node, and its GPU map (links, free mask) when the request
+ * asks for it ("gpu_map": spurrestd's dashboard; sinfo and scontrol do
+ * not). Each node's partitions come from one pass over the partitions, not
+ * a pass per node (sinfo grew with the square of the nodes). */
 static void handle_nodes(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
-	json_t *nodes = json_array(), *parts = json_array();
+	json_t *nodes = json_array(), *parts = json_array(), **pl;
+	bool want_map = spur_json_bool(msg, "gpu_map", 0);
 
-	(void)msg;
+	pl = calloc(c->conf->nnodes + 1, sizeof(*pl));
+	if (!pl) {
+		json_decref(nodes);
+		json_decref(parts);
+		reply_error(cn, SPUR_ENOMEM, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < c->conf->nnodes; i++)
+		pl[i] = json_array();
+	for (size_t p = 0; p < c->conf->nparts; p++)
+		for (size_t k = 0; k < c->conf->parts[p].nnodes; k++)
+			if (c->conf->parts[p].nodes[k] < c->conf->nnodes)
+				json_array_append_new(pl[c->conf->parts[p].nodes[k]],
+						      json_string(c->conf->parts[p].name));
 	for (size_t i = 0; i < c->conf->nnodes; i++) {
 		const struct spur_conf_node *n = &c->conf->nodes[i];
 		char *gres = spur_gres_format(&n->gres);
 		uint32_t cpus;
 		uint64_t mem;
-		json_t *pl = json_array();
+		json_t *o;
 
 		sched_node_usage(c->sched, (uint32_t)i, &cpus, &mem);
-		for (size_t p = 0; p < c->conf->nparts; p++)
-			for (size_t k = 0; k < c->conf->parts[p].nnodes; k++)
-				if (c->conf->parts[p].nodes[k] == i)
-					json_array_append_new(pl, json_string(c->conf->parts[p].name));
-		json_array_append_new(
-			nodes, json_pack("{s:s,s:s,s:i,s:i,s:I,s:I,s:s,s:i,s:o,s:s}", "name",
-					 n->name, "state",
-					 sched_node_state(c->sched, (uint32_t)i), "cpus", (int)n->cpus,
-					 "alloc_cpus", (int)cpus, "memory",
-					 (json_int_t)n->real_memory_mb, "alloc_memory", (json_int_t)mem,
-					 "gres", gres ? gres : "", "free_gpus",
-					 __builtin_popcount(sched_node_free_gpus(c->sched, (uint32_t)i)),
-					 "partitions", pl, "features", n->features ? n->features : ""));
-		json_object_set_new(json_array_get(nodes, json_array_size(nodes) - 1), "reason",
-				    json_string(c->node_reason[i]));
-		json_object_set_new(json_array_get(nodes, json_array_size(nodes) - 1), "reason_time",
-				    json_integer(c->node_reason_time[i]));
-		json_object_update_new(json_array_get(nodes, json_array_size(nodes) - 1),
-				       gpu_map(c, (uint32_t)i));
+		o = json_pack("{s:s,s:s,s:i,s:i,s:I,s:I,s:s,s:i,s:o,s:s,s:s,s:I}", "name", n->name,
+			      "state", sched_node_state(c->sched, (uint32_t)i), "cpus", (int)n->cpus,
+			      "alloc_cpus", (int)cpus, "memory", (json_int_t)n->real_memory_mb,
+			      "alloc_memory", (json_int_t)mem, "gres", gres ? gres : "", "free_gpus",
+			      __builtin_popcount(sched_node_free_gpus(c->sched, (uint32_t)i)),
+			      "partitions", pl[i], "features", n->features ? n->features : "",
+			      "reason", c->node_reason[i], "reason_time",
+			      (json_int_t)c->node_reason_time[i]);
+		if (o && want_map)
+			json_object_update_new(o, gpu_map(c, (uint32_t)i));
+		json_array_append_new(nodes, o);
 		spur_free(gres);
 	}
+	free(pl);
 	for (size_t p = 0; p < c->conf->nparts; p++) {
 		const struct spur_conf_partition *pt = &c->conf->parts[p];
 		json_t *idx = json_array();

@@ -42,6 +42,46 @@ int spur_uv_send(uv_stream_t *s, json_t *msg)
 	return 0;
 }
 
+/* A raw frame: its header and the caller's bytes, freed once written. */
+struct uvwire_raw {
+	uv_write_t req;
+	unsigned char hdr[4];
+	char *data;
+};
+
+static void on_raw_written(uv_write_t *req, int status)
+{
+	struct uvwire_raw *w = (struct uvwire_raw *)req;
+
+	(void)status;
+	free(w->data);
+	free(w);
+}
+
+int spur_uv_send_raw(uv_stream_t *s, char *data, size_t len)
+{
+	struct uvwire_raw *w = len <= SPUR_WIRE_MAX_REPLY ? calloc(1, sizeof(*w)) : NULL;
+	uv_buf_t bufs[2];
+
+	if (!w) {
+		free(data);
+		return SPUR_ENOMEM;
+	}
+	w->data = data;
+	w->hdr[0] = (unsigned char)(len >> 24);
+	w->hdr[1] = (unsigned char)(len >> 16);
+	w->hdr[2] = (unsigned char)(len >> 8);
+	w->hdr[3] = (unsigned char)len;
+	bufs[0] = uv_buf_init((char *)w->hdr, 4);
+	bufs[1] = uv_buf_init(data, (unsigned)len);
+	if (uv_write(&w->req, s, bufs, 2, on_raw_written)) {
+		free(data);
+		free(w);
+		return SPUR_EIO;
+	}
+	return 0;
+}
+
 void spur_uv_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
 	(void)h;

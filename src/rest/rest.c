@@ -669,7 +669,7 @@ static void get_nodes(const struct rest_backend *be, const struct rest_request *
 		      struct rest_response *rs, const char *one, bool parts)
 {
 	struct spur_error err;
-	json_t *reply = call(be, rq, json_pack("{s:s}", "type", "nodes"), &err), *out = json_array();
+	json_t *reply = call(be, rq, json_pack("{s:s,s:b}", "type", "nodes", "gpu_map", 1), &err), *out = json_array();
 	const json_t *nodes, *v;
 	size_t i;
 
@@ -873,7 +873,7 @@ static void metrics(const struct rest_backend *be, const struct rest_request *rq
 	static const char *const nstates[] = { "IDLE", "MIXED", "ALLOCATED", "DRAIN", "DOWN" };
 
 	spur_error_init(&err);
-	nodes = be->call(be->ctx, json_pack("{s:s}", "type", "nodes"), &err);
+	nodes = be->call(be->ctx, json_pack("{s:s,s:b}", "type", "nodes", "gpu_map", 1), &err);
 	stats = nodes ? be->call(be->ctx, json_pack("{s:s}", "type", "stats"), &err) : NULL;
 	if (!stats || !out) {
 		free(out);

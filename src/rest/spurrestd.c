@@ -183,7 +183,7 @@ static void *sampler(void *arg)
 
 	while (!stopping) {
 		struct spur_error err;
-		json_t *reply = ctld_call(NULL, json_pack("{s:s}", "type", "nodes"), &err);
+		json_t *reply = ctld_call(NULL, json_pack("{s:s,s:b}", "type", "nodes", "gpu_map", 1), &err);
 
 		if (reply) {
 			struct rest_sample s;
