@@ -175,6 +175,10 @@ void ctld_committed(struct ctld *c, const json_t *op);
 /* The core stopped running job id (preemption, node or GPU failure): kill
  * it where it runs and log the stop; cause is for the log. */
 void ctld_stop_job(struct ctld *c, uint32_t id, const char *cause);
+/* Send a running batch job's launch to its first node again (its agent came
+ * back without it: the launch was lost with the agent's old connection, or
+ * never sent); false when it cannot be sent now. */
+bool ctld_relaunch(struct ctld *c, struct ctld_job *cj);
 /* The state as the ops that rebuild it: {"next_id":N,"ops":[...]} */
 json_t *ctld_state_ops(struct ctld *c);
 /* Replace the state by a snapshot's. */

@@ -827,8 +827,18 @@ static void lost_jobs(struct ctld *c, long idx, const json_t *known)
 			found |= json_integer_value(v) == (json_int_t)id;
 		if (found)
 			continue;
-		/* never launched there (a controller that committed the start
-		 * died before sending it): run it again if it may be requeued */
+		/* the agent never got it: the launch was lost with its old
+		 * connection (it left while this controller was busy) or never
+		 * sent (a controller that committed the start died first). It
+		 * is sent again on the same allocation, unless it may have run
+		 * already (launched) and must not run twice (--no-requeue): that
+		 * one fails */
+		if ((!c->jobs[id]->launched || spur_json_bool(c->jobs[id]->spec, "requeue", 1)) &&
+		    ctld_relaunch(c, c->jobs[id])) {
+			spur_warn("job %zu: node %s never got it; launched again", id,
+				  c->conf->nodes[idx].name);
+			continue;
+		}
 		if (spur_json_bool(c->jobs[id]->spec, "requeue", 1)) {
 			spur_warn("job %zu: node %s never got it; requeued", id,
 				  c->conf->nodes[idx].name);
@@ -1056,7 +1066,6 @@ static void handle_register(struct ctld_conn *cn, json_t *msg)
 	} else {
 		c->node_reason[idx][0] = '\0';
 	}
-	lost_jobs(c, idx, json_object_get(msg, "jobs"));
 	use_links(c, name, json_object_get(msg, "gpus"));
 	if (json_array_size(json_object_get(msg, "gpus_failed")))
 		gpus_failed(c, idx, json_object_get(msg, "gpus_failed"),
@@ -1073,7 +1082,9 @@ static void handle_register(struct ctld_conn *cn, json_t *msg)
 		reply_ok(cn, json_pack("{s:s,s:s*}", "node", name, "auth", tok));
 		free(tok);
 	}
-	/* after the answer that makes the agent trust this controller */
+	/* after the answer that makes the agent trust this controller (it
+	 * takes no launch or signal before it) */
+	lost_jobs(c, idx, json_object_get(msg, "jobs"));
 	stale_jobs(c, idx, json_object_get(msg, "jobs"));
 	ctld_cycle_soon(c);
 }

@@ -381,6 +381,16 @@ static void launch(struct ctld *c, struct ctld_job *cj, const json_t *alloc)
 	ctld_conn_send(c->agents[node], msg);
 }
 
+bool ctld_relaunch(struct ctld *c, struct ctld_job *cj)
+{
+	const json_t *alloc = cj->start_op ? json_object_get(cj->start_op, "alloc") : NULL;
+
+	if (!json_is_array(alloc) || ctld_job_interactive(cj))
+		return false;
+	launch(c, cj, alloc);
+	return cj->launched;
+}
+
 static int apply_start(struct ctld *c, json_t *op, bool replay, struct spur_error *err)
 {
 	uint32_t id = (uint32_t)spur_json_int(op, "id", 0);
