@@ -86,9 +86,16 @@ struct core_resv {
 	char *users, *accounts;
 };
 
+/* Pending tasks of an array a cycle looks at, at most: the others wait,
+ * pending, outside the pending list (deferred) and come in one by one as
+ * tasks of the window leave it, so a cycle's work does not grow with the
+ * size of the arrays queued (Slurm keeps a pending array as one record). */
+#define CORE_ARRAY_WINDOW 1000
+
 struct core_array {
 	uint32_t array_job_id;
 	uint32_t throttle, running, ntasks;
+	uint32_t next; /* tasks [next, ntasks) may be deferred; below, none is */
 };
 
 struct core_job {
@@ -109,6 +116,7 @@ struct core_job {
 	uint32_t *req_nodes, *excl_nodes; /* sorted node indexes */
 	size_t nreq, nexcl;
 	bool exclusive, hold_user, hold_admin, requeue;
+	bool deferred; /* pending, not in the pending list (CORE_ARRAY_WINDOW) */
 	struct spur_dep_list deps;
 	int array;	 /* index in sched.arrays, -1 */
 	int32_t task_id; /* -1 */

@@ -786,13 +786,38 @@ static int jobs_reserve(struct sched *s, size_t more)
 	return 0;
 }
 
+/* A task of array a left the window: the next deferred one comes in. */
+static void array_promote(struct sched *s, int a)
+{
+	struct core_array *ar = &s->arrays[a];
+
+	while (ar->next < ar->ntasks) {
+		struct core_job *t = core_job_find(s, ar->array_job_id + ar->next++);
+
+		if (t && t->deferred) {
+			t->deferred = false;
+			if (t->state == SCHED_JOB_PENDING) {
+				ptr_vec_push(&s->pending, t, &t->list_pos);
+				return;
+			}
+		}
+	}
+}
+
 void core_job_set_state(struct sched *s, struct core_job *j, enum sched_job_state st)
 {
-	bool was_pending = j->state == SCHED_JOB_PENDING;
+	bool was_pending = j->state == SCHED_JOB_PENDING && !j->deferred;
 	bool was_running = j->state == SCHED_JOB_RUNNING;
 
-	if (was_pending && st != SCHED_JOB_PENDING)
+	if (j->deferred && st == SCHED_JOB_PENDING)
+		return; /* still waiting its turn in its array */
+	if (j->deferred && st != SCHED_JOB_PENDING)
+		j->deferred = false; /* started (replayed), cancelled: out of the array's queue */
+	if (was_pending && st != SCHED_JOB_PENDING) {
 		ptr_vec_remove(&s->pending, j->list_pos);
+		if (j->array >= 0)
+			array_promote(s, j->array);
+	}
 	if (was_running && st != SCHED_JOB_RUNNING) {
 		ptr_vec_remove(&s->running, j->list_pos);
 		if (j->array >= 0)
@@ -1063,8 +1088,10 @@ static int submit(struct sched *s, const struct sched_event *ev, struct spur_err
 		goto out_free_tasks;
 	}
 	if (arr.n)
-		s->arrays[s->narrays++] =
-			(struct core_array){ sp->id, arr.throttle, 0, (uint32_t)arr.n };
+		s->arrays[s->narrays++] = (struct core_array){
+			sp->id, arr.throttle, 0, (uint32_t)arr.n,
+			(uint32_t)(arr.n < CORE_ARRAY_WINDOW ? arr.n : CORE_ARRAY_WINDOW)
+		};
 	for (size_t t = 0; t < ntasks; t++) {
 		struct core_job *j = tasks[t];
 
@@ -1072,7 +1099,13 @@ static int submit(struct sched *s, const struct sched_event *ev, struct spur_err
 		s->jobs[s->njobs] = j;
 		id_insert(s->id_slots, s->id_cap, j->id, (uint32_t)s->njobs + 1);
 		s->njobs++;
-		core_job_set_state(s, j, SCHED_JOB_PENDING);
+		if (t < CORE_ARRAY_WINDOW) {
+			core_job_set_state(s, j, SCHED_JOB_PENDING);
+		} else { /* pending beyond the window: not in the list yet */
+			j->state = SCHED_JOB_PENDING;
+			j->reason = SCHED_REASON_PRIORITY;
+			j->deferred = true;
+		}
 	}
 	if (ntasks > 1 || arr.n)
 		core_trace(s, "job %u submitted: array of %zu tasks (%u-%u)%s", sp->id, ntasks,

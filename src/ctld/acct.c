@@ -47,6 +47,8 @@ void ctld_acct_batch(struct ctld *c, bool begin)
 
 void ctld_acct_close(struct ctld *c)
 {
+	sqlite3_finalize(c->acct_put);
+	c->acct_put = NULL;
 	sqlite3_close(c->acct);
 	c->acct = NULL;
 }
@@ -64,10 +66,12 @@ void ctld_acct_record(struct ctld *c, uint32_t id)
 
 	if (!c->acct || !cj || sched_job_info(c->sched, id, &info))
 		return;
-	if (sqlite3_prepare_v2(c->acct, sql, -1, &st, NULL) != SQLITE_OK) {
+	/* prepared once: a million array tasks were a million SQL parses */
+	if (!c->acct_put && sqlite3_prepare_v2(c->acct, sql, -1, &c->acct_put, NULL) != SQLITE_OK) {
 		spur_error_log("accounting: %s", sqlite3_errmsg(c->acct));
 		return;
 	}
+	st = c->acct_put;
 	sp = cj->spec;
 	for (size_t i = 0; i < info.nalloc; i++)
 		cpus += info.alloc[i].cpus;
@@ -98,7 +102,8 @@ void ctld_acct_record(struct ctld *c, uint32_t id)
 	sqlite3_bind_text(st, 19, spur_json_str(sp, "workdir", ""), -1, SQLITE_TRANSIENT);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		spur_error_log("accounting: job %u: %s", id, sqlite3_errmsg(c->acct));
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
 }
 
 /* sacct's query: by job ids (comma list of ids or array ids), user, or all. */

@@ -59,6 +59,7 @@ struct ctld {
 	size_t self;	       /* this controller's SlurmctldHost entry */
 	uv_timer_t agent_ping; /* the leader's keep-alive to its agents */
 	struct sqlite3 *acct; /* accounting database */
+	struct sqlite3_stmt *acct_put; /* its job upsert, prepared once */
 	char *state_dir;
 	bool replaying; /* applying others' ops: log replay, follower */
 	bool restart;	/* state ran ahead of the log: start again from it */

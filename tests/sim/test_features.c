@@ -110,6 +110,38 @@ static void test_max_job_test(void **state)
 	sim_destroy(sim);
 }
 
+/* A large array: a cycle sees a window of its pending tasks, the rest wait
+ * (pending, reason Priority) and come in as tasks start; every task runs,
+ * in order, and a cancelled waiting task is skipped. */
+static void test_array_window(void **state)
+{
+	struct sim *sim = one_node(SCHED_TOPO_MI300X, "mi300x", 0);
+	struct sched_job_spec a = job(1, 1, 8, H);
+	struct spur_error err;
+	uint32_t n = 2500, done = 0;
+
+	(void)state;
+	a.array = "0-2499";
+	assert_int_equal(sim_submit_now(sim, &a, 10, 0, &err), 0);
+	assert_int_equal(sim_job_state(sim, 1), SCHED_JOB_RUNNING);
+	assert_int_equal(sim_job_state(sim, 2001), SCHED_JOB_PENDING);
+	assert_int_equal(sim_job_reason(sim, 2001), SCHED_REASON_PRIORITY);
+	assert_int_equal(sim_event(sim, (struct sched_event){ .type = SCHED_EV_CANCEL,
+							      .time = sim_now(sim),
+							      .job_id = 2100 },
+				   &err),
+			 0);
+	sim_run_until_idle(sim);
+	for (uint32_t id = 1; id <= n; id++)
+		done += sim_job_state(sim, id) == SCHED_JOB_COMPLETED;
+	assert_int_equal(done, n - 1);
+	assert_int_equal(sim_job_state(sim, 2100), SCHED_JOB_CANCELLED);
+	/* one node, one task at a time: in task order */
+	assert_true(sim_job_start(sim, 2000) < sim_job_start(sim, 2001));
+	assert_true(sim_job_start(sim, 1500) < sim_job_start(sim, 2500));
+	sim_destroy(sim);
+}
+
 /* ---------------------------------------------------------------- GRES */
 
 static void test_gres_types(void **state)
@@ -996,6 +1028,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_requeue),
 		cmocka_unit_test(test_max_job_test),
+		cmocka_unit_test(test_array_window),
 		cmocka_unit_test(test_gres_types),
 		cmocka_unit_test(test_gpu_islands),
 		cmocka_unit_test(test_gpu_first_free_baseline),
