@@ -223,23 +223,18 @@ int spur_wire_recv(int fd, json_t **out, int timeout_ms, struct spur_error *err)
 {
 	struct spur_wire_reader r;
 	unsigned char hdr[4];
-	uint32_t len;
 	char *body = NULL;
+	size_t len;
 	int rc;
 
 	/* one frame, exactly: two that arrived together (a reply, then an
 	 * allocation) must not lose the second */
-	if ((rc = recv_exact(fd, (char *)hdr, 4, timeout_ms, err)))
+	if ((rc = spur_wire_recv_bytes(fd, &body, &len, timeout_ms, err)))
 		return rc;
-	len = (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 | (uint32_t)hdr[2] << 8 | hdr[3];
-	if (len > SPUR_WIRE_MAX_REPLY)
-		return spur_error_set(err, SPUR_ETOOBIG, "a reply of %u bytes is too large", len);
-	if (len && !(body = malloc(len)))
-		return spur_error_set(err, SPUR_ENOMEM, "out of memory");
-	if ((rc = recv_exact(fd, body, len, timeout_ms, err))) {
-		free(body);
-		return rc;
-	}
+	hdr[0] = (unsigned char)(len >> 24);
+	hdr[1] = (unsigned char)(len >> 16);
+	hdr[2] = (unsigned char)(len >> 8);
+	hdr[3] = (unsigned char)len;
 	spur_wire_reader_init(&r);
 	r.max = SPUR_WIRE_MAX_REPLY;
 	rc = spur_wire_feed(&r, (const char *)hdr, 4) || spur_wire_feed(&r, body, len)

@@ -106,6 +106,23 @@ check() { # DESCRIPTION CMD...
 	shift
 	if "$@"; then ok "$what"; else not_ok "$what"; fi
 }
+# needs_root [CMD...]: end the test here, with no cases, unless it runs as
+# root and every CMD is installed
+needs_root() {
+	local c
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "cases: 0 passed, 0 failed (needs root)"
+		finish
+		exit 0
+	fi
+	for c in "$@"; do
+		if ! command -v "$c" >/dev/null; then
+			echo "cases: 0 passed, 0 failed (needs $c)"
+			finish
+			exit 0
+		fi
+	done
+}
 finish() {
 	# the daemons must stop cleanly: no sanitizer report, no leak
 	stop_all

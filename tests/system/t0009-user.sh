@@ -4,11 +4,7 @@
 # submitted by nobody runs with nobody's uid and gid, writes its output as
 # nobody, and cannot write where nobody may not. Skipped when not root.
 . "$(dirname "$0")/lib.sh"
-if [ "$(id -u)" -ne 0 ] || ! command -v runuser >/dev/null; then
-	echo "cases: 0 passed, 0 failed (needs root and runuser)"
-	finish
-	exit 0
-fi
+needs_root runuser
 cd "$T"
 write_conf 1 gpu:mi300x:8
 start_ctld

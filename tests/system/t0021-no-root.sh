@@ -10,11 +10,7 @@
 # and an array over MaxArraySize are refused with Slurm's messages. Needs
 # root, runuser and a C compiler; skipped without.
 . "$(dirname "$0")/lib.sh"
-if [ "$(id -u)" -ne 0 ] || ! command -v runuser >/dev/null || ! command -v cc >/dev/null; then
-	echo "cases: 0 passed, 0 failed (needs root, runuser and cc)"
-	finish
-	exit 0
-fi
+needs_root runuser cc
 cd "$T"
 write_conf 1 gpu:mi300x:8
 start_ctld

@@ -7,11 +7,7 @@
 # Needs root and runuser (the connections are another user's); skipped
 # without.
 . "$(dirname "$0")/lib.sh"
-if [ "$(id -u)" -ne 0 ] || ! command -v runuser >/dev/null; then
-	echo "cases: 0 passed, 0 failed (needs root and runuser)"
-	finish
-	exit 0
-fi
+needs_root runuser
 cd "$T"
 write_conf 1 gpu:mi300x:8
 echo "MessageTimeout=3" >>slurm.conf
