@@ -4,6 +4,11 @@
 # Slurm: a controller and 16 simulated nodes on loopback; prints "name: value".
 #   submit_loop: N x `sbatch --wrap=true` (one process per job), then drain
 #   squeue_ms_Q: median wall time of `squeue` with Q jobs queued (held)
+#   ctld_bytes_per_pending_job: the controller's resident memory grown by
+#     the 100,000 queued jobs, per job
+#   sinfo_ms_N, ctld_bytes_per_node: sinfo with N configured nodes (no
+#     agents: they show as not registered), and the controller's memory per
+#     node between 16 and 1,024 nodes
 # Usage: bench/bench_cluster.sh BUILD_DIR   (N=1000 RUNS=3 by default)
 set -euo pipefail
 BUILD=$(cd "${1:-build}" && pwd)
@@ -39,8 +44,10 @@ done
 echo "submit_jobs_per_s: $(printf '%s\n' "${subs[@]}" | median) (median of $RUNS)"
 echo "drain_jobs_per_s: $(printf '%s\n' "${drains[@]}" | median) (median of $RUNS)"
 
+rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$(cat "$T/ctld.pid")/status"; }
 for q in 1000 100000; do
 	start_cluster 16
+	before=$(rss_kb)
 	sbatch --hold --array=0-$((q - 1)) -o /dev/null --wrap=true >/dev/null
 	[ "$(squeue -h -o %i | wc -l)" -eq "$q" ] || { echo "queue is not $q long" >&2; exit 1; }
 	ts=()
@@ -51,5 +58,28 @@ for q in 1000 100000; do
 		ts+=("$(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.1f", (b-a)*1000}')")
 	done
 	echo "squeue_ms_$q: $(printf '%s\n' "${ts[@]}" | median) (median of 5)"
+	[ "$q" -eq 100000 ] &&
+		echo "ctld_bytes_per_pending_job: $(( ($(rss_kb) - before) * 1024 / q ))"
 	stop_cluster
 done
+
+# sinfo and the controller's memory by node count: a controller alone
+declare -A rss
+for n in 16 1024; do
+	rm -rf "$T/state"
+	sed -i "s/^NodeName=node\[1-[0-9]*\]/NodeName=node[1-$n]/" "$T/slurm.conf"
+	"$BUILD/src/ctld/spurctld" -f "$T/slurm.conf" -L "$T/ctld.log" &
+	echo $! >"$T/ctld.pid"
+	until_s 30 "the controller with $n nodes did not answer" sinfo || exit 1
+	ts=()
+	for _ in 1 2 3 4 5; do
+		a=$(now)
+		sinfo >/dev/null
+		b=$(now)
+		ts+=("$(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.1f", (b-a)*1000}')")
+	done
+	echo "sinfo_ms_$n: $(printf '%s\n' "${ts[@]}" | median) (median of 5)"
+	rss[$n]=$(rss_kb)
+	stop_cluster
+done
+echo "ctld_bytes_per_node: $(( (rss[1024] - rss[16]) * 1024 / (1024 - 16) ))"
