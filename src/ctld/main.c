@@ -483,16 +483,18 @@ int main(int argc, char **argv)
 			     listen_at.port, &err) ||
 	    ctld_raft_open(&c, &ropts, &err)) {
 		spur_error_log("%s", err.msg);
-		if (ctld_raft_no_room(c.state_dir, ropts.segment_kb)) {
+		if (ctld_raft_no_room(c.state_dir, ropts.segment_kb) ||
+		    strstr(err.msg, "not enough space") || strstr(err.msg, "No space left")) {
 			/* the folder filled up between the check for room and
-			 * the opening of the log (or the accounting database):
-			 * wait for room again, as a controller started on a full
-			 * disk does, rather than exit. Nothing was written, so
-			 * the log stays: entries this voter acknowledged must
-			 * not go (a log is discarded only after failed writes) */
+			 * the opening of the log (or the accounting database),
+			 * or says it has room but refuses writes (a quota): wait
+			 * for room again, as a controller started on a full disk
+			 * does, rather than exit. Nothing was written, so the log
+			 * stays: entries this voter acknowledged never go */
 			spur_warn("state folder %s: no room to open the log; starting again once "
 				  "there is",
 				  c.state_dir);
+			sleep(1);
 			restart(argv);
 		}
 		fprintf(stderr, "spurctld: error: %s\n", err.msg);

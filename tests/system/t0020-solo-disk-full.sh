@@ -5,8 +5,10 @@
 # keeps answering; once there is room it takes writes again; after kill -9
 # and a restart every acknowledged job is there (the log was kept, not
 # discarded as before: there is no other controller to send it back). Then
-# a restart while the disk is full, and a start on a disk too full to open
-# the log. Needs root (mount); skipped (exit 77) without.
+# a restart while the disk is full, and writes that fail although the folder
+# says it has room (room_lie.so): each failure restarts the controller before
+# anything is written after it. Needs root (mount); skipped (exit 77)
+# without.
 if [ "$(id -u)" -ne 0 ]; then
 	echo "skip: mounting a small tmpfs needs root"
 	exit 77
@@ -70,5 +72,24 @@ check "restarted on a full disk, it waits for room or serves" \
 mount -o remount,size=128m state
 check "with room, it serves" wait_until 20 squeue
 check "all $n3 acknowledged jobs are there after a kill -9 on a full disk" present
+
+# --- writes that fail although the folder says it has room (a quota): the
+# first failed write restarts the controller before anything is written
+# after it; what it acknowledged stays
+kill "$(cat ctld.pid)"
+wait "$(cat ctld.pid)" 2>/dev/null
+: >ctld.log
+ROOM_LIE=always LD_PRELOAD="$BUILD/tests/system/room_lie.so" \
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" start_ctld
+check "it serves again" wait_until 20 squeue
+dd if=/dev/zero of=state/fill bs=1M 2>/dev/null
+submit_until_refused 40 || true
+n4=$(grep -c . acked)
+check "a failed log write restarts it at once" \
+	wait_until 10 grep -q "a log write failed" ctld.log
+rm -f state/fill
+check "with room, it serves" wait_until 30 squeue
+check "all $n4 acknowledged jobs are there after failed writes" present
+check "nothing was discarded" sh -c "! grep -q discarded ctld.log"
 scancel $(cat acked)
 finish
