@@ -47,6 +47,7 @@ StateSaveLocation=$T/state
 SlurmdSpoolDir=$T/spool
 DisableRootJobs=NO
 MaxArraySize=1000001
+MaxJobCount=1000000
 SlurmctldDebug=error
 SlurmdDebug=error
 NodeName=node[1-$1] CPUs=8 RealMemory=16000 Gres=gpu:mi300x:8

@@ -188,9 +188,8 @@ static bool submit_bounded(struct ctld_conn *cn, const json_t *job)
 	}
 	if (sched_job_count(cn->c->sched) + ntasks > cf->max_job_count) {
 		snprintf(detail, sizeof(detail), "MaxJobCount=%u reached", cf->max_job_count);
-		reply_error_detail(cn, SPUR_ERETRY,
-				   "Slurm temporarily unable to accept job, sleeping and retrying",
-				   detail);
+		/* sbatch sends it again for MessageTimeout, then says so */
+		reply_error_detail(cn, SPUR_ERETRY, "Resource temporarily unavailable", detail);
 		return false;
 	}
 	return true;
