@@ -20,6 +20,15 @@ static void reply_error(struct ctld_conn *cn, int code, const char *msg)
 	ctld_conn_send(cn, json_pack("{s:s,s:i,s:s}", "type", "error", "code", code, "message", msg));
 }
 
+/* Slurm's words in message; the line its commands print before them in
+ * detail. */
+static void reply_error_detail(struct ctld_conn *cn, int code, const char *msg,
+			       const char *detail)
+{
+	ctld_conn_send(cn, json_pack("{s:s,s:i,s:s,s:s}", "type", "error", "code", code, "message",
+				     msg, "detail", detail));
+}
+
 static void reply_ok(struct ctld_conn *cn, json_t *body)
 {
 	json_object_set_new(body, "type", json_string("ok"));
@@ -142,13 +151,6 @@ static bool job_numbers_ok(const json_t *job, char *why, size_t len)
 	return true;
 }
 
-static void reply_error_detail(struct ctld_conn *cn, int code, const char *msg,
-			       const char *detail)
-{
-	ctld_conn_send(cn, json_pack("{s:s,s:i,s:s,s:s}", "type", "error", "code", code, "message",
-				     msg, "detail", detail));
-}
-
 /* What bounds one submission: the script's size and bytes (Slurm's
  * max_script_size and its NUL check), the array's ids (MaxArraySize) and
  * the jobs held (MaxJobCount). Answers and returns false when refused. */
@@ -218,9 +220,8 @@ static void handle_submit(struct ctld_conn *cn, json_t *msg)
 	/* the job runs as the authenticated caller, whatever it claims */
 	if (cn->who.uid == 0 && c->conf->disable_root_jobs) {
 		spur_info("submission by root refused: DisableRootJobs");
-		ctld_conn_send(cn, json_pack("{s:s,s:i,s:s,s:s}", "type", "error", "code", SPUR_EPERM,
-					     "message", "User ID missing from request", "detail",
-					     "jobs of root are disabled (DisableRootJobs=YES)"));
+		reply_error_detail(cn, SPUR_EPERM, "User ID missing from request",
+				   "jobs of root are disabled (DisableRootJobs=YES)");
 		return;
 	}
 	json_object_set_new(job, "user", json_string(cn->who.user));
@@ -240,10 +241,8 @@ static void handle_submit(struct ctld_conn *cn, json_t *msg)
 				char detail[256];
 
 				snprintf(detail, sizeof(detail), "invalid partition specified: %s", name);
-				ctld_conn_send(cn, json_pack("{s:s,s:i,s:s,s:s}", "type", "error", "code",
-							     SPUR_ENOENT, "message",
-							     "Invalid partition name specified", "detail",
-							     detail));
+				reply_error_detail(cn, SPUR_ENOENT, "Invalid partition name specified",
+						   detail);
 				return;
 			}
 		}
@@ -1467,8 +1466,7 @@ static int authenticate(struct ctld_conn *cn, const json_t *msg, struct spur_err
 
 static void reply_auth_error(struct ctld_conn *cn, const char *why)
 {
-	ctld_conn_send(cn, json_pack("{s:s,s:i,s:s,s:s}", "type", "error", "code", SPUR_EPERM,
-				     "message", "Protocol authentication error", "detail", why));
+	reply_error_detail(cn, SPUR_EPERM, "Protocol authentication error", why);
 }
 
 /* A follower sends a client's request on to the leader (ctld_forward); the
