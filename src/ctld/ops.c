@@ -387,6 +387,7 @@ bool ctld_relaunch(struct ctld *c, struct ctld_job *cj)
 
 	if (!json_is_array(alloc) || ctld_job_interactive(cj))
 		return false;
+	cj->launched = false; /* set again only when this launch is sent */
 	launch(c, cj, alloc);
 	return cj->launched;
 }

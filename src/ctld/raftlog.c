@@ -350,9 +350,9 @@ int ctld_raft_room(struct ctld *c, const json_t *op, struct spur_error *err)
 static bool disk_check(struct ctld *c)
 {
 	struct ctld_raft *r = c->raft;
-	unsigned long long avail = free_bytes(c->state_dir);
+	unsigned long long avail;
 
-	if (avail < 2 * r->segment) {
+	if (short_of_room(r, c->state_dir, NULL, &avail)) {
 		disk_filled(c, avail);
 	} else if (avail >= 4 * r->segment && r->disk_full) {
 		spur_warn("state folder %s: room again (%llu bytes free); writing the log again",
