@@ -1180,7 +1180,6 @@ static int agent_ctlds(struct agent *a, const struct spur_conf *conf, const char
 /* spurd -C: the node as found, ready for slurm.conf (as slurmd -C). */
 static void print_found(const struct agent *a, const char *cgline)
 {
-	/* as slurmd -C: the node as found, ready for slurm.conf */
 	printf("NodeName=%s CPUs=%u RealMemory=%llu", a->node, a->cpus,
 	       (unsigned long long)a->mem_mb);
 	if (a->gpus.n)

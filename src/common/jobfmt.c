@@ -190,14 +190,6 @@ static const char *field(char c, const struct spur_jobfmt_job *j, int64_t now, c
 	}
 }
 
-static bool has_controls(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-			return true;
-	return false;
-}
-
 bool spur_jobfmt_valid(const char *fmt)
 {
 	for (const char *p = fmt; *p; p++) {
@@ -239,7 +231,7 @@ bool spur_jobfmt_line(const char *fmt, const struct spur_jobfmt_job *j, int64_t 
 		p++;
 		vl = strlen(v);
 		/* what users wrote (a name, a reason) shown escaped */
-		if (j && has_controls(v, vl)) {
+		if (j && spur_has_controls(v, vl)) {
 			vl = spur_escape_controls(v, vl, esc, sizeof(esc));
 			v = esc;
 		}

@@ -275,6 +275,14 @@ size_t spur_escape_controls(const char *s, size_t n, char *out, size_t cap)
 	return o;
 }
 
+bool spur_has_controls(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return true;
+	return false;
+}
+
 static int escape_string(json_t *v)
 {
 	const char *s = json_string_value(v);
@@ -282,10 +290,7 @@ static int escape_string(json_t *v)
 	char *out;
 	int rc;
 
-	for (o = 0; o < n; o++)
-		if ((unsigned char)s[o] < 0x20 || s[o] == 0x7f)
-			break;
-	if (o == n)
+	if (!spur_has_controls(s, n))
 		return 0;
 	if (!(out = malloc(4 * n + 5)))
 		return SPUR_ENOMEM;

@@ -7,6 +7,7 @@
 #include "error.h"
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,6 +54,8 @@ int spur_wire_recv_bytes(int fd, char **out, size_t *len, int timeout_ms, struct
 /* Field helpers that never abort on bad input: the default when missing or
  * of another type. */
 const char *spur_json_str(const json_t *o, const char *key, const char *dflt);
+/* s[0..n) holds a control byte (below 0x20, or 0x7f). */
+bool spur_has_controls(const char *s, size_t n);
 /* s[0..n) into out (cap bytes, NUL-terminated) with its control bytes
  * written as escapes (\n, \t, \r, \xHH), cut short where out is full.
  * Returns the length written. */
