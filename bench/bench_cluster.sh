@@ -44,20 +44,22 @@ done
 echo "submit_jobs_per_s: $(printf '%s\n' "${subs[@]}" | median) (median of $RUNS)"
 echo "drain_jobs_per_s: $(printf '%s\n' "${drains[@]}" | median) (median of $RUNS)"
 
+median_ms() { # CMD: the median wall time of 5 runs, in ms
+	local a b
+	for _ in 1 2 3 4 5; do
+		a=$(now)
+		"$@" >/dev/null
+		b=$(now)
+		awk -v a="$a" -v b="$b" 'BEGIN{printf "%.1f\n", (b-a)*1000}'
+	done | median
+}
 rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$(cat "$T/ctld.pid")/status"; }
 for q in 1000 100000; do
 	start_cluster 16
 	before=$(rss_kb)
 	sbatch --hold --array=0-$((q - 1)) -o /dev/null --wrap=true >/dev/null
 	[ "$(squeue -h -o %i | wc -l)" -eq "$q" ] || { echo "queue is not $q long" >&2; exit 1; }
-	ts=()
-	for _ in 1 2 3 4 5; do
-		a=$(now)
-		squeue >/dev/null
-		b=$(now)
-		ts+=("$(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.1f", (b-a)*1000}')")
-	done
-	echo "squeue_ms_$q: $(printf '%s\n' "${ts[@]}" | median) (median of 5)"
+	echo "squeue_ms_$q: $(median_ms squeue) (median of 5)"
 	[ "$q" -eq 100000 ] &&
 		echo "ctld_bytes_per_pending_job: $(( ($(rss_kb) - before) * 1024 / q ))"
 	stop_cluster
@@ -71,14 +73,7 @@ for n in 16 1024; do
 	"$BUILD/src/ctld/spurctld" -f "$T/slurm.conf" -L "$T/ctld.log" &
 	echo $! >"$T/ctld.pid"
 	until_s 30 "the controller with $n nodes did not answer" sinfo || exit 1
-	ts=()
-	for _ in 1 2 3 4 5; do
-		a=$(now)
-		sinfo >/dev/null
-		b=$(now)
-		ts+=("$(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.1f", (b-a)*1000}')")
-	done
-	echo "sinfo_ms_$n: $(printf '%s\n' "${ts[@]}" | median) (median of 5)"
+	echo "sinfo_ms_$n: $(median_ms sinfo) (median of 5)"
 	rss[$n]=$(rss_kb)
 	stop_cluster
 done
