@@ -198,8 +198,7 @@ static void on_job_closed(uv_handle_t *h)
 /* The job's folder goes once its result is handed on. */
 static void remove_job_dir(const struct agent *a, uint32_t id, uint32_t run)
 {
-	static const char *const files[] = { "slurm_script", "pid", "pgid", "status", "status.tmp",
-					     "pid.tmp", "pgid.tmp" };
+	static const char *const files[] = { "slurm_script", "state" };
 	char dir[4096], path[4200];
 
 	job_dir(a, id, run, dir, sizeof(dir));
@@ -350,8 +349,10 @@ static void kill_group(struct job *j, int sig)
 	if (!j->running)
 		return;
 	if (!j->pgid) {
+		long sup;
+
 		job_dir(j->a, j->id, j->run, dir, sizeof(dir));
-		j->pgid = spurd_supervise_read(dir, "pgid");
+		spurd_supervise_pids(dir, &sup, &j->pgid);
 	}
 	/* before the job has its group, the supervisor passes the signal on */
 	if (j->pgid > 0)
@@ -473,8 +474,7 @@ static void adopt_jobs(struct agent *a)
 		j->a = a;
 		j->running = true;
 		j->adopted = true;
-		j->sup = spurd_supervise_read(dir, "pid");
-		j->pgid = spurd_supervise_read(dir, "pgid");
+		spurd_supervise_pids(dir, &j->sup, &j->pgid);
 		spurd_cgroup_job_cpus(&a->cg, id, run, j->cpus, sizeof(j->cpus));
 		cpus_mark(a, j->cpus, 1);
 		j->next = a->jobs;

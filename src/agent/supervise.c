@@ -13,8 +13,9 @@
  * is the job's, which it joins first, so that everything the job starts is
  * inside the limits.
  *
- * Files in DIR: pid (the supervisor), pgid (the job's process group),
- * status ("EXIT TIMED_OUT", written to status.tmp and renamed). */
+ * DIR/state holds two lines, each added in one write: "SUPERVISOR PGID"
+ * once the job's process group exists, then "EXIT TIMED_OUT" when the
+ * script ends. */
 #include "agent/supervise.h"
 
 #include <errno.h>
@@ -43,27 +44,25 @@ static void on_signal(int sig)
 		pending = sig; /* before the job exists: delivered once it does */
 }
 
-/* Write "text" to DIR/name through a rename, so a reader sees all or nothing.
- * No fsync: the files must outlive the agent, not the machine (a machine
- * that goes down takes its jobs with it). */
-static int put_file(const char *dir, const char *name, const char *text)
+/* Add one line to DIR/state in one write (O_APPEND): a reader takes only
+ * whole lines, so it sees a line all or not at all, and no temporary file
+ * and rename are needed (each created file costs the spool's file system an
+ * inode, and a node starts many short jobs). No fsync: the file must
+ * outlive the agent, not the machine (a machine that goes down takes its
+ * jobs with it). */
+static int put_line(const char *dir, const char *line)
 {
-	char tmp[4200], path[4200];
+	char path[4200];
 	int fd;
-	ssize_t n, len = (ssize_t)strlen(text);
+	ssize_t n, len = (ssize_t)strlen(line);
 
-	snprintf(tmp, sizeof(tmp), "%s/%s.tmp", dir, name);
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	snprintf(path, sizeof(path), "%s/state", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -1;
-	n = write(fd, text, (size_t)len);
-	if (n != len) {
-		close(fd);
-		return -1;
-	}
+	n = write(fd, line, (size_t)len);
 	close(fd);
-	return rename(tmp, path);
+	return n == len ? 0 : -1;
 }
 
 /* In the job's process, before its script starts: become the job's user,
@@ -122,10 +121,6 @@ int spurd_supervise(const struct spurd_supervise_args *a)
 
 	prctl(PR_SET_NAME, SPURD_SUPERVISOR_NAME);
 	snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
-	if (put_file(dir, "pid", buf)) {
-		perror("spurd: supervisor: pid file");
-		return 1;
-	}
 	if (a->cgroup)
 		join_cgroup(a->cgroup, buf);
 	memset(&sa, 0, sizeof(sa));
@@ -142,7 +137,8 @@ int spurd_supervise(const struct spurd_supervise_args *a)
 	child = fork();
 	if (child < 0) {
 		perror("spurd: supervisor: fork");
-		put_file(dir, "status", "1 0\n");
+		snprintf(buf, sizeof(buf), "%ld 0\n1 0\n", (long)getpid());
+		put_line(dir, buf);
 		return 1;
 	}
 	if (child == 0) {
@@ -155,8 +151,9 @@ int spurd_supervise(const struct spurd_supervise_args *a)
 		_exit(1);
 	}
 	setpgid(child, child);
-	snprintf(buf, sizeof(buf), "%ld\n", (long)child);
-	put_file(dir, "pgid", buf);
+	snprintf(buf, sizeof(buf), "%ld %ld\n", (long)getpid(), (long)child);
+	if (put_line(dir, buf))
+		perror("spurd: supervisor: state file");
 	if (pending)
 		kill(-child, pending);
 	if (a->limit > 0)
@@ -185,45 +182,56 @@ int spurd_supervise(const struct spurd_supervise_args *a)
 	kill(-child, SIGKILL);
 	code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 	snprintf(buf, sizeof(buf), "%d %d\n", code, timed_out);
-	if (put_file(dir, "status", buf)) {
-		perror("spurd: supervisor: status file");
+	if (put_line(dir, buf)) {
+		perror("spurd: supervisor: state file");
 		return 1;
 	}
 	return 0;
 }
 
-long spurd_supervise_read(const char *dir, const char *name)
+/* The whole lines of DIR/state, parsed: how many there were (0-2). */
+static int read_state(const char *dir, long v[4])
 {
-	char path[4200];
-	long v = 0;
-	FILE *f;
+	char path[4200], text[128];
+	int fd, lines = 0;
+	ssize_t n;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "r");
-	if (!f)
+	snprintf(path, sizeof(path), "%s/state", dir);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
 		return 0;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = 0;
-	fclose(f);
-	return v;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	text[n] = '\0';
+	for (char *line = text, *nl; lines < 2 && (nl = strchr(line, '\n')); line = nl + 1) {
+		*nl = '\0';
+		if (sscanf(line, "%ld %ld", &v[2 * lines], &v[2 * lines + 1]) != 2)
+			break;
+		lines++;
+	}
+	return lines;
+}
+
+int spurd_supervise_pids(const char *dir, long *sup, long *pgid)
+{
+	long v[4] = { 0 };
+
+	if (!read_state(dir, v))
+		return 0;
+	*sup = v[0];
+	*pgid = v[1];
+	return 1;
 }
 
 int spurd_supervise_status(const char *dir, int *code, bool *timed_out)
 {
-	char path[4200];
-	int c, t;
-	FILE *f;
+	long v[4] = { 0 };
 
-	snprintf(path, sizeof(path), "%s/status", dir);
-	f = fopen(path, "r");
-	if (!f)
+	if (read_state(dir, v) < 2)
 		return 0;
-	if (fscanf(f, "%d %d", &c, &t) != 2) {
-		c = 1;
-		t = 0;
-	}
-	fclose(f);
-	*code = c;
-	*timed_out = t != 0;
+	*code = (int)v[2];
+	*timed_out = v[3] != 0;
 	return 1;
 }

@@ -27,9 +27,10 @@ struct spurd_supervise_args {
 
 /* The supervisor's whole life, in a process forked for it; its exit code. */
 int spurd_supervise(const struct spurd_supervise_args *a);
-/* A number in DIR/name (pid, pgid), or 0 when there is none yet. */
-long spurd_supervise_read(const char *dir, const char *name);
-/* The job's result from DIR/status: 1 when there, 0 when not yet. */
+/* The supervisor's pid and the job's process group from DIR/state: 1 when
+ * there, 0 when not yet (nothing is set). */
+int spurd_supervise_pids(const char *dir, long *sup, long *pgid);
+/* The job's result from DIR/state: 1 when there, 0 when not yet. */
 int spurd_supervise_status(const char *dir, int *code, bool *timed_out);
 
 #endif

@@ -1570,6 +1570,16 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 		reply_ok(cn, r);
 		return;
 	}
+	/* a client that skipped the ping ("lead": true, one controller in its
+	 * config) wants this done here or not at all: nothing is done, so it
+	 * may send the request again */
+	if (!leader && spur_json_bool(msg, "lead", 0)) {
+		ctld_conn_send(cn, json_pack("{s:s,s:i,s:s,s:b}", "type", "error", "code",
+					     SPUR_ERETRY, "message",
+					     "the controller does not lead yet: try again",
+					     "not_leader", 1));
+		return;
+	}
 	/* a follower (or a controller still replaying its log) answers reads
 	 * from its copy of the state and the membership; everything else goes
 	 * to the leader, which the clients and agents find themselves */

@@ -20,9 +20,9 @@ kill -9 $(cat agents.pid)
 wait $(cat agents.pid) 2>/dev/null
 rm -f agents.pid
 check "the short job ends while the agent is away" \
-	wait_until 10 test -f "spool/mi1/job$(printf %05u "$c")/status"
+	wait_until 10 sh -c "[ \$(grep -c . spool/mi1/job$(printf %05u "$c")/state 2>/dev/null) = 2 ]"
 check "the time limit passes while the agent is away" \
-	wait_until 15 test -f "spool/mi1/job$(printf %05u "$b")/status"
+	wait_until 15 sh -c "[ \$(grep -c . spool/mi1/job$(printf %05u "$b")/state 2>/dev/null) = 2 ]"
 start_agents 1
 check "the agent is back" wait_until 20 sh -c "[ \$(grep -c 'node mi1 registered' ctld.log) -eq 2 ]"
 check "the result made while away arrives (exit 3)" \

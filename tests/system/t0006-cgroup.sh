@@ -38,7 +38,7 @@ else
 	check "no cpuset on a host smaller than the node" sh -c "[ ! -e $g1/cpuset.cpus ]"
 fi
 check "the supervisor joined the job's cgroup" \
-	sh -c "[ \"\$(cat $g1/cgroup.procs)\" = \"\$(cat spool/mi1/job$(printf %05u "$j1")/pid)\" ]"
+	sh -c "[ \"\$(cat $g1/cgroup.procs)\" = \"\$(cut -d\" \" -f1 spool/mi1/job$(printf %05u "$j1")/state)\" ]"
 scancel "$j1" "$j2"
 check "the jobs' cgroups go when they end" wait_until 15 sh -c "[ ! -e $g1 ] && [ ! -e $g2 ]"
 j3=$(sbatch --parsable -c 2 --wrap 'sleep 60')
