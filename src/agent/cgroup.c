@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* cgroup v2 limits for batch jobs (see cgroup.h). */
+/* cgroup v2 and v1 limits for batch jobs (see cgroup.h). */
 #include "agent/cgroup.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -47,21 +49,51 @@ static int get(const char *dir, const char *file, char *buf, size_t len)
 	return 0;
 }
 
-/* The cgroup2 mount point, from /proc/self/mounts. */
-static int find_root(char *root, size_t len)
+
+/* The whole of DIR/file (get keeps the first line only). */
+static int get_all(const char *dir, const char *file, char *buf, size_t len)
 {
-	char line[4096], dev[256], mnt[4096], type[64];
+	char path[4300];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	buf[0] = '\0';
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* The mount point of a cgroup2 hierarchy (ctl NULL), or of the v1
+ * hierarchy holding controller ctl, from /proc/self/mounts. */
+static int find_mount(const char *ctl, char *root, size_t len)
+{
+	char line[4096], dev[256], mnt[4096], type[64], opts[1024];
 	FILE *f = fopen("/proc/self/mounts", "r");
 	int found = -1;
 
 	if (!f)
 		return -1;
-	while (found && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%255s %4095s %63s", dev, mnt, type) == 3 &&
-		    !strcmp(type, "cgroup2")) {
-			snprintf(root, len, "%s", mnt);
+	while (found && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%255s %4095s %63s %1023s", dev, mnt, type, opts) != 4)
+			continue;
+		if (!ctl && !strcmp(type, "cgroup2"))
 			found = 0;
+		if (ctl && !strcmp(type, "cgroup")) {
+			/* the options name the controllers: rw,relatime,cpu,cpuacct */
+			for (char *o = strtok(opts, ","); o && found; o = strtok(NULL, ","))
+				if (!strcmp(o, ctl))
+					found = 0;
 		}
+		if (!found)
+			snprintf(root, len, "%s", mnt);
+	}
 	fclose(f);
 	return found;
 }
@@ -76,28 +108,37 @@ static bool has_word(const char *list, const char *w)
 	return false;
 }
 
-void spurd_cgroup_init(struct spurd_cgroup *cg, const char *root, const char *node)
+static void add_why(struct spurd_cgroup *cg, const char *what, const char *arg)
 {
-	char mnt[4096], spur[4200], have[512], missing[128] = "";
+	size_t n = strlen(cg->why);
+
+	snprintf(cg->why + n, sizeof(cg->why) - n, "%s%s %s", *cg->why ? "; " : "", what, arg);
+}
+
+/* v1 cpuset: a folder takes no task until it has cpus and mems; a new one
+ * is empty, so it gets its parent's. */
+static int cpuset_inherit(const char *parent, const char *dir)
+{
+	char v[4096];
+
+	return get(parent, "cpuset.cpus", v, sizeof(v)) || put(dir, "cpuset.cpus", v) ||
+	       get(parent, "cpuset.mems", v, sizeof(v)) || put(dir, "cpuset.mems", v);
+}
+
+static int init_v2(struct spurd_cgroup *cg, const char *mnt, const char *name, const char *node)
+{
+	char have[512], missing[128] = "", lvl[2][4200];
 	bool *on[] = { &cg->cpuset, &cg->memory, &cg->pids };
 
-	memset(cg, 0, sizeof(*cg));
-	if (root)
-		snprintf(mnt, sizeof(mnt), "%s", root);
-	else if (find_root(mnt, sizeof(mnt))) {
-		snprintf(cg->why, sizeof(cg->why), "no cgroup v2 hierarchy is mounted");
-		return;
-	}
 	if (get(mnt, "cgroup.controllers", have, sizeof(have))) {
 		snprintf(cg->why, sizeof(cg->why), "%s/cgroup.controllers: %s", mnt, strerror(errno));
-		return;
+		return -1;
 	}
-	snprintf(spur, sizeof(spur), "%s/spur", mnt);
-	snprintf(cg->base, sizeof(cg->base), "%s/%s", spur, node);
-	if ((mkdir(spur, 0755) && errno != EEXIST) || (mkdir(cg->base, 0755) && errno != EEXIST)) {
-		snprintf(cg->why, sizeof(cg->why), "cannot make %s: %s", cg->base, strerror(errno));
-		cg->base[0] = '\0';
-		return;
+	snprintf(lvl[0], sizeof(lvl[0]), "%s/%s", mnt, name);
+	snprintf(lvl[1], sizeof(lvl[1]), "%s/%s", lvl[0], node);
+	if ((mkdir(lvl[0], 0755) && errno != EEXIST) || (mkdir(lvl[1], 0755) && errno != EEXIST)) {
+		snprintf(cg->why, sizeof(cg->why), "cannot make %s: %s", lvl[1], strerror(errno));
+		return -1;
 	}
 	/* each level hands the controllers down to the next */
 	for (size_t i = 0; i < 3; i++) {
@@ -105,93 +146,246 @@ void spurd_cgroup_init(struct spurd_cgroup *cg, const char *root, const char *no
 
 		snprintf(plus, sizeof(plus), "+%s", controllers[i]);
 		*on[i] = has_word(have, controllers[i]) && !put(mnt, "cgroup.subtree_control", plus) &&
-			 !put(spur, "cgroup.subtree_control", plus) &&
-			 !put(cg->base, "cgroup.subtree_control", plus);
+			 !put(lvl[0], "cgroup.subtree_control", plus) &&
+			 !put(lvl[1], "cgroup.subtree_control", plus);
 		if (!*on[i])
 			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing), "%s%s",
 				 *missing ? ", " : "", controllers[i]);
+		if (*on[i])
+			snprintf(cg->base[i], sizeof(cg->base[i]), "%s", lvl[1]);
 	}
 	if (*missing)
 		snprintf(cg->why, sizeof(cg->why),
 			 "%s not available in the cgroup v2 hierarchy %s, which has: %s", missing, mnt,
 			 *have ? have : "no controllers");
 	if (!cg->cpuset && !cg->memory && !cg->pids) {
-		rmdir(cg->base);
-		rmdir(spur);
-		cg->base[0] = '\0';
+		rmdir(lvl[1]);
+		rmdir(lvl[0]);
+		return -1;
 	}
+	cg->version = 2;
+	return 0;
+}
+
+static void init_v1(struct spurd_cgroup *cg, const char *name, const char *node)
+{
+	bool *on[] = { &cg->cpuset, &cg->memory, &cg->pids };
+
+	for (size_t i = 0; i < 3; i++) {
+		char mnt[4096], lvl[4200], probe[4300];
+
+		if (find_mount(controllers[i], mnt, sizeof(mnt))) {
+			add_why(cg, "no cgroup v1 hierarchy has", controllers[i]);
+			continue;
+		}
+		snprintf(lvl, sizeof(lvl), "%s/%s", mnt, name);
+		snprintf(cg->base[i], sizeof(cg->base[i]), "%s/%s", lvl, node);
+		if ((mkdir(lvl, 0755) && errno != EEXIST) ||
+		    (mkdir(cg->base[i], 0755) && errno != EEXIST) ||
+		    (i == 0 && (cpuset_inherit(mnt, lvl) || cpuset_inherit(lvl, cg->base[i])))) {
+			snprintf(probe, sizeof(probe), "%s: %s", cg->base[i], strerror(errno));
+			add_why(cg, "cannot prepare", probe);
+			cg->base[i][0] = '\0';
+			continue;
+		}
+		*on[i] = true;
+		if (i == 1) {
+			snprintf(probe, sizeof(probe), "%s/memory.memsw.limit_in_bytes", cg->base[i]);
+			cg->memsw = access(probe, F_OK) == 0;
+		}
+	}
+	if (cg->cpuset || cg->memory || cg->pids)
+		cg->version = 1;
+}
+
+void spurd_cgroup_init(struct spurd_cgroup *cg, const char *root, const char *name,
+		       const char *node)
+{
+	char mnt[4096], have[512] = "";
+
+	memset(cg, 0, sizeof(*cg));
+	name = name && *name ? name : "spur";
+	if (root) { /* a folder given: shaped as cgroup v2 */
+		init_v2(cg, root, name, node);
+		return;
+	}
+	/* v2 where its mount has any of the controllers; else v1 */
+	if (!find_mount(NULL, mnt, sizeof(mnt)) && !get(mnt, "cgroup.controllers", have, sizeof(have)) &&
+	    (has_word(have, "cpuset") || has_word(have, "memory") || has_word(have, "pids"))) {
+		init_v2(cg, mnt, name, node);
+		return;
+	}
+	init_v1(cg, name, node);
 }
 
 void spurd_cgroup_describe(const struct spurd_cgroup *cg, char *buf, size_t len)
 {
-	if (!cg->base[0]) {
-		snprintf(buf, len, "cgroup: none, jobs run without limits: %s", cg->why);
+	if (!cg->version) {
+		snprintf(buf, len, "cgroup: none, jobs run without limits: %s",
+			 *cg->why ? cg->why : "no cgroup hierarchy is mounted");
 		return;
 	}
-	snprintf(buf, len, "cgroup: v2 %s: %s%s%s%s%s", cg->base, cg->cpuset ? "cpuset " : "",
-		 cg->memory ? "memory.max " : "", cg->pids ? "pids.max " : "",
-		 *cg->why ? "; " : "", cg->why);
+	if (cg->version == 2)
+		snprintf(buf, len, "cgroup: v2 %s: %s%s%s%s%s",
+			 cg->base[0][0] ? cg->base[0] : cg->base[1][0] ? cg->base[1] : cg->base[2],
+			 cg->cpuset ? "cpuset " : "", cg->memory ? "memory.max " : "",
+			 cg->pids ? "pids.max " : "", *cg->why ? "; " : "", cg->why);
+	else
+		snprintf(buf, len, "cgroup: v1: %s%s%s%s%s%s", cg->cpuset ? "cpuset " : "",
+			 cg->memory ? "memory.limit_in_bytes " : "",
+			 cg->memsw ? "memory.memsw.limit_in_bytes " : "", cg->pids ? "pids.max " : "",
+			 *cg->why ? "; " : "", cg->why);
 }
 
-static void job_path(const struct spurd_cgroup *cg, uint32_t id, uint32_t run, char *buf,
+static void job_path(const struct spurd_cgroup *cg, int c, uint32_t id, uint32_t run, char *buf,
 		     size_t len)
 {
 	if (run > 1)
-		snprintf(buf, len, "%s/job_%u.%u", cg->base, id, run);
+		snprintf(buf, len, "%s/job_%u.%u", cg->base[c], id, run);
 	else
-		snprintf(buf, len, "%s/job_%u", cg->base, id);
+		snprintf(buf, len, "%s/job_%u", cg->base[c], id);
 }
 
-int spurd_cgroup_job(const struct spurd_cgroup *cg, uint32_t id, uint32_t run, const char *cpus,
-		     uint64_t mem_mb, uint64_t pids, char *dir, size_t len, char *why, size_t wlen)
+/* v1: a folder cannot go while a process is in it */
+static void empty_v1(const char *dir)
 {
-	char v[64];
-	const char *failed = NULL;
+	char pids[8192];
 
-	dir[0] = '\0';
-	if (!cg->base[0])
-		return 0;
-	job_path(cg, id, run, dir, len);
-	if (mkdir(dir, 0755) && errno != EEXIST) {
-		snprintf(why, wlen, "cannot make %s: %s", dir, strerror(errno));
-		dir[0] = '\0';
-		return -1;
+	for (int round = 0; round < 50; round++) {
+		bool any = false;
+
+		if (get_all(dir, "cgroup.procs", pids, sizeof(pids)))
+			return;
+		for (char *p = strtok(pids, "\n"); p; p = strtok(NULL, "\n")) {
+			kill((pid_t)atol(p), SIGKILL);
+			any = true;
+		}
+		if (!any || !rmdir(dir))
+			return;
+		usleep(10000); /* a killed process leaves its cgroup when it is reaped */
 	}
-	if (cg->cpuset && cpus && *cpus && put(dir, "cpuset.cpus", cpus))
-		failed = "cpuset.cpus";
-	snprintf(v, sizeof(v), "%llu", (unsigned long long)mem_mb * 1024 * 1024);
-	if (!failed && cg->memory && mem_mb && put(dir, "memory.max", v))
-		failed = "memory.max";
-	snprintf(v, sizeof(v), "%llu", (unsigned long long)pids);
-	if (!failed && cg->pids && pids && put(dir, "pids.max", v))
-		failed = "pids.max";
-	if (failed) {
-		snprintf(why, wlen, "%s/%s: %s", dir, failed, strerror(errno));
-		rmdir(dir);
-		dir[0] = '\0';
-		return -1;
-	}
-	return 0;
 }
 
-void spurd_cgroup_job_done(const struct spurd_cgroup *cg, uint32_t id, uint32_t run)
+static void remove_job(const struct spurd_cgroup *cg, uint32_t id, uint32_t run)
 {
 	static const char *const files[] = { "cpuset.cpus", "memory.max", "pids.max",
 					     "cgroup.procs", "cgroup.kill" };
 	char dir[4200], path[4300];
 
-	if (!cg->base[0])
-		return;
-	job_path(cg, id, run, dir, sizeof(dir));
-	put(dir, "cgroup.kill", "1"); /* processes that left the job's group */
-	if (!rmdir(dir) || errno != ENOTEMPTY)
-		return;
-	/* not cgroupfs (a test's folder): its files are plain files */
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
-		unlink(path);
+	for (int c = 0; c < SPURD_CG_MAX; c++) {
+		if (!cg->base[c][0] || (c > 0 && !strcmp(cg->base[c], cg->base[c - 1])))
+			continue;
+		job_path(cg, c, id, run, dir, sizeof(dir));
+		if (cg->version == 2)
+			put(dir, "cgroup.kill", "1"); /* processes that left the job's group */
+		else
+			empty_v1(dir);
+		if (!rmdir(dir) || errno != ENOTEMPTY)
+			continue;
+		/* not cgroupfs (a test's folder): its files are plain files */
+		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+			snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+			unlink(path);
+		}
+		rmdir(dir);
 	}
-	rmdir(dir);
+}
+
+/* The limits of controller c in the job's folder dir; the file that could
+ * not be written, or NULL. */
+static const char *set_limits(const struct spurd_cgroup *cg, int c, const char *dir,
+			      const char *cpus, uint64_t mem_mb, uint64_t pids)
+{
+	char v[64];
+
+	if (c == 0 && cg->cpuset) {
+		if (cg->version == 1 && cpuset_inherit(cg->base[0], dir))
+			return "cpuset.mems";
+		if (cpus && *cpus && put(dir, "cpuset.cpus", cpus))
+			return "cpuset.cpus";
+	}
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)mem_mb * 1024 * 1024);
+	if (c == 1 && cg->memory && mem_mb) {
+		if (cg->version == 2 && put(dir, "memory.max", v))
+			return "memory.max";
+		if (cg->version == 1 && put(dir, "memory.limit_in_bytes", v))
+			return "memory.limit_in_bytes";
+		if (cg->version == 1 && cg->memsw && put(dir, "memory.memsw.limit_in_bytes", v))
+			return "memory.memsw.limit_in_bytes";
+	}
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)pids);
+	if (c == 2 && cg->pids && pids && put(dir, "pids.max", v))
+		return "pids.max";
+	return NULL;
+}
+
+int spurd_cgroup_job(const struct spurd_cgroup *cg, uint32_t id, uint32_t run, const char *cpus,
+		     uint64_t mem_mb, uint64_t pids, struct spurd_cgroup_dirs *dirs, char *why,
+		     size_t wlen)
+{
+	memset(dirs, 0, sizeof(*dirs));
+	for (int c = 0; c < SPURD_CG_MAX; c++) {
+		char *dir = dirs->dir[dirs->n];
+		const char *failed;
+
+		if (!cg->base[c][0])
+			continue;
+		job_path(cg, c, id, run, dir, sizeof(dirs->dir[0]));
+		/* v2: one folder holds the three */
+		if (dirs->n && !strcmp(dir, dirs->dir[dirs->n - 1])) {
+			dir = dirs->dir[dirs->n - 1];
+		} else {
+			if (mkdir(dir, 0755) && errno != EEXIST) {
+				snprintf(why, wlen, "cannot make %s: %s", dir, strerror(errno));
+				goto fail;
+			}
+			dirs->n++;
+		}
+		if ((failed = set_limits(cg, c, dir, cpus, mem_mb, pids))) {
+			snprintf(why, wlen, "%s/%s: %s", dir, failed, strerror(errno));
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	remove_job(cg, id, run);
+	memset(dirs, 0, sizeof(*dirs));
+	return -1;
+}
+
+void spurd_cgroup_job_dirs(const struct spurd_cgroup *cg, uint32_t id, uint32_t run,
+			   struct spurd_cgroup_dirs *dirs)
+{
+	memset(dirs, 0, sizeof(*dirs));
+	for (int c = 0; c < SPURD_CG_MAX; c++) {
+		if (!cg->base[c][0])
+			continue;
+		job_path(cg, c, id, run, dirs->dir[dirs->n], sizeof(dirs->dir[0]));
+		if (!dirs->n || strcmp(dirs->dir[dirs->n], dirs->dir[dirs->n - 1]))
+			dirs->n++;
+	}
+}
+
+bool spurd_cgroup_job_oom(const struct spurd_cgroup *cg, uint32_t id, uint32_t run)
+{
+	char dir[4200], text[1024];
+	const char *p;
+
+	if (!cg->memory)
+		return false;
+	job_path(cg, 1, id, run, dir, sizeof(dir));
+	/* v2 memory.events and v1 memory.oom_control both count "oom_kill N" */
+	if (get_all(dir, cg->version == 2 ? "memory.events" : "memory.oom_control", text,
+		    sizeof(text)))
+		return false;
+	p = strstr(text, "oom_kill ");
+	return p && atol(p + 9) > 0;
+}
+
+void spurd_cgroup_job_done(const struct spurd_cgroup *cg, uint32_t id, uint32_t run)
+{
+	if (cg->version)
+		remove_job(cg, id, run);
 }
 
 void spurd_cgroup_job_cpus(const struct spurd_cgroup *cg, uint32_t id, uint32_t run, char *buf,
@@ -200,8 +394,8 @@ void spurd_cgroup_job_cpus(const struct spurd_cgroup *cg, uint32_t id, uint32_t 
 	char dir[4200];
 
 	buf[0] = '\0';
-	if (!cg->base[0] || !cg->cpuset)
+	if (!cg->cpuset)
 		return;
-	job_path(cg, id, run, dir, sizeof(dir));
+	job_path(cg, 0, id, run, dir, sizeof(dir));
 	get(dir, "cpuset.cpus", buf, len);
 }

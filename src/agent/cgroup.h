@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* cgroup v2 limits for batch jobs: ROOT/spur/NODE/job_ID (job_ID.RUN after a
- * requeue) with cpuset.cpus,
- * memory.max and pids.max, where the machine has those controllers in a
- * cgroup v2 hierarchy; said plainly where it does not. ROOT is the cgroup2
- * mount (found in /proc/self/mounts) or a folder given for tests. */
+/* cgroup limits for batch jobs, as Slurm's cgroup plugins set them, on
+ * cgroup v2 or v1 (RHEL 8 and hybrid hosts, where the controllers sit in
+ * v1 hierarchies beside an empty cgroup2):
+ *   v2: ROOT/NAME/NODE/job_ID with cpuset.cpus, memory.max, pids.max;
+ *   v1: ROOT_C/NAME/NODE/job_ID in each controller C's hierarchy, with
+ *       cpuset.cpus and cpuset.mems, memory.limit_in_bytes (and
+ *       memory.memsw.limit_in_bytes, so swap is no way round it), pids.max.
+ * job_ID.RUN after a requeue. NAME is "spur" unless spurd is told another
+ * (several clusters' agents on one host). v2 is used when the cgroup2 mount
+ * has any of the controllers; ROOT is found in /proc/self/mounts, or given
+ * (a v2-shaped folder, for tests). What cannot be had is said plainly. */
 #ifndef SPUR_AGENT_CGROUP_H
 #define SPUR_AGENT_CGROUP_H
 
@@ -11,23 +17,42 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* cpuset, memory, pids: a v1 job has a folder in each hierarchy */
+#define SPURD_CG_MAX 3
+
 struct spurd_cgroup {
-	char base[4096]; /* ROOT/spur/NODE; empty: no cgroups */
-	bool cpuset, memory, pids;
+	int version; /* 2 or 1; 0: no cgroups */
+	/* the node's folder per controller (cpuset, memory, pids); v2: all
+	 * three the same; "" where the controller is missing */
+	char base[SPURD_CG_MAX][4096];
+	bool cpuset, memory, pids, memsw;
 	char why[512]; /* what is missing, and why */
 };
 
-/* Find (root NULL) or use root, and prepare ROOT/spur/NODE. Never fails:
- * cg->why says what could not be had. */
-void spurd_cgroup_init(struct spurd_cgroup *cg, const char *root, const char *node);
+/* A job's folders: the ones its processes join (one on v2). */
+struct spurd_cgroup_dirs {
+	char dir[SPURD_CG_MAX][4200];
+	int n;
+};
+
+/* Find (root NULL) or use root, and prepare NAME/NODE under each. Never
+ * fails: cg->why says what could not be had. */
+void spurd_cgroup_init(struct spurd_cgroup *cg, const char *root, const char *name,
+		       const char *node);
 /* One line for logs and spurd -C. */
 void spurd_cgroup_describe(const struct spurd_cgroup *cg, char *buf, size_t len);
-/* Make job id's cgroup with its limits (cpus: a cpuset list or NULL; 0: no
- * limit); its path goes to dir. Returns 0, or -1 with why filled in. */
+/* Make job id's cgroups with its limits (cpus: a cpuset list or NULL; 0: no
+ * limit). Returns 0 (dirs filled, n 0 without cgroups), or -1 with why
+ * filled in and nothing left behind. */
 int spurd_cgroup_job(const struct spurd_cgroup *cg, uint32_t id, uint32_t run, const char *cpus,
-		     uint64_t mem_mb, uint64_t pids, char *dir, size_t len, char *why,
+		     uint64_t mem_mb, uint64_t pids, struct spurd_cgroup_dirs *dirs, char *why,
 		     size_t wlen);
-/* Kill what is left in the job's cgroup and remove it. */
+/* The folders of job id's cgroups (n 0 without cgroups), made earlier. */
+void spurd_cgroup_job_dirs(const struct spurd_cgroup *cg, uint32_t id, uint32_t run,
+			   struct spurd_cgroup_dirs *dirs);
+/* Did the kernel kill a process of the job for its memory limit? */
+bool spurd_cgroup_job_oom(const struct spurd_cgroup *cg, uint32_t id, uint32_t run);
+/* Kill what is left in the job's cgroups and remove them. */
 void spurd_cgroup_job_done(const struct spurd_cgroup *cg, uint32_t id, uint32_t run);
 /* The job's cpuset as written at launch ("" when none), for adoption. */
 void spurd_cgroup_job_cpus(const struct spurd_cgroup *cg, uint32_t id, uint32_t run, char *buf,

@@ -4,6 +4,7 @@
  * forwards signals and reports how each job ended. */
 #define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np, POSIX_SPAWN_SETSID */
 #include "agent/cgroup.h"
+#include "agent/exec.h"
 #include "agent/supervise.h"
 #include "common/auth.h"
 #include "common/jobspec.h"
@@ -89,7 +90,9 @@ static void disconnect(struct agent *a);
 struct step;
 
 struct task {
-	uv_process_t proc;
+	uv_poll_t exitw; /* its pidfd: readable when it exits */
+	int pidfd;
+	pid_t pid;
 	uv_pipe_t out[2]; /* stdout, stderr */
 	int rank, open_pipes, code;
 	bool exited;
@@ -267,15 +270,18 @@ static void job_ended(struct agent *a, struct job *j)
 {
 	char dir[4096];
 	int code = 1;
-	bool timed_out = false;
+	bool timed_out = false, oom;
 
 	job_dir(a, j->id, j->run, dir, sizeof(dir));
 	if (!spurd_supervise_status(dir, &code, &timed_out))
 		spur_warn("job %u: its supervisor ended without a result", j->id);
 	j->running = false;
-	spur_info("job %u ended: exit %d%s", j->id, code, timed_out ? " (time limit)" : "");
-	report(a, json_pack("{s:s,s:i,s:i,s:i,s:b}", "type", "finished", "job_id", (int)j->id,
-			    "run", (int)j->run, "exit_code", code, "timed_out", timed_out));
+	oom = spurd_cgroup_job_oom(&a->cg, j->id, j->run);
+	spur_info("job %u ended: exit %d%s%s", j->id, code, timed_out ? " (time limit)" : "",
+		  oom ? " (memory limit: a process was killed)" : "");
+	report(a, json_pack("{s:s,s:i,s:i,s:i,s:b,s:b}", "type", "finished", "job_id", (int)j->id,
+			    "run", (int)j->run, "exit_code", code, "timed_out", timed_out, "oom",
+			    oom));
 	remove_job_dir(a, j->id, j->run);
 	spurd_cgroup_job_done(&a->cg, j->id, j->run);
 	cpus_mark(a, j->cpus, 0);
@@ -567,7 +573,9 @@ static void launch(struct agent *a, const json_t *m)
 {
 	uint32_t id = (uint32_t)spur_json_int(m, "job_id", 0);
 	const char *workdir = spur_json_str(m, "workdir", "/tmp");
-	char dir[4096], script[4200], cgdir[4200], why[512], outp[4096], errp[4096];
+	char dir[4096], script[4200], why[512], outp[4096], errp[4096];
+	struct spurd_cgroup_dirs cgd;
+	gid_t groups[SPURD_MAX_GROUPS];
 	uint32_t ncpus = (uint32_t)spur_json_int(m, "cpus", 0);
 	uint32_t run = (uint32_t)spur_json_int(m, "run", 1);
 	struct spurd_supervise_args sa;
@@ -600,6 +608,7 @@ static void launch(struct agent *a, const json_t *m)
 		.uid = (uid_t)spur_json_int(m, "uid", 0),
 		.gid = (gid_t)spur_json_int(m, "gid", 0),
 		.env = build_env(m, a->node),
+		.groups = groups,
 	};
 	if (!j || !sa.env) {
 		spur_error_log("job %u: out of memory", id);
@@ -608,15 +617,17 @@ static void launch(struct agent *a, const json_t *m)
 		launch_failed(a, id, 1);
 		return;
 	}
+	/* the job keeps the user's supplementary groups (Slurm's initgroups) */
+	sa.ngroups = spurd_user_groups(sa.uid, sa.gid, groups, SPURD_MAX_GROUPS);
 	/* the folder stays the agent's, passable but not writable, so the
 	 * supervisor's files (the result) cannot be forged by the job */
 	chmod(dir, 0711);
 	cpus_pick(a, ncpus, j->cpus, sizeof(j->cpus));
 	if (spurd_cgroup_job(&a->cg, id, run, j->cpus, (uint64_t)spur_json_int(m, "mem_mb", 0),
-			     ncpus > 4 ? 1024 * (uint64_t)ncpus : 4096, cgdir, sizeof(cgdir), why,
-			     sizeof(why)))
+			     ncpus > 4 ? 1024 * (uint64_t)ncpus : 4096, &cgd, why, sizeof(why)))
 		spur_warn("job %u: runs without cgroup limits: %s", id, why);
-	sa.cgroup = *cgdir ? cgdir : NULL;
+	for (int c = 0; c < cgd.n; c++)
+		sa.cgroups[c] = cgd.dir[c];
 	j->id = id;
 	j->run = run;
 	j->a = a;
@@ -679,7 +690,7 @@ static void task_maybe_done(struct task *t)
 	step_write(t->st, json_pack("{s:s,s:i,s:i}", "type", "exit", "rank", t->rank, "code",
 				    t->code));
 	t->open_pipes = 0;
-	uv_close((uv_handle_t *)&t->proc, on_task_handle_closed);
+	uv_close((uv_handle_t *)&t->exitw, on_task_handle_closed);
 	uv_close((uv_handle_t *)&t->out[0], on_task_handle_closed);
 	uv_close((uv_handle_t *)&t->out[1], on_task_handle_closed);
 }
@@ -710,12 +721,18 @@ static void on_task_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 	}
 }
 
-static void on_task_exit(uv_process_t *p, int64_t status, int sig)
+static void on_task_exit(uv_poll_t *p, int status, int events)
 {
 	struct task *t = p->data;
+	int ws = 0;
 
+	if (waitpid(t->pid, &ws, WNOHANG) == 0)
+		return; /* not yet */
+	uv_poll_stop(p);
+	close(t->pidfd);
+	t->pidfd = -1;
 	t->exited = true;
-	t->code = sig ? 128 + sig : (int)status;
+	t->code = WIFSIGNALED(ws) ? 128 + WTERMSIG(ws) : WEXITSTATUS(ws);
 	task_maybe_done(t);
 }
 
@@ -741,24 +758,188 @@ static int open_dir_as(const char *path, uid_t uid, gid_t gid)
 	return fd;
 }
 
+/* --gpus-per-task=N: local task i sees GPUs [i*N, i*N+N) of the node's
+ * share of the job (as Slurm binds them, in order); none left: none. */
+static void put_task_gpus(json_t *env, long per_task, int local)
+{
+	static const char *const vars[] = { "CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
+					    "HIP_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL" };
+	const char *all = spur_json_str(env, "ROCR_VISIBLE_DEVICES", NULL);
+	char mine[256] = "", copy[1024];
+	long k = 0;
+
+	if (per_task <= 0 || !all)
+		return;
+	snprintf(copy, sizeof(copy), "%s", all);
+	for (char *save, *g = strtok_r(copy, ",", &save); g; g = strtok_r(NULL, ",", &save), k++)
+		if (k >= local * per_task && k < (local + 1) * per_task)
+			snprintf(mine + strlen(mine), sizeof(mine) - strlen(mine), "%s%s",
+				 *mine ? "," : "", g);
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		json_object_set_new(env, vars[i], json_string(mine));
+}
+
+/* -c N or --cpu-bind=cores: local task i is bound to CPUs [i*N, i*N+N) of
+ * the job's CPUs on this node (all of the host's when it has no cpuset),
+ * round the list again when tasks outnumber them; --cpu-bind=none: not
+ * bound. "" when not bound. */
+static void task_cpus(const struct agent *a, const json_t *m, const char *job_cpus, int local,
+		      char *buf, size_t len)
+{
+	long per = (long)spur_json_int(m, "cpus_per_task", 0);
+	const char *bind = spur_json_str(m, "cpu_bind", NULL);
+	int cpus[1024], n = 0;
+	char copy[256];
+
+	buf[0] = '\0';
+	if ((bind && (!strcmp(bind, "none") || !strcmp(bind, "no"))) || (!bind && per <= 0))
+		return;
+	per = per > 0 ? per : 1;
+	if (job_cpus && *job_cpus) {
+		snprintf(copy, sizeof(copy), "%s", job_cpus);
+		for (char *save, *r = strtok_r(copy, ",", &save); r && n < 1024;
+		     r = strtok_r(NULL, ",", &save)) {
+			int lo = atoi(r), hi = strchr(r, '-') ? atoi(strchr(r, '-') + 1) : lo;
+
+			for (int c = lo; c <= hi && n < 1024; c++)
+				cpus[n++] = c;
+		}
+	}
+	for (unsigned c = 0; !n && c < a->host_cpus && c < 1024; c++)
+		cpus[c] = (int)c, n = (int)c + 1;
+	for (long k = 0; n && k < per; k++)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%d", k ? "," : "",
+			 cpus[(local * per + k) % n]);
+}
+
+/* What every task of the step on this node shares. */
+struct step_launch {
+	char **args;
+	json_t *base; /* the step's environment */
+	int dirfd;    /* its working folder, opened as the user; -1: /tmp */
+	gid_t groups[SPURD_MAX_GROUPS];
+	int ngroups;
+	struct spurd_cgroup_dirs cgd;
+	const char *cgroups[SPURD_CG_MAX + 1];
+	const char *job_cpus; /* the job's cpuset here, "" or NULL: none */
+};
+
+static void task_failed(struct step *st, struct task *t, int e)
+{
+	char err[256];
+
+	snprintf(err, sizeof(err), "srun: error: %s: task %d: %s\n", st->a->node, t->rank,
+		 strerror(e));
+	step_write(st, json_pack("{s:s,s:i,s:i,s:s}", "type", "io", "rank", t->rank, "fd", 2,
+				 "data", err));
+	/* report the failed exec as Slurm does, exit code 2 */
+	t->exited = true;
+	t->code = 2;
+	t->open_pipes = 0;
+	step_write(st, json_pack("{s:s,s:i,s:i}", "type", "exit", "rank", t->rank, "code", 2));
+	if (--st->live == 0)
+		uv_close((uv_handle_t *)&st->io, on_step_closed);
+}
+
+/* Start local task i (rank) with its pipes watched; on failure it is
+ * reported as Slurm does and counted done. */
+static void start_one_task(struct step *st, struct step_launch *l, size_t i, int rank)
+{
+	const json_t *m = st->msg;
+	struct task *t = &st->tasks[i];
+	/* the task's own copy: its rank and GPUs are its own */
+	json_t *msg = json_pack("{s:o,s:O}", "env", json_deep_copy(l->base), "user_env",
+				json_object_get(m, "user_env"));
+	struct spurd_task_spec spec = { 0 };
+	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, e = 0;
+	char **env, cpus[1024];
+
+	t->rank = rank;
+	t->st = st;
+	t->pidfd = -1;
+	put_task_env(json_object_get(msg, "env"), t->rank, (int)i);
+	put_task_gpus(json_object_get(msg, "env"), (long)spur_json_int(m, "gpus_per_task", 0),
+		      (int)i);
+	env = build_env(msg, st->a->node);
+	json_decref(msg);
+	if (!env || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
+		e = env ? errno : ENOMEM;
+		goto fail;
+	}
+	spec = (struct spurd_task_spec){ .argv = l->args, .env = env, .cwd_fd = l->dirfd,
+					 .uid = (uid_t)spur_json_int(m, "uid", 0),
+					 .gid = (gid_t)spur_json_int(m, "gid", 0),
+					 .groups = l->groups, .ngroups = l->ngroups,
+					 .cgroups = l->cgroups, .cpus = cpus, .out = out[1],
+					 .err = err[1] };
+	task_cpus(st->a, m, l->job_cpus, (int)i, cpus, sizeof(cpus));
+	t->pid = spurd_task_start(&spec);
+	if (t->pid < 0) {
+		e = (int)-t->pid;
+		t->pid = 0;
+		goto fail;
+	}
+	close(out[1]);
+	close(err[1]);
+	out[1] = err[1] = -1;
+	t->pidfd = (int)syscall(SYS_pidfd_open, t->pid, 0);
+	if (t->pidfd < 0) { /* a kernel before 5.3: its end could not be seen */
+		e = errno;
+		kill(-t->pid, SIGKILL);
+		waitpid(t->pid, NULL, 0);
+		goto fail;
+	}
+	free_env(env);
+	uv_pipe_init(st->a->loop, &t->out[0], 0);
+	uv_pipe_init(st->a->loop, &t->out[1], 0);
+	uv_poll_init(st->a->loop, &t->exitw, t->pidfd);
+	t->out[0].data = t->out[1].data = t->exitw.data = t;
+	uv_pipe_open(&t->out[0], out[0]);
+	uv_pipe_open(&t->out[1], err[0]);
+	t->open_pipes = 2;
+	uv_read_start((uv_stream_t *)&t->out[0], spur_uv_alloc, on_task_read);
+	uv_read_start((uv_stream_t *)&t->out[1], spur_uv_alloc, on_task_read);
+	uv_poll_start(&t->exitw, UV_READABLE, on_task_exit);
+	return;
+fail:
+	for (int k = 0; k < 2; k++) {
+		if (out[k] >= 0)
+			close(out[k]);
+		if (err[k] >= 0)
+			close(err[k]);
+	}
+	free_env(env);
+	task_failed(st, t, e);
+}
+
+static struct job *running_job(struct agent *a, uint32_t id)
+{
+	for (struct job *j = a->jobs; j; j = j->next)
+		if (j->id == id && j->running)
+			return j;
+	return NULL;
+}
+
 static void start_tasks(struct step *st)
 {
-	const json_t *m = st->msg, *argv_j = json_object_get(m, "argv");
+	const json_t *m = st->msg, *argv_j = json_object_get(m, "argv"), *v;
 	struct agent *a = st->a;
 	size_t nargs = json_array_size(argv_j), i;
-	char **args = calloc(nargs + 1, sizeof(char *));
-	json_t *base = json_deep_copy(json_object_get(m, "env")), *v;
 	const char *cwd = spur_json_str(m, "cwd", "/tmp");
+	struct step_launch *l = calloc(1, sizeof(*l));
+	struct job *j = running_job(a, st->job_id);
 
-	char cwd_fd[64];
-	int dirfd;
-
+	if (!l || !(l->args = calloc(nargs + 1, sizeof(char *)))) {
+		free(l);
+		return;
+	}
+	l->base = json_deep_copy(json_object_get(m, "env"));
 	json_array_foreach(argv_j, i, v)
-		args[i] = (char *)(json_is_string(v) ? json_string_value(v) : "");
-	/* the tasks enter cwd as the folder the user opened (libuv changes
-	 * folder before it changes user) */
-	dirfd = open_dir_as(cwd, (uid_t)spur_json_int(m, "uid", 0), (gid_t)spur_json_int(m, "gid", 0));
-	if (dirfd < 0) {
+		l->args[i] = (char *)(json_is_string(v) ? json_string_value(v) : "");
+	/* the tasks enter cwd as the folder the user opened */
+	l->dirfd = open_dir_as(cwd, (uid_t)spur_json_int(m, "uid", 0),
+			       (gid_t)spur_json_int(m, "gid", 0));
+	if (l->dirfd < 0) {
 		char err[4400];
 
 		snprintf(err, sizeof(err),
@@ -766,76 +947,23 @@ static void start_tasks(struct step *st)
 			 strerror(errno));
 		step_write(st, json_pack("{s:s,s:i,s:i,s:s}", "type", "io", "rank", -1, "fd", 2,
 					 "data", err));
-		cwd = "/tmp";
-	} else {
-		snprintf(cwd_fd, sizeof(cwd_fd), "/proc/self/fd/%d", dirfd);
-		cwd = cwd_fd;
 	}
-	json_array_foreach(json_object_get(m, "ranks"), i, v) {
-		struct task *t = &st->tasks[i];
-		uv_process_options_t opt = { 0 };
-		uv_stdio_container_t stdio[3];
-		json_t *msg = json_pack("{s:O,s:O}", "env", base, "user_env",
-					json_object_get(m, "user_env"));
-		char **env;
-		int rc;
-
-		t->rank = (int)json_integer_value(v);
-		t->st = st;
-		put_task_env(json_object_get(msg, "env"), t->rank, (int)i);
-		env = build_env(msg, a->node);
-		json_decref(msg);
-		uv_pipe_init(a->loop, &t->out[0], 0);
-		uv_pipe_init(a->loop, &t->out[1], 0);
-		t->out[0].data = t->out[1].data = t->proc.data = t;
-		stdio[0].flags = UV_IGNORE;
-		stdio[1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
-		stdio[1].data.stream = (uv_stream_t *)&t->out[0];
-		stdio[2].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
-		stdio[2].data.stream = (uv_stream_t *)&t->out[1];
-		opt.file = args[0] ? args[0] : "true";
-		opt.args = args;
-		opt.env = env;
-		opt.cwd = cwd;
-		opt.stdio = stdio;
-		opt.stdio_count = 3;
-		opt.exit_cb = on_task_exit;
-		opt.flags = UV_PROCESS_DETACHED;
-		if (getuid() == 0 && spur_json_int(m, "uid", 0) != 0) {
-			opt.flags |= UV_PROCESS_SETUID | UV_PROCESS_SETGID;
-			opt.uid = (uv_uid_t)spur_json_int(m, "uid", 0);
-			opt.gid = (uv_gid_t)spur_json_int(m, "gid", 0);
-		}
-		rc = uv_spawn(a->loop, &t->proc, &opt);
-		free_env(env);
-		if (rc) {
-			char err[256];
-
-			snprintf(err, sizeof(err), "srun: error: %s: task %d: %s\n", a->node, t->rank,
-				 uv_strerror(rc));
-			step_write(st, json_pack("{s:s,s:i,s:i,s:s}", "type", "io", "rank", t->rank,
-						 "fd", 2, "data", err));
-			/* report the failed exec as Slurm does, exit code 2 */
-			t->exited = true;
-			t->code = 2;
-			t->open_pipes = 0;
-			uv_close((uv_handle_t *)&t->out[0], on_task_handle_closed);
-			uv_close((uv_handle_t *)&t->out[1], on_task_handle_closed);
-			t->proc.data = t;
-			step_write(st, json_pack("{s:s,s:i,s:i}", "type", "exit", "rank", t->rank,
-						 "code", 2));
-			/* the process handle was never opened: count its close now */
-			on_task_handle_closed((uv_handle_t *)&t->proc);
-			continue;
-		}
-		t->open_pipes = 2;
-		uv_read_start((uv_stream_t *)&t->out[0], spur_uv_alloc, on_task_read);
-		uv_read_start((uv_stream_t *)&t->out[1], spur_uv_alloc, on_task_read);
-	}
-	if (dirfd >= 0)
-		close(dirfd);
-	json_decref(base);
-	free(args);
+	l->ngroups = spurd_user_groups((uid_t)spur_json_int(m, "uid", 0),
+				       (gid_t)spur_json_int(m, "gid", 0), l->groups,
+				       SPURD_MAX_GROUPS);
+	/* the tasks live inside the job's limits, as its script does */
+	if (j)
+		spurd_cgroup_job_dirs(&a->cg, j->id, j->run, &l->cgd);
+	l->job_cpus = j ? j->cpus : NULL;
+	for (int c = 0; c < l->cgd.n; c++)
+		l->cgroups[c] = l->cgd.dir[c];
+	json_array_foreach(json_object_get(m, "ranks"), i, v)
+		start_one_task(st, l, i, (int)json_integer_value(v));
+	if (l->dirfd >= 0)
+		close(l->dirfd);
+	json_decref(l->base);
+	free(l->args);
+	free(l);
 }
 
 static void on_io_connect(uv_connect_t *req, int status)
@@ -885,8 +1013,8 @@ static void kill_steps(uint32_t job_id, int sig)
 	for (struct step *st = steps; st; st = st->next)
 		if (st->job_id == job_id)
 			for (size_t i = 0; i < st->ntasks; i++)
-				if (!st->tasks[i].exited && st->tasks[i].proc.pid > 0)
-					kill(-st->tasks[i].proc.pid, sig);
+				if (!st->tasks[i].exited && st->tasks[i].pid > 0)
+					kill(-st->tasks[i].pid, sig);
 }
 
 /* ---------------------------------------------------------------- link */
@@ -1252,11 +1380,13 @@ int main(int argc, char **argv)
 		{ "cpus", required_argument, NULL, 1001 },
 		{ "mem", required_argument, NULL, 1002 },
 		{ "cgroup-root", required_argument, NULL, 1003 },
+		{ "cgroup-name", required_argument, NULL, 1004 },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct agent a = { 0 };
 	const char *conf_path = NULL, *logfile = NULL, *ctl = NULL, *gpus_arg = NULL;
-	const char *cgroup_root = NULL;
+	/* $SPURD_CGROUP_NAME: --cgroup-name for every agent a script starts */
+	const char *cgroup_root = NULL, *cgroup_name = getenv("SPURD_CGROUP_NAME");
 	char cgline[1024];
 	char conf_gpus[64] = "";
 	struct spur_conf *conf;
@@ -1294,6 +1424,15 @@ int main(int argc, char **argv)
 		case 1003:
 			cgroup_root = optarg;
 			break;
+		case 1004:
+			if (!*optarg || strchr(optarg, '/') || !strcmp(optarg, ".") ||
+			    !strcmp(optarg, "..")) {
+				fprintf(stderr, "spurd: --cgroup-name: one folder name, not '%s'\n",
+					optarg);
+				return 1;
+			}
+			cgroup_name = optarg;
+			break;
 		case 1002:
 			a.mem_mb = (uint64_t)atoll(optarg);
 			break;
@@ -1305,7 +1444,8 @@ int main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr, "Usage: spurd [-C] [-N NODENAME] [-f slurm.conf] [-c HOST:PORT] [-s "
-					"SPOOL] [-L LOG] [--gpus auto|kfd[:ROOT]|nvml[:LIB]|none|FILE|TYPE:N] [-v]\n");
+					"SPOOL] [-L LOG] [--gpus auto|kfd[:ROOT]|nvml[:LIB]|none|FILE|TYPE:N] "
+					"[--cgroup-name NAME] [-v]\n");
 			return opt == 'h' ? 0 : 1;
 		}
 	}
@@ -1363,7 +1503,7 @@ int main(int argc, char **argv)
 		a.mem_mb = (uint64_t)sysconf(_SC_PHYS_PAGES) / 1024 * (uint64_t)sysconf(_SC_PAGESIZE) /
 			   1024;
 	a.host_cpus = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
-	spurd_cgroup_init(&a.cg, cgroup_root, a.node);
+	spurd_cgroup_init(&a.cg, cgroup_root, cgroup_name, a.node);
 	spurd_cgroup_describe(&a.cg, cgline, sizeof(cgline));
 	if (a.cg.cpuset && a.cpus > a.host_cpus)
 		snprintf(cgline + strlen(cgline), sizeof(cgline) - strlen(cgline),

@@ -9,8 +9,8 @@
  * forwards the signals it is sent to the job's group, and writes the result
  * to DIR/status when the script ends. It needs nothing from spurd once
  * started, so a job outlives an agent restart and its result waits in DIR
- * for the next agent (docs/rfc/0003-wire.md §3). The cgroup (NULL for none)
- * is the job's, which it joins first, so that everything the job starts is
+ * for the next agent (docs/rfc/0003-wire.md §3). The cgroups (one on v2, one
+ * per controller on v1) are the job's, which it joins first, so that everything the job starts is
  * inside the limits.
  *
  * DIR/state holds two lines, each added in one write: "SUPERVISOR PGID"
@@ -73,7 +73,8 @@ static void become_job(const struct spurd_supervise_args *a)
 	int out, err;
 
 	if (getuid() == 0 && a->uid != 0 &&
-	    (setgroups(1, &a->gid) || setgid(a->gid) || setuid(a->uid))) {
+	    (setgroups(a->ngroups > 0 ? (size_t)a->ngroups : 1, a->ngroups > 0 ? a->groups : &a->gid) ||
+	     setgid(a->gid) || setuid(a->uid))) {
 		perror("slurmstepd: error: cannot become the job's user");
 		return;
 	}
@@ -121,8 +122,8 @@ int spurd_supervise(const struct spurd_supervise_args *a)
 
 	prctl(PR_SET_NAME, SPURD_SUPERVISOR_NAME);
 	snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
-	if (a->cgroup)
-		join_cgroup(a->cgroup, buf);
+	for (int c = 0; c < SPURD_CG_MAX && a->cgroups[c]; c++)
+		join_cgroup(a->cgroups[c], buf);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);

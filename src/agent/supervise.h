@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "agent/cgroup.h"
+
 /* The supervisor's name in /proc/PID/comm: how an agent that starts again
  * tells a supervisor from a process that took its number. */
 #define SPURD_SUPERVISOR_NAME "spur-supervise"
@@ -15,13 +17,15 @@ struct spurd_supervise_args {
 	const char *dir;     /* the job's spool folder (the agent's) */
 	const char *script;  /* DIR/slurm_script */
 	const char *workdir; /* entered as the job's user */
-	const char *cgroup;  /* joined first; NULL: none */
+	const char *cgroups[SPURD_CG_MAX + 1]; /* joined first; NULL-terminated */
 	const char *out;     /* stdout, opened as the job's user */
 	const char *err;     /* stderr; NULL: with stdout */
 	long limit;	     /* seconds; 0: none */
 	long kill_wait;	     /* seconds between SIGTERM and SIGKILL */
 	uid_t uid;
 	gid_t gid;
+	const gid_t *groups; /* the user's supplementary groups, gid first */
+	int ngroups;
 	char **env; /* the job's environment: the script's, never the supervisor's */
 };
 

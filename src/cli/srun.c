@@ -45,24 +45,165 @@ static void print_io(const json_t *m, bool label, struct out_state *st, int ntas
 	}
 }
 
-int cli_srun_main(const char *prog, int argc, char **argv)
+/* What srun's options inside a job ask of the step. */
+struct step_opts {
+	int nodes, ntasks, per_node, cpus_per_task, gpus_per_task;
+	bool label;
+	const char *name, *chdir, *export, *cpu_bind;
+};
+
+/* A Slurm srun option Spur does not do yet: refused by name (never taken
+ * and dropped). */
+static int not_supported(const char *prog, const char *opt)
 {
+	cli_error(prog, "%s is not supported inside a job by this version of Spur", opt);
+	return 1;
+}
+
+/* srun's options inside a job: 0, or the exit code. */
+static int parse_step(const char *prog, int argc, char **argv, struct step_opts *o)
+{
+	enum { O_PER_NODE = 1000, O_GPT, O_CPU_BIND, O_EXPORT, O_MPI, O_OVERLAP, O_UNBUF, O_NO };
 	static const struct option opts[] = {
 		{ "nodes", required_argument, NULL, 'N' },
 		{ "ntasks", required_argument, NULL, 'n' },
-		{ "ntasks-per-node", required_argument, NULL, 'T' },
+		{ "ntasks-per-node", required_argument, NULL, O_PER_NODE },
 		{ "label", no_argument, NULL, 'l' },
 		{ "job-name", required_argument, NULL, 'J' },
-		{ "gres", required_argument, NULL, 'g' },
-		{ "gpus", required_argument, NULL, 'G' },
-		{ "gpus-per-node", required_argument, NULL, 'P' },
 		{ "cpus-per-task", required_argument, NULL, 'c' },
-		{ "export", required_argument, NULL, 'E' },
+		{ "gpus-per-task", required_argument, NULL, O_GPT },
+		{ "cpu-bind", required_argument, NULL, O_CPU_BIND },
+		{ "cpu_bind", required_argument, NULL, O_CPU_BIND },
+		{ "export", required_argument, NULL, O_EXPORT },
+		{ "chdir", required_argument, NULL, 'D' },
+		{ "mpi", required_argument, NULL, O_MPI },
+		{ "overlap", no_argument, NULL, O_OVERLAP },
+		{ "unbuffered", no_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
+		/* Slurm's, refused by name below */
+		{ "gres", required_argument, NULL, O_NO }, { "gpus", required_argument, NULL, O_NO },
+		{ "gpus-per-node", required_argument, NULL, O_NO },
+		{ "gpu-bind", required_argument, NULL, O_NO },
+		{ "distribution", required_argument, NULL, O_NO },
+		{ "kill-on-bad-exit", optional_argument, NULL, O_NO },
+		{ "exact", no_argument, NULL, O_NO }, { "nodelist", required_argument, NULL, O_NO },
+		{ "exclude", required_argument, NULL, O_NO },
+		{ "multi-prog", no_argument, NULL, O_NO }, { "wait", required_argument, NULL, O_NO },
+		{ "output", required_argument, NULL, O_NO }, { "error", required_argument, NULL, O_NO },
+		{ "input", required_argument, NULL, O_NO }, { "pty", no_argument, NULL, O_NO },
+		{ "het-group", required_argument, NULL, O_NO }, { "mem", required_argument, NULL, O_NO },
+		{ "mem-per-cpu", required_argument, NULL, O_NO },
+		{ "mem-per-gpu", required_argument, NULL, O_NO },
 		{ NULL, 0, NULL, 0 },
 	};
+	int opt, idx = -1;
+
+	while ((opt = getopt_long(argc, argv, "+N:n:lJ:c:D:uhG:m:KW:w:x:o:e:i:", opts, &idx)) != -1) {
+		switch (opt) {
+		case 'N': o->nodes = atoi(optarg); break;
+		case 'n': o->ntasks = atoi(optarg); break;
+		case O_PER_NODE: o->per_node = atoi(optarg); break;
+		case 'l': o->label = true; break;
+		case 'J': o->name = optarg; break;
+		case 'c': o->cpus_per_task = atoi(optarg); break;
+		case 'D': o->chdir = optarg; break;
+		case O_GPT:
+			o->gpus_per_task = atoi(strchr(optarg, ':') ? strrchr(optarg, ':') + 1 : optarg);
+			if (o->gpus_per_task <= 0) {
+				cli_error(prog, "Invalid --gpus-per-task specification: %s", optarg);
+				return 1;
+			}
+			break;
+		case O_CPU_BIND: {
+			/* none, or one CPU set per task (cores, threads, sockets:
+			 * the job's CPUs shared out in order); verbose is Slurm's
+			 * report line, which is not printed */
+			static const char *const ok[] = { "none", "no", "cores", "threads", "sockets",
+							  "ldoms", "rank" };
+			bool known = false;
+
+			for (size_t k = 0; k < sizeof(ok) / sizeof(ok[0]); k++)
+				known |= !strcmp(optarg, ok[k]);
+			if (!known)
+				return not_supported(prog, "--cpu-bind other than none, cores, threads, "
+							   "sockets, ldoms or rank");
+			o->cpu_bind = optarg;
+			break;
+		}
+		case O_EXPORT: o->export = optarg; break;
+		case O_MPI:
+			if (strcmp(optarg, "none"))
+				return not_supported(prog, "--mpi=pmix and --mpi=pmi2 (only --mpi=none)");
+			break;
+		case O_OVERLAP: break; /* steps share the job's resources: they overlap */
+		case 'u': break;       /* output is passed on as it comes, never buffered */
+		case 'h':
+			printf("Usage: srun [-N NODES] [-n TASKS] [--ntasks-per-node N] [-c CPUS] "
+			       "[--gpus-per-task N] [--cpu-bind none|cores] [--export ALL|NONE|VARS] "
+			       "[-D DIR] [-J NAME] [-l] [-u] [--overlap] COMMAND [ARGS...]\n");
+			return -1;
+		case O_NO: {
+			char name[64];
+
+			snprintf(name, sizeof(name), "--%s", opts[idx].name);
+			return not_supported(prog, name);
+		}
+		case '?':
+			fprintf(stderr, "Try \"srun --help\" for more information\n");
+			return 1;
+		default: {
+			char name[8];
+
+			snprintf(name, sizeof(name), "-%c", opt);
+			return not_supported(prog, name);
+		}
+		}
+		idx = -1;
+	}
+	return 0;
+}
+
+/* --export: ALL (the default), NONE, [ALL|NONE,]VAR[=VALUE],... as sbatch:
+ * NONE keeps only the variables named (and Slurm's own). */
+static json_t *step_env(const char *export)
+{
+	json_t *env = json_object();
+	char *copy = export ? strdup(export) : NULL, *save;
+	bool all = true;
+
+	if (copy && (!strncmp(copy, "NONE", 4) || !strncmp(copy, "NIL", 3)))
+		all = false;
+	for (char **e = environ; *e; e++) {
+		const char *eq = strchr(*e, '=');
+		char key[256];
+
+		if (!eq || (size_t)(eq - *e) >= sizeof(key))
+			continue;
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - *e), *e);
+		if (all || !strncmp(key, "SLURM_", 6) || !strncmp(key, "SPUR_", 5))
+			json_object_set_new(env, key, json_string(eq + 1));
+	}
+	for (char *v = copy ? strtok_r(copy, ",", &save) : NULL; v; v = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(v, '=');
+
+		if (!strcmp(v, "ALL") || !strcmp(v, "NONE") || !strcmp(v, "NIL"))
+			continue;
+		if (eq) {
+			*eq = '\0';
+			json_object_set_new(env, v, json_string(eq + 1));
+		} else if (getenv(v)) {
+			json_object_set_new(env, v, json_string(getenv(v)));
+		}
+	}
+	free(copy);
+	return env;
+}
+
+int cli_srun_main(const char *prog, int argc, char **argv)
+{
 	const char *jobid = getenv("SLURM_JOB_ID") ? getenv("SLURM_JOB_ID") : getenv("SPUR_JOB_ID");
-	int nodes = 0, ntasks = 0, per_node = 0, opt, lfd, fd, rc = 0, exited = 0, total;
+	int nodes = 0, ntasks = 0, per_node = 0, lfd, fd, rc = 0, exited = 0, total;
+	struct step_opts so = { 0 };
 	bool label = false;
 	struct sockaddr_in sa = { 0 };
 	socklen_t sl = sizeof(sa);
@@ -111,31 +252,13 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 		optind = first;
 		goto have_command;
 	}
-	while ((opt = getopt_long(pargc, pargv, "+N:n:lJ:G:c:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'N':
-			nodes = atoi(optarg);
-			break;
-		case 'n':
-			ntasks = atoi(optarg);
-			break;
-		case 'T':
-			per_node = atoi(optarg);
-			break;
-		case 'l':
-			label = true;
-			break;
-		case 'h':
-			printf("Usage: srun [-N NODES] [-n TASKS] [--ntasks-per-node N] [-l] "
-			       "COMMAND [ARGS...]\n");
-			return 0;
-		case '?':
-			fprintf(stderr, "Try \"srun --help\" for more information\n");
-			return 1;
-		default:
-			break; /* the allocation already has its resources */
-		}
-	}
+	rc = parse_step(prog, pargc, pargv, &so);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	nodes = so.nodes;
+	ntasks = so.ntasks;
+	per_node = so.per_node;
+	label = so.label;
 	if (optind >= pargc) {
 		cli_error(prog, "No command given to execute.");
 		return 1;
@@ -157,21 +280,24 @@ have_command:
 	args = json_array();
 	for (int k = optind; k < pargc; k++)
 		json_array_append_new(args, json_string(pargv[k]));
-	env = json_object();
-	for (char **e = environ; *e; e++) {
-		const char *eq = strchr(*e, '=');
-		char key[256];
-
-		if (eq && (size_t)(eq - *e) < sizeof(key)) {
-			snprintf(key, sizeof(key), "%.*s", (int)(eq - *e), *e);
-			json_object_set_new(env, key, json_string(eq + 1));
-		}
-	}
-	if (!getcwd(cwd, sizeof(cwd)))
+	env = step_env(so.export);
+	if (so.chdir && *so.chdir == '/')
+		snprintf(cwd, sizeof(cwd), "%s", so.chdir);
+	else if (!getcwd(cwd, sizeof(cwd)))
 		snprintf(cwd, sizeof(cwd), "/tmp");
+	else if (so.chdir) /* relative: to the current folder */
+		snprintf(cwd + strlen(cwd), sizeof(cwd) - strlen(cwd), "/%s", so.chdir);
 	req = json_pack("{s:s,s:i,s:o,s:i,s:i,s:o,s:s,s:i}", "type", "step", "job_id", atoi(jobid),
 			"argv", args, "ntasks", ntasks, "nodes", nodes, "env", env, "cwd", cwd,
 			"io_port", (int)ntohs(sa.sin_port));
+	if (so.gpus_per_task)
+		json_object_set_new(req, "gpus_per_task", json_integer(so.gpus_per_task));
+	if (so.cpus_per_task)
+		json_object_set_new(req, "cpus_per_task", json_integer(so.cpus_per_task));
+	if (so.cpu_bind)
+		json_object_set_new(req, "cpu_bind", json_string(so.cpu_bind));
+	if (so.name)
+		json_object_set_new(req, "name", json_string(so.name));
 	reply = cli_call(req, &err);
 	if (!reply) {
 		cli_error(prog, "Unable to create step for job %s: %s", jobid, err.msg);

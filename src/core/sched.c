@@ -14,6 +14,7 @@
 
 static const char *const state_names[] = {
 	"PENDING", "RUNNING", "COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "PREEMPTED",
+	"OUT_OF_MEMORY",
 };
 
 const char *sched_job_state_name(enum sched_job_state st)
@@ -1133,6 +1134,7 @@ static int finish(struct sched *s, const struct sched_event *ev, struct core_job
 		return spur_error_set(err, SPUR_ESTATE, "job %u is %s, not RUNNING", j->id,
 				      sched_job_state_name(j->state));
 	st = ev->timed_out ? SCHED_JOB_TIMEOUT
+	     : ev->oom	     ? SCHED_JOB_OUT_OF_MEMORY
 	     : ev->exit_code ? SCHED_JOB_FAILED
 			     : SCHED_JOB_COMPLETED;
 	core_fairshare_update(s, ev->time);

@@ -183,6 +183,7 @@ enum sched_job_state {
 	SCHED_JOB_TIMEOUT,
 	SCHED_JOB_NODE_FAIL,
 	SCHED_JOB_PREEMPTED,
+	SCHED_JOB_OUT_OF_MEMORY, /* a process was killed at its memory limit */
 };
 const char *sched_job_state_name(enum sched_job_state st);
 
@@ -237,7 +238,7 @@ struct sched_event {
 	const struct sched_job_spec *job;
 	uint32_t job_id;
 	int exit_code;
-	bool timed_out, admin;
+	bool timed_out, oom, admin;
 	const char *node;
 	uint32_t gpu;
 	const char *reason; /* drain/down reason text */

@@ -1115,6 +1115,8 @@ static void handle_finished(struct ctld_conn *cn, json_t *msg)
 	op = json_pack("{s:s,s:i,s:I,s:i,s:b}", "op", "finish", "id", (int)id, "time",
 		       (json_int_t)ctld_now(), "exit", (int)spur_json_int(msg, "exit_code", 0),
 		       "timeout", spur_json_bool(msg, "timed_out", 0));
+	if (spur_json_bool(msg, "oom", 0))
+		json_object_set_new(op, "oom", json_true());
 	if (ctld_commit(c, op, cn, ack, &err))
 		spur_error_log("job %u finish: %s", id, err.msg);
 	json_decref(op);
@@ -1323,6 +1325,13 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 		put_env_int(env, "NTASKS", (long long)nt);
 		put_env_int(env, "NPROCS", (long long)nt);
 		put_env_int(env, "NNODES", (long long)nn);
+		/* srun -J and -c, as Slurm sets them for the step's tasks */
+		if (json_is_string(json_object_get(msg, "name"))) {
+			json_object_set(env, "SLURM_JOB_NAME", json_object_get(msg, "name"));
+			json_object_set(env, "SPUR_JOB_NAME", json_object_get(msg, "name"));
+		}
+		if (spur_json_int(msg, "cpus_per_task", 0) > 0)
+			put_env_int(env, "CPUS_PER_TASK", spur_json_int(msg, "cpus_per_task", 0));
 		m = json_pack("{s:s,s:i,s:i,s:o,s:I,s:I,s:I,s:O,s:o,s:O,s:s,s:s,s:I,s:I,s:I}", "type",
 			      "step", "job_id", (int)id, "step_id", (int)step, "ranks", ranks,
 			      "ntasks", (json_int_t)nt, "nnodes", (json_int_t)nn, "node_index",
@@ -1332,6 +1341,15 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 			      (json_int_t)spur_json_int(msg, "io_port", 0), "uid",
 			      (json_int_t)spur_json_int(cj->spec, "uid", 0), "gid",
 			      (json_int_t)spur_json_int(cj->spec, "gid", 0));
+		/* srun's per-task asks, which the agent carries out */
+		if (spur_json_int(msg, "gpus_per_task", 0) > 0)
+			json_object_set_new(m, "gpus_per_task",
+					    json_integer(spur_json_int(msg, "gpus_per_task", 0)));
+		if (spur_json_int(msg, "cpus_per_task", 0) > 0)
+			json_object_set_new(m, "cpus_per_task",
+					    json_integer(spur_json_int(msg, "cpus_per_task", 0)));
+		if (json_is_string(json_object_get(msg, "cpu_bind")))
+			json_object_set(m, "cpu_bind", json_object_get(msg, "cpu_bind"));
 		ctld_conn_send(c->agents[info.alloc[k].node], m);
 		rank += here;
 	}

@@ -464,6 +464,7 @@ static int apply_end(struct ctld *c, json_t *op, bool cancel, bool replay,
 				  .job_id = id,
 				  .exit_code = (int)spur_json_int(op, "exit", 0),
 				  .timed_out = spur_json_bool(op, "timeout", 0),
+				  .oom = spur_json_bool(op, "oom", 0),
 				  .defer_cycle = true };
 	struct sched_actions acts;
 	struct sched_job_info now;

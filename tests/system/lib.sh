@@ -8,6 +8,8 @@ T=$(mktemp -d /tmp/spur-sys.XXXXXX)
 PORT=$((20000 + $$ % 12000))
 export SLURM_CONF="$T/slurm.conf" SPUR_CONF="$T/slurm.conf"
 export PATH="$BUILD/src/cli:$PATH"
+# the agents' cgroups (real ones where this host has them): this test's own
+export SPURD_CGROUP_NAME="spur-$PORT"
 passed=0 failed=0
 
 # the lines every test's slurm.conf starts with: this test's port and folders
@@ -90,8 +92,24 @@ stop_all() {
 	rm -f "$T/ctld.pid" "$T/agents.pid"
 }
 
+# this test's cgroups (jobs outlive their agent by design): their
+# processes killed, the folders removed
+cgroups_gone() {
+	local d i
+	for d in /sys/fs/cgroup/*/"$SPURD_CGROUP_NAME" /sys/fs/cgroup/"$SPURD_CGROUP_NAME"; do
+		[ -d "$d" ] || continue
+		for i in 1 2 3 4 5 6 7 8 9 10; do
+			find "$d" -name cgroup.procs -exec cat {} + 2>/dev/null | xargs -r kill -9 2>/dev/null
+			find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
+			[ -d "$d" ] || break
+			sleep 0.1 # a killed process leaves its cgroup once reaped
+		done
+	done
+}
+
 cleanup() {
 	stop_all
+	cgroups_gone
 	if [ "$failed" -ne 0 ]; then
 		for f in "$T"/*.log; do echo "--- $f"; tail -n 20 "$f"; done
 	fi

@@ -19,7 +19,7 @@ check "without the controllers, spurd -C says jobs run without limits" \
 	sh -c "'$BUILD/src/agent/spurd' -C -N n --gpus none --cgroup-root '$T/nocg' |
 		grep -qx '# cgroup: none, jobs run without limits: cpuset, memory, pids not available in the cgroup v2 hierarchy $T/nocg, which has: hugetlb'"
 check "with them, spurd -C names the limits" \
-	sh -c "'$BUILD/src/agent/spurd' -C -N mi1 --cpus 2 --gpus none --cgroup-root '$T/cg' | grep -q '^# cgroup: v2 $T/cg/spur/mi1: cpuset memory.max pids.max'"
+	sh -c "'$BUILD/src/agent/spurd' -C -N mi1 --cpus 2 --gpus none --cgroup-root '$T/cg' | grep -q '^# cgroup: v2 $T/cg/$SPURD_CGROUP_NAME/mi1: cpuset memory.max pids.max'"
 "$BUILD/src/agent/spurd" -f "$T/slurm.conf" -N mi1 --cpus 2 --gpus none --cgroup-root "$T/cg" \
 	-L "$T/d1.log" 2>>"$T/d1.err" &
 echo $! >>"$T/agents.pid"
@@ -27,7 +27,7 @@ start_ctld
 check "the node registers" wait_until 20 nodes_idle 1
 j1=$(sbatch --parsable -c 1 --mem=100M --wrap 'sleep 60')
 j2=$(sbatch --parsable -c 1 --mem=200M --wrap 'sleep 60')
-g1=cg/spur/mi1/job_$j1 g2=cg/spur/mi1/job_$j2
+g1=cg/$SPURD_CGROUP_NAME/mi1/job_$j1 g2=cg/$SPURD_CGROUP_NAME/mi1/job_$j2
 check "both run" wait_until 10 sh -c "[ \$(squeue -h -t R | wc -l) -eq 2 ]"
 check "memory.max is the job's --mem" wait_until 5 grep -qx 104857600 "$g1/memory.max"
 check "the second job's too" grep -qx 209715200 "$g2/memory.max"
@@ -43,6 +43,6 @@ scancel "$j1" "$j2"
 check "the jobs' cgroups go when they end" wait_until 15 sh -c "[ ! -e $g1 ] && [ ! -e $g2 ]"
 j3=$(sbatch --parsable -c 2 --wrap 'sleep 60')
 check "their CPUs are free again" \
-	wait_until 10 sh -c "grep -qx 0-1 cg/spur/mi1/job_$j3/cpuset.cpus || [ \$(nproc) -lt 2 ]"
+	wait_until 10 sh -c "grep -qx 0-1 cg/$SPURD_CGROUP_NAME/mi1/job_$j3/cpuset.cpus || [ \$(nproc) -lt 2 ]"
 scancel "$j3"
 finish

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The bare executor (see exec.h). */
+#define _GNU_SOURCE
+#include "agent/exec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int spurd_user_groups(uid_t uid, gid_t gid, gid_t *groups, int max)
+{
+	struct passwd *pw = getpwuid(uid);
+	int n = max;
+
+	if (!pw || getgrouplist(pw->pw_name, gid, groups, &n) < 0) {
+		groups[0] = gid;
+		return 1;
+	}
+	return n;
+}
+
+int spurd_bind_cpus(const char *list)
+{
+	cpu_set_t set;
+	const char *p = list;
+
+	CPU_ZERO(&set);
+	while (p && *p) {
+		char *end;
+		long lo = strtol(p, &end, 10), hi = lo;
+
+		if (end == p || lo < 0 || lo >= CPU_SETSIZE)
+			return -1;
+		if (*end == '-') {
+			p = end + 1;
+			hi = strtol(p, &end, 10);
+			if (end == p || hi < lo || hi >= CPU_SETSIZE)
+				return -1;
+		}
+		for (long c = lo; c <= hi; c++)
+			CPU_SET((int)c, &set);
+		p = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			return -1;
+	}
+	return CPU_COUNT(&set) ? sched_setaffinity(0, sizeof(set), &set) : -1;
+}
+
+/* execve argv[0], looked up in the PATH of env (not the agent's). */
+static void exec_in_path(char *const *argv, char *const *env)
+{
+	const char *path = "/usr/local/bin:/usr/bin:/bin";
+	char full[4096];
+	int saved = ENOENT;
+
+	if (strchr(argv[0], '/')) {
+		execve(argv[0], argv, env);
+		return;
+	}
+	for (char *const *e = env; *e; e++)
+		if (!strncmp(*e, "PATH=", 5))
+			path = *e + 5;
+	for (const char *p = path;; p++) {
+		const char *colon = strchrnul(p, ':');
+		int len = (int)(colon - p);
+
+		snprintf(full, sizeof(full), "%.*s%s%s", len, p, len ? "/" : "", argv[0]);
+		execve(full, argv, env);
+		if (errno != ENOENT && errno != ENOTDIR)
+			saved = errno; /* EACCES and the like: said if nothing runs */
+		if (!*colon)
+			break;
+		p = colon;
+	}
+	errno = saved;
+}
+
+/* In the child: everything up to the exec; returns only on failure. */
+static void become_task(const struct spurd_task_spec *t)
+{
+	sigset_t none;
+	char pid[32];
+	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	setsid();
+	snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	for (int c = 0; t->cgroups && t->cgroups[c]; c++) {
+		char procs[4300];
+		int fd;
+
+		snprintf(procs, sizeof(procs), "%s/cgroup.procs", t->cgroups[c]);
+		fd = open(procs, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, pid, strlen(pid)) < 0) {
+			if (fd >= 0)
+				close(fd);
+			return;
+		}
+		close(fd);
+	}
+	if (t->cpus && *t->cpus && spurd_bind_cpus(t->cpus))
+		return;
+	if (null < 0 || dup2(null, 0) < 0 || dup2(t->out, 1) < 0 || dup2(t->err, 2) < 0)
+		return;
+	if (t->cwd_fd >= 0 ? fchdir(t->cwd_fd) : chdir("/tmp"))
+		return;
+	if (getuid() == 0 && t->uid != 0 &&
+	    (setgroups((size_t)t->ngroups, t->groups) || setgid(t->gid) || setuid(t->uid)))
+		return;
+	exec_in_path(t->argv, t->env);
+}
+
+pid_t spurd_task_start(const struct spurd_task_spec *t)
+{
+	sigset_t all, old;
+	int report[2], e = 0;
+	pid_t pid;
+	ssize_t n;
+
+	if (!t->argv || !t->argv[0])
+		return -EINVAL;
+	if (pipe2(report, O_CLOEXEC))
+		return -errno;
+	/* no signal reaches the child before it resets its handlers */
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	pid = fork();
+	if (pid == 0) {
+		close(report[0]);
+		become_task(t);
+		e = errno ? errno : EINVAL;
+		if (write(report[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	e = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	close(report[1]);
+	if (pid < 0) {
+		close(report[0]);
+		return -e;
+	}
+	/* the report pipe closes at the exec: nothing read means it ran */
+	do
+		n = read(report[0], &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(report[0]);
+	if (n == (ssize_t)sizeof(e)) {
+		waitpid(pid, NULL, 0);
+		return -e;
+	}
+	return pid;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The bare executor: one task of a step started as a process of its own,
+ * as the job's user with the user's supplementary groups (Slurm's
+ * initgroups), inside the job's cgroups and CPUs. libuv's uv_spawn drops
+ * every supplementary group and cannot join a cgroup, so tasks are forked
+ * here; the agent watches them through a pidfd. */
+#ifndef SPUR_AGENT_EXEC_H
+#define SPUR_AGENT_EXEC_H
+
+#include <sys/types.h>
+
+#define SPURD_MAX_GROUPS 256
+
+struct spurd_task_spec {
+	char *const *argv;	  /* argv[0] looked up in the task's own PATH */
+	char *const *env;	  /* the task's whole environment */
+	int cwd_fd;		  /* entered with fchdir (opened as the user); -1: /tmp */
+	uid_t uid;		  /* switched to when the agent is root and uid is not */
+	gid_t gid;
+	const gid_t *groups; /* the user's groups (spurd_user_groups) */
+	int ngroups;
+	const char *const *cgroups; /* folders joined first; NULL-terminated or NULL */
+	const char *cpus;	    /* a CPU list ("0-3,6") the task is bound to; NULL: none */
+	int out, err;		    /* its stdout and stderr */
+};
+
+/* The user's supplementary groups, gid first (getgrouplist): how many, or
+ * 1 (gid alone) when the user is not known here. */
+int spurd_user_groups(uid_t uid, gid_t gid, gid_t *groups, int max);
+/* Start the task: its pid, or a negative errno (a failed exec included:
+ * the child says why before it exits). */
+pid_t spurd_task_start(const struct spurd_task_spec *t);
+/* Bind the calling process to the CPUs of a list ("0-3,6"): 0 or -1. */
+int spurd_bind_cpus(const char *list);
+
+#endif

@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# The launch path on this host's real cgroups (v1 here, hybrid; v2 where
+# the host has it) and real users: a job past --mem ends OUT_OF_MEMORY, its
+# srun tasks are inside the same limits, -c binds a task's CPUs, jobs and
+# steps keep the user's supplementary groups, and srun's options inside a
+# job are done (--export, --chdir, --cpu-bind=none, --gpus-per-task, -J) or
+# refused by name (--mpi=pmix, --exact). GPUs are simulated (the agent's
+# gpu list): only their numbering is checked. Needs root, runuser, useradd
+# and python3, and a cgroup hierarchy with the memory controller; skipped
+# without.
+. "$(dirname "$0")/lib.sh"
+needs_root runuser useradd python3
+cd "$T"
+write_conf 2 gpu:mi300x:8
+if ! "$BUILD/src/agent/spurd" -C -N probe --gpus none 2>/dev/null | grep -q '^# cgroup: v.*memory'; then
+	echo "cases: 0 passed, 0 failed (no memory controller in any cgroup hierarchy here)"
+	finish
+	exit 0
+fi
+cgroups_gone
+id spurtest >/dev/null 2>&1 || useradd -M -s /bin/sh spurtest
+getent group spurgrp >/dev/null || groupadd spurgrp
+usermod -aG spurgrp spurtest
+start_ctld
+start_agents 2
+check "the nodes register" wait_until 20 nodes_idle 2
+chmod 777 "$T"
+as_user() { runuser -u spurtest -- env SLURM_CONF="$SLURM_CONF" PATH="$PATH" "$@"; }
+state() { sacct -n -X -P -j "$1" -o State | head -n 1; }
+
+j=$(as_user sbatch --parsable --wait --mem=64M -o "$T/mem.out" \
+	--wrap 'python3 -c "b = bytearray(400 << 20)"')
+check "a job past --mem=64M ends OUT_OF_MEMORY" sh -c "[ \"\$(sacct -n -X -P -j $j -o State)\" = OUT_OF_MEMORY ]"
+check "squeue -t and scontrol name the state" sh -c "scontrol show job $j | grep -q JobState=OUT_OF_MEMORY"
+j=$(as_user sbatch --parsable --wait --mem=64M -o "$T/smem.out" \
+	--wrap 'srun -n1 python3 -c "b = bytearray(400 << 20)"; echo srun said $?')
+check "an srun task is inside the job's memory limit too" grep -q 'srun said [1-9]' "$T/smem.out"
+j=$(as_user sbatch --parsable --wait --mem=200M -o "$T/ok.out" \
+	--wrap 'python3 -c "b = bytearray(50 << 20)"; echo fine')
+check "a job inside its limit completes" sh -c "grep -qx fine '$T/ok.out' && [ \"\$(sacct -n -X -P -j $j -o State)\" = COMPLETED ]"
+
+as_user sbatch --wait -o "$T/grp.out" --wrap 'id -Gn; srun -n1 id -Gn' >/dev/null
+check "the batch script keeps the user's supplementary groups" sh -c "head -n 1 '$T/grp.out' | grep -qw spurgrp"
+check "so do srun's tasks" sh -c "sed -n 2p '$T/grp.out' | grep -qw spurgrp"
+
+as_user sbatch --wait -c 2 -o "$T/cpu.out" \
+	--wrap 'srun -n1 -c 1 grep Cpus_allowed_list /proc/self/status; srun -n1 --cpu-bind=none grep Cpus_allowed_list /proc/self/status' >/dev/null
+check "srun -c 1 binds the task to one CPU" sh -c "sed -n 1p '$T/cpu.out' | grep -qE ':[[:space:]]+[0-9]+\$'"
+check "--cpu-bind=none leaves it the job's CPUs" sh -c "[ \"\$(sed -n 2p '$T/cpu.out' | awk '{print \$2}')\" != \"\$(sed -n 1p '$T/cpu.out' | awk '{print \$2}')\" ] || [ \$(nproc) -lt 2 ]"
+
+as_user sbatch --wait -N1 --gpus=2 -o "$T/gpt.out" \
+	--wrap 'srun -n2 --gpus-per-task=1 sh -c "echo \$ROCR_VISIBLE_DEVICES"' >/dev/null
+check "--gpus-per-task=1 gives each of 2 ranks its own GPU" sh -c "[ \"\$(sort -u '$T/gpt.out' | grep -cx '[0-9]')\" = 2 ]"
+as_user sbatch --wait -o "$T/exp.out" \
+	--wrap 'FOO=1 srun -n1 --export=NONE,BAR=2 sh -c "echo FOO=\$FOO BAR=\$BAR"; FOO=1 srun -n1 sh -c "echo FOO=\$FOO"' >/dev/null
+check "srun --export=NONE,BAR=2 passes BAR only" sh -c "sed -n 1p '$T/exp.out' | grep -qx 'FOO= BAR=2'"
+check "srun exports everything by default" sh -c "sed -n 2p '$T/exp.out' | grep -qx 'FOO=1'"
+mkdir -p "$T/wd" && chmod 777 "$T/wd"
+as_user sbatch --wait -o "$T/cd.out" --wrap "srun -n1 --chdir=$T/wd pwd; srun -n1 -J named printenv SLURM_JOB_NAME" >/dev/null
+check "srun --chdir is the task's folder" sh -c "sed -n 1p '$T/cd.out' | grep -qx '$T/wd'"
+check "srun -J names the step" sh -c "sed -n 2p '$T/cd.out' | grep -qx named"
+as_user sbatch --wait -o "$T/no.out" --wrap 'srun -n1 --mpi=pmix true; echo rc=$?; srun --exact -n1 true; echo rc=$?' >/dev/null
+check "srun --mpi=pmix is refused by name, exit 1" sh -c "grep -q 'mpi=pmix.*not supported' '$T/no.out' && grep -qx rc=1 '$T/no.out'"
+check "srun --exact is refused by name" grep -q -- '--exact is not supported' "$T/no.out"
+check "the jobs' cgroups are gone" sh -c "! ls -d /sys/fs/cgroup/*/$SPURD_CGROUP_NAME/mi*/job_* 2>/dev/null"
+finish
