@@ -72,6 +72,8 @@ struct agent {
 	int kill_wait;
 	json_t *unsent; /* "finished" reports the controller has not acknowledged */
 	const char *gpu_arg;  /* the GPU backend's argument, for its health check */
+	char *prolog, *epilog; /* Prolog, Epilog of slurm.conf (NULL: none) */
+	char cluster[128];
 	uint32_t gpu_failed;  /* GPUs found failed (bit i: GPU i); it sticks */
 	char gpu_why[128];
 	uv_timer_t health;
@@ -279,9 +281,9 @@ static void job_ended(struct agent *a, struct job *j)
 	oom = spurd_cgroup_job_oom(&a->cg, j->id, j->run);
 	spur_info("job %u ended: exit %d%s%s", j->id, code, timed_out ? " (time limit)" : "",
 		  oom ? " (memory limit: a process was killed)" : "");
-	report(a, json_pack("{s:s,s:i,s:i,s:i,s:b,s:b}", "type", "finished", "job_id", (int)j->id,
-			    "run", (int)j->run, "exit_code", code, "timed_out", timed_out, "oom",
-			    oom));
+	report(a, json_pack("{s:s,s:i,s:i,s:i,s:b,s:b,s:b}", "type", "finished", "job_id",
+			    (int)j->id, "run", (int)j->run, "exit_code", code, "timed_out", timed_out,
+			    "oom", oom, "prolog_failed", spurd_supervise_prolog_failed(dir)));
 	remove_job_dir(a, j->id, j->run);
 	spurd_cgroup_job_done(&a->cg, j->id, j->run);
 	cpus_mark(a, j->cpus, 0);
@@ -563,6 +565,26 @@ static int write_script(const char *dir, const char *path, const json_t *m)
 	return close(fd);
 }
 
+/* Prolog's and Epilog's environment, as slurmd gives it: who and which
+ * job, a plain PATH, nothing of the user's. */
+static char **hook_env(const struct agent *a, const json_t *m)
+{
+	char **v = calloc(10, sizeof(char *));
+	size_t i = 0;
+
+	if (!v)
+		return NULL;
+	v[i++] = spur_asprintf("SLURM_JOB_ID=%lld", (long long)spur_json_int(m, "job_id", 0));
+	v[i++] = spur_asprintf("SLURM_JOB_USER=%s", spur_json_str(m, "user", ""));
+	v[i++] = spur_asprintf("SLURM_JOB_UID=%lld", (long long)spur_json_int(m, "uid", 0));
+	v[i++] = spur_asprintf("SLURM_JOB_GID=%lld", (long long)spur_json_int(m, "gid", 0));
+	v[i++] = spur_asprintf("SLURM_JOB_NAME=%s", spur_json_str(m, "name", ""));
+	v[i++] = spur_asprintf("SLURMD_NODENAME=%s", a->node);
+	v[i++] = spur_asprintf("SLURM_CLUSTER_NAME=%s", a->cluster);
+	v[i++] = spur_asprintf("PATH=/bin:/usr/bin");
+	return v;
+}
+
 static void launch_failed(struct agent *a, uint32_t id, int code)
 {
 	report(a, json_pack("{s:s,s:i,s:i}", "type", "finished", "job_id", (int)id, "exit_code",
@@ -609,11 +631,15 @@ static void launch(struct agent *a, const json_t *m)
 		.gid = (gid_t)spur_json_int(m, "gid", 0),
 		.env = build_env(m, a->node),
 		.groups = groups,
+		.prolog = a->prolog,
+		.epilog = a->epilog,
+		.hook_env = hook_env(a, m),
 	};
-	if (!j || !sa.env) {
+	if (!j || !sa.env || !sa.hook_env) {
 		spur_error_log("job %u: out of memory", id);
 		free(j);
 		free_env(sa.env);
+		free_env(sa.hook_env);
 		launch_failed(a, id, 1);
 		return;
 	}
@@ -633,6 +659,7 @@ static void launch(struct agent *a, const json_t *m)
 	j->a = a;
 	rc = spawn_supervisor(a, j, &sa);
 	free_env(sa.env);
+	free_env(sa.hook_env);
 	if (rc) {
 		spur_error_log("job %u: cannot start its supervisor: %s", id, strerror(rc));
 		spurd_cgroup_job_done(&a->cg, id, run);
@@ -1279,6 +1306,8 @@ static void teardown(struct agent *a)
 	}
 	spur_wire_reader_fini(&a->rd);
 	json_decref(a->unsent);
+	free(a->prolog);
+	free(a->epilog);
 	spur_log_close();
 }
 
@@ -1518,6 +1547,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	a.kill_wait = conf->kill_wait ? (int)conf->kill_wait : 30;
+	a.prolog = conf->prolog && *conf->prolog ? strdup(conf->prolog) : NULL;
+	a.epilog = conf->epilog && *conf->epilog ? strdup(conf->epilog) : NULL;
+	snprintf(a.cluster, sizeof(a.cluster), "%s", conf->cluster_name ? conf->cluster_name : "");
 	if (!a.spool) {
 		snprintf(spool, sizeof(spool), "%s/%s", conf->spool_dir, a.node);
 		a.spool = spool;

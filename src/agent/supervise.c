@@ -97,6 +97,33 @@ static void become_job(const struct spurd_supervise_args *a)
 	fprintf(stderr, "slurmstepd: error: execve(): %s: %s\n", a->script, strerror(errno));
 }
 
+/* Run a site hook (Prolog, Epilog) as root, stdout to nowhere, stderr to
+ * the agent's log: its exit status, -1 when it could not run. */
+static int run_hook(const char *path, char **env)
+{
+	int status = 0;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0)
+			_exit(127);
+		execve(path, (char *[]){ (char *)path, NULL }, env);
+		fprintf(stderr, "spurd: %s: %s\n", path, strerror(errno));
+		_exit(127);
+	}
+	if (pid < 0)
+		return -1;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 static void join_cgroup(const char *cgroup, const char *pid)
 {
 	char procs[4200];
@@ -134,6 +161,14 @@ int spurd_supervise(const struct spurd_supervise_args *a)
 	sigaction(SIGALRM, &sa, NULL);
 	sigemptyset(&sa.sa_mask); /* forked with every signal blocked */
 	sigprocmask(SIG_SETMASK, &sa.sa_mask, NULL);
+	if (a->prolog && (code = run_hook(a->prolog, a->hook_env)) != 0) {
+		/* the job never starts: "2" in the second field tells the agent */
+		fprintf(stderr, "spurd: Prolog %s failed (%d): the job is requeued held\n", a->prolog,
+			code);
+		snprintf(buf, sizeof(buf), "%ld 0\n%d 2\n", (long)getpid(), code);
+		put_line(dir, buf);
+		return 1;
+	}
 
 	child = fork();
 	if (child < 0) {
@@ -182,6 +217,12 @@ int spurd_supervise(const struct spurd_supervise_args *a)
 	/* the batch script is done: what it left behind goes with it */
 	kill(-child, SIGKILL);
 	code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+	if (a->epilog) {
+		int e = run_hook(a->epilog, a->hook_env);
+
+		if (e)
+			fprintf(stderr, "spurd: Epilog %s failed (%d)\n", a->epilog, e);
+	}
 	snprintf(buf, sizeof(buf), "%d %d\n", code, timed_out);
 	if (put_line(dir, buf)) {
 		perror("spurd: supervisor: state file");
@@ -233,6 +274,13 @@ int spurd_supervise_status(const char *dir, int *code, bool *timed_out)
 	if (read_state(dir, v) < 2)
 		return 0;
 	*code = (int)v[2];
-	*timed_out = v[3] != 0;
+	*timed_out = v[3] == 1;
 	return 1;
+}
+
+bool spurd_supervise_prolog_failed(const char *dir)
+{
+	long v[4] = { 0 };
+
+	return read_state(dir, v) == 2 && v[3] == 2;
 }

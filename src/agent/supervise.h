@@ -27,6 +27,8 @@ struct spurd_supervise_args {
 	const gid_t *groups; /* the user's supplementary groups, gid first */
 	int ngroups;
 	char **env; /* the job's environment: the script's, never the supervisor's */
+	const char *prolog, *epilog; /* Prolog, Epilog (as root); NULL: none */
+	char **hook_env;	     /* theirs: Slurm's SLURM_JOB_ID, SLURM_JOB_USER... */
 };
 
 /* The supervisor's whole life, in a process forked for it; its exit code. */
@@ -34,6 +36,8 @@ int spurd_supervise(const struct spurd_supervise_args *a);
 /* The supervisor's pid and the job's process group from DIR/state: 1 when
  * there, 0 when not yet (nothing is set). */
 int spurd_supervise_pids(const char *dir, long *sup, long *pgid);
+/* Did the job's Prolog fail (so the job never started)? */
+bool spurd_supervise_prolog_failed(const char *dir);
 /* The job's result from DIR/state: 1 when there, 0 when not yet. */
 int spurd_supervise_status(const char *dir, int *code, bool *timed_out);
 

@@ -249,6 +249,8 @@ static const struct keydef {
 	KD("SlurmctldDebug", K_LOG, ctld_debug),
 	KD("SlurmdDebug", K_LOG, agent_debug),
 	KD("SlurmUser", K_STR, slurm_user),
+	KD("Prolog", K_STR, prolog),
+	KD("Epilog", K_STR, epilog),
 	KD("DisableRootJobs", K_BOOL, disable_root_jobs),
 	KD("SchedulerType", K_STR, scheduler_type),
 	KD("SchedulerParameters", K_SCHED, scheduler_params),
@@ -299,7 +301,7 @@ static const char *const known_slurm_keys[] = {
 	"BatchStartTimeout", "BurstBufferType", "CliFilterPlugins", "CommunicationParameters",
 	"CompleteWait", "CoreSpecPlugin", "CpuFreqDef", "CpuFreqGovernors", "CredType",
 	"DebugFlags", "DefCpuPerGPU", "DependencyParameters", "EioTimeout",
-	"EnforcePartLimits", "Epilog", "EpilogMsgTime", "EpilogSlurmctld", "FairShareDampeningFactor",
+	"EnforcePartLimits", "EpilogMsgTime", "EpilogSlurmctld", "FairShareDampeningFactor",
 	"FederationParameters", "GetEnvTimeout", "GpuFreqDef", "GroupUpdateForce",
 	"GroupUpdateTime", "HealthCheckInterval", "HealthCheckNodeState", "HealthCheckProgram",
 	"InteractiveStepOptions", "JobAcctGatherFrequency", "JobAcctGatherParams",
@@ -313,7 +315,7 @@ static const char *const known_slurm_keys[] = {
 	"PowerParameters", "PowerPlugin", "PreemptExemptTime", "PrEpParameters",
 	"PrEpPlugins", "PriorityCalcPeriod", "PriorityFlags", "PriorityParameters",
 	"PrioritySiteFactorParameters", "PrioritySiteFactorPlugin", "PriorityUsageResetPeriod",
-	"PriorityWeightTRES", "PrivateData", "ProctrackType", "Prolog", "PrologEpilogTimeout",
+	"PriorityWeightTRES", "PrivateData", "ProctrackType", "PrologEpilogTimeout",
 	"PrologFlags", "PrologSlurmctld", "PropagatePrioProcess", "PropagateResourceLimits",
 	"PropagateResourceLimitsExcept", "RebootProgram", "ReconfigFlags", "RequeueExit",
 	"RequeueExitHold", "ResumeFailProgram", "ResumeProgram", "ResumeRate", "ResumeTimeout",
@@ -1641,7 +1643,7 @@ void spur_conf_destroy(struct spur_conf *c)
 	clear_ctlds(c);
 	spur_free(c->ctlds);
 	char **strs[] = { &c->cluster_name, &c->state_dir, &c->spool_dir, &c->ctld_log_file,
-			  &c->agent_log_file, &c->slurm_user, &c->scheduler_type, &c->scheduler_params, &c->select_type,
+			  &c->agent_log_file, &c->slurm_user, &c->prolog, &c->epilog, &c->scheduler_type, &c->scheduler_params, &c->select_type,
 			  &c->select_type_params, &c->gres_types, &c->priority_type,
 			  &c->preempt_type, &c->preempt_mode, &c->topology_plugin, &c->gpu_backend,
 			  &c->fake_gpu_file };

@@ -93,6 +93,7 @@ struct spur_conf {
 	size_t nctlds;
 	uint16_t ctld_port, agent_port;
 	char *state_dir, *spool_dir, *ctld_log_file, *agent_log_file, *slurm_user;
+	char *prolog, *epilog; /* Prolog, Epilog: run as root on the node around each job */
 	enum spur_log_level ctld_debug, agent_debug;
 	bool disable_root_jobs; /* DisableRootJobs (default YES in Spur) */
 	char *scheduler_type, *select_type, *select_type_params, *gres_types;

@@ -1021,6 +1021,24 @@ static void handle_node_update(struct ctld_conn *cn, json_t *msg)
 	ctld_cycle_soon(c);
 }
 
+/* Drain node idx for a reason the controller found (a failed Prolog). */
+static void drain_node(struct ctld *c, long idx, const char *why)
+{
+	const char *name = c->conf->nodes[idx].name;
+	struct sched_event ev = { .type = SCHED_EV_NODE_DRAIN, .time = ctld_now(), .node = name,
+				  .reason = why, .defer_cycle = true };
+	struct sched_actions acts;
+	struct spur_error err;
+
+	if (sched_step(c->sched, &ev, &acts, &err)) {
+		spur_warn("node %s: %s", name, err.msg);
+		return;
+	}
+	c->node_admin[idx] = true;
+	snprintf(c->node_reason[idx], sizeof(c->node_reason[idx]), "%s", why);
+	spur_warn("node %s: drained: %s", name, why);
+}
+
 static void handle_gpu_failed(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
@@ -1108,6 +1126,18 @@ static void handle_finished(struct ctld_conn *cn, json_t *msg)
 	if (json_object_get(msg, "run") && ctld_job(c, id) &&
 	    (uint32_t)spur_json_int(msg, "run", 0) != ctld_job(c, id)->runs) {
 		ctld_conn_send(cn, ack);
+		return;
+	}
+	if (spur_json_bool(msg, "prolog_failed", 0)) {
+		/* as slurmd: the node drains, the job waits held for an admin */
+		drain_node(c, cn->node, "Prolog error");
+		ctld_signal_job(c, id, SIGKILL);
+		op = json_pack("{s:s,s:i,s:I,s:i,s:b}", "op", "requeue", "id", (int)id, "time",
+			       (json_int_t)ctld_now(), "run", (int)ctld_job(c, id)->runs, "hold", 1);
+		if (ctld_commit(c, op, cn, ack, &err))
+			spur_error_log("job %u requeue after its Prolog failed: %s", id, err.msg);
+		json_decref(op);
+		ctld_cycle_soon(c);
 		return;
 	}
 	/* the batch script is done: steps still running anywhere end with it */

@@ -5,7 +5,9 @@
 # srun tasks are inside the same limits, -c binds a task's CPUs, jobs and
 # steps keep the user's supplementary groups, and srun's options inside a
 # job are done (--export, --chdir, --cpu-bind=none, --gpus-per-task, -J) or
-# refused by name (--mpi=pmix, --exact). GPUs are simulated (the agent's
+# refused by name (--mpi=pmix, --exact); Prolog runs as root with
+# Slurm's variables, and one that fails drains the node and requeues the
+# job held. GPUs are simulated (the agent's
 # gpu list): only their numbering is checked. Needs root, runuser, useradd
 # and python3, and a cgroup hierarchy with the memory controller; skipped
 # without.
@@ -13,6 +15,10 @@
 needs_root runuser useradd python3
 cd "$T"
 write_conf 2 gpu:mi300x:8
+printf '%s\n' '#!/bin/sh' "echo \"\$SLURM_JOB_USER \$SLURMD_NODENAME\" >$T/prolog-ran-\$SLURM_JOB_ID" \
+	"[ ! -e $T/prolog-fails ]" >"$T/prolog"
+chmod 755 "$T/prolog"
+echo "Prolog=$T/prolog" >>"$T/slurm.conf"
 if ! "$BUILD/src/agent/spurd" -C -N probe --gpus none 2>/dev/null | grep -q '^# cgroup: v.*memory'; then
 	echo "cases: 0 passed, 0 failed (no memory controller in any cgroup hierarchy here)"
 	finish
@@ -63,5 +69,10 @@ check "srun -J names the step" sh -c "sed -n 2p '$T/cd.out' | grep -qx named"
 as_user sbatch --wait -o "$T/no.out" --wrap 'srun -n1 --mpi=pmix true; echo rc=$?; srun --exact -n1 true; echo rc=$?' >/dev/null
 check "srun --mpi=pmix is refused by name, exit 1" sh -c "grep -q 'mpi=pmix.*not supported' '$T/no.out' && grep -qx rc=1 '$T/no.out'"
 check "srun --exact is refused by name" grep -q -- '--exact is not supported' "$T/no.out"
+check "Prolog ran as root before the job, with Slurm's variables" sh -c "grep -qx 'spurtest mi[12]' '$T/prolog-ran-$j'"
+touch "$T/prolog-fails"
+j=$(as_user sbatch --parsable -o /dev/null --wrap true)
+check "a failed Prolog drains the node with its reason" wait_until 10 sh -c "sinfo -R -h | grep -q 'Prolog error'"
+check "and requeues the job held" wait_until 10 sh -c "[ \"\$(squeue -h -j $j -o '%t %r')\" = 'PD JobHeldAdmin' ]"
 check "the jobs' cgroups are gone" sh -c "! ls -d /sys/fs/cgroup/*/$SPURD_CGROUP_NAME/mi*/job_* 2>/dev/null"
 finish
