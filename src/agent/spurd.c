@@ -5,6 +5,7 @@
 #define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np, POSIX_SPAWN_SETSID */
 #include "agent/cgroup.h"
 #include "agent/exec.h"
+#include "agent/pmix_host.h"
 #include "agent/supervise.h"
 #include "common/auth.h"
 #include "common/jobspec.h"
@@ -110,6 +111,8 @@ struct step {
 	uv_connect_t creq;
 	struct task *tasks;
 	size_t ntasks, live;
+	struct spurd_pmix_step *pmix; /* srun --mpi=pmix: the step's namespace */
+	struct spur_wire_reader rd;   /* srun's answers (fences) */
 	struct step *next;
 };
 
@@ -692,6 +695,8 @@ static void on_step_closed(uv_handle_t *h)
 			break;
 		}
 	}
+	spurd_pmix_step_free(st->pmix);
+	spur_wire_reader_fini(&st->rd);
 	json_decref(st->msg);
 	free(st->tasks);
 	free(st);
@@ -887,6 +892,21 @@ static void start_one_task(struct step *st, struct step_launch *l, size_t i, int
 	put_task_env(json_object_get(msg, "env"), t->rank, (int)i);
 	put_task_gpus(json_object_get(msg, "env"), (long)spur_json_int(m, "gpus_per_task", 0),
 		      (int)i);
+	if (st->pmix) {
+		char **px = spurd_pmix_task_env(st->pmix, (uint32_t)rank);
+
+		for (size_t k = 0; px && px[k]; k++) {
+			char *eq = strchr(px[k], '=');
+
+			if (eq) {
+				*eq = '\0';
+				json_object_set_new(json_object_get(msg, "env"), px[k],
+						    json_string(eq + 1));
+			}
+			free(px[k]);
+		}
+		free(px);
+	}
 	env = build_env(msg, st->a->node);
 	json_decref(msg);
 	if (!env || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
@@ -993,13 +1013,113 @@ static void start_tasks(struct step *st)
 	free(l);
 }
 
+/* This node's ranks entered a fence: their data goes to srun, which
+ * answers every node with all of it. */
+static void on_fence(void *ctx, unsigned seq, const char *hex, size_t len)
+{
+	struct step *st = ctx;
+
+	step_write(st, json_pack("{s:s,s:i,s:s%}", "type", "fence", "seq", (int)seq, "data", hex,
+				 len));
+}
+
+static void on_io_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+	struct step *st = s->data;
+	json_t *m;
+
+	if (n > 0) {
+		spur_wire_feed(&st->rd, buf->base, (size_t)n);
+		while (spur_wire_next(&st->rd, &m, NULL) == 1) {
+			if (!strcmp(spur_json_str(m, "type", ""), "fence_done") && st->pmix) {
+				const char *d = spur_json_str(m, "data", "");
+
+				spurd_pmix_fence_done(st->pmix, (unsigned)spur_json_int(m, "seq", 0), d,
+						      strlen(d));
+			}
+			json_decref(m);
+		}
+	}
+	free(buf->base);
+	if (n < 0)
+		uv_read_stop(s);
+}
+
+/* srun --mpi=pmix: the step's namespace on this node, from its layout. */
+static int pmix_step(struct step *st, char *why, size_t wlen)
+{
+	const json_t *layout = json_object_get(st->msg, "layout"), *e;
+	size_t n = json_array_size(layout), k, here = n;
+	const char **names = calloc(n + 1, sizeof(char *));
+	uint32_t *first = calloc(n + 1, sizeof(uint32_t)), *count = calloc(n + 1, sizeof(uint32_t));
+	struct spurd_pmix_layout l = { .nnodes = n };
+	char dir[4200];
+	int rc = -1;
+
+	snprintf(dir, sizeof(dir), "%s/pmix", st->a->spool);
+	if (!n || !names || !first || !count) {
+		snprintf(why, wlen, "the step's layout is missing");
+		goto out;
+	}
+	json_array_foreach(layout, k, e) {
+		names[k] = spur_json_str(e, "node", "");
+		first[k] = (uint32_t)spur_json_int(e, "first", 0);
+		count[k] = (uint32_t)spur_json_int(e, "count", 0);
+		l.ntasks += count[k];
+		if (!strcmp(names[k], st->a->node))
+			here = k;
+	}
+	if (here == n) {
+		snprintf(why, wlen, "this node is not in the step's layout");
+		goto out;
+	}
+	l.here = here;
+	l.names = names;
+	l.first = first;
+	l.count = count;
+	if ((mkdir(dir, 0755) && errno != EEXIST) ||
+	    spurd_pmix_init(st->a->loop, dir, why, wlen))
+		goto out;
+	st->pmix = spurd_pmix_step_new(st->job_id, st->step_id, &l,
+				       (uid_t)spur_json_int(st->msg, "uid", 0),
+				       (gid_t)spur_json_int(st->msg, "gid", 0), on_fence, st, why, wlen);
+	rc = st->pmix ? 0 : -1;
+out:
+	free(names);
+	free(first);
+	free(count);
+	return rc;
+}
+
 static void on_io_connect(uv_connect_t *req, int status)
 {
 	struct step *st = req->data;
+	char why[512];
 
 	if (status < 0) {
 		spur_error_log("job %u step %u: cannot reach srun: %s", st->job_id, st->step_id,
 			       uv_strerror(status));
+		st->live = 1;
+		uv_close((uv_handle_t *)&st->io, on_step_closed);
+		return;
+	}
+	spur_wire_reader_init(&st->rd);
+	uv_read_start((uv_stream_t *)&st->io, spur_uv_alloc, on_io_read);
+	if (!strcmp(spur_json_str(st->msg, "mpi", "none"), "pmix") && pmix_step(st, why, sizeof(why))) {
+		char line[700];
+
+		/* every rank fails as an exec would: srun says why */
+		snprintf(line, sizeof(line), "srun: error: %s: PMIx: %s\n", st->a->node, why);
+		step_write(st, json_pack("{s:s,s:i,s:i,s:s}", "type", "io", "rank", -1, "fd", 2,
+					 "data", line));
+		spur_error_log("job %u step %u: PMIx: %s", st->job_id, st->step_id, why);
+		for (size_t i = 0; i < st->ntasks; i++) {
+			st->tasks[i].rank = (int)json_integer_value(
+				json_array_get(json_object_get(st->msg, "ranks"), i));
+			st->tasks[i].exited = true;
+			step_write(st, json_pack("{s:s,s:i,s:i}", "type", "exit", "rank",
+						 st->tasks[i].rank, "code", 2));
+		}
 		st->live = 1;
 		uv_close((uv_handle_t *)&st->io, on_step_closed);
 		return;

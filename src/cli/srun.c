@@ -45,11 +45,59 @@ static void print_io(const json_t *m, bool label, struct out_state *st, int ntas
 	}
 }
 
+/* PMIx fences: each node's agent sends its ranks' data; once every node's
+ * is in, every agent gets all of it (the hex strings joined). At most a
+ * few fences are in flight: every node takes part in each. */
+#define FENCE_SLOTS 4
+struct fences {
+	struct {
+		int seq, got;
+		char *hex;
+		size_t len;
+	} slot[FENCE_SLOTS];
+};
+
+static void fence_add(struct fences *f, const json_t *m, int nnodes, const struct pollfd *conns,
+		      int nconn)
+{
+	int seq = (int)spur_json_int(m, "seq", 0);
+	const char *data = spur_json_str(m, "data", "");
+	size_t len = strlen(data);
+	__typeof__(f->slot[0]) *sl = &f->slot[seq % FENCE_SLOTS];
+	char *grown;
+	json_t *done;
+
+	if (sl->seq != seq) {
+		free(sl->hex);
+		memset(sl, 0, sizeof(*sl));
+		sl->seq = seq;
+	}
+	grown = realloc(sl->hex, sl->len + len + 1);
+	if (!grown)
+		return;
+	sl->hex = grown;
+	memcpy(sl->hex + sl->len, data, len + 1);
+	sl->len += len;
+	if (++sl->got < nnodes)
+		return;
+	done = json_pack("{s:s,s:i,s:s%}", "type", "fence_done", "seq", seq, "data", sl->hex,
+			 sl->len);
+	for (int k = 0; k < nconn; k++) {
+		struct spur_error err;
+
+		if (conns[k].fd >= 0)
+			spur_wire_send(conns[k].fd, done, &err);
+	}
+	json_decref(done);
+	free(sl->hex);
+	memset(sl, 0, sizeof(*sl));
+}
+
 /* What srun's options inside a job ask of the step. */
 struct step_opts {
 	int nodes, ntasks, per_node, cpus_per_task, gpus_per_task;
 	bool label;
-	const char *name, *chdir, *export, *cpu_bind;
+	const char *name, *chdir, *export, *cpu_bind, *mpi;
 };
 
 /* A Slurm srun option Spur does not do yet: refused by name (never taken
@@ -132,8 +180,15 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 		}
 		case O_EXPORT: o->export = optarg; break;
 		case O_MPI:
-			if (strcmp(optarg, "none"))
-				return not_supported(prog, "--mpi=pmix and --mpi=pmi2 (only --mpi=none)");
+			if (!strcmp(optarg, "list")) {
+				printf("MPI plugin types are...\n\tnone\n\tpmix\nspecific pmix plugin "
+				       "versions available: pmix_v4\n");
+				return -1;
+			}
+			if (strcmp(optarg, "none") && strcmp(optarg, "pmix") &&
+			    strcmp(optarg, "pmix_v3") && strcmp(optarg, "pmix_v4"))
+				return not_supported(prog, "--mpi other than none and pmix (pmi2)");
+			o->mpi = optarg;
 			break;
 		case O_OVERLAP: break; /* steps share the job's resources: they overlap */
 		case 'u': break;       /* output is passed on as it comes, never buffered */
@@ -204,6 +259,7 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 	const char *jobid = getenv("SLURM_JOB_ID") ? getenv("SLURM_JOB_ID") : getenv("SPUR_JOB_ID");
 	int nodes = 0, ntasks = 0, per_node = 0, lfd, fd, rc = 0, exited = 0, total;
 	struct step_opts so = { 0 };
+	struct fences fences = { 0 };
 	bool label = false;
 	struct sockaddr_in sa = { 0 };
 	socklen_t sl = sizeof(sa);
@@ -298,6 +354,8 @@ have_command:
 		json_object_set_new(req, "cpu_bind", json_string(so.cpu_bind));
 	if (so.name)
 		json_object_set_new(req, "name", json_string(so.name));
+	if (so.mpi)
+		json_object_set_new(req, "mpi", json_string(so.mpi));
 	reply = cli_call(req, &err);
 	if (!reply) {
 		cli_error(prog, "Unable to create step for job %s: %s", jobid, err.msg);
@@ -350,6 +408,8 @@ have_command:
 				if (!strcmp(type, "io")) {
 					json_object_set_new(m, "rank", json_integer(rank));
 					print_io(m, label, st, total);
+				} else if (!strcmp(type, "fence")) {
+					fence_add(&fences, m, expect, pfd + 1, nconn);
 				} else if (!strcmp(type, "exit")) {
 					int code = (int)spur_json_int(m, "code", 1);
 
@@ -375,6 +435,8 @@ have_command:
 	}
 	close(lfd);
 	free(st);
+	for (int k = 0; k < FENCE_SLOTS; k++)
+		free(fences.slot[k].hex);
 	if (alloc_fd >= 0)
 		cli_release(prog, alloc_fd, alloc_id, rc);
 	return rc;

@@ -251,6 +251,7 @@ static const struct keydef {
 	KD("SlurmUser", K_STR, slurm_user),
 	KD("Prolog", K_STR, prolog),
 	KD("Epilog", K_STR, epilog),
+	KD("MpiDefault", K_STR, mpi_default),
 	KD("DisableRootJobs", K_BOOL, disable_root_jobs),
 	KD("SchedulerType", K_STR, scheduler_type),
 	KD("SchedulerParameters", K_SCHED, scheduler_params),
@@ -310,7 +311,7 @@ static const char *const known_slurm_keys[] = {
 	"JobSubmitPlugins", "KeepAliveTime", "KillOnBadExit", "LaunchParameters",
 	"LaunchType", "Licenses", "LogTimeFormat", "MailDomain", "MailProg", "MaxDBDMsgs",
 	"MaxMemPerCPU", "MaxMemPerNode", "MaxNodeCount", "MaxStepCount", "MaxTasksPerNode",
-	"MCSParameters", "MCSPlugin", "MinJobAge", "MpiDefault", "MpiParams",
+	"MCSParameters", "MCSPlugin", "MinJobAge", "MpiParams",
 	"NodeFeaturesPlugins", "OverTimeLimit", "PluginDir", "PlugStackConfig",
 	"PowerParameters", "PowerPlugin", "PreemptExemptTime", "PrEpParameters",
 	"PrEpPlugins", "PriorityCalcPeriod", "PriorityFlags", "PriorityParameters",
@@ -1643,7 +1644,7 @@ void spur_conf_destroy(struct spur_conf *c)
 	clear_ctlds(c);
 	spur_free(c->ctlds);
 	char **strs[] = { &c->cluster_name, &c->state_dir, &c->spool_dir, &c->ctld_log_file,
-			  &c->agent_log_file, &c->slurm_user, &c->prolog, &c->epilog, &c->scheduler_type, &c->scheduler_params, &c->select_type,
+			  &c->agent_log_file, &c->slurm_user, &c->prolog, &c->epilog, &c->mpi_default, &c->scheduler_type, &c->scheduler_params, &c->select_type,
 			  &c->select_type_params, &c->gres_types, &c->priority_type,
 			  &c->preempt_type, &c->preempt_mode, &c->topology_plugin, &c->gpu_backend,
 			  &c->fake_gpu_file };

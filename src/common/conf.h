@@ -94,6 +94,7 @@ struct spur_conf {
 	uint16_t ctld_port, agent_port;
 	char *state_dir, *spool_dir, *ctld_log_file, *agent_log_file, *slurm_user;
 	char *prolog, *epilog; /* Prolog, Epilog: run as root on the node around each job */
+	char *mpi_default;     /* MpiDefault: none, pmix (pmix_v3, pmix_v4) */
 	enum spur_log_level ctld_debug, agent_debug;
 	bool disable_root_jobs; /* DisableRootJobs (default YES in Spur) */
 	char *scheduler_type, *select_type, *select_type_params, *gres_types;

@@ -1304,6 +1304,8 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 	struct sockaddr_storage peer;
 	int plen = sizeof(peer);
 	char host[64] = "127.0.0.1";
+	const char *mpi;
+	json_t *layout;
 
 	if (!cj || sched_job_info(c->sched, id, &info)) {
 		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
@@ -1340,6 +1342,29 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 	if (uv_tcp_getpeername(&cn->tcp, (struct sockaddr *)&peer, &plen) == 0 &&
 	    peer.ss_family == AF_INET)
 		uv_ip4_name((struct sockaddr_in *)&peer, host, sizeof(host));
+	mpi = spur_json_str(msg, "mpi", c->conf->mpi_default ? c->conf->mpi_default : "none");
+	if (!strncmp(mpi, "pmix", 4)) {
+		mpi = "pmix";
+	} else if (strcmp(mpi, "none")) {
+		char why[160];
+
+		snprintf(why, sizeof(why), "MPI type '%.40s' is not supported by Spur (none, pmix)",
+			 mpi);
+		reply_error_detail(cn, SPUR_EINVAL, "MPI type not supported", why);
+		return;
+	}
+	/* every node's share of the ranks (block distribution, the first
+	 * nodes take the remainder): PMIx tells each rank where all are */
+	layout = json_array();
+	for (size_t k = 0, rank = 0; k < nn; k++) {
+		size_t here = nt / nn + (k < nt % nn);
+
+		json_array_append_new(layout, json_pack("{s:s,s:I,s:I}", "node",
+							c->conf->nodes[info.alloc[k].node].name,
+							"first", (json_int_t)rank, "count",
+							(json_int_t)here));
+		rank += here;
+	}
 	step = cj->next_step++;
 	for (size_t k = 0, rank = 0; k < nn; k++) {
 		/* block distribution: the first nodes take the remainder */
@@ -1380,10 +1405,16 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 					    json_integer(spur_json_int(msg, "cpus_per_task", 0)));
 		if (json_is_string(json_object_get(msg, "cpu_bind")))
 			json_object_set(m, "cpu_bind", json_object_get(msg, "cpu_bind"));
+		if (!strcmp(mpi, "pmix")) {
+			json_object_set_new(m, "mpi", json_string(mpi));
+			json_object_set(m, "layout", layout);
+		}
 		ctld_conn_send(c->agents[info.alloc[k].node], m);
 		rank += here;
 	}
-	spur_info("job %u step %u: %zu tasks on %zu nodes", id, step, nt, nn);
+	json_decref(layout);
+	spur_info("job %u step %u: %zu tasks on %zu nodes%s", id, step, nt, nn,
+		  strcmp(mpi, "pmix") ? "" : ", PMIx");
 	reply_ok(cn, json_pack("{s:i,s:I,s:I}", "step_id", (int)step, "ntasks", (json_int_t)nt,
 			       "nnodes", (json_int_t)nn));
 }
