@@ -1031,7 +1031,12 @@ static void on_io_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 	if (n > 0) {
 		spur_wire_feed(&st->rd, buf->base, (size_t)n);
 		while (spur_wire_next(&st->rd, &m, NULL) == 1) {
-			if (!strcmp(spur_json_str(m, "type", ""), "fence_done") && st->pmix) {
+			if (!strcmp(spur_json_str(m, "type", ""), "kill")) {
+				/* srun -K: a task failed, the step ends */
+				for (size_t i = 0; i < st->ntasks; i++)
+					if (!st->tasks[i].exited && st->tasks[i].pid > 0)
+						kill(-st->tasks[i].pid, SIGKILL);
+			} else if (!strcmp(spur_json_str(m, "type", ""), "fence_done") && st->pmix) {
 				const char *d = spur_json_str(m, "data", "");
 
 				spurd_pmix_fence_done(st->pmix, (unsigned)spur_json_int(m, "seq", 0), d,

@@ -96,8 +96,8 @@ static void fence_add(struct fences *f, const json_t *m, int nnodes, const struc
 /* What srun's options inside a job ask of the step. */
 struct step_opts {
 	int nodes, ntasks, per_node, cpus_per_task, gpus_per_task;
-	bool label;
-	const char *name, *chdir, *export, *cpu_bind, *mpi;
+	bool label, kill_bad;
+	const char *name, *chdir, *export, *cpu_bind, *mpi, *nodelist, *exclude;
 };
 
 /* A Slurm srun option Spur does not do yet: refused by name (never taken
@@ -111,7 +111,8 @@ static int not_supported(const char *prog, const char *opt)
 /* srun's options inside a job: 0, or the exit code. */
 static int parse_step(const char *prog, int argc, char **argv, struct step_opts *o)
 {
-	enum { O_PER_NODE = 1000, O_GPT, O_CPU_BIND, O_EXPORT, O_MPI, O_OVERLAP, O_UNBUF, O_NO };
+	enum { O_PER_NODE = 1000, O_GPT, O_CPU_BIND, O_EXPORT, O_MPI, O_OVERLAP, O_UNBUF, O_KILL,
+	       O_NO };
 	static const struct option opts[] = {
 		{ "nodes", required_argument, NULL, 'N' },
 		{ "ntasks", required_argument, NULL, 'n' },
@@ -133,9 +134,9 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 		{ "gpus-per-node", required_argument, NULL, O_NO },
 		{ "gpu-bind", required_argument, NULL, O_NO },
 		{ "distribution", required_argument, NULL, O_NO },
-		{ "kill-on-bad-exit", optional_argument, NULL, O_NO },
-		{ "exact", no_argument, NULL, O_NO }, { "nodelist", required_argument, NULL, O_NO },
-		{ "exclude", required_argument, NULL, O_NO },
+		{ "kill-on-bad-exit", optional_argument, NULL, O_KILL },
+		{ "exact", no_argument, NULL, O_NO }, { "nodelist", required_argument, NULL, 'w' },
+		{ "exclude", required_argument, NULL, 'x' },
 		{ "multi-prog", no_argument, NULL, O_NO }, { "wait", required_argument, NULL, O_NO },
 		{ "output", required_argument, NULL, O_NO }, { "error", required_argument, NULL, O_NO },
 		{ "input", required_argument, NULL, O_NO }, { "pty", no_argument, NULL, O_NO },
@@ -155,6 +156,10 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 		case 'J': o->name = optarg; break;
 		case 'c': o->cpus_per_task = atoi(optarg); break;
 		case 'D': o->chdir = optarg; break;
+		case 'w': o->nodelist = optarg; break;
+		case 'x': o->exclude = optarg; break;
+		case 'K': o->kill_bad = true; break;
+		case O_KILL: o->kill_bad = !optarg || strcmp(optarg, "0"); break;
 		case O_GPT:
 			o->gpus_per_task = atoi(strchr(optarg, ':') ? strrchr(optarg, ':') + 1 : optarg);
 			if (o->gpus_per_task <= 0) {
@@ -260,6 +265,7 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 	int nodes = 0, ntasks = 0, per_node = 0, lfd, fd, rc = 0, exited = 0, total;
 	struct step_opts so = { 0 };
 	struct fences fences = { 0 };
+	bool killed = false;
 	bool label = false;
 	struct sockaddr_in sa = { 0 };
 	socklen_t sl = sizeof(sa);
@@ -356,6 +362,10 @@ have_command:
 		json_object_set_new(req, "name", json_string(so.name));
 	if (so.mpi)
 		json_object_set_new(req, "mpi", json_string(so.mpi));
+	if (so.nodelist)
+		json_object_set_new(req, "nodelist", json_string(so.nodelist));
+	if (so.exclude)
+		json_object_set_new(req, "exclude", json_string(so.exclude));
 	reply = cli_call(req, &err);
 	if (!reply) {
 		cli_error(prog, "Unable to create step for job %s: %s", jobid, err.msg);
@@ -414,7 +424,18 @@ have_command:
 					int code = (int)spur_json_int(m, "code", 1);
 
 					exited++;
-					if (code > rc)
+					if (code && so.kill_bad && !killed) {
+						/* -K: the first bad exit ends the step */
+						json_t *stop = json_pack("{s:s}", "type", "kill");
+
+						for (int c = 1; c <= nconn; c++)
+							if (pfd[c].fd >= 0)
+								spur_wire_send(pfd[c].fd, stop, &err);
+						json_decref(stop);
+						killed = true;
+						rc = code;
+					}
+					if (code > rc && !killed)
 						rc = code;
 				}
 				json_decref(m);

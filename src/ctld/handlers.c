@@ -1293,13 +1293,128 @@ static void handle_hold(struct ctld_conn *cn, json_t *msg)
 /* srun inside a job: lay the tasks out in blocks over the job's nodes (or
  * its first -N of them) and tell each node's agent; the agents stream the
  * tasks' output and exit codes to srun at its io address. */
+/* The job's nodes a step runs on (indexes into info->alloc, in order):
+ * srun -w NODES keeps those (each must be the job's), -x NODES drops
+ * those, -N N takes the first N. 0, or an error answered. */
+static int step_nodes(struct ctld_conn *cn, const json_t *msg, const struct sched_job_info *info,
+		      size_t *sel, size_t *nsel)
+{
+	struct ctld *c = cn->c;
+	struct spur_hostlist *want = NULL, *skip = NULL;
+	struct spur_error err;
+	size_t n = 0, req = (size_t)spur_json_int(msg, "nodes", 0);
+	int rc = 0;
+
+	if ((json_is_string(json_object_get(msg, "nodelist")) &&
+	     !(want = spur_hostlist_from_expr(spur_json_str(msg, "nodelist", ""), &err))) ||
+	    (json_is_string(json_object_get(msg, "exclude")) &&
+	     !(skip = spur_hostlist_from_expr(spur_json_str(msg, "exclude", ""), &err)))) {
+		reply_error(cn, SPUR_EINVAL, "Invalid node name specified");
+		rc = -1;
+		goto out;
+	}
+	for (size_t i = 0; want && i < spur_hostlist_count(want); i++) {
+		bool in = false;
+
+		for (size_t k = 0; k < info->nalloc; k++)
+			in |= !strcmp(c->conf->nodes[info->alloc[k].node].name,
+				      spur_hostlist_nth(want, i));
+		if (!in) {
+			reply_error_detail(cn, SPUR_EINVAL,
+					   "Requested node configuration is not available",
+					   "a node of --nodelist is not in the job's allocation");
+			rc = -1;
+			goto out;
+		}
+	}
+	for (size_t k = 0; k < info->nalloc && (!req || n < req); k++) {
+		const char *name = c->conf->nodes[info->alloc[k].node].name;
+		bool listed = !want, skipped = false;
+
+		for (size_t i = 0; want && i < spur_hostlist_count(want); i++)
+			listed |= !strcmp(name, spur_hostlist_nth(want, i));
+		for (size_t i = 0; skip && i < spur_hostlist_count(skip); i++)
+			skipped |= !strcmp(name, spur_hostlist_nth(skip, i));
+		if (listed && !skipped)
+			sel[n++] = k;
+	}
+	if (!n || (req && n < req)) {
+		reply_error(cn, SPUR_EINVAL, "Requested node configuration is not available");
+		rc = -1;
+	}
+	*nsel = n;
+out:
+	spur_hostlist_destroy(want);
+	spur_hostlist_destroy(skip);
+	return rc;
+}
+
+/* What one node of a step is sent: its ranks, the step's environment,
+ * srun's per-task asks. */
+static json_t *step_part(struct ctld *c, struct ctld_job *cj, const struct sched_job_info *info,
+			 const json_t *msg, size_t node, uint32_t step, size_t first, size_t here,
+			 size_t nt, size_t nn)
+{
+	json_t *ranks = json_array(), *env = ctld_job_env(c, cj, info, node), *m;
+
+	for (size_t r = 0; r < here; r++)
+		json_array_append_new(ranks, json_integer((json_int_t)(first + r)));
+	put_env_int(env, "STEP_ID", step);
+	put_env_int(env, "STEPID", step);
+	put_env_int(env, "STEP_NUM_TASKS", (long long)nt);
+	put_env_int(env, "STEP_NUM_NODES", (long long)nn);
+	put_env_int(env, "NTASKS", (long long)nt);
+	put_env_int(env, "NPROCS", (long long)nt);
+	put_env_int(env, "NNODES", (long long)nn);
+	/* srun -J and -c, as Slurm sets them for the step's tasks */
+	if (json_is_string(json_object_get(msg, "name"))) {
+		json_object_set(env, "SLURM_JOB_NAME", json_object_get(msg, "name"));
+		json_object_set(env, "SPUR_JOB_NAME", json_object_get(msg, "name"));
+	}
+	if (spur_json_int(msg, "cpus_per_task", 0) > 0)
+		put_env_int(env, "CPUS_PER_TASK", spur_json_int(msg, "cpus_per_task", 0));
+	m = json_pack("{s:s,s:i,s:i,s:o,s:I,s:I,s:I,s:O,s:o,s:O,s:s,s:I,s:I}", "type", "step",
+		      "job_id", (int)cj->id, "step_id", (int)step, "ranks", ranks, "ntasks",
+		      (json_int_t)nt, "nnodes", (json_int_t)nn, "node_index", (json_int_t)node,
+		      "argv", json_object_get(msg, "argv"), "env", env, "user_env",
+		      json_object_get(msg, "env"), "cwd", spur_json_str(msg, "cwd", "/"), "uid",
+		      (json_int_t)spur_json_int(cj->spec, "uid", 0), "gid",
+		      (json_int_t)spur_json_int(cj->spec, "gid", 0));
+	/* srun's per-task asks, which the agent carries out */
+	if (spur_json_int(msg, "gpus_per_task", 0) > 0)
+		json_object_set_new(m, "gpus_per_task",
+				    json_integer(spur_json_int(msg, "gpus_per_task", 0)));
+	if (spur_json_int(msg, "cpus_per_task", 0) > 0)
+		json_object_set_new(m, "cpus_per_task",
+				    json_integer(spur_json_int(msg, "cpus_per_task", 0)));
+	if (json_is_string(json_object_get(msg, "cpu_bind")))
+		json_object_set(m, "cpu_bind", json_object_get(msg, "cpu_bind"));
+	return m;
+}
+
+/* srun's MPI type, or MpiDefault: "none" or "pmix"; NULL when refused. */
+static const char *step_mpi(struct ctld_conn *cn, const json_t *msg)
+{
+	const char *conf = cn->c->conf->mpi_default;
+	const char *mpi = spur_json_str(msg, "mpi", conf ? conf : "none");
+	char why[160];
+
+	if (!strncmp(mpi, "pmix", 4))
+		return "pmix";
+	if (!strcmp(mpi, "none"))
+		return "none";
+	snprintf(why, sizeof(why), "MPI type '%.40s' is not supported by Spur (none, pmix)", mpi);
+	reply_error_detail(cn, SPUR_EINVAL, "MPI type not supported", why);
+	return NULL;
+}
+
 static void handle_step(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
 	uint32_t id = (uint32_t)spur_json_int(msg, "job_id", 0);
 	struct ctld_job *cj = ctld_job(c, id);
 	struct sched_job_info info;
-	size_t nn, nt;
+	size_t nn, nt, sel[1024];
 	uint32_t step;
 	struct sockaddr_storage peer;
 	int plen = sizeof(peer);
@@ -1320,21 +1435,23 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 	if (!json_is_array(json_object_get(msg, "argv")) ||
 	    !json_array_size(json_object_get(msg, "argv")) || spur_json_int(msg, "ntasks", 0) < 0 ||
 	    spur_json_int(msg, "ntasks", 0) > 100000 || spur_json_int(msg, "nodes", 0) < 0 ||
-	    spur_json_int(msg, "io_port", 0) <= 0 || spur_json_int(msg, "io_port", 0) > 65535) {
+	    spur_json_int(msg, "io_port", 0) <= 0 || spur_json_int(msg, "io_port", 0) > 65535 ||
+	    info.nalloc > sizeof(sel) / sizeof(sel[0])) {
 		reply_error(cn, SPUR_EINVAL, "step: argv, ntasks, nodes or io_port out of range");
 		return;
 	}
-	nn = (size_t)spur_json_int(msg, "nodes", 0);
-	nn = nn && nn < info.nalloc ? nn : info.nalloc;
+	if (step_nodes(cn, msg, &info, sel, &nn) || !(mpi = step_mpi(cn, msg)))
+		return;
 	nt = (size_t)spur_json_int(msg, "ntasks", 0);
 	if (!nt)
-		nt = (size_t)spur_json_int(cj->spec, "ntasks", 0) && !spur_json_int(msg, "nodes", 0)
+		nt = (size_t)spur_json_int(cj->spec, "ntasks", 0) && !spur_json_int(msg, "nodes", 0) &&
+			     !json_object_get(msg, "nodelist")
 			     ? (size_t)spur_json_int(cj->spec, "ntasks", 0)
 			     : nn;
 	if (nt < nn)
 		nn = nt;
 	for (size_t k = 0; k < nn; k++) {
-		if (!c->agents[info.alloc[k].node]) {
+		if (!c->agents[info.alloc[sel[k]].node]) {
 			reply_error(cn, SPUR_EAGAIN, "a node of the job has no agent connected");
 			return;
 		}
@@ -1342,17 +1459,6 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 	if (uv_tcp_getpeername(&cn->tcp, (struct sockaddr *)&peer, &plen) == 0 &&
 	    peer.ss_family == AF_INET)
 		uv_ip4_name((struct sockaddr_in *)&peer, host, sizeof(host));
-	mpi = spur_json_str(msg, "mpi", c->conf->mpi_default ? c->conf->mpi_default : "none");
-	if (!strncmp(mpi, "pmix", 4)) {
-		mpi = "pmix";
-	} else if (strcmp(mpi, "none")) {
-		char why[160];
-
-		snprintf(why, sizeof(why), "MPI type '%.40s' is not supported by Spur (none, pmix)",
-			 mpi);
-		reply_error_detail(cn, SPUR_EINVAL, "MPI type not supported", why);
-		return;
-	}
 	/* every node's share of the ranks (block distribution, the first
 	 * nodes take the remainder): PMIx tells each rank where all are */
 	layout = json_array();
@@ -1360,56 +1466,23 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 		size_t here = nt / nn + (k < nt % nn);
 
 		json_array_append_new(layout, json_pack("{s:s,s:I,s:I}", "node",
-							c->conf->nodes[info.alloc[k].node].name,
+							c->conf->nodes[info.alloc[sel[k]].node].name,
 							"first", (json_int_t)rank, "count",
 							(json_int_t)here));
 		rank += here;
 	}
 	step = cj->next_step++;
 	for (size_t k = 0, rank = 0; k < nn; k++) {
-		/* block distribution: the first nodes take the remainder */
 		size_t here = nt / nn + (k < nt % nn);
-		json_t *ranks = json_array(), *env = ctld_job_env(c, cj, &info, k), *m;
+		json_t *m = step_part(c, cj, &info, msg, sel[k], step, rank, here, nt, nn);
 
-		for (size_t r = 0; r < here; r++)
-			json_array_append_new(ranks, json_integer((json_int_t)(rank + r)));
-		put_env_int(env, "STEP_ID", step);
-		put_env_int(env, "STEPID", step);
-		put_env_int(env, "STEP_NUM_TASKS", (long long)nt);
-		put_env_int(env, "STEP_NUM_NODES", (long long)nn);
-		put_env_int(env, "NTASKS", (long long)nt);
-		put_env_int(env, "NPROCS", (long long)nt);
-		put_env_int(env, "NNODES", (long long)nn);
-		/* srun -J and -c, as Slurm sets them for the step's tasks */
-		if (json_is_string(json_object_get(msg, "name"))) {
-			json_object_set(env, "SLURM_JOB_NAME", json_object_get(msg, "name"));
-			json_object_set(env, "SPUR_JOB_NAME", json_object_get(msg, "name"));
-		}
-		if (spur_json_int(msg, "cpus_per_task", 0) > 0)
-			put_env_int(env, "CPUS_PER_TASK", spur_json_int(msg, "cpus_per_task", 0));
-		m = json_pack("{s:s,s:i,s:i,s:o,s:I,s:I,s:I,s:O,s:o,s:O,s:s,s:s,s:I,s:I,s:I}", "type",
-			      "step", "job_id", (int)id, "step_id", (int)step, "ranks", ranks,
-			      "ntasks", (json_int_t)nt, "nnodes", (json_int_t)nn, "node_index",
-			      (json_int_t)k, "argv", json_object_get(msg, "argv"), "env", env,
-			      "user_env", json_object_get(msg, "env"), "cwd",
-			      spur_json_str(msg, "cwd", "/"), "io_host", host, "io_port",
-			      (json_int_t)spur_json_int(msg, "io_port", 0), "uid",
-			      (json_int_t)spur_json_int(cj->spec, "uid", 0), "gid",
-			      (json_int_t)spur_json_int(cj->spec, "gid", 0));
-		/* srun's per-task asks, which the agent carries out */
-		if (spur_json_int(msg, "gpus_per_task", 0) > 0)
-			json_object_set_new(m, "gpus_per_task",
-					    json_integer(spur_json_int(msg, "gpus_per_task", 0)));
-		if (spur_json_int(msg, "cpus_per_task", 0) > 0)
-			json_object_set_new(m, "cpus_per_task",
-					    json_integer(spur_json_int(msg, "cpus_per_task", 0)));
-		if (json_is_string(json_object_get(msg, "cpu_bind")))
-			json_object_set(m, "cpu_bind", json_object_get(msg, "cpu_bind"));
+		json_object_set_new(m, "io_host", json_string(host));
+		json_object_set_new(m, "io_port", json_integer(spur_json_int(msg, "io_port", 0)));
 		if (!strcmp(mpi, "pmix")) {
 			json_object_set_new(m, "mpi", json_string(mpi));
 			json_object_set(m, "layout", layout);
 		}
-		ctld_conn_send(c->agents[info.alloc[k].node], m);
+		ctld_conn_send(c->agents[info.alloc[sel[k]].node], m);
 		rank += here;
 	}
 	json_decref(layout);

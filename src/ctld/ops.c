@@ -244,6 +244,44 @@ void put_env_int(json_t *env, const char *name, long long v)
 
 /* The job's environment as seen on node k of its allocation (the batch
  * script runs on k = 0): SLURM_* and SPUR_* twins and the device lists. */
+/* Slurm's compressed per-node counts: "2(x3),1" for 2,2,2,1. */
+static void per_node(const uint32_t *v, size_t n, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < n;) {
+		size_t run = 1, used = strlen(buf);
+
+		while (i + run < n && v[i + run] == v[i])
+			run++;
+		if (run > 1)
+			snprintf(buf + used, len - used, "%s%u(x%zu)", i ? "," : "", v[i], run);
+		else
+			snprintf(buf + used, len - used, "%s%u", i ? "," : "", v[i]);
+		i += run;
+	}
+}
+
+/* SLURM_TASKS_PER_NODE (the job's tasks spread as its steps spread them:
+ * the first nodes take the remainder) and SLURM_JOB_CPUS_PER_NODE, which
+ * mpirun's Slurm support reads to size its allocation. */
+static void put_per_node(json_t *env, const struct sched_job_info *info, long long ntasks)
+{
+	uint32_t tasks[256], cpus[256];
+	size_t n = info->nalloc < 256 ? info->nalloc : 256;
+	char buf[2048];
+
+	if (!n)
+		return;
+	for (size_t k = 0; k < n; k++) {
+		tasks[k] = (uint32_t)(ntasks / (long long)n + ((long long)k < ntasks % (long long)n));
+		cpus[k] = info->alloc[k].cpus;
+	}
+	per_node(tasks, n, buf, sizeof(buf));
+	put_env(env, "TASKS_PER_NODE", buf);
+	per_node(cpus, n, buf, sizeof(buf));
+	put_env(env, "JOB_CPUS_PER_NODE", buf);
+}
+
 json_t *ctld_job_env(struct ctld *c, struct ctld_job *cj, const struct sched_job_info *info,
 		     size_t k)
 {
@@ -266,6 +304,7 @@ json_t *ctld_job_env(struct ctld *c, struct ctld_job *cj, const struct sched_job
 	put_env_int(env, "NTASKS", spur_json_int(spec, "ntasks", nn));
 	put_env_int(env, "NPROCS", spur_json_int(spec, "ntasks", nn));
 	put_env_int(env, "CPUS_ON_NODE", k < info->nalloc ? info->alloc[k].cpus : 1);
+	put_per_node(env, info, spur_json_int(spec, "ntasks", nn));
 	put_env(env, "JOB_PARTITION",
 		c->conf->parts[info->partition < c->conf->nparts ? info->partition : 0].name);
 	put_env(env, "SUBMIT_DIR", spur_json_str(spec, "workdir", "/"));

@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Real MPI from Debian (OpenMPI 4.1 over OpenPMIx): a hello-world and an
+# allreduce on 2 and 4 simulated nodes, started by srun --mpi=pmix (the
+# agents serve PMIx; srun carries the fences), by MpiDefault=pmix without
+# --mpi, and by OpenMPI's mpirun inside sbatch (which starts its daemons
+# with srun --kill-on-bad-exit --nodelist ...); srun -K ends a step whose
+# rank fails; --mpi=pmi2 is refused by name. The nodes are agents on this
+# one host, so OpenMPI's shared-memory transport is kept to TCP between
+# "nodes" (their segment names would clash). Needs mpicc; skipped without.
+. "$(dirname "$0")/lib.sh"
+if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null; then
+	echo "cases: 0 passed, 0 failed (needs mpicc and mpirun: openmpi-bin, libopenmpi-dev)"
+	finish
+	exit 0
+fi
+cd "$T"
+write_conf 4 gpu:mi300x:8
+start_ctld
+start_agents 4
+check "the nodes register" wait_until 20 nodes_idle 4
+cat >ar.c <<'C'
+#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+	int rank, size, one, sum = 0;
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	one = rank + 1;
+	MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	printf("rank %d of %d sum %d\n", rank, size, sum);
+	MPI_Finalize();
+	return 0;
+}
+C
+check "mpicc builds the test program" mpicc -o ar ar.c
+# one host, several "nodes": TCP between ranks (and root may run mpirun)
+export OMPI_MCA_btl=self,tcp OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+sums() { # FILE RANKS: every rank printed the sum 1+..+RANKS
+	[ "$(grep -c "of $2 sum $(($2 * ($2 + 1) / 2))\$" "$1")" = "$2" ]
+}
+sbatch --wait -N2 -n4 -o p2.out --wrap "srun --mpi=pmix $T/ar" >/dev/null
+check "srun --mpi=pmix: 4 ranks on 2 nodes reduce together" sums p2.out 4
+sbatch --wait -N4 -n8 -o p4.out --wrap "srun --mpi=pmix $T/ar" >/dev/null
+check "srun --mpi=pmix: 8 ranks on 4 nodes reduce together" sums p4.out 8
+sbatch --wait -N2 -n4 -o mr.out --wrap "mpirun $T/ar" >/dev/null
+check "mpirun inside sbatch (its daemons started by srun) runs 4 ranks" sums mr.out 4
+sbatch --wait -N2 -n2 -o k.out \
+	--wrap "srun -K -n2 sh -c '[ \$SLURM_PROCID = 1 ] || exit 3; sleep 30; echo survived'; echo rc=\$?" >/dev/null
+check "srun -K: a rank's failure ends the step with its code" sh -c "grep -qx rc=3 k.out && ! grep -q survived k.out"
+sbatch --wait -o pmi2.out --wrap "srun --mpi=pmi2 true; echo rc=\$?" >/dev/null
+check "srun --mpi=pmi2 is refused by name" sh -c "grep -q 'pmi2) is not supported' pmi2.out && grep -qx rc=1 pmi2.out"
+stop_all
+echo "MpiDefault=pmix" >>slurm.conf
+start_ctld
+start_agents 2
+check "the nodes register again" wait_until 20 nodes_idle 2
+sbatch --wait -N2 -n2 -o d.out --wrap "srun $T/ar" >/dev/null
+check "MpiDefault=pmix: plain srun starts MPI ranks" sums d.out 2
+finish
