@@ -9,9 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
-static const char *const controllers[] = { "cpuset", "memory", "pids" };
+static const char *const controllers[] = { "cpuset", "memory", "pids", "devices" };
 
 static int put(const char *dir, const char *file, const char *text)
 {
@@ -164,14 +165,15 @@ static int init_v2(struct spurd_cgroup *cg, const char *mnt, const char *name, c
 		return -1;
 	}
 	cg->version = 2;
+	add_why(cg, "no device fencing on cgroup v2:", "it needs a BPF program, not built");
 	return 0;
 }
 
 static void init_v1(struct spurd_cgroup *cg, const char *name, const char *node)
 {
-	bool *on[] = { &cg->cpuset, &cg->memory, &cg->pids };
+	bool *on[] = { &cg->cpuset, &cg->memory, &cg->pids, &cg->devices };
 
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < 4; i++) {
 		char mnt[4096], lvl[4200], probe[4300];
 
 		if (find_mount(controllers[i], mnt, sizeof(mnt))) {
@@ -194,7 +196,7 @@ static void init_v1(struct spurd_cgroup *cg, const char *name, const char *node)
 			cg->memsw = access(probe, F_OK) == 0;
 		}
 	}
-	if (cg->cpuset || cg->memory || cg->pids)
+	if (cg->cpuset || cg->memory || cg->pids || cg->devices)
 		cg->version = 1;
 }
 
@@ -231,10 +233,10 @@ void spurd_cgroup_describe(const struct spurd_cgroup *cg, char *buf, size_t len)
 			 cg->cpuset ? "cpuset " : "", cg->memory ? "memory.max " : "",
 			 cg->pids ? "pids.max " : "", *cg->why ? "; " : "", cg->why);
 	else
-		snprintf(buf, len, "cgroup: v1: %s%s%s%s%s%s", cg->cpuset ? "cpuset " : "",
+		snprintf(buf, len, "cgroup: v1: %s%s%s%s%s%s%s", cg->cpuset ? "cpuset " : "",
 			 cg->memory ? "memory.limit_in_bytes " : "",
 			 cg->memsw ? "memory.memsw.limit_in_bytes " : "", cg->pids ? "pids.max " : "",
-			 *cg->why ? "; " : "", cg->why);
+			 cg->devices ? "devices.deny " : "", *cg->why ? "; " : "", cg->why);
 }
 
 static void job_path(const struct spurd_cgroup *cg, int c, uint32_t id, uint32_t run, char *buf,
@@ -294,9 +296,22 @@ static void remove_job(const struct spurd_cgroup *cg, uint32_t id, uint32_t run)
 /* The limits of controller c in the job's folder dir; the file that could
  * not be written, or NULL. */
 static const char *set_limits(const struct spurd_cgroup *cg, int c, const char *dir,
-			      const char *cpus, uint64_t mem_mb, uint64_t pids)
+			      const struct spurd_cgroup_limits *lim)
 {
+	const char *cpus = lim->cpus;
+	uint64_t mem_mb = lim->mem_mb, pids = lim->pids;
 	char v[64];
+
+	for (size_t i = 0; c == 3 && cg->devices && lim->deny && lim->deny[i]; i++) {
+		struct stat st;
+
+		if (stat(lim->deny[i], &st) || !(S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)))
+			continue; /* nothing there to open */
+		snprintf(v, sizeof(v), "%c %u:%u rwm", S_ISCHR(st.st_mode) ? 'c' : 'b',
+			 major(st.st_rdev), minor(st.st_rdev));
+		if (put(dir, "devices.deny", v))
+			return "devices.deny";
+	}
 
 	if (c == 0 && cg->cpuset) {
 		if (cg->version == 1 && cpuset_inherit(cg->base[0], dir))
@@ -319,9 +334,9 @@ static const char *set_limits(const struct spurd_cgroup *cg, int c, const char *
 	return NULL;
 }
 
-int spurd_cgroup_job(const struct spurd_cgroup *cg, uint32_t id, uint32_t run, const char *cpus,
-		     uint64_t mem_mb, uint64_t pids, struct spurd_cgroup_dirs *dirs, char *why,
-		     size_t wlen)
+int spurd_cgroup_job(const struct spurd_cgroup *cg, uint32_t id, uint32_t run,
+		     const struct spurd_cgroup_limits *lim, struct spurd_cgroup_dirs *dirs,
+		     char *why, size_t wlen)
 {
 	memset(dirs, 0, sizeof(*dirs));
 	for (int c = 0; c < SPURD_CG_MAX; c++) {
@@ -341,7 +356,7 @@ int spurd_cgroup_job(const struct spurd_cgroup *cg, uint32_t id, uint32_t run, c
 			}
 			dirs->n++;
 		}
-		if ((failed = set_limits(cg, c, dir, cpus, mem_mb, pids))) {
+		if ((failed = set_limits(cg, c, dir, lim))) {
 			snprintf(why, wlen, "%s/%s: %s", dir, failed, strerror(errno));
 			goto fail;
 		}

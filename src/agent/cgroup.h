@@ -17,15 +17,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* cpuset, memory, pids: a v1 job has a folder in each hierarchy */
-#define SPURD_CG_MAX 3
+/* cpuset, memory, pids, devices: a v1 job has a folder in each hierarchy */
+#define SPURD_CG_MAX 4
 
 struct spurd_cgroup {
 	int version; /* 2 or 1; 0: no cgroups */
-	/* the node's folder per controller (cpuset, memory, pids); v2: all
-	 * three the same; "" where the controller is missing */
+	/* the node's folder per controller (cpuset, memory, pids, devices);
+	 * v2: all the same; "" where the controller is missing */
 	char base[SPURD_CG_MAX][4096];
-	bool cpuset, memory, pids, memsw;
+	bool cpuset, memory, pids, memsw, devices;
 	char why[512]; /* what is missing, and why */
 };
 
@@ -41,12 +41,22 @@ void spurd_cgroup_init(struct spurd_cgroup *cg, const char *root, const char *na
 		       const char *node);
 /* One line for logs and spurd -C. */
 void spurd_cgroup_describe(const struct spurd_cgroup *cg, char *buf, size_t len);
-/* Make job id's cgroups with its limits (cpus: a cpuset list or NULL; 0: no
- * limit). Returns 0 (dirs filled, n 0 without cgroups), or -1 with why
- * filled in and nothing left behind. */
-int spurd_cgroup_job(const struct spurd_cgroup *cg, uint32_t id, uint32_t run, const char *cpus,
-		     uint64_t mem_mb, uint64_t pids, struct spurd_cgroup_dirs *dirs, char *why,
-		     size_t wlen);
+/* What a job's cgroups hold it to. */
+struct spurd_cgroup_limits {
+	const char *cpus; /* a cpuset list; NULL: none */
+	uint64_t mem_mb;  /* 0: no limit */
+	uint64_t pids;	  /* 0: no limit */
+	/* device nodes the job may not open (the node's GPUs it was not
+	 * given), NULL-terminated; v1's devices controller denies them, as
+	 * Slurm's ConstrainDevices=yes */
+	const char *const *deny;
+};
+
+/* Make job id's cgroups with its limits. Returns 0 (dirs filled, n 0
+ * without cgroups), or -1 with why filled in and nothing left behind. */
+int spurd_cgroup_job(const struct spurd_cgroup *cg, uint32_t id, uint32_t run,
+		     const struct spurd_cgroup_limits *lim, struct spurd_cgroup_dirs *dirs,
+		     char *why, size_t wlen);
 /* The folders of job id's cgroups (n 0 without cgroups), made earlier. */
 void spurd_cgroup_job_dirs(const struct spurd_cgroup *cg, uint32_t id, uint32_t run,
 			   struct spurd_cgroup_dirs *dirs);

@@ -83,11 +83,97 @@ static void exec_in_path(char *const *argv, char *const *env)
 	errno = saved;
 }
 
+/* env with NAME=VALUE set (val NULL: NAME removed): a new array; the old
+ * one's strings are shared (this process execs or exits soon). */
+static char **env_set(char **env, const char *name, const char *val)
+{
+	size_t n = 0, len = strlen(name), k = 0;
+	char **out;
+
+	while (env && env[n])
+		n++;
+	out = malloc((n + 2) * sizeof(char *));
+	if (!out)
+		return env;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(env[i], name, len) || env[i][len] != '=')
+			out[k++] = env[i];
+	if (val && asprintf(&out[k], "%s=%s", name, val) >= 0)
+		k++;
+	out[k] = NULL;
+	return out;
+}
+
+char **spurd_task_prolog(const char *prolog, char **env)
+{
+	int p[2], status;
+	pid_t pid;
+	FILE *f;
+	char line[8192];
+
+	if (!prolog || !*prolog || pipe(p))
+		return env;
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		if (dup2(p[1], 1) < 0)
+			_exit(127);
+		execve(prolog, (char *[]){ (char *)prolog, NULL }, env);
+		fprintf(stderr, "slurmstepd: error: TaskProlog %s: %s\n", prolog, strerror(errno));
+		_exit(127);
+	}
+	close(p[1]);
+	f = pid > 0 ? fdopen(p[0], "r") : NULL;
+	while (f && fgets(line, sizeof(line), f)) {
+		char *eq;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "export ", 7) && (eq = strchr(line + 7, '='))) {
+			*eq = '\0';
+			env = env_set(env, line + 7, eq + 1);
+		} else if (!strncmp(line, "unset ", 6)) {
+			env = env_set(env, line + 6, NULL);
+		} else if (!strncmp(line, "print ", 6)) {
+			dprintf(1, "%s\n", line + 6);
+		}
+	}
+	if (f)
+		fclose(f);
+	else
+		close(p[0]);
+	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return env;
+}
+
+void spurd_task_epilog_wrap(const char *epilog, char *const *env)
+{
+	int status = 0;
+	pid_t pid, e;
+
+	if (!epilog || !*epilog || (pid = fork()) <= 0)
+		return; /* the task itself */
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	e = fork();
+	if (e == 0) {
+		execve(epilog, (char *[]){ (char *)epilog, NULL }, env);
+		_exit(127);
+	}
+	while (e > 0 && waitpid(e, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (WIFSIGNALED(status)) {
+		signal(WTERMSIG(status), SIG_DFL);
+		raise(WTERMSIG(status));
+	}
+	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+}
+
 /* In the child: everything up to the exec; returns only on failure. */
 static void become_task(const struct spurd_task_spec *t)
 {
 	sigset_t none;
-	char pid[32];
+	char pid[32], **env;
 	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
 	for (int sig = 1; sig < NSIG; sig++)
@@ -118,7 +204,9 @@ static void become_task(const struct spurd_task_spec *t)
 	if (getuid() == 0 && t->uid != 0 &&
 	    (setgroups((size_t)t->ngroups, t->groups) || setgid(t->gid) || setuid(t->uid)))
 		return;
-	exec_in_path(t->argv, t->env);
+	env = spurd_task_prolog(t->task_prolog, (char **)t->env);
+	spurd_task_epilog_wrap(t->task_epilog, env);
+	exec_in_path(t->argv, env);
 }
 
 pid_t spurd_task_start(const struct spurd_task_spec *t)

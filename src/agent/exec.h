@@ -22,6 +22,7 @@ struct spurd_task_spec {
 	const char *const *cgroups; /* folders joined first; NULL-terminated or NULL */
 	const char *cpus;	    /* a CPU list ("0-3,6") the task is bound to; NULL: none */
 	int out, err;		    /* its stdout and stderr */
+	const char *task_prolog, *task_epilog; /* TaskProlog, TaskEpilog; NULL: none */
 };
 
 /* The user's supplementary groups, gid first (getgrouplist): how many, or
@@ -30,6 +31,16 @@ int spurd_user_groups(uid_t uid, gid_t gid, gid_t *groups, int max);
 /* Start the task: its pid, or a negative errno (a failed exec included:
  * the child says why before it exits). */
 pid_t spurd_task_start(const struct spurd_task_spec *t);
+/* In a task's process, as its user, just before its exec: run TaskProlog
+ * (NULL: none) with env and apply what it printed: "export NAME=VALUE"
+ * sets, "unset NAME" removes, "print TEXT" goes to the task's stdout (fd
+ * 1). Returns the environment to exec with (env itself, or a new array). */
+char **spurd_task_prolog(const char *prolog, char **env);
+/* Then, with a TaskEpilog: fork; the child returns to exec the task, this
+ * process waits for it, runs TaskEpilog with env and exits as the task
+ * did. Returns only in the child (or without an epilog, or when the fork
+ * fails). */
+void spurd_task_epilog_wrap(const char *epilog, char *const *env);
 /* Bind the calling process to the CPUs of a list ("0-3,6"): 0 or -1. */
 int spurd_bind_cpus(const char *list);
 

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np, POSIX_SPAWN_SETSID */
 #include "agent/cgroup.h"
 #include "agent/exec.h"
+#include "agent/healthcheck.h"
 #include "agent/pmix_host.h"
 #include "agent/supervise.h"
 #include "common/auth.h"
@@ -74,6 +75,11 @@ struct agent {
 	json_t *unsent; /* "finished" reports the controller has not acknowledged */
 	const char *gpu_arg;  /* the GPU backend's argument, for its health check */
 	char *prolog, *epilog; /* Prolog, Epilog of slurm.conf (NULL: none) */
+	struct spurd_healthcheck hc;
+	char *health_program; /* HealthCheckProgram (NULL: none) */
+	char *task_prolog, *task_epilog; /* TaskProlog, TaskEpilog (NULL: none) */
+	unsigned health_interval, health_states;
+	char health_why[300]; /* the last failed HealthCheckProgram run, told at registration */
 	char cluster[128];
 	uint32_t gpu_failed;  /* GPUs found failed (bit i: GPU i); it sticks */
 	char gpu_why[128];
@@ -568,6 +574,25 @@ static int write_script(const char *dir, const char *path, const json_t *m)
 	return close(fd);
 }
 
+/* The device nodes of this node's GPUs the job was not given (its GPUs
+ * are the indexes in CUDA_VISIBLE_DEVICES of its environment), for the
+ * devices cgroup: a job opens only its own GPUs. NULL-terminated. */
+static void gpus_denied(const struct agent *a, const json_t *m, const char **deny)
+{
+	const char *mine = spur_json_str(json_object_get(m, "env"), "CUDA_VISIBLE_DEVICES", "");
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->gpus.n && i < SPUR_GPU_MAX; i++) {
+		bool given = false;
+
+		for (const char *p = mine; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ','))
+			given |= (size_t)atol(p) == i && *p >= '0' && *p <= '9';
+		if (!given && a->gpus.gpus[i].path[0] == '/')
+			deny[n++] = a->gpus.gpus[i].path;
+	}
+	deny[n] = NULL;
+}
+
 /* Prolog's and Epilog's environment, as slurmd gives it: who and which
  * job, a plain PATH, nothing of the user's. */
 static char **hook_env(const struct agent *a, const json_t *m)
@@ -600,6 +625,8 @@ static void launch(struct agent *a, const json_t *m)
 	const char *workdir = spur_json_str(m, "workdir", "/tmp");
 	char dir[4096], script[4200], why[512], outp[4096], errp[4096];
 	struct spurd_cgroup_dirs cgd;
+	struct spurd_cgroup_limits lim;
+	const char *deny[SPUR_GPU_MAX + 1];
 	gid_t groups[SPURD_MAX_GROUPS];
 	uint32_t ncpus = (uint32_t)spur_json_int(m, "cpus", 0);
 	uint32_t run = (uint32_t)spur_json_int(m, "run", 1);
@@ -636,6 +663,8 @@ static void launch(struct agent *a, const json_t *m)
 		.groups = groups,
 		.prolog = a->prolog,
 		.epilog = a->epilog,
+		.task_prolog = a->task_prolog,
+		.task_epilog = a->task_epilog,
 		.hook_env = hook_env(a, m),
 	};
 	if (!j || !sa.env || !sa.hook_env) {
@@ -652,8 +681,12 @@ static void launch(struct agent *a, const json_t *m)
 	 * supervisor's files (the result) cannot be forged by the job */
 	chmod(dir, 0711);
 	cpus_pick(a, ncpus, j->cpus, sizeof(j->cpus));
-	if (spurd_cgroup_job(&a->cg, id, run, j->cpus, (uint64_t)spur_json_int(m, "mem_mb", 0),
-			     ncpus > 4 ? 1024 * (uint64_t)ncpus : 4096, &cgd, why, sizeof(why)))
+	gpus_denied(a, m, deny);
+	lim = (struct spurd_cgroup_limits){ .cpus = j->cpus,
+					    .mem_mb = (uint64_t)spur_json_int(m, "mem_mb", 0),
+					    .pids = ncpus > 4 ? 1024 * (uint64_t)ncpus : 4096,
+					    .deny = deny };
+	if (spurd_cgroup_job(&a->cg, id, run, &lim, &cgd, why, sizeof(why)))
 		spur_warn("job %u: runs without cgroup limits: %s", id, why);
 	for (int c = 0; c < cgd.n; c++)
 		sa.cgroups[c] = cgd.dir[c];
@@ -918,7 +951,8 @@ static void start_one_task(struct step *st, struct step_launch *l, size_t i, int
 					 .gid = (gid_t)spur_json_int(m, "gid", 0),
 					 .groups = l->groups, .ngroups = l->ngroups,
 					 .cgroups = l->cgroups, .cpus = cpus, .out = out[1],
-					 .err = err[1] };
+					 .err = err[1], .task_prolog = st->a->task_prolog,
+					 .task_epilog = st->a->task_epilog };
 	task_cpus(st->a, m, l->job_cpus, (int)i, cpus, sizeof(cpus));
 	t->pid = spurd_task_start(&spec);
 	if (t->pid < 0) {
@@ -1324,6 +1358,28 @@ static void on_health(uv_timer_t *t)
 				      "gpus", failed_gpus(a), "reason", a->gpu_why));
 }
 
+/* HealthCheckProgram failed: the controller drains the node with why. */
+static void on_health_failed(void *ctx, const char *why)
+{
+	struct agent *a = ctx;
+
+	snprintf(a->health_why, sizeof(a->health_why), "%s", why);
+	spur_error_log("node %s: %s", a->node, why);
+	if (a->connected)
+		send_msg(a, json_pack("{s:s,s:s,s:s}", "type", "health_failed", "node", a->node,
+				      "reason", why));
+}
+
+static bool on_health_busy(void *ctx)
+{
+	const struct agent *a = ctx;
+
+	for (const struct job *j = a->jobs; j; j = j->next)
+		if (j->running)
+			return true;
+	return false;
+}
+
 static void on_connect(uv_connect_t *req, int status)
 {
 	struct agent *a = req->data;
@@ -1386,6 +1442,10 @@ static void on_connect(uv_connect_t *req, int status)
 	free(tok);
 	for (size_t i = 0; i < json_array_size(a->unsent); i++)
 		send_msg(a, json_incref(json_array_get(a->unsent, i)));
+	/* a failed health check while away: the node is still to be drained */
+	if (*a->health_why)
+		send_msg(a, json_pack("{s:s,s:s,s:s}", "type", "health_failed", "node", a->node,
+				      "reason", a->health_why));
 	spur_info("registering with %s:%u", a->ctl[a->cur].host, a->ctl[a->cur].port);
 }
 
@@ -1433,6 +1493,9 @@ static void teardown(struct agent *a)
 	json_decref(a->unsent);
 	free(a->prolog);
 	free(a->epilog);
+	free(a->health_program);
+	free(a->task_prolog);
+	free(a->task_epilog);
 	spur_log_close();
 }
 
@@ -1513,6 +1576,9 @@ static int agent_run(struct agent *a, const char *cgline, const char *conf_gpus)
 		return 1;
 	}
 	adopt_jobs(a);
+	if (a->health_program)
+		spurd_healthcheck_start(&a->hc, a->loop, a->health_program, a->health_interval,
+					a->health_states, on_health_failed, on_health_busy, a);
 	uv_timer_init(a->loop, &a->health);
 	a->health.data = a;
 	if (a->gpus.n) {
@@ -1524,6 +1590,28 @@ static int agent_run(struct agent *a, const char *cgline, const char *conf_gpus)
 	uv_timer_start(&a->alive, on_alive, 500, 500);
 	try_connect(a);
 	uv_run(a->loop, UV_RUN_DEFAULT);
+	return 0;
+}
+
+/* The site's node hooks from slurm.conf: Prolog, Epilog, the health
+ * check. -1 (said on stderr) when one is not usable. */
+static int agent_hooks(struct agent *a, const struct spur_conf *conf)
+{
+	char why[256];
+
+	if (spurd_healthcheck_states(conf->health_states, &a->health_states, why, sizeof(why))) {
+		fprintf(stderr, "spurd: error: %s\n", why);
+		return -1;
+	}
+	a->prolog = conf->prolog && *conf->prolog ? strdup(conf->prolog) : NULL;
+	a->epilog = conf->epilog && *conf->epilog ? strdup(conf->epilog) : NULL;
+	a->health_program = conf->health_program && *conf->health_program
+				    ? strdup(conf->health_program)
+				    : NULL;
+	a->health_interval = conf->health_interval;
+	a->task_prolog = conf->task_prolog && *conf->task_prolog ? strdup(conf->task_prolog) : NULL;
+	a->task_epilog = conf->task_epilog && *conf->task_epilog ? strdup(conf->task_epilog) : NULL;
+	snprintf(a->cluster, sizeof(a->cluster), "%s", conf->cluster_name ? conf->cluster_name : "");
 	return 0;
 }
 
@@ -1672,9 +1760,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	a.kill_wait = conf->kill_wait ? (int)conf->kill_wait : 30;
-	a.prolog = conf->prolog && *conf->prolog ? strdup(conf->prolog) : NULL;
-	a.epilog = conf->epilog && *conf->epilog ? strdup(conf->epilog) : NULL;
-	snprintf(a.cluster, sizeof(a.cluster), "%s", conf->cluster_name ? conf->cluster_name : "");
+	if (agent_hooks(&a, conf)) {
+		spur_conf_destroy(conf);
+		return 1;
+	}
 	if (!a.spool) {
 		snprintf(spool, sizeof(spool), "%s/%s", conf->spool_dir, a.node);
 		a.spool = spool;

@@ -18,6 +18,8 @@
  * script ends. */
 #include "agent/supervise.h"
 
+#include "agent/exec.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -71,6 +73,7 @@ static int put_line(const char *dir, const char *line)
 static void become_job(const struct spurd_supervise_args *a)
 {
 	int out, err;
+	char **env;
 
 	if (getuid() == 0 && a->uid != 0 &&
 	    (setgroups(a->ngroups > 0 ? (size_t)a->ngroups : 1, a->ngroups > 0 ? a->groups : &a->gid) ||
@@ -93,7 +96,9 @@ static void become_job(const struct spurd_supervise_args *a)
 	}
 	if (dup2(out, 1) < 0 || dup2(err, 2) < 0)
 		return;
-	execve(a->script, (char *[]){ (char *)a->script, NULL }, a->env);
+	env = spurd_task_prolog(a->task_prolog, a->env);
+	spurd_task_epilog_wrap(a->task_epilog, env);
+	execve(a->script, (char *[]){ (char *)a->script, NULL }, env);
 	fprintf(stderr, "slurmstepd: error: execve(): %s: %s\n", a->script, strerror(errno));
 }
 

@@ -28,6 +28,7 @@ struct spurd_supervise_args {
 	int ngroups;
 	char **env; /* the job's environment: the script's, never the supervisor's */
 	const char *prolog, *epilog; /* Prolog, Epilog (as root); NULL: none */
+	const char *task_prolog, *task_epilog; /* TaskProlog, TaskEpilog (as the user) */
 	char **hook_env;	     /* theirs: Slurm's SLURM_JOB_ID, SLURM_JOB_USER... */
 };
 

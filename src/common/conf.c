@@ -252,6 +252,11 @@ static const struct keydef {
 	KD("Prolog", K_STR, prolog),
 	KD("Epilog", K_STR, epilog),
 	KD("MpiDefault", K_STR, mpi_default),
+	KD("HealthCheckProgram", K_STR, health_program),
+	KD("HealthCheckNodeState", K_STR, health_states),
+	KD("HealthCheckInterval", K_U32, health_interval),
+	KD("TaskProlog", K_STR, task_prolog),
+	KD("TaskEpilog", K_STR, task_epilog),
 	KD("DisableRootJobs", K_BOOL, disable_root_jobs),
 	KD("SchedulerType", K_STR, scheduler_type),
 	KD("SchedulerParameters", K_SCHED, scheduler_params),
@@ -304,7 +309,7 @@ static const char *const known_slurm_keys[] = {
 	"DebugFlags", "DefCpuPerGPU", "DependencyParameters", "EioTimeout",
 	"EnforcePartLimits", "EpilogMsgTime", "EpilogSlurmctld", "FairShareDampeningFactor",
 	"FederationParameters", "GetEnvTimeout", "GpuFreqDef", "GroupUpdateForce",
-	"GroupUpdateTime", "HealthCheckInterval", "HealthCheckNodeState", "HealthCheckProgram",
+	"GroupUpdateTime",
 	"InteractiveStepOptions", "JobAcctGatherFrequency", "JobAcctGatherParams",
 	"JobAcctGatherType", "JobCompHost", "JobCompLoc", "JobCompPass", "JobCompPort",
 	"JobCompType", "JobCompUser", "JobContainerType", "JobFileAppend", "JobRequeue",
@@ -327,7 +332,7 @@ static const char *const known_slurm_keys[] = {
 	"SlurmdSyslogDebug", "SlurmdUser", "SlurmSchedLogFile", "SlurmSchedLogLevel",
 	"SrunEpilog", "SrunPortRange", "SrunProlog", "SuspendExcNodes", "SuspendExcParts",
 	"SuspendProgram", "SuspendRate", "SuspendTime", "SuspendTimeout", "SwitchParameters",
-	"SwitchType", "TaskEpilog", "TaskPlugin", "TaskPluginParam", "TaskProlog",
+	"SwitchType", "TaskPlugin", "TaskPluginParam",
 	"TCPTimeout", "TmpFS", "TopologyParam", "TrackWCKey", "TreeWidth", "UnkillableStepProgram",
 	"UnkillableStepTimeout", "UsePAM", "VSizeFactor", "X11Parameters",
 	"AccountingStorageExternalHost", "JobCompParams", "SlurmdLogFile", NULL,
@@ -1644,7 +1649,7 @@ void spur_conf_destroy(struct spur_conf *c)
 	clear_ctlds(c);
 	spur_free(c->ctlds);
 	char **strs[] = { &c->cluster_name, &c->state_dir, &c->spool_dir, &c->ctld_log_file,
-			  &c->agent_log_file, &c->slurm_user, &c->prolog, &c->epilog, &c->mpi_default, &c->scheduler_type, &c->scheduler_params, &c->select_type,
+			  &c->agent_log_file, &c->slurm_user, &c->prolog, &c->epilog, &c->mpi_default, &c->health_program, &c->health_states, &c->task_prolog, &c->task_epilog, &c->scheduler_type, &c->scheduler_params, &c->select_type,
 			  &c->select_type_params, &c->gres_types, &c->priority_type,
 			  &c->preempt_type, &c->preempt_mode, &c->topology_plugin, &c->gpu_backend,
 			  &c->fake_gpu_file };

@@ -95,6 +95,9 @@ struct spur_conf {
 	char *state_dir, *spool_dir, *ctld_log_file, *agent_log_file, *slurm_user;
 	char *prolog, *epilog; /* Prolog, Epilog: run as root on the node around each job */
 	char *mpi_default;     /* MpiDefault: none, pmix (pmix_v3, pmix_v4) */
+	char *health_program, *health_states; /* HealthCheckProgram, HealthCheckNodeState */
+	uint32_t health_interval;	      /* HealthCheckInterval, seconds */
+	char *task_prolog, *task_epilog;      /* TaskProlog, TaskEpilog: as the user, per task */
 	enum spur_log_level ctld_debug, agent_debug;
 	bool disable_root_jobs; /* DisableRootJobs (default YES in Spur) */
 	char *scheduler_type, *select_type, *select_type_params, *gres_types;

@@ -1030,13 +1030,29 @@ static void drain_node(struct ctld *c, long idx, const char *why)
 	struct sched_actions acts;
 	struct spur_error err;
 
+	if (c->node_admin[idx] && !strncmp(c->node_reason[idx], why, sizeof(c->node_reason[idx]) - 1))
+		return; /* drained for this already (a health check failing each run) */
 	if (sched_step(c->sched, &ev, &acts, &err)) {
 		spur_warn("node %s: %s", name, err.msg);
 		return;
 	}
 	c->node_admin[idx] = true;
 	snprintf(c->node_reason[idx], sizeof(c->node_reason[idx]), "%s", why);
+	c->node_reason_time[idx] = ev.time;
 	spur_warn("node %s: drained: %s", name, why);
+}
+
+/* HealthCheckProgram failed on the agent's node: drained with its reason,
+ * until an administrator resumes it (as the health check's own scontrol
+ * call would leave it under Slurm). */
+static void handle_health_failed(struct ctld_conn *cn, json_t *msg)
+{
+	struct ctld *c = cn->c;
+
+	if (cn->node < 0 || c->agents[cn->node] != cn)
+		return; /* only a registered agent speaks for its node */
+	drain_node(c, cn->node, spur_json_str(msg, "reason", "HealthCheck failed"));
+	ctld_cycle_soon(c);
 }
 
 static void handle_gpu_failed(struct ctld_conn *cn, json_t *msg)
@@ -1661,6 +1677,7 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 		{ "token", handle_token, A_USER, false },
 		{ "stats", handle_stats, A_USER, false },
 		{ "gpu_failed", handle_gpu_failed, A_NODE, false },
+		{ "health_failed", handle_health_failed, A_NODE, false },
 		{ "node_update", handle_node_update, A_ADMIN, false },
 		{ "members", handle_members, A_USER, true },
 		{ "member_add", handle_member_change, A_ADMIN, false },

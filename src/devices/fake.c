@@ -39,7 +39,7 @@ static void name_gpus(struct spur_gpu_set *g, const char *type)
 
 static int from_file(const char *path, struct spur_gpu_set *g, struct spur_error *err)
 {
-	char *text = NULL, type[32] = "gpu", preset[32] = "";
+	char *text = NULL, type[32] = "gpu", preset[32] = "", paths[SPUR_GPU_MAX][64] = { { 0 } };
 	size_t len;
 	int lineno = 0, rc;
 	bool have_links = false;
@@ -59,6 +59,10 @@ static int from_file(const char *path, struct spur_gpu_set *g, struct spur_error
 			g->n = (size_t)atoi(a1);
 		} else if (!strcmp(key, "failed") && n >= 2) {
 			/* read by the health check */
+		} else if (!strcmp(key, "device") && n == 3 && g->n && atoi(a1) >= 0 &&
+			   (size_t)atoi(a1) < g->n && a2[0] == '/') {
+			/* the device node standing for GPU N (its fencing is tested) */
+			snprintf(paths[atoi(a1)], sizeof(paths[0]), "%s", a2);
 		} else if (!strcmp(key, "preset") && n == 2) {
 			snprintf(preset, sizeof(preset), "%s", a1);
 		} else if (!strcmp(key, "link") && n == 4 && g->n) {
@@ -75,8 +79,8 @@ static int from_file(const char *path, struct spur_gpu_set *g, struct spur_error
 			g->links[x][y] = g->links[y][x] = (enum spur_gpu_link)l;
 		} else {
 			rc = spur_error_set(err, SPUR_EINVAL,
-					    "%s:%d: expected 'type T', 'count N', 'preset P' or "
-					    "'link A B CLASS', found '%s'",
+					    "%s:%d: expected 'type T', 'count N', 'preset P', "
+					    "'device N /PATH' or 'link A B CLASS', found '%s'",
 					    path, lineno, line);
 			goto out;
 		}
@@ -86,6 +90,9 @@ static int from_file(const char *path, struct spur_gpu_set *g, struct spur_error
 		goto out;
 	}
 	name_gpus(g, type);
+	for (size_t i = 0; i < g->n; i++)
+		if (paths[i][0])
+			snprintf(g->gpus[i].path, sizeof(g->gpus[i].path), "%s", paths[i]);
 	if (!have_links && apply_preset(g, *preset ? preset : spur_topo_preset_for_type(type))) {
 		rc = spur_error_set(err, SPUR_EINVAL, "%s: unknown preset '%s'", path, preset);
 		goto out;

@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# A job opens only its own GPUs (Slurm's ConstrainDevices=yes), on this
+# host's real cgroup v1 devices controller. The GPUs are simulated: four
+# character devices made here with a major number no driver holds, named
+# as the fake GPUs' device nodes. Opening one gives EPERM where the
+# devices cgroup denies it and ENXIO (no driver) where it lets it through,
+# so the test sees the fence itself. The batch script and an srun task are
+# both checked. Needs root, mknod, python3 and a cgroup v1 devices
+# hierarchy; skipped without.
+. "$(dirname "$0")/lib.sh"
+needs_root mknod python3
+cd "$T"
+write_conf 1 gpu:mi300x:4
+# a character major no driver has (/proc/devices), from the local range
+major=$(awk '/^Character/ {c=1; next} /^Block/ {c=0} c {print $1}' /proc/devices |
+	sort -n | awk 'BEGIN {m=240} $1==m {m++} END {print m}')
+mkdir -p dev
+for i in 0 1 2 3; do mknod "dev/gpu$i" c "$major" "$i" && chmod 666 "dev/gpu$i"; done
+{ echo "type mi300x"; echo "count 4"; for i in 0 1 2 3; do echo "device $i $T/dev/gpu$i"; done; } >gpus.txt
+if ! "$BUILD/src/agent/spurd" -C -N mi1 --gpus "$T/gpus.txt" 2>/dev/null | grep -q 'devices.deny'; then
+	echo "cases: 0 passed, 0 failed (no cgroup v1 devices controller here)"
+	finish
+	exit 0
+fi
+cgroups_gone
+"$BUILD/src/agent/spurd" -f "$T/slurm.conf" -N mi1 --gpus "$T/gpus.txt" -L "$T/d1.log" \
+	2>>"$T/d1.err" &
+echo $! >>"$T/agents.pid"
+start_ctld
+check "the node registers with its 4 GPUs" wait_until 20 nodes_idle 1
+cat >probe.py <<'PY'
+import errno, os, sys
+for i in range(4):
+    try:
+        os.close(os.open(sys.argv[1] + "/gpu%d" % i, os.O_RDONLY))
+        print("gpu%d open" % i)
+    except OSError as e:
+        print("gpu%d %s" % (i, errno.errorcode[e.errno]))
+PY
+sbatch --wait --gpus=1 -o job.out --wrap \
+	"echo visible \$CUDA_VISIBLE_DEVICES; python3 $T/probe.py $T/dev; srun -n1 python3 $T/probe.py $T/dev" >/dev/null
+mine=$(awk '/^visible/ {print $2}' job.out)
+check "the job got one GPU" sh -c "[ -n '$mine' ] && [ \$(echo '$mine' | tr ',' ' ' | wc -w) = 1 ]"
+check "its own GPU passes the fence (ENXIO: no driver behind it)" \
+	sh -c "[ \$(grep -c '^gpu$mine ENXIO' job.out) = 2 ]"
+check "the three others are denied (EPERM), to the script and to srun's task" \
+	sh -c "[ \$(grep -c ' EPERM\$' job.out) = 6 ]"
+sbatch --wait --gpus=4 -o all.out --wrap "python3 $T/probe.py $T/dev" >/dev/null
+check "a job given every GPU opens them all" sh -c "[ \$(grep -c ' ENXIO\$' all.out) = 4 ]"
+finish

@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Site hooks on the nodes. HealthCheckProgram: the agent runs it at start
+# and every HealthCheckInterval; a run that fails drains the node with the
+# first line it printed as the reason (sinfo -R); jobs then wait. A
+# HealthCheckNodeState the agent cannot honour (CYCLE) stops it with a
+# message naming it, not silently. TaskProlog runs before the batch script
+# and before each srun task, as the user, and its "export", "unset" and
+# "print" lines are honoured; TaskEpilog runs after each of them.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+write_conf 2 gpu:mi300x:8
+printf '%s\n' '#!/bin/sh' "if [ -e $T/sick ]; then" '	echo "scratch is full"; exit 1' 'fi' >hc.sh
+chmod 755 hc.sh
+printf '%s\n' '#!/bin/sh' 'echo "export FROM_PROLOG=yes"' 'echo "unset DROP_ME"' \
+	'echo "print prolog says hi"' >tp.sh
+printf '%s\n' '#!/bin/sh' "echo \"epilog \$SLURM_JOB_ID \$FROM_PROLOG\" >>$T/epilog.log" >te.sh
+chmod 755 tp.sh te.sh
+cat >>slurm.conf <<CONF
+TaskProlog=$T/tp.sh
+TaskEpilog=$T/te.sh
+HealthCheckProgram=$T/hc.sh
+HealthCheckInterval=1
+HealthCheckNodeState=ANY
+CONF
+start_ctld
+start_agents 2
+check "the nodes register, healthy" wait_until 20 nodes_idle 2
+j=$(DROP_ME=1 sbatch --parsable --wait -o tp.out --wrap 'echo batch FROM=$FROM_PROLOG DROP=$DROP_ME; srun -n2 --export=NONE sh -c "echo task FROM=\$FROM_PROLOG"')
+check "TaskProlog's export and unset reach the batch script" grep -qx 'batch FROM=yes DROP=' tp.out
+check "... and each srun task" sh -c "[ \$(grep -cx 'task FROM=yes' tp.out) = 2 ]"
+check "its print lines go to the output, once per task" sh -c "[ \$(grep -cx 'prolog says hi' tp.out) = 3 ]"
+check "TaskEpilog ran after the script and after each task" sh -c "[ \$(grep -cx \"epilog $j yes\" epilog.log) = 3 ]"
+touch sick
+check "a failing check drains the nodes with its first line as the reason" \
+	wait_until 10 sh -c "[ \$(sinfo -R -h -o '%E %N' | grep -c 'HealthCheck: scratch is full') -ge 1 ]"
+check "the drained nodes take no new job" sh -c "j=\$(sbatch --parsable --wrap true) && sleep 1 && [ \"\$(squeue -h -j \$j -o %t)\" = PD ]"
+rm -f sick
+scontrol update nodename=mi[1-2] state=resume >/dev/null 2>&1
+check "resumed by an administrator once healthy, they run jobs again" \
+	wait_until 15 sh -c "[ -z \"\$(squeue -h -t PD)\" ]"
+sed 's/^HealthCheckNodeState=ANY/HealthCheckNodeState=CYCLE/' slurm.conf >cycle.conf
+out=$("$BUILD/src/agent/spurd" -f "$T/cycle.conf" -N mi1 2>&1)
+rc=$?
+check "HealthCheckNodeState=CYCLE is refused by name, exit 1" \
+	sh -c "[ $rc = 1 ] && echo '$out' | grep -q 'HealthCheckNodeState=CYCLE is not supported'"
+finish
