@@ -479,6 +479,9 @@ int cli_sbatch_main(const char *prog, int argc, char **argv)
 		close(fd);
 		goto out;
 	}
+	/* the site's job_submit.lua speaking to the user, as sbatch says it */
+	if (json_is_string(json_object_get(reply, "user_msg")))
+		fprintf(stderr, "sbatch: %s\n", spur_json_str(reply, "user_msg", ""));
 	if (sb.parsable)
 		printf("%" JSON_INTEGER_FORMAT "\n", (json_int_t)spur_json_int(reply, "job_id", 0));
 	else

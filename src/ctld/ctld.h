@@ -8,6 +8,7 @@
 #include "common/conf.h"
 #include "common/wire.h"
 #include "core/sched.h"
+#include "ctld/jobsubmit.h"
 
 #include <stdio.h>
 #include <uv.h>
@@ -38,6 +39,7 @@ struct ctld_job {
 struct ctld {
 	uv_loop_t *loop;
 	struct spur_conf *conf;
+	struct ctld_jobsubmit *jobsubmit; /* JobSubmitPlugins=lua; NULL: none */
 	struct sched *sched;
 	uv_tcp_t server;
 	uv_pipe_t usock; /* the abstract Unix socket: clients with peer credentials */

@@ -25,7 +25,7 @@ static void reply_error(struct ctld_conn *cn, int code, const char *msg)
 static void reply_error_detail(struct ctld_conn *cn, int code, const char *msg,
 			       const char *detail)
 {
-	ctld_conn_send(cn, json_pack("{s:s,s:i,s:s,s:s}", "type", "error", "code", code, "message",
+	ctld_conn_send(cn, json_pack("{s:s,s:i,s:s,s:s?}", "type", "error", "code", code, "message",
 				     msg, "detail", detail));
 }
 
@@ -203,8 +203,8 @@ static void handle_submit(struct ctld_conn *cn, json_t *msg)
 	json_t *job = json_object_get(msg, "job");
 	struct spur_error err;
 	uint32_t id = c->next_id;
-	json_t *op;
-	char why[128];
+	json_t *op, *ok;
+	char why[128], user_msg[1024] = "";
 	int rc;
 
 	if (!json_is_object(job) || !json_is_string(json_object_get(job, "script"))) {
@@ -227,6 +227,14 @@ static void handle_submit(struct ctld_conn *cn, json_t *msg)
 	json_object_set_new(job, "user", json_string(cn->who.user));
 	json_object_set_new(job, "uid", json_integer(cn->who.uid));
 	json_object_set_new(job, "gid", json_integer(cn->who.gid));
+	/* the site's job_submit.lua may change the job or refuse it */
+	if (c->jobsubmit &&
+	    ctld_jobsubmit_run(c->jobsubmit, c->conf, job, cn->who.uid, user_msg, sizeof(user_msg),
+			       &err)) {
+		spur_info("submission by %s refused by job_submit.lua: %s", cn->who.user, err.msg);
+		reply_error_detail(cn, err.code, err.msg, *user_msg ? user_msg : NULL);
+		return;
+	}
 	/* Slurm's words: the detail line, then the reason */
 	if (json_is_string(json_object_get(job, "partition"))) {
 		const char *pl = spur_json_str(job, "partition", "");
@@ -249,7 +257,10 @@ static void handle_submit(struct ctld_conn *cn, json_t *msg)
 	}
 	op = json_pack("{s:s,s:i,s:I,s:O}", "op", "submit", "id", (int)id, "time",
 		       (json_int_t)ctld_now(), "job", job);
-	rc = ctld_commit(c, op, cn, json_pack("{s:s,s:i}", "type", "ok", "job_id", (int)id), &err);
+	ok = json_pack("{s:s,s:i}", "type", "ok", "job_id", (int)id);
+	if (*user_msg) /* job_submit.lua's words to the user, said by sbatch */
+		json_object_set_new(ok, "user_msg", json_string(user_msg));
+	rc = ctld_commit(c, op, cn, ok, &err);
 	json_decref(op);
 	if (rc) {
 		/* Slurm's phrase to the user; the detail in parentheses to the log */

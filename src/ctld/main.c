@@ -219,6 +219,7 @@ static void teardown(struct ctld *c)
 	free(c->node_reason_time);
 	free(c->peers);
 	ctld_acct_close(c);
+	ctld_jobsubmit_close(c->jobsubmit);
 	sched_destroy(c->sched);
 	spur_conf_destroy(c->conf);
 	spur_log_close();
@@ -422,6 +423,12 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < c.conf->nwarnings; i++)
 		spur_warn("%s", c.conf->warnings[i]);
+	if (ctld_jobsubmit_open(c.conf, conf_path, &c.jobsubmit, &err)) {
+		fprintf(stderr, "spurctld: error: %s\n", err.msg);
+		spur_error_log("%s", err.msg);
+		spur_conf_destroy(c.conf);
+		return 1;
+	}
 	if (c.conf->nctlds > 1) {
 		/* several controllers: a Raft cluster of them all, this one the
 		 * SlurmctldHost named by -N, else by this host's name */
