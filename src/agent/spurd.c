@@ -1599,6 +1599,12 @@ static int agent_hooks(struct agent *a, const struct spur_conf *conf)
 {
 	char why[256];
 
+	struct spur_error err;
+
+	if (spur_conf_daemon_check(conf, &err)) {
+		fprintf(stderr, "spurd: error: %s\n", err.msg);
+		return -1;
+	}
 	if (spurd_healthcheck_states(conf->health_states, &a->health_states, why, sizeof(why))) {
 		fprintf(stderr, "spurd: error: %s\n", why);
 		return -1;

@@ -338,6 +338,26 @@ static const char *const known_slurm_keys[] = {
 	"AccountingStorageExternalHost", "JobCompParams", "SlurmdLogFile", NULL,
 };
 
+int spur_conf_daemon_check(const struct spur_conf *conf, struct spur_error *err)
+{
+	static const struct {
+		const char *key, *what;
+	} refused[] = {
+		{ "PlugStackConfig", "SPANK plugins" },
+		{ "PrologSlurmctld", "the controller's prolog" },
+		{ "EpilogSlurmctld", "the controller's epilog" },
+	};
+
+	for (size_t i = 0; i < conf->nextra; i++)
+		for (size_t k = 0; k < sizeof(refused) / sizeof(refused[0]); k++)
+			if (!strcasecmp(conf->extra[i].key, refused[k].key) && *conf->extra[i].value)
+				return spur_error_set(err, SPUR_EINVAL,
+						      "%s=%s: %s are not supported by Spur",
+						      refused[k].key, conf->extra[i].value,
+						      refused[k].what);
+	return 0;
+}
+
 static int add_ctld(struct spur_conf *c, const char *value, const struct spur_conf_line *l,
 		    struct spur_error *err)
 {

@@ -146,6 +146,10 @@ enum spur_conf_load_flags_b {
 /* The built-in configuration: one controller on localhost, no nodes, one
  * default partition "batch" with every node. NULL when out of memory. */
 struct spur_conf *spur_conf_default(struct spur_error *err);
+/* For the daemons: a key of Slurm's the config sets that they cannot
+ * honour (SPANK plugins, the controller's prolog and epilog) is an error
+ * that names it, never a key silently kept. */
+int spur_conf_daemon_check(const struct spur_conf *conf, struct spur_error *err);
 
 /* Read slurm.conf at `path` and, unless SPUR_CONF_LOAD_NO_SIBLINGS, the
  * gres.conf and topology.conf beside it when they exist. Returns a new conf,

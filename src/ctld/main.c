@@ -423,7 +423,8 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < c.conf->nwarnings; i++)
 		spur_warn("%s", c.conf->warnings[i]);
-	if (ctld_jobsubmit_open(c.conf, conf_path, &c.jobsubmit, &err)) {
+	if (spur_conf_daemon_check(c.conf, &err) ||
+	    ctld_jobsubmit_open(c.conf, conf_path, &c.jobsubmit, &err)) {
 		fprintf(stderr, "spurctld: error: %s\n", err.msg);
 		spur_error_log("%s", err.msg);
 		spur_conf_destroy(c.conf);

@@ -7,6 +7,7 @@
 # message naming it, not silently. TaskProlog runs before the batch script
 # and before each srun task, as the user, and its "export", "unset" and
 # "print" lines are honoured; TaskEpilog runs after each of them.
+# PlugStackConfig (SPANK) stops the daemons with a message naming it.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 write_conf 2 gpu:mi300x:8
@@ -44,4 +45,13 @@ out=$("$BUILD/src/agent/spurd" -f "$T/cycle.conf" -N mi1 2>&1)
 rc=$?
 check "HealthCheckNodeState=CYCLE is refused by name, exit 1" \
 	sh -c "[ $rc = 1 ] && echo '$out' | grep -q 'HealthCheckNodeState=CYCLE is not supported'"
+grep -v '^HealthCheckNodeState' slurm.conf >spank.conf
+echo "PlugStackConfig=/etc/slurm/plugstack.conf" >>spank.conf
+out=$("$BUILD/src/agent/spurd" -f "$T/spank.conf" -N mi1 2>&1)
+rc=$?
+check "PlugStackConfig (SPANK) stops the agent, named" \
+	sh -c "[ $rc = 1 ] && echo '$out' | grep -q 'PlugStackConfig=/etc/slurm/plugstack.conf: SPANK plugins are not supported'"
+out=$("$BUILD/src/ctld/spurctld" -f "$T/spank.conf" -L "$T/spank.log" 2>&1)
+rc=$?
+check "... and the controller" sh -c "[ $rc = 1 ] && echo '$out' | grep -q 'SPANK plugins are not supported'"
 finish
