@@ -199,6 +199,8 @@ static void become_task(const struct spurd_task_spec *t)
 		return;
 	if (null < 0 || dup2(null, 0) < 0 || dup2(t->out, 1) < 0 || dup2(t->err, 2) < 0)
 		return;
+	if (t->pmi_fd >= 0 && (t->pmi_fd == 3 ? fcntl(3, F_SETFD, 0) : dup2(t->pmi_fd, 3)) < 0)
+		return;
 	if (t->cwd_fd >= 0 ? fchdir(t->cwd_fd) : chdir("/tmp"))
 		return;
 	if (getuid() == 0 && t->uid != 0 &&

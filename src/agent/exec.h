@@ -23,6 +23,7 @@ struct spurd_task_spec {
 	const char *cpus;	    /* a CPU list ("0-3,6") the task is bound to; NULL: none */
 	int out, err;		    /* its stdout and stderr */
 	const char *task_prolog, *task_epilog; /* TaskProlog, TaskEpilog; NULL: none */
+	int pmi_fd; /* the task's PMI socket, its fd 3 (PMI_FD); -1: none */
 };
 
 /* The user's supplementary groups, gid first (getgrouplist): how many, or

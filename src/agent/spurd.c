@@ -6,6 +6,7 @@
 #include "agent/cgroup.h"
 #include "agent/exec.h"
 #include "agent/healthcheck.h"
+#include "agent/pmi_simple.h"
 #include "agent/pmix_host.h"
 #include "agent/supervise.h"
 #include "common/auth.h"
@@ -118,6 +119,7 @@ struct step {
 	struct task *tasks;
 	size_t ntasks, live;
 	struct spurd_pmix_step *pmix; /* srun --mpi=pmix: the step's namespace */
+	struct spurd_pmi_step *pmi;   /* srun --mpi=pmi2: its PMI-1 wire server */
 	struct spur_wire_reader rd;   /* srun's answers (fences) */
 	struct step *next;
 };
@@ -729,6 +731,7 @@ static void on_step_closed(uv_handle_t *h)
 		}
 	}
 	spurd_pmix_step_free(st->pmix);
+	spurd_pmi_step_free(st->pmi);
 	spur_wire_reader_fini(&st->rd);
 	json_decref(st->msg);
 	free(st->tasks);
@@ -916,7 +919,7 @@ static void start_one_task(struct step *st, struct step_launch *l, size_t i, int
 	json_t *msg = json_pack("{s:o,s:O}", "env", json_deep_copy(l->base), "user_env",
 				json_object_get(m, "user_env"));
 	struct spurd_task_spec spec = { 0 };
-	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, e = 0;
+	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, e = 0, pmi_fd = -1;
 	char **env, cpus[1024];
 
 	t->rank = rank;
@@ -925,6 +928,16 @@ static void start_one_task(struct step *st, struct step_launch *l, size_t i, int
 	put_task_env(json_object_get(msg, "env"), t->rank, (int)i);
 	put_task_gpus(json_object_get(msg, "env"), (long)spur_json_int(m, "gpus_per_task", 0),
 		      (int)i);
+	if (st->pmi) {
+		char v[32];
+
+		pmi_fd = spurd_pmi_task_fd(st->pmi, (uint32_t)rank);
+		json_object_set_new(json_object_get(msg, "env"), "PMI_FD", json_string("3"));
+		snprintf(v, sizeof(v), "%d", rank);
+		json_object_set_new(json_object_get(msg, "env"), "PMI_RANK", json_string(v));
+		snprintf(v, sizeof(v), "%u", (unsigned)spur_json_int(m, "ntasks", 1));
+		json_object_set_new(json_object_get(msg, "env"), "PMI_SIZE", json_string(v));
+	}
 	if (st->pmix) {
 		char **px = spurd_pmix_task_env(st->pmix, (uint32_t)rank);
 
@@ -952,9 +965,12 @@ static void start_one_task(struct step *st, struct step_launch *l, size_t i, int
 					 .groups = l->groups, .ngroups = l->ngroups,
 					 .cgroups = l->cgroups, .cpus = cpus, .out = out[1],
 					 .err = err[1], .task_prolog = st->a->task_prolog,
-					 .task_epilog = st->a->task_epilog };
+					 .task_epilog = st->a->task_epilog, .pmi_fd = pmi_fd };
 	task_cpus(st->a, m, l->job_cpus, (int)i, cpus, sizeof(cpus));
 	t->pid = spurd_task_start(&spec);
+	if (pmi_fd >= 0)
+		close(pmi_fd); /* the task's end, in the task now */
+	pmi_fd = -1;
 	if (t->pid < 0) {
 		e = (int)-t->pid;
 		t->pid = 0;
@@ -989,6 +1005,8 @@ fail:
 		if (err[k] >= 0)
 			close(err[k]);
 	}
+	if (pmi_fd >= 0)
+		close(pmi_fd);
 	free_env(env);
 	task_failed(st, t, e);
 }
@@ -1070,11 +1088,14 @@ static void on_io_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 				for (size_t i = 0; i < st->ntasks; i++)
 					if (!st->tasks[i].exited && st->tasks[i].pid > 0)
 						kill(-st->tasks[i].pid, SIGKILL);
-			} else if (!strcmp(spur_json_str(m, "type", ""), "fence_done") && st->pmix) {
+			} else if (!strcmp(spur_json_str(m, "type", ""), "fence_done")) {
 				const char *d = spur_json_str(m, "data", "");
+				unsigned seq = (unsigned)spur_json_int(m, "seq", 0);
 
-				spurd_pmix_fence_done(st->pmix, (unsigned)spur_json_int(m, "seq", 0), d,
-						      strlen(d));
+				if (st->pmix)
+					spurd_pmix_fence_done(st->pmix, seq, d, strlen(d));
+				if (st->pmi)
+					spurd_pmi_fence_done(st->pmi, seq, d, strlen(d));
 			}
 			json_decref(m);
 		}
@@ -1084,7 +1105,22 @@ static void on_io_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 		uv_read_stop(s);
 }
 
-/* srun --mpi=pmix: the step's namespace on this node, from its layout. */
+/* cmd=abort from a task: the step ends, as srun -K would end it. */
+static void on_pmi_abort(void *ctx, int rank, int code)
+{
+	struct step *st = ctx;
+	char line[160];
+
+	snprintf(line, sizeof(line), "srun: error: %s: task %d: MPI abort (exit code %d)\n",
+		 st->a->node, rank, code);
+	step_write(st, json_pack("{s:s,s:i,s:i,s:s}", "type", "io", "rank", rank, "fd", 2, "data",
+				 line));
+	for (size_t i = 0; i < st->ntasks; i++)
+		if (!st->tasks[i].exited && st->tasks[i].pid > 0)
+			kill(-st->tasks[i].pid, SIGKILL);
+}
+
+/* srun --mpi=pmix or pmi2: the step's PMI on this node, from its layout. */
 static int pmix_step(struct step *st, char *why, size_t wlen)
 {
 	const json_t *layout = json_object_get(st->msg, "layout"), *e;
@@ -1116,6 +1152,14 @@ static int pmix_step(struct step *st, char *why, size_t wlen)
 	l.names = names;
 	l.first = first;
 	l.count = count;
+	if (!strcmp(spur_json_str(st->msg, "mpi", ""), "pmi2")) {
+		st->pmi = spurd_pmi_step_new(st->a->loop, st->job_id, st->step_id, &l, on_fence,
+					     on_pmi_abort, st);
+		if (!st->pmi)
+			snprintf(why, wlen, "out of memory");
+		rc = st->pmi ? 0 : -1;
+		goto out;
+	}
 	if ((mkdir(dir, 0755) && errno != EEXIST) ||
 	    spurd_pmix_init(st->a->loop, dir, why, wlen))
 		goto out;
@@ -1144,14 +1188,14 @@ static void on_io_connect(uv_connect_t *req, int status)
 	}
 	spur_wire_reader_init(&st->rd);
 	uv_read_start((uv_stream_t *)&st->io, spur_uv_alloc, on_io_read);
-	if (!strcmp(spur_json_str(st->msg, "mpi", "none"), "pmix") && pmix_step(st, why, sizeof(why))) {
+	if (strcmp(spur_json_str(st->msg, "mpi", "none"), "none") && pmix_step(st, why, sizeof(why))) {
 		char line[700];
 
 		/* every rank fails as an exec would: srun says why */
-		snprintf(line, sizeof(line), "srun: error: %s: PMIx: %s\n", st->a->node, why);
+		snprintf(line, sizeof(line), "srun: error: %s: PMI: %s\n", st->a->node, why);
 		step_write(st, json_pack("{s:s,s:i,s:i,s:s}", "type", "io", "rank", -1, "fd", 2,
 					 "data", line));
-		spur_error_log("job %u step %u: PMIx: %s", st->job_id, st->step_id, why);
+		spur_error_log("job %u step %u: PMI: %s", st->job_id, st->step_id, why);
 		for (size_t i = 0; i < st->ntasks; i++) {
 			st->tasks[i].rank = (int)json_integer_value(
 				json_array_get(json_object_get(st->msg, "ranks"), i));

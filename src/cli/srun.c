@@ -186,13 +186,13 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 		case O_EXPORT: o->export = optarg; break;
 		case O_MPI:
 			if (!strcmp(optarg, "list")) {
-				printf("MPI plugin types are...\n\tnone\n\tpmix\nspecific pmix plugin "
-				       "versions available: pmix_v4\n");
+				printf("MPI plugin types are...\n\tnone\n\tpmi2\n\tpmix\nspecific pmix "
+				       "plugin versions available: pmix_v4\n");
 				return -1;
 			}
-			if (strcmp(optarg, "none") && strcmp(optarg, "pmix") &&
+			if (strcmp(optarg, "none") && strcmp(optarg, "pmix") && strcmp(optarg, "pmi2") &&
 			    strcmp(optarg, "pmix_v3") && strcmp(optarg, "pmix_v4"))
-				return not_supported(prog, "--mpi other than none and pmix (pmi2)");
+				return not_supported(prog, "--mpi other than none, pmi2 and pmix");
 			o->mpi = optarg;
 			break;
 		case O_OVERLAP: break; /* steps share the job's resources: they overlap */

@@ -1428,9 +1428,10 @@ static const char *step_mpi(struct ctld_conn *cn, const json_t *msg)
 
 	if (!strncmp(mpi, "pmix", 4))
 		return "pmix";
-	if (!strcmp(mpi, "none"))
-		return "none";
-	snprintf(why, sizeof(why), "MPI type '%.40s' is not supported by Spur (none, pmix)", mpi);
+	if (!strcmp(mpi, "none") || !strcmp(mpi, "pmi2"))
+		return mpi;
+	snprintf(why, sizeof(why), "MPI type '%.40s' is not supported by Spur (none, pmi2, pmix)",
+		 mpi);
 	reply_error_detail(cn, SPUR_EINVAL, "MPI type not supported", why);
 	return NULL;
 }
@@ -1505,7 +1506,7 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 
 		json_object_set_new(m, "io_host", json_string(host));
 		json_object_set_new(m, "io_port", json_integer(spur_json_int(msg, "io_port", 0)));
-		if (!strcmp(mpi, "pmix")) {
+		if (strcmp(mpi, "none")) {
 			json_object_set_new(m, "mpi", json_string(mpi));
 			json_object_set(m, "layout", layout);
 		}
@@ -1513,8 +1514,8 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 		rank += here;
 	}
 	json_decref(layout);
-	spur_info("job %u step %u: %zu tasks on %zu nodes%s", id, step, nt, nn,
-		  strcmp(mpi, "pmix") ? "" : ", PMIx");
+	spur_info("job %u step %u: %zu tasks on %zu nodes%s%s", id, step, nt, nn,
+		  strcmp(mpi, "none") ? ", MPI " : "", strcmp(mpi, "none") ? mpi : "");
 	reply_ok(cn, json_pack("{s:i,s:I,s:I}", "step_id", (int)step, "ntasks", (json_int_t)nt,
 			       "nnodes", (json_int_t)nn));
 }

@@ -5,7 +5,8 @@
 # agents serve PMIx; srun carries the fences), by MpiDefault=pmix without
 # --mpi, and by OpenMPI's mpirun inside sbatch (which starts its daemons
 # with srun --kill-on-bad-exit --nodelist ...); srun -K ends a step whose
-# rank fails; --mpi=pmi2 is refused by name. The nodes are agents on this
+# rank fails; MPICH (Debian's, simple PMI) by srun --mpi=pmi2 on 2 and 4
+# nodes; another --mpi type is refused by name. The nodes are agents on this
 # one host, so OpenMPI's shared-memory transport is kept to TCP between
 # "nodes" (their segment names would clash). Needs mpicc; skipped without.
 . "$(dirname "$0")/lib.sh"
@@ -50,8 +51,17 @@ check "mpirun inside sbatch (its daemons started by srun) runs 4 ranks" sums mr.
 sbatch --wait -N2 -n2 -o k.out \
 	--wrap "srun -K -n2 sh -c '[ \$SLURM_PROCID = 1 ] || exit 3; sleep 30; echo survived'; echo rc=\$?" >/dev/null
 check "srun -K: a rank's failure ends the step with its code" sh -c "grep -qx rc=3 k.out && ! grep -q survived k.out"
-sbatch --wait -o pmi2.out --wrap "srun --mpi=pmi2 true; echo rc=\$?" >/dev/null
-check "srun --mpi=pmi2 is refused by name" sh -c "grep -q 'pmi2) is not supported' pmi2.out && grep -qx rc=1 pmi2.out"
+if command -v mpicc.mpich >/dev/null; then
+	mpicc.mpich -o arm ar.c
+	sbatch --wait -N2 -n4 -o mpich.out --wrap "srun --mpi=pmi2 $T/arm" >/dev/null
+	check "MPICH by srun --mpi=pmi2 (PMI over PMI_FD): 4 ranks on 2 nodes reduce together" sums mpich.out 4
+	sbatch --wait -N4 -n8 -o mpich4.out --wrap "srun --mpi=pmi2 $T/arm" >/dev/null
+	check "... and 8 ranks on 4 nodes" sums mpich4.out 8
+else
+	not_ok "mpicc.mpich present (make deps installs mpich)"
+fi
+sbatch --wait -o pmi1.out --wrap "srun --mpi=openmpi true; echo rc=\$?" >/dev/null
+check "another --mpi type is refused by name" sh -c "grep -q 'mpi other than none, pmi2 and pmix is not supported' pmi1.out && grep -qx rc=1 pmi1.out"
 stop_all
 echo "MpiDefault=pmix" >>slurm.conf
 start_ctld
