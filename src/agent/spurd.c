@@ -1188,6 +1188,9 @@ static void on_io_connect(uv_connect_t *req, int status)
 	}
 	spur_wire_reader_init(&st->rd);
 	uv_read_start((uv_stream_t *)&st->io, spur_uv_alloc, on_io_read);
+	/* srun names the nodes that never reach it */
+	step_write(st, json_pack("{s:s,s:s,s:I}", "type", "hello", "node", st->a->node, "node_index",
+				 (json_int_t)spur_json_int(st->msg, "step_node", 0)));
 	if (strcmp(spur_json_str(st->msg, "mpi", "none"), "none") && pmix_step(st, why, sizeof(why))) {
 		char line[700];
 

@@ -80,14 +80,14 @@ static int ctld_addrs(struct ctld_addrs *a, struct spur_error *err)
 
 		slurm_user_uid = pw ? (long)pw->pw_uid : -1;
 	}
+	if (c->message_timeout && !getenv("SPUR_MESSAGE_TIMEOUT"))
+		a->timeout_s = c->message_timeout;
 	if (a->n) {
-		/* $SPUR_CTLD: the config only says where the key is */
+		/* $SPUR_CTLD: the config says where the key is, and the timeout */
 		spur_conf_destroy(c);
 		return 0;
 	}
 	a->n = spur_conf_ctld_addrs(c, a->ctl, CLI_MAX_CTLDS);
-	if (c->message_timeout && !getenv("SPUR_MESSAGE_TIMEOUT"))
-		a->timeout_s = c->message_timeout;
 	spur_conf_destroy(c);
 	return 0;
 }
@@ -157,6 +157,11 @@ static const char *auth_for(int fd)
 }
 
 static unsigned timeout_s = 10; /* MessageTimeout, once cli_connect has read it */
+
+unsigned cli_message_timeout(void)
+{
+	return timeout_s;
+}
 
 /* Connect to the first controller that answers, trying each in turn for up
  * to MessageTimeout seconds (a controller restarting, a failover), as

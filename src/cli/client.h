@@ -12,6 +12,8 @@ extern const char *cli_prog;
 
 /* Connect to the controller; an fd or a negative error. */
 int cli_connect(struct spur_error *err);
+/* MessageTimeout in seconds (read by the first connect). */
+unsigned cli_message_timeout(void);
 /* Send req (borrowed) on fd and wait for the reply; an "error" reply
  * becomes NULL with its message in err. */
 json_t *cli_request(int fd, json_t *req, int timeout_ms, struct spur_error *err);

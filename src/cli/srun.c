@@ -3,9 +3,13 @@
  * codes come back here over TCP. Inside a job it is a step of that job;
  * outside, it first asks for an interactive allocation (salloc.c), runs the
  * step in it, and gives it up with the step's exit code. */
+#define _GNU_SOURCE
 #include "client.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <time.h>
 #include <getopt.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -17,7 +21,6 @@
 
 extern char **environ;
 
-#define MAX_CONN 1024
 
 struct out_state {
 	bool at_line_start[2];
@@ -259,20 +262,205 @@ static json_t *step_env(const char *export)
 	return env;
 }
 
+/* The step's output, exits and fences, from one connection per node. */
+struct relay {
+	int lfd, nconn, cap, open_conns, expect, total, exited, rc;
+	bool killed, label, kill_bad;
+	struct pollfd *pfd; /* [0]: the listening socket */
+	struct spur_wire_reader *rd;
+	int *node_of; /* per connection: the node it said it is, -1 */
+	struct out_state *st;
+	struct fences fences;
+	json_t *names; /* the step's nodes, in order */
+};
+
+/* every node connects within this many MessageTimeouts, or the step fails */
+#define RELAY_CONNECT_TIMEOUTS 6
+
+static void relay_send_all(struct relay *r, json_t *m)
+{
+	struct spur_error err;
+
+	for (int c = 1; c <= r->nconn; c++)
+		if (r->pfd[c].fd >= 0)
+			spur_wire_send(r->pfd[c].fd, m, &err);
+	json_decref(m);
+}
+
+/* Take every connection waiting (the listening socket is nonblocking). */
+static void relay_accept(struct relay *r)
+{
+	int fd;
+
+	while ((fd = accept4(r->lfd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+		if (r->nconn + 1 >= r->cap) {
+			int cap = r->cap * 2;
+			struct pollfd *p = realloc(r->pfd, (size_t)cap * sizeof(*p));
+
+			if (p)
+				r->pfd = p;
+			struct spur_wire_reader *rd = p ? realloc(r->rd, (size_t)cap * sizeof(*rd)) : NULL;
+
+			if (rd)
+				r->rd = rd;
+			int *no = rd ? realloc(r->node_of, (size_t)cap * sizeof(*no)) : NULL;
+
+			if (!no) {
+				close(fd);
+				return;
+			}
+			r->node_of = no;
+			r->cap = cap;
+		}
+		r->nconn++;
+		r->open_conns++;
+		r->pfd[r->nconn] = (struct pollfd){ .fd = fd, .events = POLLIN };
+		spur_wire_reader_init(&r->rd[r->nconn]);
+		r->rd[r->nconn].max = SPUR_WIRE_MAX_REPLY;
+		r->node_of[r->nconn] = -1;
+	}
+}
+
+static void relay_msg(struct relay *r, int k, json_t *m)
+{
+	const char *type = spur_json_str(m, "type", "");
+	int rank = (int)spur_json_int(m, "rank", 0);
+
+	if (rank < 0 || rank >= r->total)
+		rank = 0;
+	if (!strcmp(type, "io")) {
+		json_object_set_new(m, "rank", json_integer(rank));
+		print_io(m, r->label, r->st, r->total);
+	} else if (!strcmp(type, "hello")) {
+		r->node_of[k] = (int)spur_json_int(m, "node_index", -1);
+	} else if (!strcmp(type, "fence")) {
+		fence_add(&r->fences, m, r->expect, r->pfd + 1, r->nconn);
+	} else if (!strcmp(type, "exit")) {
+		int code = (int)spur_json_int(m, "code", 1);
+
+		r->exited++;
+		if (code && r->kill_bad && !r->killed) {
+			/* -K: the first bad exit ends the step */
+			relay_send_all(r, json_pack("{s:s}", "type", "kill"));
+			r->killed = true;
+			r->rc = code;
+		}
+		if (code > r->rc && !r->killed)
+			r->rc = code;
+	}
+}
+
+/* Nodes that never connected: named, the step ended. */
+static void relay_missing(struct relay *r, const char *prog, const char *jobid)
+{
+	char names[4096] = "";
+	int missing = 0;
+
+	for (int i = 0; i < r->expect; i++) {
+		bool seen = false;
+
+		for (int k = 1; k <= r->nconn && !seen; k++)
+			seen = r->node_of[k] == i;
+		if (seen)
+			continue;
+		if (missing++ < 16)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+				 *names ? "," : "",
+				 json_string_value(json_array_get(r->names, (size_t)i))
+					 ? json_string_value(json_array_get(r->names, (size_t)i))
+					 : "?");
+	}
+	cli_error(prog, "job %s: %d of %d nodes never reached srun (%s%s): the step is ended", jobid,
+		  missing, r->expect, names, missing > 16 ? ",..." : "");
+	relay_send_all(r, json_pack("{s:s}", "type", "kill"));
+	r->rc = r->rc ? r->rc : 1;
+}
+
+static int relay(struct relay *r, const char *prog, const char *jobid)
+{
+	time_t start = time(NULL);
+	bool complained = false;
+
+	r->cap = 64;
+	r->pfd = calloc((size_t)r->cap, sizeof(*r->pfd));
+	r->rd = calloc((size_t)r->cap, sizeof(*r->rd));
+	r->node_of = calloc((size_t)r->cap, sizeof(*r->node_of));
+	r->st = calloc((size_t)r->total + 1, sizeof(*r->st));
+	if (!r->pfd || !r->rd || !r->node_of || !r->st) {
+		cli_error(prog, "out of memory");
+		r->rc = 1;
+		goto out;
+	}
+	for (int i = 0; i <= r->total; i++)
+		r->st[i].at_line_start[0] = r->st[i].at_line_start[1] = true;
+	fcntl(r->lfd, F_SETFL, fcntl(r->lfd, F_GETFL) | O_NONBLOCK);
+	r->pfd[0] = (struct pollfd){ .fd = r->lfd, .events = POLLIN };
+	while (r->exited < r->total) {
+		int ready = poll(r->pfd, (nfds_t)r->nconn + 1, 1000);
+
+		if (ready < 0 && errno != EINTR)
+			break;
+		if (r->pfd[0].revents & POLLIN)
+			relay_accept(r);
+		for (int k = 1; k <= r->nconn; k++) {
+			char buf[65536];
+			ssize_t n;
+			json_t *m;
+
+			if (r->pfd[k].fd < 0 || !(r->pfd[k].revents & (POLLIN | POLLHUP)))
+				continue;
+			n = recv(r->pfd[k].fd, buf, sizeof(buf), 0);
+			if (n <= 0) {
+				close(r->pfd[k].fd);
+				r->pfd[k].fd = -1;
+				r->open_conns--;
+				continue;
+			}
+			spur_wire_feed(&r->rd[k], buf, (size_t)n);
+			while (spur_wire_next(&r->rd[k], &m, NULL) == 1) {
+				relay_msg(r, k, m);
+				json_decref(m);
+			}
+		}
+		fflush(stdout);
+		if (r->nconn < r->expect && !complained &&
+		    time(NULL) - start >= (time_t)(RELAY_CONNECT_TIMEOUTS * cli_message_timeout())) {
+			relay_missing(r, prog, jobid);
+			complained = true;
+			break;
+		}
+		/* every node connected and hung up without all exits: one went away */
+		if (r->open_conns == 0 && r->nconn >= r->expect && r->exited < r->total) {
+			cli_error(prog, "lost contact with tasks of job %s", jobid);
+			r->rc = r->rc ? r->rc : 1;
+			break;
+		}
+	}
+out:
+	for (int k = 1; k <= r->nconn; k++) {
+		if (r->pfd[k].fd >= 0)
+			close(r->pfd[k].fd);
+		spur_wire_reader_fini(&r->rd[k]);
+	}
+	free(r->pfd);
+	free(r->rd);
+	free(r->node_of);
+	free(r->st);
+	for (int k = 0; k < FENCE_SLOTS; k++)
+		free(r->fences.slot[k].hex);
+	json_decref(r->names);
+	return r->rc;
+}
+
 int cli_srun_main(const char *prog, int argc, char **argv)
 {
 	const char *jobid = getenv("SLURM_JOB_ID") ? getenv("SLURM_JOB_ID") : getenv("SPUR_JOB_ID");
-	int nodes = 0, ntasks = 0, per_node = 0, lfd, fd, rc = 0, exited = 0, total;
+	int nodes = 0, ntasks = 0, per_node = 0, lfd, rc = 0;
 	struct step_opts so = { 0 };
-	struct fences fences = { 0 };
-	bool killed = false;
+	struct relay r;
 	bool label = false;
 	struct sockaddr_in sa = { 0 };
 	socklen_t sl = sizeof(sa);
-	struct pollfd pfd[MAX_CONN + 1];
-	struct spur_wire_reader rd[MAX_CONN + 1];
-	struct out_state *st;
-	int nconn = 0, open_conns = 0, expect;
 	struct spur_error err;
 	json_t *req, *reply, *args, *env;
 	char cwd[4096], *pargv[256 + 1];
@@ -334,7 +522,8 @@ have_command:
 	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	sa.sin_family = AF_INET;
 	sa.sin_addr.s_addr = htonl(INADDR_ANY);
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 128) ||
+	/* every node of the step connects at once: room for them all */
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, SOMAXCONN) ||
 	    getsockname(lfd, (struct sockaddr *)&sa, &sl)) {
 		cli_error(prog, "cannot open a port for the tasks' output");
 		return 1;
@@ -374,90 +563,16 @@ have_command:
 			cli_release(prog, alloc_fd, alloc_id, 1);
 		return 1;
 	}
-	total = (int)spur_json_int(reply, "ntasks", 1);
-	expect = (int)spur_json_int(reply, "nnodes", 1); /* one connection per node */
+	memset(&r, 0, sizeof(r));
+	r.lfd = lfd;
+	r.total = (int)spur_json_int(reply, "ntasks", 1);
+	r.expect = (int)spur_json_int(reply, "nnodes", 1); /* one connection per node */
+	r.names = json_incref(json_object_get(reply, "nodes"));
+	r.label = label;
+	r.kill_bad = so.kill_bad;
 	json_decref(reply);
-	st = calloc((size_t)total + 1, sizeof(*st));
-	for (int r = 0; r <= total; r++)
-		st[r].at_line_start[0] = st[r].at_line_start[1] = true;
-	pfd[0].fd = lfd;
-	pfd[0].events = POLLIN;
-	while (exited < total) {
-		if (poll(pfd, (nfds_t)nconn + 1, -1) < 0)
-			break;
-		if ((pfd[0].revents & POLLIN) && nconn < MAX_CONN &&
-		    (fd = accept(lfd, NULL, NULL)) >= 0) {
-			nconn++;
-			open_conns++;
-			pfd[nconn].fd = fd;
-			pfd[nconn].events = POLLIN;
-			spur_wire_reader_init(&rd[nconn]);
-			rd[nconn].max = SPUR_WIRE_MAX_REPLY;
-		}
-		for (int k = 1; k <= nconn; k++) {
-			char buf[65536];
-			ssize_t n;
-			json_t *m;
-
-			if (pfd[k].fd < 0 || !(pfd[k].revents & (POLLIN | POLLHUP)))
-				continue;
-			n = recv(pfd[k].fd, buf, sizeof(buf), 0);
-			if (n <= 0) {
-				close(pfd[k].fd);
-				pfd[k].fd = -1;
-				open_conns--;
-				continue;
-			}
-			spur_wire_feed(&rd[k], buf, (size_t)n);
-			while (spur_wire_next(&rd[k], &m, NULL) == 1) {
-				const char *type = spur_json_str(m, "type", "");
-				int rank = (int)spur_json_int(m, "rank", 0);
-
-				if (rank < 0 || rank >= total)
-					rank = 0;
-				if (!strcmp(type, "io")) {
-					json_object_set_new(m, "rank", json_integer(rank));
-					print_io(m, label, st, total);
-				} else if (!strcmp(type, "fence")) {
-					fence_add(&fences, m, expect, pfd + 1, nconn);
-				} else if (!strcmp(type, "exit")) {
-					int code = (int)spur_json_int(m, "code", 1);
-
-					exited++;
-					if (code && so.kill_bad && !killed) {
-						/* -K: the first bad exit ends the step */
-						json_t *stop = json_pack("{s:s}", "type", "kill");
-
-						for (int c = 1; c <= nconn; c++)
-							if (pfd[c].fd >= 0)
-								spur_wire_send(pfd[c].fd, stop, &err);
-						json_decref(stop);
-						killed = true;
-						rc = code;
-					}
-					if (code > rc && !killed)
-						rc = code;
-				}
-				json_decref(m);
-			}
-		}
-		fflush(stdout);
-		/* every node connected and hung up without all exits: one went away */
-		if (open_conns == 0 && nconn >= expect && exited < total) {
-			cli_error(prog, "lost contact with tasks of job %s", jobid);
-			rc = rc ? rc : 1;
-			break;
-		}
-	}
-	for (int k = 1; k <= nconn; k++) {
-		if (pfd[k].fd >= 0)
-			close(pfd[k].fd);
-		spur_wire_reader_fini(&rd[k]);
-	}
+	rc = relay(&r, prog, jobid);
 	close(lfd);
-	free(st);
-	for (int k = 0; k < FENCE_SLOTS; k++)
-		free(fences.slot[k].hex);
 	if (alloc_fd >= 0)
 		cli_release(prog, alloc_fd, alloc_id, rc);
 	return rc;

@@ -1448,7 +1448,7 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 	int plen = sizeof(peer);
 	char host[64] = "127.0.0.1";
 	const char *mpi;
-	json_t *layout;
+	json_t *layout, *names;
 
 	if (!cj || sched_job_info(c->sched, id, &info)) {
 		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
@@ -1505,6 +1505,7 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 		json_t *m = step_part(c, cj, &info, msg, sel[k], step, rank, here, nt, nn);
 
 		json_object_set_new(m, "io_host", json_string(host));
+		json_object_set_new(m, "step_node", json_integer((json_int_t)k));
 		json_object_set_new(m, "io_port", json_integer(spur_json_int(msg, "io_port", 0)));
 		if (strcmp(mpi, "none")) {
 			json_object_set_new(m, "mpi", json_string(mpi));
@@ -1514,10 +1515,14 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 		rank += here;
 	}
 	json_decref(layout);
+	names = json_array();
+	for (size_t k = 0; k < nn; k++)
+		json_array_append_new(names,
+				      json_string(c->conf->nodes[info.alloc[sel[k]].node].name));
 	spur_info("job %u step %u: %zu tasks on %zu nodes%s%s", id, step, nt, nn,
 		  strcmp(mpi, "none") ? ", MPI " : "", strcmp(mpi, "none") ? mpi : "");
-	reply_ok(cn, json_pack("{s:i,s:I,s:I}", "step_id", (int)step, "ntasks", (json_int_t)nt,
-			       "nnodes", (json_int_t)nn));
+	reply_ok(cn, json_pack("{s:i,s:I,s:I,s:o}", "step_id", (int)step, "ntasks", (json_int_t)nt,
+			       "nnodes", (json_int_t)nn, "nodes", names));
 }
 
 static void handle_acct(struct ctld_conn *cn, json_t *msg)
