@@ -38,6 +38,7 @@ asan: deps
 	@[ -f build-asan/build.ninja ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false
 	ninja -C build-asan
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
+	 LSAN_OPTIONS=suppressions=$(CURDIR)/tools/lsan.supp \
 	 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ./tools/run-tests.sh build-asan
 
 # Build and test with clang (the default build uses the system cc, gcc).

@@ -319,7 +319,8 @@ void spurd_pmix_fini(void)
 {
 	if (!px.up)
 		return;
-	uv_close((uv_handle_t *)&px.wake, NULL);
+	if (!uv_is_closing((uv_handle_t *)&px.wake))
+		uv_close((uv_handle_t *)&px.wake, NULL);
 	PMIx_server_finalize();
 	px.up = false;
 }

@@ -1527,6 +1527,7 @@ static void close_handle(uv_handle_t *h, void *arg)
  * are in their own sessions and go on. */
 static void teardown(struct agent *a)
 {
+	spurd_pmix_fini();
 	uv_walk(a->loop, close_handle, NULL);
 	uv_run(a->loop, UV_RUN_DEFAULT);
 	uv_loop_close(a->loop);
