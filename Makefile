@@ -59,6 +59,7 @@ bench: build
 	$(BUILD)/bench/bench_replay "$(TRACE)"
 	bench/bench_cluster.sh $(BUILD)
 	bench/bench_ha.sh $(BUILD)
+	bench/bench_step.sh $(BUILD)
 	bench/bench_rest.sh $(BUILD)
 
 demo: build
