@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -197,8 +198,13 @@ static void become_task(const struct spurd_task_spec *t)
 	}
 	if (t->cpus && *t->cpus && spurd_bind_cpus(t->cpus))
 		return;
-	if (null < 0 || dup2(null, 0) < 0 || dup2(t->out, 1) < 0 || dup2(t->err, 2) < 0)
+	if (t->pty_fd >= 0) {
+		if (ioctl(t->pty_fd, TIOCSCTTY, 0) || dup2(t->pty_fd, 0) < 0 ||
+		    dup2(t->pty_fd, 1) < 0 || dup2(t->pty_fd, 2) < 0)
+			return;
+	} else if (null < 0 || dup2(null, 0) < 0 || dup2(t->out, 1) < 0 || dup2(t->err, 2) < 0) {
 		return;
+	}
 	if (t->pmi_fd >= 0 && (t->pmi_fd == 3 ? fcntl(3, F_SETFD, 0) : dup2(t->pmi_fd, 3)) < 0)
 		return;
 	if (t->cwd_fd >= 0 ? fchdir(t->cwd_fd) : chdir("/tmp"))

@@ -24,6 +24,8 @@ struct spurd_task_spec {
 	int out, err;		    /* its stdout and stderr */
 	const char *task_prolog, *task_epilog; /* TaskProlog, TaskEpilog; NULL: none */
 	int pmi_fd; /* the task's PMI socket, its fd 3 (PMI_FD); -1: none */
+	int pty_fd; /* srun --pty: the terminal's slave side, its controlling
+		     * terminal and stdin, stdout and stderr; -1: none */
 };
 
 /* The user's supplementary groups, gid first (getgrouplist): how many, or

@@ -29,7 +29,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pty.h>
 #include <sys/fsuid.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <uv.h>
@@ -103,7 +105,8 @@ struct task {
 	uv_poll_t exitw; /* its pidfd: readable when it exits */
 	int pidfd;
 	pid_t pid;
-	uv_pipe_t out[2]; /* stdout, stderr */
+	uv_pipe_t out[2]; /* stdout (with --pty, the terminal's master side), stderr */
+	bool pty;
 	int rank, open_pipes, code;
 	bool exited;
 	struct step *st;
@@ -880,6 +883,20 @@ static void task_cpus(const struct agent *a, const json_t *m, const char *job_cp
 			 cpus[(local * per + k) % n]);
 }
 
+/* A terminal for srun --pty: fds[0] the master (the agent's), fds[1] the
+ * slave (the task's), both close-on-exec (the task dups the slave). */
+static int open_pty(const json_t *m, int fds[2])
+{
+	struct winsize ws = { .ws_row = (unsigned short)spur_json_int(m, "rows", 24),
+			      .ws_col = (unsigned short)spur_json_int(m, "cols", 80) };
+
+	if (openpty(&fds[0], &fds[1], NULL, NULL, &ws))
+		return -1;
+	fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+	return 0;
+}
+
 /* What every task of the step on this node shares. */
 struct step_launch {
 	char **args;
@@ -955,7 +972,10 @@ static void start_one_task(struct step *st, struct step_launch *l, size_t i, int
 	}
 	env = build_env(msg, st->a->node);
 	json_decref(msg);
-	if (!env || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
+	/* srun --pty: task 0 gets a terminal of srun's size */
+	t->pty = spur_json_bool(m, "pty", 0) && rank == 0;
+	if (!env || (t->pty ? open_pty(m, out) : pipe2(out, O_CLOEXEC)) ||
+	    pipe2(err, O_CLOEXEC)) {
 		e = env ? errno : ENOMEM;
 		goto fail;
 	}
@@ -965,7 +985,8 @@ static void start_one_task(struct step *st, struct step_launch *l, size_t i, int
 					 .groups = l->groups, .ngroups = l->ngroups,
 					 .cgroups = l->cgroups, .cpus = cpus, .out = out[1],
 					 .err = err[1], .task_prolog = st->a->task_prolog,
-					 .task_epilog = st->a->task_epilog, .pmi_fd = pmi_fd };
+					 .task_epilog = st->a->task_epilog, .pmi_fd = pmi_fd,
+					 .pty_fd = t->pty ? out[1] : -1 };
 	task_cpus(st->a, m, l->job_cpus, (int)i, cpus, sizeof(cpus));
 	t->pid = spurd_task_start(&spec);
 	if (pmi_fd >= 0)
@@ -1075,6 +1096,52 @@ static void on_fence(void *ctx, unsigned seq, const char *hex, size_t len)
 				 len));
 }
 
+static void on_pty_written(uv_write_t *w, int status)
+{
+	(void)status;
+	free(w);
+}
+
+/* srun --pty: keys typed (hex) go into task 0's terminal, a new window
+ * size onto it. */
+static void pty_input(struct step *st, const json_t *m)
+{
+	struct task *t = NULL;
+	uv_os_fd_t fd;
+
+	for (size_t i = 0; i < st->ntasks && !t; i++)
+		if (st->tasks[i].pty && !st->tasks[i].exited && st->tasks[i].open_pipes > 0)
+			t = &st->tasks[i];
+	if (!t || uv_fileno((uv_handle_t *)&t->out[0], &fd))
+		return;
+	if (!strcmp(spur_json_str(m, "type", ""), "winsize")) {
+		struct winsize ws = { .ws_row = (unsigned short)spur_json_int(m, "rows", 24),
+				      .ws_col = (unsigned short)spur_json_int(m, "cols", 80) };
+
+		ioctl(fd, TIOCSWINSZ, &ws);
+		return;
+	}
+	const char *hex = spur_json_str(m, "hex", "");
+	size_t len = strlen(hex) / 2;
+	uv_write_t *w = malloc(sizeof(*w) + len);
+	char *data = (char *)(w + 1);
+
+	if (!w)
+		return;
+	for (size_t i = 0; i < len; i++) {
+		unsigned v;
+
+		if (sscanf(hex + 2 * i, "%2x", &v) != 1) {
+			free(w);
+			return;
+		}
+		data[i] = (char)v;
+	}
+	if (uv_write(w, (uv_stream_t *)&t->out[0], &(uv_buf_t){ .base = data, .len = len }, 1,
+		     on_pty_written))
+		free(w);
+}
+
 static void on_io_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 {
 	struct step *st = s->data;
@@ -1088,6 +1155,9 @@ static void on_io_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 				for (size_t i = 0; i < st->ntasks; i++)
 					if (!st->tasks[i].exited && st->tasks[i].pid > 0)
 						kill(-st->tasks[i].pid, SIGKILL);
+			} else if (!strcmp(spur_json_str(m, "type", ""), "stdin") ||
+				   !strcmp(spur_json_str(m, "type", ""), "winsize")) {
+				pty_input(st, m);
 			} else if (!strcmp(spur_json_str(m, "type", ""), "fence_done")) {
 				const char *d = spur_json_str(m, "data", "");
 				unsigned seq = (unsigned)spur_json_int(m, "seq", 0);

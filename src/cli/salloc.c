@@ -5,6 +5,8 @@
  * holds it, and "complete" (or the connection closing) ends it. */
 #include "client.h"
 
+#include "common/conf.h"
+
 #include "common/alloc.h"
 
 #include <errno.h>
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -85,9 +88,26 @@ void cli_setenv_all(const json_t *env)
 			setenv(k, json_string_value(v), 1);
 }
 
+/* LaunchParameters=use_interactive_step in the config? */
+static bool interactive_step(void)
+{
+	const char *path = cli_conf_path(NULL);
+	struct spur_error err;
+	struct spur_conf *c = path ? spur_conf_load(path, 0, &err) : NULL;
+	bool on = false;
+
+	for (size_t i = 0; c && i < c->nextra; i++)
+		if (!strcasecmp(c->extra[i].key, "LaunchParameters") &&
+		    strstr(c->extra[i].value, "use_interactive_step"))
+			on = true;
+	spur_conf_destroy(c);
+	return on;
+}
+
 int cli_salloc_main(const char *prog, int argc, char **argv)
 {
-	char *pargv[257], *shell_argv[2];
+	char *pargv[257], *shell_argv[4];
+	bool step = false;
 	json_t *job = json_object(), *env;
 	uint32_t id;
 	int first, fd, status = 0, rc;
@@ -105,15 +125,25 @@ int cli_salloc_main(const char *prog, int argc, char **argv)
 	}
 	if (first < argc + 1) {
 		cmd = pargv + first;
+	} else if (interactive_step()) {
+		/* LaunchParameters=use_interactive_step: the shell runs on the
+		 * allocation's first node, in a terminal (srun --pty), as
+		 * Slurm's InteractiveStepOptions default */
+		shell_argv[0] = "/proc/self/exe";
+		shell_argv[1] = "--pty";
+		shell_argv[2] = getenv("SHELL") ? getenv("SHELL") : "/bin/sh";
+		shell_argv[3] = NULL;
+		cmd = shell_argv;
+		step = true;
 	} else {
 		shell_argv[0] = getenv("SHELL") ? getenv("SHELL") : "/bin/sh";
 		shell_argv[1] = NULL;
 		cmd = shell_argv;
 	}
 	if (!json_object_get(job, "name")) {
-		const char *base = strrchr(cmd[0], '/');
+		const char *base = strrchr(cmd[step ? 2 : 0], '/');
 
-		json_object_set_new(job, "name", json_string(base ? base + 1 : cmd[0]));
+		json_object_set_new(job, "name", json_string(base ? base + 1 : cmd[step ? 2 : 0]));
 	}
 	env = cli_allocate(prog, job, &fd, &id);
 	if (!env)
@@ -125,6 +155,8 @@ int cli_salloc_main(const char *prog, int argc, char **argv)
 	if (pid == 0) {
 		signal(SIGINT, SIG_DFL);
 		cli_setenv_all(env);
+		if (step) /* the multi-call binary, as srun */
+			execv(cmd[0], (char *[]){ "srun", cmd[1], cmd[2], NULL });
 		execvp(cmd[0], cmd);
 		fprintf(stderr, "%s: error: %s: %s\n", prog, cmd[0], strerror(errno));
 		_exit(127);

@@ -24,6 +24,7 @@ enum {
 	OPT_GRES = 1000, OPT_GPUS_PER_NODE, OPT_GPUS_PER_TASK, OPT_MEM_PER_CPU, OPT_MEM_PER_GPU,
 	OPT_PARSABLE, OPT_WAIT, OPT_HOLD, OPT_BEGIN, OPT_WRAP, OPT_EXCLUSIVE, OPT_QOS, OPT_NICE,
 	OPT_REQUEUE, OPT_NO_REQUEUE, OPT_RESERVATION, OPT_EXPORT, OPT_GPUS, OPT_NTASKS_PER_NODE,
+	OPT_PTY,
 };
 
 static const struct option opts[] = {
@@ -63,6 +64,7 @@ static const struct option opts[] = {
 	{ "reservation", required_argument, NULL, OPT_RESERVATION },
 	{ "export", required_argument, NULL, OPT_EXPORT },
 	{ "label", no_argument, NULL, 'l' }, /* srun's, refused by sbatch */
+	{ "pty", no_argument, NULL, OPT_PTY }, /* srun's, refused by sbatch */
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -254,6 +256,14 @@ static int parse_args(struct sbatch *sb, int argc, char **argv, bool directives)
 		if (opt == 'l' && allow_label) {
 			json_object_set_new(sb->job, "label", json_true());
 			continue;
+		}
+		if (opt == OPT_PTY && allow_label) {
+			json_object_set_new(sb->job, "pty", json_true());
+			continue;
+		}
+		if (opt == OPT_PTY) {
+			fprintf(stderr, "%s: unrecognized option '--pty'\n", argv[0]);
+			opt = '?';
 		}
 		if (opt == 'l') {
 			fprintf(stderr, "%s: invalid option -- 'l'\n", argv[0]);

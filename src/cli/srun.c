@@ -16,7 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <termios.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -99,7 +102,7 @@ static void fence_add(struct fences *f, const json_t *m, int nnodes, const struc
 /* What srun's options inside a job ask of the step. */
 struct step_opts {
 	int nodes, ntasks, per_node, cpus_per_task, gpus_per_task;
-	bool label, kill_bad;
+	bool label, kill_bad, pty;
 	const char *name, *chdir, *export, *cpu_bind, *mpi, *nodelist, *exclude;
 };
 
@@ -115,7 +118,7 @@ static int not_supported(const char *prog, const char *opt)
 static int parse_step(const char *prog, int argc, char **argv, struct step_opts *o)
 {
 	enum { O_PER_NODE = 1000, O_GPT, O_CPU_BIND, O_EXPORT, O_MPI, O_OVERLAP, O_UNBUF, O_KILL,
-	       O_NO };
+	       O_PTY, O_NO };
 	static const struct option opts[] = {
 		{ "nodes", required_argument, NULL, 'N' },
 		{ "ntasks", required_argument, NULL, 'n' },
@@ -142,7 +145,7 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 		{ "exclude", required_argument, NULL, 'x' },
 		{ "multi-prog", no_argument, NULL, O_NO }, { "wait", required_argument, NULL, O_NO },
 		{ "output", required_argument, NULL, O_NO }, { "error", required_argument, NULL, O_NO },
-		{ "input", required_argument, NULL, O_NO }, { "pty", no_argument, NULL, O_NO },
+		{ "input", required_argument, NULL, O_NO }, { "pty", no_argument, NULL, O_PTY },
 		{ "het-group", required_argument, NULL, O_NO }, { "mem", required_argument, NULL, O_NO },
 		{ "mem-per-cpu", required_argument, NULL, O_NO },
 		{ "mem-per-gpu", required_argument, NULL, O_NO },
@@ -199,6 +202,7 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 			o->mpi = optarg;
 			break;
 		case O_OVERLAP: break; /* steps share the job's resources: they overlap */
+		case O_PTY: o->pty = true; break;
 		case 'u': break;       /* output is passed on as it comes, never buffered */
 		case 'h':
 			printf("Usage: srun [-N NODES] [-n TASKS] [--ntasks-per-node N] [-c CPUS] "
@@ -265,8 +269,9 @@ static json_t *step_env(const char *export)
 /* The step's output, exits and fences, from one connection per node. */
 struct relay {
 	int lfd, nconn, cap, open_conns, expect, total, exited, rc;
-	bool killed, label, kill_bad;
-	struct pollfd *pfd; /* [0]: the listening socket */
+	bool killed, label, kill_bad, pty, raw;
+	struct termios saved; /* the terminal before --pty made it raw */
+	struct pollfd *pfd; /* [0]: the listening socket; with --pty, stdin once all connected */
 	struct spur_wire_reader *rd;
 	int *node_of; /* per connection: the node it said it is, -1 */
 	struct out_state *st;
@@ -350,6 +355,64 @@ static void relay_msg(struct relay *r, int k, json_t *m)
 	}
 }
 
+static volatile sig_atomic_t winch;
+
+static void on_winch(int sig)
+{
+	(void)sig;
+	winch = 1;
+}
+
+/* --pty: what is typed, and the window's size, go to task 0's node. */
+static void relay_to_task0(struct relay *r, json_t *m)
+{
+	struct spur_error err;
+
+	for (int k = 1; k <= r->nconn; k++)
+		if (r->node_of[k] == 0 && r->pfd[k].fd >= 0)
+			spur_wire_send(r->pfd[k].fd, m, &err);
+	json_decref(m);
+}
+
+static void relay_stdin(struct relay *r)
+{
+	char buf[4096], hex[8193];
+	ssize_t n = read(0, buf, sizeof(buf));
+
+	if (n <= 0) {
+		r->pfd[0].fd = -1; /* nothing more to type */
+		return;
+	}
+	for (ssize_t i = 0; i < n; i++)
+		sprintf(hex + 2 * i, "%02x", (unsigned char)buf[i]);
+	relay_to_task0(r, json_pack("{s:s,s:s#}", "type", "stdin", "hex", hex, (size_t)(2 * n)));
+}
+
+static void relay_winsize(struct relay *r)
+{
+	struct winsize ws;
+
+	winch = 0;
+	if (!ioctl(0, TIOCGWINSZ, &ws))
+		relay_to_task0(r, json_pack("{s:s,s:i,s:i}", "type", "winsize", "rows", ws.ws_row,
+					    "cols", ws.ws_col));
+}
+
+/* --pty: once every node is connected, srun's terminal goes raw and
+ * stdin takes the listening socket's place in the poll set. */
+static void relay_pty_start(struct relay *r)
+{
+	struct termios raw;
+
+	r->pfd[0] = (struct pollfd){ .fd = 0, .events = POLLIN };
+	if (isatty(0) && !tcgetattr(0, &r->saved)) {
+		raw = r->saved;
+		cfmakeraw(&raw);
+		r->raw = !tcsetattr(0, TCSANOW, &raw);
+		signal(SIGWINCH, on_winch);
+	}
+}
+
 /* Nodes that never connected: named, the step ended. */
 static void relay_missing(struct relay *r, const char *prog, const char *jobid)
 {
@@ -400,8 +463,14 @@ static int relay(struct relay *r, const char *prog, const char *jobid)
 
 		if (ready < 0 && errno != EINTR)
 			break;
-		if (r->pfd[0].revents & POLLIN)
+		if (winch && r->raw)
+			relay_winsize(r);
+		if ((r->pfd[0].revents & (POLLIN | POLLHUP)) && r->pfd[0].fd == 0)
+			relay_stdin(r);
+		else if (r->pfd[0].revents & POLLIN)
 			relay_accept(r);
+		if (r->pty && r->pfd[0].fd == r->lfd && r->nconn >= r->expect)
+			relay_pty_start(r);
 		for (int k = 1; k <= r->nconn; k++) {
 			char buf[65536];
 			ssize_t n;
@@ -437,6 +506,8 @@ static int relay(struct relay *r, const char *prog, const char *jobid)
 		}
 	}
 out:
+	if (r->raw)
+		tcsetattr(0, TCSANOW, &r->saved);
 	for (int k = 1; k <= r->nconn; k++) {
 		if (r->pfd[k].fd >= 0)
 			close(r->pfd[k].fd);
@@ -484,7 +555,9 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 			return 1;
 		}
 		label = spur_json_bool(job, "label", 0);
+		so.pty = spur_json_bool(job, "pty", 0);
 		json_object_del(job, "label");
+		json_object_del(job, "pty");
 		nodes = (int)spur_json_int(job, "nodes", 0);
 		ntasks = (int)spur_json_int(job, "ntasks", 0);
 		if (!json_object_get(job, "name")) {
@@ -555,6 +628,16 @@ have_command:
 		json_object_set_new(req, "nodelist", json_string(so.nodelist));
 	if (so.exclude)
 		json_object_set_new(req, "exclude", json_string(so.exclude));
+	if (so.pty) {
+		struct winsize ws = { .ws_row = 24, .ws_col = 80 };
+
+		/* task 0 gets a terminal of this one's size */
+		if (isatty(0))
+			ioctl(0, TIOCGWINSZ, &ws);
+		json_object_set_new(req, "pty", json_true());
+		json_object_set_new(req, "rows", json_integer(ws.ws_row));
+		json_object_set_new(req, "cols", json_integer(ws.ws_col));
+	}
 	reply = cli_call(req, &err);
 	if (!reply) {
 		cli_error(prog, "Unable to create step for job %s: %s", jobid, err.msg);
@@ -570,6 +653,7 @@ have_command:
 	r.names = json_incref(json_object_get(reply, "nodes"));
 	r.label = label;
 	r.kill_bad = so.kill_bad;
+	r.pty = so.pty;
 	json_decref(reply);
 	rc = relay(&r, prog, jobid);
 	close(lfd);

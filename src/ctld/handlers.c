@@ -1416,6 +1416,11 @@ static json_t *step_part(struct ctld *c, struct ctld_job *cj, const struct sched
 				    json_integer(spur_json_int(msg, "cpus_per_task", 0)));
 	if (json_is_string(json_object_get(msg, "cpu_bind")))
 		json_object_set(m, "cpu_bind", json_object_get(msg, "cpu_bind"));
+	if (spur_json_bool(msg, "pty", 0)) { /* srun --pty: task 0's terminal size */
+		json_object_set_new(m, "pty", json_true());
+		json_object_set_new(m, "rows", json_integer(spur_json_int(msg, "rows", 24)));
+		json_object_set_new(m, "cols", json_integer(spur_json_int(msg, "cols", 80)));
+	}
 	return m;
 }
 
