@@ -144,6 +144,48 @@ static void cell(const char *v, int width, bool left)
 	printf(left ? "%-*s " : "%*s ", width, buf);
 }
 
+/* One line: the job's, or (step not NULL) one of its steps': the job's
+ * fields with the step's own and Slurm's blanks (partition, user, time
+ * limit). */
+static void print_row(const json_t *job, const json_t *step, const struct col *cols, int ncols,
+		      int64_t now, bool parsable, bool parsable2)
+{
+	json_t *row = json_deep_copy(job);
+
+	if (step) {
+		const char *id = spur_json_str(step, "step", "");
+		char jid[64];
+
+		value(0, job, now, jid, sizeof(jid)); /* JobID */
+		json_object_update(row, (json_t *)step);
+		snprintf(jid + strlen(jid), sizeof(jid) - strlen(jid), ".%s", id);
+		json_object_set_new(row, "step_id_text", json_string(jid));
+		json_object_set_new(row, "partition", json_string(""));
+		json_object_set_new(row, "user", json_string(""));
+		json_object_set_new(row, "time_limit", json_integer(-1));
+		json_object_set_new(row, "cpus", json_integer(spur_json_int(step, "ntasks", 1)));
+	}
+	for (int c = 0; c < ncols; c++) {
+		char v[1024] = "";
+
+		if (step && !strcmp(fields[cols[c].field].name, "JobID"))
+			snprintf(v, sizeof(v), "%s", spur_json_str(row, "step_id_text", ""));
+		else if (step && !strcmp(fields[cols[c].field].name, "JobIDRaw"))
+			snprintf(v, sizeof(v), "%lld.%s", (long long)spur_json_int(job, "job_id", 0),
+				 spur_json_str(step, "step", ""));
+		else if (step && !strcmp(fields[cols[c].field].name, "Timelimit"))
+			v[0] = '\0';
+		else
+			value(cols[c].field, row, now, v, sizeof(v));
+		if (parsable || parsable2)
+			printf("%s%s", v, c + 1 < ncols || parsable ? "|" : "");
+		else
+			cell(v, cols[c].width, !strcmp(fields[cols[c].field].name, "JobID"));
+	}
+	putchar('\n');
+	json_decref(row);
+}
+
 int cli_sacct_main(const char *prog, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -156,7 +198,8 @@ int cli_sacct_main(const char *prog, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *jobs = NULL, *user = NULL, *fmt = SACCT_DEFAULT, *states = NULL;
-	bool all = getuid() == 0, parsable = false, parsable2 = false, header = true;
+	bool all = getuid() == 0, parsable = false, parsable2 = false, header = true,
+	     allocations = false;
 	struct col cols[64];
 	struct spur_error err;
 	json_t *req, *reply, *j;
@@ -193,9 +236,11 @@ int cli_sacct_main(const char *prog, int argc, char **argv)
 			states = optarg;
 			break;
 		case 'X':
+			allocations = true; /* the jobs, not their steps */
+			break;
 		case 'S':
 		case 'E':
-			break; /* no job steps yet; the database keeps every job */
+			break; /* the database keeps every job */
 		case 'h':
 			printf("Usage: sacct [-j JOBS] [-u USER] [-a] [-o FIELDS] [-P|-p] [-X] [-n]\n");
 			return 0;
@@ -241,19 +286,17 @@ int cli_sacct_main(const char *prog, int argc, char **argv)
 		}
 	}
 	json_array_foreach(json_object_get(reply, "jobs"), i, j) {
+		const json_t *s;
+		size_t k;
+
 		if (states && !spur_jobfmt_in_list(states, spur_json_str(j, "state", "")) &&
 		    !spur_jobfmt_in_list(states, spur_jobfmt_state_code(spur_json_str(j, "state", ""))))
 			continue;
-		for (int c = 0; c < ncols; c++) {
-			char v[1024] = "";
-
-			value(cols[c].field, j, spur_json_int(reply, "now", 0), v, sizeof(v));
-			if (parsable || parsable2)
-				printf("%s%s", v, c + 1 < ncols || parsable ? "|" : "");
-			else
-				cell(v, cols[c].width, !strcmp(fields[cols[c].field].name, "JobID"));
-		}
-		putchar('\n');
+		print_row(j, NULL, cols, ncols, spur_json_int(reply, "now", 0), parsable, parsable2);
+		/* then its steps (.batch, .0, .1...), as Slurm's sacct without -X */
+		json_array_foreach(allocations ? NULL : json_object_get(j, "steps"), k, s)
+			print_row(j, s, cols, ncols, spur_json_int(reply, "now", 0), parsable,
+				  parsable2);
 	}
 	json_decref(reply);
 	return 0;

@@ -523,6 +523,26 @@ out:
 	return r->rc;
 }
 
+/* The step's end, for sacct: COMPLETED, or FAILED (a task's non-zero
+ * exit, a node that never came). */
+static void step_done(const char *jobid, const json_t *reply, const char *cmd, int rc)
+{
+	const char *base = cmd && strrchr(cmd, '/') ? strrchr(cmd, '/') + 1 : cmd;
+	struct spur_error err;
+	json_t *ok = cli_call(json_pack("{s:s,s:i,s:I,s:s,s:s,s:i,s:I,s:I,s:I}", "type",
+					"step_done", "job_id", atoi(jobid), "step_id",
+					(json_int_t)spur_json_int(reply, "step_id", 0), "name",
+					base ? base : "", "state",
+					!rc ? "COMPLETED" : "FAILED",
+					"exit_code", rc, "start",
+					(json_int_t)spur_json_int(reply, "start", 0), "nnodes",
+					(json_int_t)spur_json_int(reply, "nnodes", 1), "ntasks",
+					(json_int_t)spur_json_int(reply, "ntasks", 1)),
+			      &err);
+
+	json_decref(ok); /* the step ran either way: only its record is at stake */
+}
+
 int cli_srun_main(const char *prog, int argc, char **argv)
 {
 	const char *jobid = getenv("SLURM_JOB_ID") ? getenv("SLURM_JOB_ID") : getenv("SPUR_JOB_ID");
@@ -654,8 +674,9 @@ have_command:
 	r.label = label;
 	r.kill_bad = so.kill_bad;
 	r.pty = so.pty;
-	json_decref(reply);
 	rc = relay(&r, prog, jobid);
+	step_done(jobid, reply, so.name ? so.name : pargv[optind], rc);
+	json_decref(reply);
 	close(lfd);
 	if (alloc_fd >= 0)
 		cli_release(prog, alloc_fd, alloc_id, rc);

@@ -4,6 +4,7 @@
  * replaying the operation log rewrites the same rows. */
 #include "ctld.h"
 
+#include "common/hostlist.h"
 #include "common/log.h"
 
 #include <sqlite3.h>
@@ -19,7 +20,11 @@ static const char schema[] =
 	" name TEXT, user TEXT, uid INTEGER, account TEXT, partition TEXT, state TEXT,"
 	" exit_code INTEGER, submit INTEGER, start INTEGER, end INTEGER, nnodes INTEGER,"
 	" nodelist TEXT, cpus INTEGER, gres TEXT, time_limit INTEGER, workdir TEXT);"
-	"CREATE INDEX IF NOT EXISTS jobs_user ON jobs(user);";
+	"CREATE INDEX IF NOT EXISTS jobs_user ON jobs(user);"
+	"CREATE TABLE IF NOT EXISTS steps ("
+	" job_id INTEGER, step TEXT, name TEXT, state TEXT, exit_code INTEGER, start INTEGER,"
+	" end INTEGER, nnodes INTEGER, ntasks INTEGER, nodelist TEXT,"
+	" PRIMARY KEY (job_id, step));";
 
 int ctld_acct_open(struct ctld *c, struct spur_error *err)
 {
@@ -51,6 +56,76 @@ void ctld_acct_close(struct ctld *c)
 	c->acct_put = NULL;
 	sqlite3_close(c->acct);
 	c->acct = NULL;
+}
+
+static void put_step(struct ctld *c, uint32_t id, const char *step, const char *name,
+		     const char *state, int64_t exit_code, int64_t start, int64_t end,
+		     int64_t nnodes, int64_t ntasks, const char *nodes)
+{
+	static const char sql[] = "INSERT OR REPLACE INTO steps VALUES (?,?,?,?,?,?,?,?,?,?)";
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(c->acct, sql, -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, step, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, state, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 5, exit_code);
+	sqlite3_bind_int64(st, 6, start);
+	sqlite3_bind_int64(st, 7, end);
+	sqlite3_bind_int64(st, 8, nnodes);
+	sqlite3_bind_int64(st, 9, ntasks);
+	sqlite3_bind_text(st, 10, nodes ? nodes : "", -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		spur_error_log("accounting: job %u step %s: %s", id, step, sqlite3_errmsg(c->acct));
+	sqlite3_finalize(st);
+}
+
+/* The first node of a hostlist ("node[3-4]": node3), where a batch
+ * script runs. */
+static const char *first_node(const char *nodes, char *buf, size_t len)
+{
+	struct spur_hostlist *hl = nodes ? spur_hostlist_from_expr(nodes, NULL) : NULL;
+
+	snprintf(buf, len, "%s", hl && spur_hostlist_count(hl) ? spur_hostlist_nth(hl, 0) : "");
+	spur_hostlist_destroy(hl);
+	return buf;
+}
+
+/* A batch job's script is its step "batch", as Slurm's sacct shows it;
+ * when the job ends, its steps still open end with it (CANCELLED). */
+static void batch_step(struct ctld *c, const struct ctld_job *cj, const struct sched_job_info *info)
+{
+	bool ended = info->state != SCHED_JOB_PENDING && info->state != SCHED_JOB_RUNNING;
+	char sql[200], first[256];
+
+	if (!cj->start || info->state == SCHED_JOB_PENDING)
+		return;
+	if (!ctld_job_interactive(cj))
+		put_step(c, cj->id, "batch", "batch", sched_job_state_name(info->state), cj->exit_code,
+			 cj->start, ended ? cj->end : 0, 1, 1,
+			 first_node(cj->nodes, first, sizeof(first)));
+	if (!ended)
+		return;
+	snprintf(sql, sizeof(sql),
+		 "UPDATE steps SET state='CANCELLED', end=%lld WHERE job_id=%u AND state='RUNNING'",
+		 (long long)cj->end, cj->id);
+	sqlite3_exec(c->acct, sql, NULL, NULL, NULL);
+}
+
+void ctld_acct_step(struct ctld *c, const json_t *op)
+{
+	char step[16];
+
+	if (!c->acct)
+		return;
+	snprintf(step, sizeof(step), "%lld", (long long)spur_json_int(op, "step", 0));
+	put_step(c, (uint32_t)spur_json_int(op, "id", 0), step, spur_json_str(op, "name", ""),
+		 spur_json_str(op, "state", "RUNNING"), spur_json_int(op, "exit", 0),
+		 spur_json_int(op, "start", 0), spur_json_int(op, "end", 0),
+		 spur_json_int(op, "nnodes", 1), spur_json_int(op, "ntasks", 1),
+		 spur_json_str(op, "nodes", ""));
 }
 
 /* Write what is known of job id now. */
@@ -104,6 +179,51 @@ void ctld_acct_record(struct ctld *c, uint32_t id)
 		spur_error_log("accounting: job %u: %s", id, sqlite3_errmsg(c->acct));
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
+	batch_step(c, cj, &info);
+}
+
+/* Each row's steps ("steps": batch first, then by number), in one pass
+ * over the steps table. */
+static void add_steps(struct ctld *c, json_t *rows)
+{
+	static const char sql[] =
+		"SELECT job_id, step, name, state, exit_code, start, end, nnodes, ntasks, nodelist"
+		" FROM steps ORDER BY job_id, step != 'batch', CAST(step AS INTEGER)";
+	static const char *const cols[] = { "job_id", "step",  "name",	 "state",  "exit_code",
+					    "start",  "end",   "nnodes", "ntasks", "nodelist" };
+	json_t *by_id = json_object(), *r;
+	sqlite3_stmt *st;
+	size_t i;
+
+	json_array_foreach(rows, i, r) {
+		char key[24];
+
+		snprintf(key, sizeof(key), "%lld", (long long)spur_json_int(r, "job_id", 0));
+		json_object_set(by_id, key, r);
+	}
+	if (json_object_size(by_id) && sqlite3_prepare_v2(c->acct, sql, -1, &st, NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			char key[24];
+			json_t *job, *s = json_object();
+
+			snprintf(key, sizeof(key), "%lld", sqlite3_column_int64(st, 0));
+			if (!(job = json_object_get(by_id, key))) {
+				json_decref(s);
+				continue;
+			}
+			for (int k = 1; k < 10; k++)
+				json_object_set_new(s, cols[k],
+						    sqlite3_column_type(st, k) == SQLITE_TEXT
+							    ? json_string((const char *)
+										  sqlite3_column_text(st, k))
+							    : json_integer(sqlite3_column_int64(st, k)));
+			if (!json_object_get(job, "steps"))
+				json_object_set_new(job, "steps", json_array());
+			json_array_append_new(json_object_get(job, "steps"), s);
+		}
+		sqlite3_finalize(st);
+	}
+	json_decref(by_id);
 }
 
 /* sacct's query: by job ids (comma list of ids or array ids), user, or all. */
@@ -162,5 +282,6 @@ json_t *ctld_acct_query(struct ctld *c, const char *jobs, const char *user, stru
 		json_array_append_new(rows, r);
 	}
 	sqlite3_finalize(st);
+	add_steps(c, rows);
 	return rows;
 }

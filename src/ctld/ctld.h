@@ -238,6 +238,8 @@ int ctld_acct_open(struct ctld *c, struct spur_error *err);
 void ctld_acct_close(struct ctld *c);
 void ctld_acct_batch(struct ctld *c, bool begin);
 void ctld_acct_record(struct ctld *c, uint32_t id);
+/* A step's start or end ("step" operation) into the accounting's steps. */
+void ctld_acct_step(struct ctld *c, const json_t *op);
 json_t *ctld_acct_query(struct ctld *c, const char *jobs, const char *user, struct spur_error *err);
 
 /* Send signal sig for job id to the agents of nodes[0..n) / of its

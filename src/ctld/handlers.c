@@ -1424,6 +1424,58 @@ static json_t *step_part(struct ctld *c, struct ctld_job *cj, const struct sched
 	return m;
 }
 
+/* A step's start (RUNNING) or end into the accounting, through the log so
+ * that every controller's sacct shows it. */
+static void step_record(struct ctld *c, struct ctld_job *cj, const json_t *msg, uint32_t step,
+			size_t nn, size_t nt, const char *state, int exit_code)
+{
+	const json_t *argv = json_object_get(msg, "argv");
+	const char *cmd = json_string_value(json_array_get(argv, 0));
+	const char *base = cmd && strrchr(cmd, '/') ? strrchr(cmd, '/') + 1 : cmd;
+	struct spur_error err;
+	json_t *op = json_pack("{s:s,s:i,s:i,s:s,s:s,s:i,s:I,s:I,s:I,s:I,s:s}", "op", "step", "id",
+			       (int)cj->id, "step", (int)step, "name",
+			       spur_json_str(msg, "name", base ? base : ""), "state", state, "exit",
+			       exit_code, "start", (json_int_t)ctld_now(), "end", (json_int_t)0,
+			       "nnodes", (json_int_t)nn, "ntasks", (json_int_t)nt, "nodes",
+			       cj->nodes ? cj->nodes : "");
+
+	if (ctld_commit(c, op, NULL, NULL, &err))
+		spur_warn("job %u step %u: accounting: %s", cj->id, step, err.msg);
+	json_decref(op);
+}
+
+/* srun's step ended: its state and exit code into the accounting, kept
+ * from its start. */
+static void handle_step_done(struct ctld_conn *cn, json_t *msg)
+{
+	struct ctld *c = cn->c;
+	uint32_t id = (uint32_t)spur_json_int(msg, "job_id", 0);
+	struct ctld_job *cj = ctld_job(c, id);
+	const char *state = spur_json_str(msg, "state", "COMPLETED");
+	struct spur_error err;
+	json_t *op;
+
+	if (!cj) {
+		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
+		return;
+	}
+	if (denied(cn, id))
+		return;
+	if (strcmp(state, "COMPLETED") && strcmp(state, "FAILED") && strcmp(state, "CANCELLED"))
+		state = "FAILED";
+	op = json_pack("{s:s,s:i,s:i,s:s,s:s,s:i,s:I,s:I,s:I,s:I,s:s}", "op", "step", "id", (int)id,
+		       "step", (int)spur_json_int(msg, "step_id", 0), "name",
+		       spur_json_str(msg, "name", ""), "state", state, "exit",
+		       (int)spur_json_int(msg, "exit_code", 0), "start",
+		       (json_int_t)spur_json_int(msg, "start", 0), "end", (json_int_t)ctld_now(),
+		       "nnodes", (json_int_t)spur_json_int(msg, "nnodes", 1), "ntasks",
+		       (json_int_t)spur_json_int(msg, "ntasks", 1), "nodes", cj->nodes ? cj->nodes : "");
+	if (ctld_commit(c, op, cn, json_pack("{s:s}", "type", "ok"), &err))
+		reply_error(cn, err.code, err.msg);
+	json_decref(op);
+}
+
 /* srun's MPI type, or MpiDefault: "none" or "pmix"; NULL when refused. */
 static const char *step_mpi(struct ctld_conn *cn, const json_t *msg)
 {
@@ -1520,14 +1572,16 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 		rank += here;
 	}
 	json_decref(layout);
+	step_record(c, cj, msg, step, nn, nt, "RUNNING", 0);
 	names = json_array();
 	for (size_t k = 0; k < nn; k++)
 		json_array_append_new(names,
 				      json_string(c->conf->nodes[info.alloc[sel[k]].node].name));
 	spur_info("job %u step %u: %zu tasks on %zu nodes%s%s", id, step, nt, nn,
 		  strcmp(mpi, "none") ? ", MPI " : "", strcmp(mpi, "none") ? mpi : "");
-	reply_ok(cn, json_pack("{s:i,s:I,s:I,s:o}", "step_id", (int)step, "ntasks", (json_int_t)nt,
-			       "nnodes", (json_int_t)nn, "nodes", names));
+	reply_ok(cn, json_pack("{s:i,s:I,s:I,s:o,s:I}", "step_id", (int)step, "ntasks",
+			       (json_int_t)nt, "nnodes", (json_int_t)nn, "nodes", names, "start",
+			       (json_int_t)ctld_now()));
 }
 
 static void handle_acct(struct ctld_conn *cn, json_t *msg)
@@ -1693,6 +1747,7 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 		{ "hold", handle_hold, A_USER, false },
 		{ "release", handle_hold, A_USER, false },
 		{ "step", handle_step, A_USER, false },
+		{ "step_done", handle_step_done, A_USER, false },
 		{ "complete", handle_complete, A_USER, false },
 		{ "requeue", handle_requeue, A_USER, false },
 		{ "update", handle_update, A_USER, false },

@@ -868,6 +868,8 @@ int ctld_apply(struct ctld *c, json_t *op, bool replay, struct spur_error *err)
 		rc = apply_purge(c, op, err);
 	else if (!strcmp(kind, "stop"))
 		rc = apply_stop(c, op, replay, err);
+	else if (!strcmp(kind, "step")) /* accounting only: the state has no steps */
+		ctld_acct_step(c, op), rc = 0;
 	else
 		return spur_error_set(err, SPUR_EINVAL, "unknown operation '%s'", kind);
 	/* the order ops were applied in, for snapshots */
