@@ -733,6 +733,10 @@ static void on_step_closed(uv_handle_t *h)
 			break;
 		}
 	}
+	/* what the step held on this node is free for the next step */
+	if (st->a->connected)
+		send_msg(st->a, json_pack("{s:s,s:i,s:i}", "type", "step_end", "job_id",
+					  (int)st->job_id, "step_id", (int)st->step_id));
 	spurd_pmix_step_free(st->pmix);
 	spurd_pmi_step_free(st->pmi);
 	spur_wire_reader_fini(&st->rd);

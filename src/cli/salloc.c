@@ -130,7 +130,7 @@ int cli_salloc_main(const char *prog, int argc, char **argv)
 		 * allocation's first node, in a terminal (srun --pty), as
 		 * Slurm's InteractiveStepOptions default */
 		shell_argv[0] = "/proc/self/exe";
-		shell_argv[1] = "--pty";
+		shell_argv[1] = "--pty"; /* an interactive step: others may run beside it */
 		shell_argv[2] = getenv("SHELL") ? getenv("SHELL") : "/bin/sh";
 		shell_argv[3] = NULL;
 		cmd = shell_argv;
@@ -156,7 +156,7 @@ int cli_salloc_main(const char *prog, int argc, char **argv)
 		signal(SIGINT, SIG_DFL);
 		cli_setenv_all(env);
 		if (step) /* the multi-call binary, as srun */
-			execv(cmd[0], (char *[]){ "srun", cmd[1], cmd[2], NULL });
+			execv(cmd[0], (char *[]){ "srun", cmd[1], "--overlap", cmd[2], NULL });
 		execvp(cmd[0], cmd);
 		fprintf(stderr, "%s: error: %s: %s\n", prog, cmd[0], strerror(errno));
 		_exit(127);

@@ -101,8 +101,8 @@ static void fence_add(struct fences *f, const json_t *m, int nnodes, const struc
 
 /* What srun's options inside a job ask of the step. */
 struct step_opts {
-	int nodes, ntasks, per_node, cpus_per_task, gpus_per_task;
-	bool label, kill_bad, pty;
+	int nodes, ntasks, per_node, cpus_per_task, gpus_per_task, gpus, gpus_per_node;
+	bool label, kill_bad, pty, exact, overlap;
 	const char *name, *chdir, *export, *cpu_bind, *mpi, *nodelist, *exclude;
 };
 
@@ -118,7 +118,7 @@ static int not_supported(const char *prog, const char *opt)
 static int parse_step(const char *prog, int argc, char **argv, struct step_opts *o)
 {
 	enum { O_PER_NODE = 1000, O_GPT, O_CPU_BIND, O_EXPORT, O_MPI, O_OVERLAP, O_UNBUF, O_KILL,
-	       O_PTY, O_NO };
+	       O_PTY, O_EXACT, O_GRES, O_GPN, O_NO };
 	static const struct option opts[] = {
 		{ "nodes", required_argument, NULL, 'N' },
 		{ "ntasks", required_argument, NULL, 'n' },
@@ -136,12 +136,12 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 		{ "unbuffered", no_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		/* Slurm's, refused by name below */
-		{ "gres", required_argument, NULL, O_NO }, { "gpus", required_argument, NULL, O_NO },
-		{ "gpus-per-node", required_argument, NULL, O_NO },
+		{ "gres", required_argument, NULL, O_GRES }, { "gpus", required_argument, NULL, 'G' },
+		{ "gpus-per-node", required_argument, NULL, O_GPN },
 		{ "gpu-bind", required_argument, NULL, O_NO },
 		{ "distribution", required_argument, NULL, O_NO },
 		{ "kill-on-bad-exit", optional_argument, NULL, O_KILL },
-		{ "exact", no_argument, NULL, O_NO }, { "nodelist", required_argument, NULL, 'w' },
+		{ "exact", no_argument, NULL, O_EXACT }, { "nodelist", required_argument, NULL, 'w' },
 		{ "exclude", required_argument, NULL, 'x' },
 		{ "multi-prog", no_argument, NULL, O_NO }, { "wait", required_argument, NULL, O_NO },
 		{ "output", required_argument, NULL, O_NO }, { "error", required_argument, NULL, O_NO },
@@ -201,7 +201,27 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 				return not_supported(prog, "--mpi other than none, pmi2 and pmix");
 			o->mpi = optarg;
 			break;
-		case O_OVERLAP: break; /* steps share the job's resources: they overlap */
+		case O_OVERLAP: o->overlap = true; break;
+		case O_EXACT: o->exact = true; break;
+		case 'G':
+		case O_GPN:
+		case O_GRES: {
+			/* N, TYPE:N, gpu:N, gpu:TYPE:N: the count is the last field */
+			const char *n = strrchr(optarg, ':') ? strrchr(optarg, ':') + 1 : optarg;
+			int v = atoi(n);
+
+			if (opt == O_GRES && strncmp(optarg, "gpu", 3))
+				return not_supported(prog, "--gres other than gpu");
+			if (v <= 0) {
+				cli_error(prog, "Invalid GPU specification: %s", optarg);
+				return 1;
+			}
+			if (opt == 'G')
+				o->gpus = v;
+			else
+				o->gpus_per_node = v;
+			break;
+		}
 		case O_PTY: o->pty = true; break;
 		case 'u': break;       /* output is passed on as it comes, never buffered */
 		case 'h':
@@ -523,6 +543,31 @@ out:
 	return r->rc;
 }
 
+/* Ask for the step; while running steps hold what it needs, say so once
+ * and ask again each second, as Slurm's srun does. */
+static json_t *create_step(const char *prog, const char *jobid, json_t *req,
+			   struct spur_error *err)
+{
+	bool waited = false;
+	json_t *reply;
+
+	for (;;) {
+		reply = cli_call(json_incref(req), err);
+		if (reply || strcmp(err->msg, "Requested nodes are busy"))
+			break;
+		if (!waited)
+			fprintf(stderr, "%s: Job step creation temporarily disabled, retrying "
+					"(Requested nodes are busy)\n", prog);
+		waited = true;
+		nanosleep(&(struct timespec){ .tv_sec = 1 }, NULL);
+	}
+	if (reply && waited)
+		fprintf(stderr, "%s: Step created for StepId=%s.%lld\n", prog, jobid,
+			(long long)spur_json_int(reply, "step_id", 0));
+	json_decref(req);
+	return reply;
+}
+
 /* The step's end, for sacct: COMPLETED, or FAILED (a task's non-zero
  * exit, a node that never came). */
 static void step_done(const char *jobid, const json_t *reply, const char *cmd, int rc)
@@ -648,6 +693,14 @@ have_command:
 		json_object_set_new(req, "nodelist", json_string(so.nodelist));
 	if (so.exclude)
 		json_object_set_new(req, "exclude", json_string(so.exclude));
+	if (so.gpus)
+		json_object_set_new(req, "gpus", json_integer(so.gpus));
+	if (so.gpus_per_node)
+		json_object_set_new(req, "gpus_per_node", json_integer(so.gpus_per_node));
+	if (so.exact)
+		json_object_set_new(req, "exact", json_true());
+	if (so.overlap)
+		json_object_set_new(req, "overlap", json_true());
 	if (so.pty) {
 		struct winsize ws = { .ws_row = 24, .ws_col = 80 };
 
@@ -658,7 +711,7 @@ have_command:
 		json_object_set_new(req, "rows", json_integer(ws.ws_row));
 		json_object_set_new(req, "cols", json_integer(ws.ws_col));
 	}
-	reply = cli_call(req, &err);
+	reply = create_step(prog, jobid, req, &err);
 	if (!reply) {
 		cli_error(prog, "Unable to create step for job %s: %s", jobid, err.msg);
 		close(lfd);

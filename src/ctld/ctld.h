@@ -19,6 +19,13 @@ struct ctld;
 typedef void (*ctld_ready_fn)(struct ctld *c);
 
 /* What the controller keeps about a job beyond the core's view. */
+/* What a running step holds on one node of its job (steps.c). */
+struct ctld_step_use {
+	uint32_t step, node; /* node: index in the job's allocation */
+	uint32_t cpus;
+	uint16_t gpus; /* bit i: GPU i of the node */
+};
+
 struct ctld_job {
 	uint32_t id;
 	json_t *spec;  /* the submit request's job object, as accepted */
@@ -34,6 +41,8 @@ struct ctld_job {
 	/* the ops that made this job what it is, for snapshots */
 	json_t *submit_op; /* on the first job of a submission only */
 	json_t *hold_op, *start_op, *end_op, *requeue_op;
+	struct ctld_step_use *uses; /* running steps' shares (the leader's) */
+	size_t nuses;
 };
 
 struct ctld {
@@ -238,6 +247,15 @@ int ctld_acct_open(struct ctld *c, struct spur_error *err);
 void ctld_acct_close(struct ctld *c);
 void ctld_acct_batch(struct ctld *c, bool begin);
 void ctld_acct_record(struct ctld *c, uint32_t id);
+/* A step's shares of its job on its nn nodes (sel: allocation indexes,
+ * tasks: tasks per node): gpus[k] the GPUs it gets on node k. SPUR_EAGAIN
+ * "Requested nodes are busy" while running steps hold them. */
+int ctld_steps_take(struct ctld_job *cj, const struct sched_job_info *info, const size_t *sel,
+		    size_t nn, const size_t *tasks, const json_t *msg, uint32_t step, uint16_t *gpus,
+		    struct spur_error *err);
+/* The step ended on allocation node `node` (-1: everywhere). */
+void ctld_steps_release(struct ctld_job *cj, uint32_t step, long node);
+void ctld_steps_clear(struct ctld_job *cj);
 /* A step's start or end ("step" operation) into the accounting's steps. */
 void ctld_acct_step(struct ctld *c, const json_t *op);
 json_t *ctld_acct_query(struct ctld *c, const char *jobs, const char *user, struct spur_error *err);

@@ -1476,6 +1476,39 @@ static void handle_step_done(struct ctld_conn *cn, json_t *msg)
 	json_decref(op);
 }
 
+/* The step's GPUs on a node, in the variables its tasks read. */
+static void step_gpus(json_t *env, uint16_t mask)
+{
+	static const char *const vars[] = { "CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
+					    "HIP_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
+					    "SLURM_STEP_GPUS", "SPUR_STEP_GPUS" };
+	char list[64] = "";
+
+	if (!json_object_get(env, "CUDA_VISIBLE_DEVICES"))
+		return; /* a job without GPUs */
+	for (unsigned b = 0; b < 16; b++)
+		if (mask & (1u << b))
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%u",
+				 *list ? "," : "", b);
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		json_object_set_new(env, vars[i], json_string(list));
+}
+
+/* An agent: a step's tasks on its node are all done; what the step held
+ * there is free for the next. */
+static void handle_step_end(struct ctld_conn *cn, json_t *msg)
+{
+	struct ctld *c = cn->c;
+	struct ctld_job *cj = ctld_job(c, (uint32_t)spur_json_int(msg, "job_id", 0));
+	struct sched_job_info info;
+
+	if (!cj || cn->node < 0 || sched_job_info(c->sched, cj->id, &info))
+		return;
+	for (size_t k = 0; k < info.nalloc; k++)
+		if (info.alloc[k].node == (uint32_t)cn->node)
+			ctld_steps_release(cj, (uint32_t)spur_json_int(msg, "step_id", 0), (long)k);
+}
+
 /* srun's MPI type, or MpiDefault: "none" or "pmix"; NULL when refused. */
 static const char *step_mpi(struct ctld_conn *cn, const json_t *msg)
 {
@@ -1499,7 +1532,9 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 	uint32_t id = (uint32_t)spur_json_int(msg, "job_id", 0);
 	struct ctld_job *cj = ctld_job(c, id);
 	struct sched_job_info info;
-	size_t nn, nt, sel[1024];
+	size_t nn, nt, sel[1024], tasks[1024];
+	uint16_t gpus[1024];
+	struct spur_error err;
 	uint32_t step;
 	struct sockaddr_storage peer;
 	int plen = sizeof(peer);
@@ -1556,10 +1591,20 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 							(json_int_t)here));
 		rank += here;
 	}
-	step = cj->next_step++;
+	for (size_t k = 0; k < nn; k++)
+		tasks[k] = nt / nn + (k < nt % nn);
+	step = cj->next_step;
+	if (ctld_steps_take(cj, &info, sel, nn, tasks, msg, step, gpus, &err)) {
+		json_decref(layout);
+		reply_error(cn, err.code, err.msg);
+		return;
+	}
+	cj->next_step++;
 	for (size_t k = 0, rank = 0; k < nn; k++) {
-		size_t here = nt / nn + (k < nt % nn);
+		size_t here = tasks[k];
 		json_t *m = step_part(c, cj, &info, msg, sel[k], step, rank, here, nt, nn);
+
+		step_gpus(json_object_get(m, "env"), gpus[k]);
 
 		json_object_set_new(m, "io_host", json_string(host));
 		json_object_set_new(m, "step_node", json_integer((json_int_t)k));
@@ -1748,6 +1793,7 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 		{ "release", handle_hold, A_USER, false },
 		{ "step", handle_step, A_USER, false },
 		{ "step_done", handle_step_done, A_USER, false },
+		{ "step_end", handle_step_end, A_NODE, false },
 		{ "complete", handle_complete, A_USER, false },
 		{ "requeue", handle_requeue, A_USER, false },
 		{ "update", handle_update, A_USER, false },

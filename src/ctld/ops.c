@@ -517,6 +517,7 @@ static int apply_end(struct ctld *c, json_t *op, bool cancel, bool replay,
 		return err->code;
 	cj->exit_code = ev.exit_code;
 	cj->end = ev.time;
+	ctld_steps_clear(cj); /* its steps end with it */
 	if (ctld_job_interactive(cj))
 		c->interactive_live--;
 	if (cj->owner) {
@@ -583,6 +584,7 @@ static int apply_requeue(struct ctld *c, json_t *op, bool replay, struct spur_er
 	free(cj->gpus);
 	cj->nodes = cj->gpus = NULL;
 	cj->start = cj->end = 0;
+	ctld_steps_clear(cj);
 	cj->exit_code = 0;
 	cj->launched = false;
 	json_decref(cj->start_op);
@@ -654,6 +656,7 @@ static int apply_stop(struct ctld *c, json_t *op, bool replay, struct spur_error
 		free(cj->gpus);
 		cj->nodes = cj->gpus = NULL;
 		cj->start = cj->end = 0;
+		ctld_steps_clear(cj);
 		cj->exit_code = 0;
 		cj->launched = false;
 		json_decref(cj->start_op);
@@ -742,6 +745,7 @@ static int apply_update(struct ctld *c, json_t *op, struct spur_error *err)
 
 static void job_free(struct ctld_job *cj)
 {
+	ctld_steps_clear(cj);
 	json_decref(cj->spec);
 	json_decref(cj->submit_op);
 	json_decref(cj->hold_op);

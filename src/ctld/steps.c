@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Steps' shares of their job's allocation, as Slurm 22.05 gives them: a
+ * step takes, on each of its nodes, the job's CPUs there (with --exact,
+ * only its tasks' CPUs) and the GPUs it asks for (none asked: all of the
+ * job's there); a step that would need what running steps hold waits
+ * ("Requested nodes are busy") unless it or they run with --overlap. The
+ * leader keeps this in memory only: the agents say when a step ended on
+ * their node (step_end), and a job's end frees all. */
+#include "ctld.h"
+
+#include "common/alloc.h"
+
+#include <string.h>
+
+static unsigned popcount16(uint16_t m)
+{
+	return (unsigned)__builtin_popcount(m);
+}
+
+/* What the step asks of node k's GPUs (0: all of the job's there). */
+static unsigned gpus_wanted(const json_t *msg, size_t tasks_here, size_t nn)
+{
+	json_int_t per_task = spur_json_int(msg, "gpus_per_task", 0);
+	json_int_t per_node = spur_json_int(msg, "gpus_per_node", 0);
+	json_int_t total = spur_json_int(msg, "gpus", 0);
+
+	if (per_task > 0)
+		return (unsigned)(per_task * (json_int_t)tasks_here);
+	if (per_node > 0)
+		return (unsigned)per_node;
+	if (total > 0) /* spread over the step's nodes, the first ones take more */
+		return (unsigned)((total + (json_int_t)nn - 1) / (json_int_t)nn);
+	return 0;
+}
+
+/* The lowest n bits of free, or 0 when free has fewer. */
+static uint16_t pick(uint16_t free, unsigned n)
+{
+	uint16_t out = 0;
+
+	for (unsigned b = 0; b < 16 && n; b++)
+		if (free & (1u << b)) {
+			out |= (uint16_t)(1u << b);
+			n--;
+		}
+	return n ? 0 : out;
+}
+
+int ctld_steps_take(struct ctld_job *cj, const struct sched_job_info *info, const size_t *sel,
+		    size_t nn, const size_t *tasks, const json_t *msg, uint32_t step, uint16_t *gpus,
+		    struct spur_error *err)
+{
+	bool overlap = spur_json_bool(msg, "overlap", 0), exact = spur_json_bool(msg, "exact", 0);
+	json_int_t cpt = spur_json_int(msg, "cpus_per_task", 1);
+	struct ctld_step_use *grown;
+
+	cpt = cpt > 0 ? cpt : 1;
+	/* first, all or nothing: does every node have it free? */
+	for (size_t k = 0; k < nn; k++) {
+		const struct sched_alloc_node *a = &info->alloc[sel[k]];
+		unsigned want_gpus = gpus_wanted(msg, tasks[k], nn);
+		uint32_t want_cpus = exact ? (uint32_t)(cpt * (json_int_t)tasks[k]) : a->cpus;
+		uint32_t used_cpus = 0;
+		uint16_t used_gpus = 0;
+
+		if (want_gpus > popcount16(a->gpu_mask) || want_cpus > a->cpus)
+			return spur_error_set(err, SPUR_EINVAL,
+					      "Requested node configuration is not available");
+		for (size_t u = 0; !overlap && u < cj->nuses; u++)
+			if (cj->uses[u].node == sel[k]) {
+				used_cpus += cj->uses[u].cpus;
+				used_gpus |= cj->uses[u].gpus;
+			}
+		gpus[k] = want_gpus ? pick(a->gpu_mask & (uint16_t)~used_gpus, want_gpus)
+				    : a->gpu_mask;
+		if (!overlap && (used_cpus + want_cpus > a->cpus ||
+				 (want_gpus && !gpus[k]) || (!want_gpus && (used_gpus & a->gpu_mask))))
+			return spur_error_set(err, SPUR_EAGAIN, "Requested nodes are busy");
+	}
+	if (overlap)
+		return 0;
+	grown = spur_realloc(cj->uses, (cj->nuses + nn) * sizeof(*cj->uses));
+	if (!grown)
+		return spur_error_set(err, SPUR_ENOMEM, "out of memory");
+	cj->uses = grown;
+	for (size_t k = 0; k < nn; k++)
+		cj->uses[cj->nuses++] = (struct ctld_step_use){
+			.step = step,
+			.node = (uint32_t)sel[k],
+			.cpus = exact ? (uint32_t)(cpt * (json_int_t)tasks[k]) : info->alloc[sel[k]].cpus,
+			.gpus = gpus[k],
+		};
+	return 0;
+}
+
+void ctld_steps_release(struct ctld_job *cj, uint32_t step, long node)
+{
+	size_t w = 0;
+
+	for (size_t u = 0; u < cj->nuses; u++)
+		if (cj->uses[u].step != step || (node >= 0 && cj->uses[u].node != (uint32_t)node))
+			cj->uses[w++] = cj->uses[u];
+	cj->nuses = w;
+}
+
+void ctld_steps_clear(struct ctld_job *cj)
+{
+	spur_free(cj->uses);
+	cj->uses = NULL;
+	cj->nuses = 0;
+}

@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Steps share their job's allocation as Slurm 22.05's do: a step holds the
+# GPUs it asks for (none asked: all of the job's on its nodes) and, without
+# --exact, all of the job's CPUs there; a step that needs what running
+# steps hold waits, saying "Requested nodes are busy", and starts when they
+# end; --overlap shares; --exact takes only its tasks' CPUs. GPUs are the
+# agents' simulated ones: only their numbering is checked.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+write_conf 1 gpu:mi300x:8
+start_ctld
+start_agents 1
+check "the node registers" wait_until 20 nodes_idle 1
+sbatch --wait -N1 -c 4 --gpus=2 -o gpus.out --wrap '
+	srun -n1 --exact --gpus=1 sh -c "echo A \$CUDA_VISIBLE_DEVICES; sleep 1" &
+	srun -n1 --exact --gpus=1 sh -c "echo B \$CUDA_VISIBLE_DEVICES; sleep 1" &
+	wait' >/dev/null
+check "two --exact steps of one GPU each get different GPUs" \
+	sh -c "[ \$(awk '/^[AB] [0-9]\$/ {print \$2}' gpus.out | sort -u | wc -l) = 2 ]"
+check "... at once (neither waited)" sh -c "! grep -q 'Requested nodes are busy' gpus.out"
+sbatch --wait -N1 -c 2 -o busy.out --wrap '
+	srun -n1 sh -c "sleep 2; echo first-done" &
+	sleep 0.5
+	srun -n1 sh -c "echo second-ran"
+	wait' >/dev/null
+check "a step needing what a running one holds waits, saying why" \
+	grep -q 'srun: Job step creation temporarily disabled, retrying (Requested nodes are busy)' busy.out
+check "and starts once it ended" sh -c "grep -n . busy.out | grep -A5 first-done | grep -q second-ran"
+sbatch --wait -N1 -c 2 -o ov.out --wrap '
+	srun -n1 --overlap sh -c "sleep 2; echo first-done" &
+	sleep 0.5
+	srun -n1 --overlap sh -c "echo second-ran"
+	wait' >/dev/null
+check "--overlap: they run at once" sh -c "! grep -q busy ov.out && grep -n . ov.out | head -n 1 | grep -q second-ran"
+sbatch --wait -N1 -c 2 -o ex.out --wrap '
+	srun -n1 -c1 --exact sh -c "sleep 2; echo first-done" &
+	sleep 0.5
+	srun -n1 -c1 --exact sh -c "echo second-ran"
+	wait' >/dev/null
+check "--exact: each takes one of the job's two CPUs, at once" \
+	sh -c "! grep -q busy ex.out && grep -n . ex.out | head -n 1 | grep -q second-ran"
+finish
