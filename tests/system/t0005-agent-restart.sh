@@ -16,6 +16,9 @@ b=$(raw "{\"type\":\"submit\",\"job\":{\"script\":\"#!/bin/sh\\necho b starts; s
 c=$(sbatch --parsable -o c.out --wrap 'sleep 1; echo c; exit 3')
 d=$(sbatch --parsable -o d.out --wrap 'echo $$ >d.pid; sleep 100')
 check "four jobs run" wait_until 10 sh -c "[ \$(squeue -h -t R | wc -l) -eq 4 ]"
+# the agent has started all four (the controller counts a job running once
+# it sent the launch): killed mid-launch, a job could not be adopted
+check "the agent started all four" wait_until 10 sh -c "[ \$(grep -c 'started, supervisor pid' d1.log) -eq 4 ]"
 kill -9 $(cat agents.pid)
 wait $(cat agents.pid) 2>/dev/null
 rm -f agents.pid
