@@ -1743,7 +1743,15 @@ static int agent_hooks(struct agent *a, const struct spur_conf *conf)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* spurd's command line (a, the agent, takes -N, -s, --cpus, --mem). */
+struct spurd_args {
+	const char *conf_path, *logfile, *ctl, *gpus_arg, *cgroup_root, *cgroup_name;
+	int verbose;
+	bool show;
+};
+
+/* 0: go on; 1: done (help); -1: an error, said. */
+static int parse_args(int argc, char **argv, struct agent *a, struct spurd_args *o)
 {
 	static const struct option opts[] = {
 		{ "gpus", required_argument, NULL, 'g' },
@@ -1753,72 +1761,70 @@ int main(int argc, char **argv)
 		{ "cgroup-name", required_argument, NULL, 1004 },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct agent a = { 0 };
-	const char *conf_path = NULL, *logfile = NULL, *ctl = NULL, *gpus_arg = NULL;
+	int opt;
+
 	/* $SPURD_CGROUP_NAME: --cgroup-name for every agent a script starts */
-	const char *cgroup_root = NULL, *cgroup_name = getenv("SPURD_CGROUP_NAME");
-	char cgline[1024];
-	char conf_gpus[64] = "";
-	struct spur_conf *conf;
-	struct spur_error err;
-	char spool[4096], hostname[256];
-	int opt, verbose = 0, rc;
-	long idx;
-
-	bool show = false;
-
-
+	*o = (struct spurd_args){ .cgroup_name = getenv("SPURD_CGROUP_NAME") };
 	while ((opt = getopt_long(argc, argv, "N:f:c:s:L:g:vhC", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'N':
-			a.node = optarg;
-			break;
-		case 'f':
-			conf_path = optarg;
-			break;
-		case 'c':
-			ctl = optarg;
-			break;
-		case 's':
-			a.spool = optarg;
-			break;
-		case 'L':
-			logfile = optarg;
-			break;
-		case 'g':
-			gpus_arg = optarg;
-			break;
-		case 1001:
-			a.cpus = (uint32_t)atoi(optarg);
-			break;
-		case 1003:
-			cgroup_root = optarg;
-			break;
+		case 'N': a->node = optarg; break;
+		case 'f': o->conf_path = optarg; break;
+		case 'c': o->ctl = optarg; break;
+		case 's': a->spool = optarg; break;
+		case 'L': o->logfile = optarg; break;
+		case 'g': o->gpus_arg = optarg; break;
+		case 1001: a->cpus = (uint32_t)atoi(optarg); break;
+		case 1002: a->mem_mb = (uint64_t)atoll(optarg); break;
+		case 1003: o->cgroup_root = optarg; break;
+		case 'v': o->verbose++; break;
+		case 'C': o->show = true; break;
 		case 1004:
 			if (!*optarg || strchr(optarg, '/') || !strcmp(optarg, ".") ||
 			    !strcmp(optarg, "..")) {
 				fprintf(stderr, "spurd: --cgroup-name: one folder name, not '%s'\n",
 					optarg);
-				return 1;
+				return -1;
 			}
-			cgroup_name = optarg;
-			break;
-		case 1002:
-			a.mem_mb = (uint64_t)atoll(optarg);
-			break;
-		case 'v':
-			verbose++;
-			break;
-		case 'C':
-			show = true;
+			o->cgroup_name = optarg;
 			break;
 		default:
 			fprintf(stderr, "Usage: spurd [-C] [-N NODENAME] [-f slurm.conf] [-c HOST:PORT] [-s "
 					"SPOOL] [-L LOG] [--gpus auto|kfd[:ROOT]|nvml[:LIB]|none|FILE|TYPE:N] "
 					"[--cgroup-name NAME] [-v]\n");
-			return opt == 'h' ? 0 : 1;
+			return opt == 'h' ? 1 : -1;
 		}
 	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct spurd_args args;
+	struct agent a = { 0 };
+	const char *conf_path, *logfile, *ctl, *gpus_arg, *cgroup_root, *cgroup_name;
+	char cgline[1024];
+	char conf_gpus[64] = "";
+	struct spur_conf *conf;
+	struct spur_error err;
+	char spool[4096], hostname[256];
+	int verbose, rc;
+	long idx;
+	bool show;
+
+	switch (parse_args(argc, argv, &a, &args)) {
+	case 1:
+		return 0;
+	case -1:
+		return 1;
+	}
+	conf_path = args.conf_path;
+	logfile = args.logfile;
+	ctl = args.ctl;
+	gpus_arg = args.gpus_arg;
+	cgroup_root = args.cgroup_root;
+	cgroup_name = args.cgroup_name;
+	verbose = args.verbose;
+	show = args.show;
 	if (!conf_path)
 		conf_path = getenv("SPUR_CONF") ? getenv("SPUR_CONF") : getenv("SLURM_CONF");
 	conf = conf_path ? spur_conf_load(conf_path, 0, &err) : spur_conf_default(&err);

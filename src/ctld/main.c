@@ -344,92 +344,120 @@ static int ctld_peers(const struct spur_conf *cf, const char *name, struct ctld_
 	return 0;
 }
 
+/* spurctld's command line. */
+struct ctld_args {
+	const char *conf_path, *state, *logfile, *raft_addr, *self_name;
+	int port, verbose;
+	unsigned snapshot_every;
+	bool join;
+};
+
+/* 0: go on; 1: done (help); -1: an error, said. */
+static int parse_args(int argc, char **argv, struct ctld_args *a)
+{
+	int opt;
+
+	*a = (struct ctld_args){ .snapshot_every = 8192 };
+	listen_at.addr = "0.0.0.0";
+	while ((opt = getopt(argc, argv, "f:s:p:L:a:r:n:N:jvh")) != -1) {
+		switch (opt) {
+		case 'f': a->conf_path = optarg; break;
+		case 's': a->state = optarg; break;
+		case 'p': a->port = atoi(optarg); break;
+		case 'a': listen_at.addr = optarg; break;
+		case 'r': a->raft_addr = optarg; break;
+		case 'L': a->logfile = optarg; break;
+		case 'N': a->self_name = optarg; break;
+		case 'j': a->join = true; break;
+		case 'v': a->verbose++; break;
+		case 'n':
+			a->snapshot_every = (unsigned)strtoul(optarg, NULL, 10);
+			if (a->snapshot_every < 4) {
+				fprintf(stderr, "spurctld: error: -n %s: expected 4 or more entries\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (a->port < 0 || a->port > 65535) {
+		fprintf(stderr, "spurctld: error: -p %d: expected a port number 1-65535\n", a->port);
+		return -1;
+	}
+	return 0;
+}
+
+/* The config, the log it names, its warnings, and what it asks of the
+ * controller that must be refused or prepared (job_submit.lua): 0, or -1
+ * with the reason said (nothing left open). */
+static int ctld_load_conf(struct ctld *cp, const char *conf_path, const char *logfile,
+			  int verbose)
+{
+	struct spur_error err;
+
+	if (!conf_path)
+		conf_path = getenv("SPUR_CONF") ? getenv("SPUR_CONF") : getenv("SLURM_CONF");
+	cp->conf = conf_path ? spur_conf_load(conf_path, 0, &err) : spur_conf_default(&err);
+	if (!cp->conf) {
+		fprintf(stderr, "spurctld: error: %s\n", err.msg);
+		return -1;
+	}
+	if (spur_log_open("spurctld", (enum spur_log_level)(cp->conf->ctld_debug + verbose),
+			  logfile ? logfile : cp->conf->ctld_log_file, &err)) {
+		fprintf(stderr, "spurctld: error: %s\n", err.msg);
+		spur_conf_destroy(cp->conf);
+		return -1;
+	}
+	for (size_t i = 0; i < cp->conf->nwarnings; i++)
+		spur_warn("%s", cp->conf->warnings[i]);
+	if (spur_conf_daemon_check(cp->conf, &err) ||
+	    ctld_jobsubmit_open(cp->conf, conf_path, &cp->jobsubmit, &err)) {
+		fprintf(stderr, "spurctld: error: %s\n", err.msg);
+		spur_error_log("%s", err.msg);
+		spur_conf_destroy(cp->conf);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	const char *conf_path = NULL, *state = NULL, *logfile = NULL, *raft_addr = NULL;
-	int port = 0, verbose = 0, opt;
-	unsigned snapshot_every = 8192;
+	const char *conf_path, *state, *logfile, *raft_addr;
+	int port, verbose;
+	unsigned snapshot_every;
+	struct ctld_args args;
 	struct ctld c = { 0 };
 	struct spur_error err;
 	uv_signal_t sigterm, sigint;
 	char raft_default[96], key_path[4096];
-	const char *self_name = NULL;
-	bool join = false;
+	const char *self_name;
+	bool join;
 	struct ctld_raft_opts ropts = { 0 };
 	struct ctld_raft_peer solo = { 0 };
 
-	listen_at.addr = "0.0.0.0";
-	while ((opt = getopt(argc, argv, "f:s:p:L:a:r:n:N:jvh")) != -1) {
-		switch (opt) {
-		case 'f':
-			conf_path = optarg;
-			break;
-		case 's':
-			state = optarg;
-			break;
-		case 'p':
-			port = atoi(optarg);
-			break;
-		case 'a':
-			listen_at.addr = optarg;
-			break;
-		case 'r':
-			raft_addr = optarg;
-			break;
-		case 'n':
-			snapshot_every = (unsigned)strtoul(optarg, NULL, 10);
-			if (snapshot_every < 4) {
-				fprintf(stderr, "spurctld: error: -n %s: expected 4 or more entries\n",
-					optarg);
-				return 1;
-			}
-			break;
-		case 'L':
-			logfile = optarg;
-			break;
-		case 'N':
-			self_name = optarg;
-			break;
-		case 'j':
-			join = true;
-			break;
-		case 'v':
-			verbose++;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 1;
-		}
-	}
-	if (port < 0 || port > 65535) {
-		fprintf(stderr, "spurctld: error: -p %d: expected a port number 1-65535\n", port);
+	switch (parse_args(argc, argv, &args)) {
+	case 1:
+		return 0;
+	case -1:
 		return 1;
 	}
-	if (!conf_path)
-		conf_path = getenv("SPUR_CONF") ? getenv("SPUR_CONF") : getenv("SLURM_CONF");
-	c.conf = conf_path ? spur_conf_load(conf_path, 0, &err) : spur_conf_default(&err);
-	if (!c.conf) {
-		fprintf(stderr, "spurctld: error: %s\n", err.msg);
+	conf_path = args.conf_path;
+	state = args.state;
+	logfile = args.logfile;
+	raft_addr = args.raft_addr;
+	self_name = args.self_name;
+	port = args.port;
+	verbose = args.verbose;
+	snapshot_every = args.snapshot_every;
+	join = args.join;
+	if (ctld_load_conf(&c, conf_path, logfile, verbose))
 		return 1;
-	}
-	if (spur_log_open("spurctld", (enum spur_log_level)(c.conf->ctld_debug + verbose),
-			  logfile ? logfile : c.conf->ctld_log_file, &err)) {
-		fprintf(stderr, "spurctld: error: %s\n", err.msg);
-		spur_conf_destroy(c.conf);
-		return 1;
-	}
-	for (size_t i = 0; i < c.conf->nwarnings; i++)
-		spur_warn("%s", c.conf->warnings[i]);
-	if (spur_conf_daemon_check(c.conf, &err) ||
-	    ctld_jobsubmit_open(c.conf, conf_path, &c.jobsubmit, &err)) {
-		fprintf(stderr, "spurctld: error: %s\n", err.msg);
-		spur_error_log("%s", err.msg);
-		spur_conf_destroy(c.conf);
-		return 1;
-	}
 	if (c.conf->nctlds > 1) {
 		/* several controllers: a Raft cluster of them all, this one the
 		 * SlurmctldHost named by -N, else by this host's name */
