@@ -60,6 +60,7 @@ bench: build
 	bench/bench_cluster.sh $(BUILD)
 	bench/bench_ha.sh $(BUILD)
 	bench/bench_step.sh $(BUILD)
+	bench/bench_mpi.sh $(BUILD)
 	bench/bench_rest.sh $(BUILD)
 
 demo: build

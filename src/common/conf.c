@@ -257,6 +257,8 @@ static const struct keydef {
 	KD("HealthCheckInterval", K_U32, health_interval),
 	KD("TaskProlog", K_STR, task_prolog),
 	KD("TaskEpilog", K_STR, task_epilog),
+	KD("PrologSlurmctld", K_STR, prolog_slurmctld),
+	KD("EpilogSlurmctld", K_STR, epilog_slurmctld),
 	KD("DisableRootJobs", K_BOOL, disable_root_jobs),
 	KD("SchedulerType", K_STR, scheduler_type),
 	KD("SchedulerParameters", K_SCHED, scheduler_params),
@@ -307,7 +309,7 @@ static const char *const known_slurm_keys[] = {
 	"BatchStartTimeout", "BurstBufferType", "CliFilterPlugins", "CommunicationParameters",
 	"CompleteWait", "CoreSpecPlugin", "CpuFreqDef", "CpuFreqGovernors", "CredType",
 	"DebugFlags", "DefCpuPerGPU", "DependencyParameters", "EioTimeout",
-	"EnforcePartLimits", "EpilogMsgTime", "EpilogSlurmctld", "FairShareDampeningFactor",
+	"EnforcePartLimits", "EpilogMsgTime", "FairShareDampeningFactor",
 	"FederationParameters", "GetEnvTimeout", "GpuFreqDef", "GroupUpdateForce",
 	"GroupUpdateTime",
 	"InteractiveStepOptions", "JobAcctGatherFrequency", "JobAcctGatherParams",
@@ -322,7 +324,7 @@ static const char *const known_slurm_keys[] = {
 	"PrEpPlugins", "PriorityCalcPeriod", "PriorityFlags", "PriorityParameters",
 	"PrioritySiteFactorParameters", "PrioritySiteFactorPlugin", "PriorityUsageResetPeriod",
 	"PriorityWeightTRES", "PrivateData", "ProctrackType", "PrologEpilogTimeout",
-	"PrologFlags", "PrologSlurmctld", "PropagatePrioProcess", "PropagateResourceLimits",
+	"PrologFlags", "PropagatePrioProcess", "PropagateResourceLimits",
 	"PropagateResourceLimitsExcept", "RebootProgram", "ReconfigFlags", "RequeueExit",
 	"RequeueExitHold", "ResumeFailProgram", "ResumeProgram", "ResumeRate", "ResumeTimeout",
 	"ResvEpilog", "ResvOverRun", "ResvProlog", "RoutePlugin",
@@ -344,8 +346,6 @@ int spur_conf_daemon_check(const struct spur_conf *conf, struct spur_error *err)
 		const char *key, *what;
 	} refused[] = {
 		{ "PlugStackConfig", "SPANK plugins" },
-		{ "PrologSlurmctld", "the controller's prolog" },
-		{ "EpilogSlurmctld", "the controller's epilog" },
 	};
 
 	for (size_t i = 0; i < conf->nextra; i++)
@@ -1669,7 +1669,7 @@ void spur_conf_destroy(struct spur_conf *c)
 	clear_ctlds(c);
 	spur_free(c->ctlds);
 	char **strs[] = { &c->cluster_name, &c->state_dir, &c->spool_dir, &c->ctld_log_file,
-			  &c->agent_log_file, &c->slurm_user, &c->prolog, &c->epilog, &c->mpi_default, &c->health_program, &c->health_states, &c->task_prolog, &c->task_epilog, &c->scheduler_type, &c->scheduler_params, &c->select_type,
+			  &c->agent_log_file, &c->slurm_user, &c->prolog, &c->epilog, &c->mpi_default, &c->health_program, &c->health_states, &c->task_prolog, &c->task_epilog, &c->prolog_slurmctld, &c->epilog_slurmctld, &c->scheduler_type, &c->scheduler_params, &c->select_type,
 			  &c->select_type_params, &c->gres_types, &c->priority_type,
 			  &c->preempt_type, &c->preempt_mode, &c->topology_plugin, &c->gpu_backend,
 			  &c->fake_gpu_file };

@@ -98,6 +98,7 @@ struct spur_conf {
 	char *health_program, *health_states; /* HealthCheckProgram, HealthCheckNodeState */
 	uint32_t health_interval;	      /* HealthCheckInterval, seconds */
 	char *task_prolog, *task_epilog;      /* TaskProlog, TaskEpilog: as the user, per task */
+	char *prolog_slurmctld, *epilog_slurmctld; /* run by the leading controller */
 	enum spur_log_level ctld_debug, agent_debug;
 	bool disable_root_jobs; /* DisableRootJobs (default YES in Spur) */
 	char *scheduler_type, *select_type, *select_type_params, *gres_types;

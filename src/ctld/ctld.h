@@ -247,6 +247,12 @@ int ctld_acct_open(struct ctld *c, struct spur_error *err);
 void ctld_acct_close(struct ctld *c);
 void ctld_acct_batch(struct ctld *c, bool begin);
 void ctld_acct_record(struct ctld *c, uint32_t id);
+/* Send the batch script to the job's first node. */
+void ctld_launch(struct ctld *c, struct ctld_job *cj, const json_t *alloc);
+/* PrologSlurmctld first (when set), then the launch; EpilogSlurmctld at
+ * the job's end (hooks.c). */
+void ctld_prolog_then_launch(struct ctld *c, struct ctld_job *cj, const json_t *alloc);
+void ctld_epilog(struct ctld *c, struct ctld_job *cj);
 /* A step's shares of its job on its nn nodes (sel: allocation indexes,
  * tasks: tasks per node): gpus[k] the GPUs it gets on node k. SPUR_EAGAIN
  * "Requested nodes are busy" while running steps hold them. */

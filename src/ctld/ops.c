@@ -375,7 +375,7 @@ static void grant(struct ctld *c, struct ctld_job *cj)
 }
 
 /* Tell the first node's agent to run the batch script. */
-static void launch(struct ctld *c, struct ctld_job *cj, const json_t *alloc)
+void ctld_launch(struct ctld *c, struct ctld_job *cj, const json_t *alloc)
 {
 	const json_t *spec = cj->spec;
 	json_t *first = json_array_get(alloc, 0);
@@ -427,7 +427,7 @@ bool ctld_relaunch(struct ctld *c, struct ctld_job *cj)
 	if (!json_is_array(alloc) || ctld_job_interactive(cj))
 		return false;
 	cj->launched = false; /* set again only when this launch is sent */
-	launch(c, cj, alloc);
+	ctld_launch(c, cj, alloc);
 	return cj->launched;
 }
 
@@ -938,7 +938,11 @@ void ctld_committed(struct ctld *c, const json_t *op)
 	if (cj && !strcmp(spur_json_str(op, "op", ""), "start") &&
 	    !sched_job_info(c->sched, id, &info) && info.state == SCHED_JOB_RUNNING &&
 	    cj->start_op == op)
-		launch(c, cj, json_object_get(op, "alloc"));
+		ctld_prolog_then_launch(c, cj, json_object_get(op, "alloc"));
+	/* a job that ran has ended: the controller's epilog */
+	if (cj && cj->start && (!strcmp(spur_json_str(op, "op", ""), "finish") ||
+				!strcmp(spur_json_str(op, "op", ""), "cancel")))
+		ctld_epilog(c, cj);
 }
 
 /* ---------------------------------------------------------------- snapshot */

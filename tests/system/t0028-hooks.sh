@@ -7,6 +7,8 @@
 # message naming it, not silently. TaskProlog runs before the batch script
 # and before each srun task, as the user, and its "export", "unset" and
 # "print" lines are honoured; TaskEpilog runs after each of them.
+# PrologSlurmctld runs on the controller before a job launches (a failure
+# requeues it held) and EpilogSlurmctld when it ends.
 # PlugStackConfig (SPANK) stops the daemons with a message naming it.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
@@ -17,7 +19,13 @@ printf '%s\n' '#!/bin/sh' 'echo "export FROM_PROLOG=yes"' 'echo "unset DROP_ME"'
 	'echo "print prolog says hi"' >tp.sh
 printf '%s\n' '#!/bin/sh' "echo \"epilog \$SLURM_JOB_ID \$FROM_PROLOG\" >>$T/epilog.log" >te.sh
 chmod 755 tp.sh te.sh
+printf '%s\n' '#!/bin/sh' "echo \"\$SLURM_JOB_ID \$SLURM_SCRIPT_CONTEXT \$SLURM_JOB_USER\" >>$T/pc.log" \
+	"[ ! -e $T/pc-fail ]" >pc.sh
+printf '%s\n' '#!/bin/sh' "echo \"\$SLURM_JOB_ID \$SLURM_SCRIPT_CONTEXT \$SLURM_JOB_EXIT_CODE\" >>$T/ec.log" >ec.sh
+chmod 755 pc.sh ec.sh
 cat >>slurm.conf <<CONF
+PrologSlurmctld=$T/pc.sh
+EpilogSlurmctld=$T/ec.sh
 TaskProlog=$T/tp.sh
 TaskEpilog=$T/te.sh
 HealthCheckProgram=$T/hc.sh
@@ -32,6 +40,14 @@ check "TaskProlog's export and unset reach the batch script" grep -qx 'batch FRO
 check "... and each srun task" sh -c "[ \$(grep -cx 'task FROM=yes' tp.out) = 2 ]"
 check "its print lines go to the output, once per task" sh -c "[ \$(grep -cx 'prolog says hi' tp.out) = 3 ]"
 check "TaskEpilog ran after the script and after each task" sh -c "[ \$(grep -cx \"epilog $j yes\" epilog.log) = 3 ]"
+check "PrologSlurmctld ran for the job, with Slurm's variables" grep -qx "$j prolog_slurmctld root" pc.log
+check "EpilogSlurmctld ran at its end, with its exit code" wait_until 10 grep -qx "$j epilog_slurmctld 0" ec.log
+touch pc-fail
+k=$(sbatch --parsable -o /dev/null --wrap true)
+check "a failing PrologSlurmctld requeues a batch job held, unlaunched" \
+	wait_until 10 sh -c "[ \"\$(squeue -h -j $k -o '%t %r')\" = 'PD JobHeldAdmin' ]"
+scancel "$k"
+rm -f pc-fail
 touch sick
 check "a failing check drains the nodes with its first line as the reason" \
 	wait_until 10 sh -c "[ \$(sinfo -R -h -o '%E %N' | grep -c 'HealthCheck: scratch is full') -ge 1 ]"
