@@ -4,8 +4,25 @@
 set -u
 BUILD=${BUILD:?BUILD must point at the build folder}
 T=$(mktemp -d /tmp/spur-sys.XXXXXX)
-# below the ephemeral range (32768-): no client socket can hold our ports
-PORT=$((20000 + $$ % 12000))
+# below the ephemeral range (32768-): no client socket can hold our ports;
+# one whose neighbours up to +9 (Raft's +4, a second controller's) are
+# free now, so two tests running at once do not take each other's
+PORT=$(python3 - "$$" <<'PY'
+import random, socket, sys
+random.seed(int(sys.argv[1]))
+for _ in range(500):
+    p = random.randrange(20000, 32000 - 10)
+    try:
+        for q in range(p, p + 10):
+            s = socket.socket()
+            s.bind(("0.0.0.0", q))
+            s.close()
+    except OSError:
+        continue
+    print(p)
+    break
+PY
+)
 export SLURM_CONF="$T/slurm.conf" SPUR_CONF="$T/slurm.conf"
 export PATH="$BUILD/src/cli:$PATH"
 # the agents' cgroups (real ones where this host has them): this test's own
