@@ -288,7 +288,7 @@ static json_t *step_env(const char *export)
 
 /* The step's output, exits and fences, from one connection per node. */
 struct relay {
-	int lfd, nconn, cap, open_conns, expect, total, exited, rc;
+	int lfd, nconn, cap, open_conns, expect, total, exited, rc, hellos;
 	bool killed, label, kill_bad, pty, raw;
 	struct termios saved; /* the terminal before --pty made it raw */
 	struct pollfd *pfd; /* [0]: the listening socket; with --pty, stdin once all connected */
@@ -357,6 +357,8 @@ static void relay_msg(struct relay *r, int k, json_t *m)
 		json_object_set_new(m, "rank", json_integer(rank));
 		print_io(m, r->label, r->st, r->total);
 	} else if (!strcmp(type, "hello")) {
+		if (r->node_of[k] < 0)
+			r->hellos++;
 		r->node_of[k] = (int)spur_json_int(m, "node_index", -1);
 	} else if (!strcmp(type, "fence")) {
 		fence_add(&r->fences, m, r->expect, r->pfd + 1, r->nconn);
@@ -418,8 +420,9 @@ static void relay_winsize(struct relay *r)
 					    "cols", ws.ws_col));
 }
 
-/* --pty: once every node is connected, srun's terminal goes raw and
- * stdin takes the listening socket's place in the poll set. */
+/* --pty: once every node said which it is (so task 0's is known and no
+ * key typed ahead is lost), srun's terminal goes raw and stdin takes the
+ * listening socket's place in the poll set. */
 static void relay_pty_start(struct relay *r)
 {
 	struct termios raw;
@@ -489,7 +492,7 @@ static int relay(struct relay *r, const char *prog, const char *jobid)
 			relay_stdin(r);
 		else if (r->pfd[0].revents & POLLIN)
 			relay_accept(r);
-		if (r->pty && r->pfd[0].fd == r->lfd && r->nconn >= r->expect)
+		if (r->pty && r->pfd[0].fd == r->lfd && r->hellos >= r->expect)
 			relay_pty_start(r);
 		for (int k = 1; k <= r->nconn; k++) {
 			char buf[65536];

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # The launch path on this host's real cgroups (v1 here, hybrid; v2 where
-# the host has it) and real users: a job past --mem ends OUT_OF_MEMORY, its
+# the host has it) and real users: a job past --mem ends OUT_OF_MEMORY, a
+# fork bomb stops at the job's pids limit and the node lives on, its
 # srun tasks are inside the same limits, -c binds a task's CPUs, jobs and
 # steps keep the user's supplementary groups, and srun's options inside a
 # job are done (--export, --chdir, --cpu-bind=none, --gpus-per-task, -J) or
@@ -45,6 +46,27 @@ check "an srun task is inside the job's memory limit too" grep -q 'srun said [1-
 j=$(as_user sbatch --parsable --wait --mem=200M -o "$T/ok.out" \
 	--wrap 'python3 -c "b = bytearray(50 << 20)"; echo fine')
 check "a job inside its limit completes" sh -c "grep -qx fine '$T/ok.out' && [ \"\$(sacct -n -X -P -j $j -o State)\" = COMPLETED ]"
+# a fork bomb (bounded, to be kind to the host) meets the job's pids.max
+# (4,096 for a job of up to 4 CPUs) and the node lives on
+as_user sbatch --wait -c 1 --mem=2G -o "$T/bomb.out" --wrap 'python3 -c "
+import os, time
+pids = []
+try:
+    while len(pids) < 6000:
+        p = os.fork()
+        if p == 0:
+            time.sleep(60)
+            os._exit(0)
+        pids.append(p)
+except OSError:
+    pass
+print(\"started\", len(pids), flush=True)
+for p in pids:
+    os.kill(p, 9)
+"' >/dev/null
+check "a fork bomb stops at the job's pids limit" \
+	sh -c "n=\$(awk '/^started/ {print \$2}' '$T/bomb.out'); [ -n \"\$n\" ] && [ \$n -lt 4096 ] && [ \$n -gt 1000 ]"
+check "the node lives on (idle again, its agent up)" wait_until 20 nodes_idle 2
 
 as_user sbatch --wait -o "$T/grp.out" --wrap 'id -Gn; srun -n1 id -Gn' >/dev/null
 check "the batch script keeps the user's supplementary groups" sh -c "head -n 1 '$T/grp.out' | grep -qw spurgrp"

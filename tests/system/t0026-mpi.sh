@@ -48,6 +48,7 @@ sbatch --wait -N4 -n8 -o p4.out --wrap "srun --mpi=pmix $T/ar" >/dev/null
 check "srun --mpi=pmix: 8 ranks on 4 nodes reduce together" sums p4.out 8
 sbatch --wait -N2 -n4 -o mr.out --wrap "mpirun $T/ar" >/dev/null
 check "mpirun inside sbatch (its daemons started by srun) runs 4 ranks" sums mr.out 4
+sums mr.out 4 || sed 's/^/  | /' mr.out # what mpirun said, when it failed
 sbatch --wait -N2 -n2 -o k.out \
 	--wrap "srun -K -n2 sh -c '[ \$SLURM_PROCID = 1 ] || exit 3; sleep 30; echo survived'; echo rc=\$?" >/dev/null
 check "srun -K: a rank's failure ends the step with its code" sh -c "grep -qx rc=3 k.out && ! grep -q survived k.out"
