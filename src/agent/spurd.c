@@ -75,6 +75,7 @@ struct agent {
 	unsigned host_cpus;
 	uint8_t cpu_used[1024]; /* per host CPU: jobs' cpusets */
 	int kill_wait;
+	struct step_warn *warns; /* --signal timers for steps */
 	json_t *unsent; /* "finished" reports the controller has not acknowledged */
 	const char *gpu_arg;  /* the GPU backend's argument, for its health check */
 	char *prolog, *epilog; /* Prolog, Epilog of slurm.conf (NULL: none) */
@@ -624,11 +625,86 @@ static void launch_failed(struct agent *a, uint32_t id, int code)
 			    code));
 }
 
+/* --signal=SIG@TIME without B: SIG to the job's steps TIME seconds before
+ * its limit (the batch shell is not signalled, as in Slurm). The timer
+ * outlives nothing: it looks the job's run up when it fires. */
+struct step_warn {
+	uv_timer_t timer;
+	struct agent *a;
+	uint32_t id, run;
+	int sig;
+	struct step_warn *next; /* in a->warns until it fires (teardown frees the rest) */
+};
+
+static void kill_steps(uint32_t job_id, int sig);
+
+static void on_warn_closed(uv_handle_t *h)
+{
+	free(h->data);
+}
+
+static void on_step_warn(uv_timer_t *t)
+{
+	struct step_warn *w = t->data;
+
+	if (find_job(w->a, w->id, w->run)) {
+		spur_info("job %u: signal %d to its steps (--signal)", w->id, w->sig);
+		kill_steps(w->id, w->sig);
+	}
+	for (struct step_warn **p = &w->a->warns; *p; p = &(*p)->next)
+		if (*p == w) {
+			*p = w->next;
+			break;
+		}
+	uv_close((uv_handle_t *)t, on_warn_closed);
+}
+
+static void arm_step_warn(struct agent *a, const json_t *m, uint32_t id, uint32_t run)
+{
+	const json_t *sg = json_object_get(m, "signal");
+	long limit = (long)spur_json_int(m, "time_limit", 0), t = (long)spur_json_int(sg, "time", 60);
+	struct step_warn *w;
+
+	if (!sg || spur_json_bool(sg, "batch", 0) || limit <= 0 || !(w = calloc(1, sizeof(*w))))
+		return;
+	*w = (struct step_warn){ .a = a, .id = id, .run = run, .sig = (int)spur_json_int(sg, "sig", 0) };
+	uv_timer_init(a->loop, &w->timer);
+	w->timer.data = w;
+	w->next = a->warns;
+	a->warns = w;
+	uv_timer_start(&w->timer, on_step_warn, (uint64_t)(limit > t ? limit - t : 0) * 1000, 0);
+}
+
+/* sbatch -i (opened as the user), --open-mode, the script's arguments and
+ * --signal=B: for the supervisor (args point into m). */
+static void batch_extras(const json_t *m, const char *node, const char *workdir, char *inp,
+			 size_t len, const char **args, size_t max, struct spurd_supervise_args *sa)
+{
+	const json_t *sg = json_object_get(m, "signal"), *v;
+	size_t i, n = 0;
+
+	if (*spur_json_str(m, "input", "")) {
+		spur_job_output_path(m, "input", node, workdir, inp, len);
+		sa->in = inp;
+	}
+	sa->append = !strcmp(spur_json_str(m, "open_mode", ""), "append");
+	json_array_foreach(json_object_get(m, "argv"), i, v)
+		if (json_is_string(v) && n + 1 < max)
+			args[n++] = json_string_value(v);
+	args[n] = NULL;
+	sa->args = args;
+	if (sg && spur_json_bool(sg, "batch", 0)) {
+		sa->warn_sig = (int)spur_json_int(sg, "sig", 0);
+		sa->warn_time = (long)spur_json_int(sg, "time", 60);
+	}
+}
+
 static void launch(struct agent *a, const json_t *m)
 {
 	uint32_t id = (uint32_t)spur_json_int(m, "job_id", 0);
 	const char *workdir = spur_json_str(m, "workdir", "/tmp");
-	char dir[4096], script[4200], why[512], outp[4096], errp[4096];
+	char dir[4096], script[4200], why[512], outp[4096], errp[4096], inp[4096];
+	const char *args[256];
 	struct spurd_cgroup_dirs cgd;
 	struct spurd_cgroup_limits lim;
 	const char *deny[SPUR_GPU_MAX + 1];
@@ -672,6 +748,7 @@ static void launch(struct agent *a, const json_t *m)
 		.task_epilog = a->task_epilog,
 		.hook_env = hook_env(a, m),
 	};
+	batch_extras(m, a->node, workdir, inp, sizeof(inp), args, 256, &sa);
 	if (!j || !sa.env || !sa.hook_env) {
 		spur_error_log("job %u: out of memory", id);
 		free(j);
@@ -713,6 +790,7 @@ static void launch(struct agent *a, const json_t *m)
 	j->running = true;
 	j->next = a->jobs;
 	a->jobs = j;
+	arm_step_warn(a, m, id, run);
 	spur_info("job %u started, supervisor pid %ld", id, j->sup);
 }
 
@@ -1605,6 +1683,12 @@ static void teardown(struct agent *a)
 	uv_walk(a->loop, close_handle, NULL);
 	uv_run(a->loop, UV_RUN_DEFAULT);
 	uv_loop_close(a->loop);
+	while (a->warns) {
+		struct step_warn *w = a->warns;
+
+		a->warns = w->next;
+		free(w);
+	}
 	while (a->jobs) {
 		struct job *j = a->jobs;
 

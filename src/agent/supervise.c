@@ -67,13 +67,33 @@ static int put_line(const char *dir, const char *line)
 	return n == len ? 0 : -1;
 }
 
+/* The job's environment and SLURM_TASK_PID, the batch shell's pid (in the
+ * job's process, just before its exec: nothing to free). */
+static char **with_task_pid(char **env)
+{
+	size_t n = 0;
+	char **v;
+	static char pid[48];
+
+	while (env && env[n])
+		n++;
+	v = calloc(n + 2, sizeof(*v));
+	if (!v)
+		return env;
+	for (size_t i = 0; i < n; i++)
+		v[i] = env[i];
+	snprintf(pid, sizeof(pid), "SLURM_TASK_PID=%ld", (long)getpid());
+	v[n] = pid;
+	return v;
+}
+
 /* In the job's process, before its script starts: become the job's user,
  * enter its folder (as slurmstepd: /tmp when it cannot), open its output.
  * Returns only on failure, having said why. */
 static void become_job(const struct spurd_supervise_args *a)
 {
-	int out, err;
-	char **env;
+	int out, err, in, mode, argc;
+	char **env, *argv[256];
 
 	if (getuid() == 0 && a->uid != 0 &&
 	    (setgroups(a->ngroups > 0 ? (size_t)a->ngroups : 1, a->ngroups > 0 ? a->groups : &a->gid) ||
@@ -87,8 +107,9 @@ static void become_job(const struct spurd_supervise_args *a)
 		if (chdir("/tmp"))
 			return;
 	}
-	out = open(a->out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	err = a->err ? open(a->err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : out;
+	mode = O_WRONLY | O_CREAT | O_CLOEXEC | (a->append ? O_APPEND : O_TRUNC);
+	out = open(a->out, mode, 0644);
+	err = a->err ? open(a->err, mode, 0644) : out;
 	if (out < 0 || err < 0) {
 		fprintf(stderr, "slurmstepd: error: Could not open %s file %s: %s\n",
 			out < 0 ? "stdout" : "stderr", out < 0 ? a->out : a->err, strerror(errno));
@@ -96,9 +117,19 @@ static void become_job(const struct spurd_supervise_args *a)
 	}
 	if (dup2(out, 1) < 0 || dup2(err, 2) < 0)
 		return;
-	env = spurd_task_prolog(a->task_prolog, a->env);
+	in = open(a->in ? a->in : "/dev/null", O_RDONLY | O_CLOEXEC);
+	if (in < 0 || dup2(in, 0) < 0) {
+		fprintf(stderr, "slurmstepd: error: Could not open stdin file %s: %s\n",
+			a->in ? a->in : "/dev/null", strerror(errno));
+		return;
+	}
+	for (argc = 0; a->args && a->args[argc] && argc < 254; argc++)
+		argv[argc + 1] = (char *)a->args[argc];
+	argv[0] = (char *)a->script;
+	argv[argc + 1] = NULL;
+	env = spurd_task_prolog(a->task_prolog, with_task_pid(a->env));
 	spurd_task_epilog_wrap(a->task_epilog, env);
-	execve(a->script, (char *[]){ (char *)a->script, NULL }, env);
+	execve(a->script, argv, env);
 	fprintf(stderr, "slurmstepd: error: execve(): %s: %s\n", a->script, strerror(errno));
 }
 
@@ -150,7 +181,8 @@ int spurd_supervise(const struct spurd_supervise_args *a)
 	const char *dir = a->dir;
 	char buf[64];
 	int status = 0, code;
-	bool timed_out = false;
+	bool timed_out = false, warn;
+	long first;
 
 	prctl(PR_SET_NAME, SPURD_SUPERVISOR_NAME);
 	snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
@@ -197,7 +229,12 @@ int spurd_supervise(const struct spurd_supervise_args *a)
 		perror("spurd: supervisor: state file");
 	if (pending)
 		kill(-child, pending);
-	if (a->limit > 0)
+	/* --signal=B:SIG@TIME goes first, TIME before the limit */
+	warn = a->limit > 0 && a->warn_sig > 0;
+	first = a->limit > a->warn_time ? a->limit - a->warn_time : 1;
+	if (warn)
+		alarm((unsigned)first);
+	else if (a->limit > 0)
 		alarm((unsigned)a->limit);
 	for (;;) {
 		pid_t r = waitpid(child, &status, 0);
@@ -206,7 +243,13 @@ int spurd_supervise(const struct spurd_supervise_args *a)
 			break;
 		if (r < 0 && errno != EINTR)
 			break;
-		if (alarm_fired) {
+		if (alarm_fired && warn) {
+			/* the batch shell alone, as Slurm's B: */
+			alarm_fired = 0;
+			warn = false;
+			kill(child, a->warn_sig);
+			alarm(a->limit - first > 0 ? (unsigned)(a->limit - first) : 1);
+		} else if (alarm_fired) {
 			alarm_fired = 0;
 			if (!timed_out) {
 				/* the limit: SIGTERM, then SIGKILL after KillWait */

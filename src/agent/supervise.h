@@ -30,6 +30,11 @@ struct spurd_supervise_args {
 	const char *prolog, *epilog; /* Prolog, Epilog (as root); NULL: none */
 	const char *task_prolog, *task_epilog; /* TaskProlog, TaskEpilog (as the user) */
 	char **hook_env;	     /* theirs: Slurm's SLURM_JOB_ID, SLURM_JOB_USER... */
+	const char *in;		     /* sbatch -i: stdin, opened as the job's user; NULL: /dev/null */
+	bool append;		     /* --open-mode=append: output files are not truncated */
+	const char *const *args;     /* the script's arguments ($1...), NULL-terminated; NULL: none */
+	int warn_sig;		     /* --signal=B:SIG@TIME: SIG to the batch shell... */
+	long warn_time;		     /* ...TIME seconds before the limit; 0 sig: none */
 };
 
 /* The supervisor's whole life, in a process forked for it; its exit code. */

@@ -29,6 +29,9 @@ const char *cli_conf_path(const char *given);
  * NULL-terminated in out[max]); returns the new count and resets optind. */
 int cli_getopt_argv(const char *name, int argc, char **argv, char **out, int max);
 
+/* --version, -V: "slurm 22.05.8 (Spur VERSION)" */
+void cli_version(void);
+
 /* "prog: error: message" on stderr, as Slurm's commands print it. */
 void cli_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -6,6 +6,7 @@
 #include "common/conf.h"
 
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <string.h>
@@ -317,4 +318,75 @@ int cli_each_job(const char *prog, int argc, char **argv, const char *type, bool
 		json_decref(reply);
 	}
 	return rc;
+}
+
+extern char **environ;
+
+json_t *cli_export_env(const char *export)
+{
+	json_t *env = json_object();
+	char *copy = export ? strdup(export) : NULL, *save = NULL;
+	bool all = true;
+
+	if (!env || (export && !copy)) {
+		json_decref(env);
+		free(copy);
+		return NULL;
+	}
+	/* without ALL, only what is named (and Slurm's own variables) */
+	if (copy) {
+		all = false;
+		for (char *v = strtok_r(copy, ",", &save); v; v = strtok_r(NULL, ",", &save))
+			all |= !strcmp(v, "ALL");
+		strcpy(copy, export);
+	}
+	for (char **e = environ; *e; e++) {
+		const char *eq = strchr(*e, '=');
+		char key[256];
+
+		if (!eq || (size_t)(eq - *e) >= sizeof(key))
+			continue;
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - *e), *e);
+		if (all || !strncmp(key, "SLURM_", 6) || !strncmp(key, "SPUR_", 5))
+			json_object_set_new(env, key, json_string(eq + 1));
+	}
+	for (char *v = copy ? strtok_r(copy, ",", &save) : NULL; v; v = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(v, '=');
+
+		if (!strcmp(v, "ALL") || !strcmp(v, "NONE") || !strcmp(v, "NIL"))
+			continue;
+		if (eq) {
+			*eq = '\0';
+			json_object_set_new(env, v, json_string(eq + 1));
+		} else if (getenv(v)) {
+			json_object_set_new(env, v, json_string(getenv(v)));
+		}
+	}
+	free(copy);
+	return env;
+}
+
+bool cli_refused_opts(const char *prog, int argc, char **argv, const char *const *longs,
+		      const char *shorts)
+{
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--"))
+			break;
+		if (!strncmp(a, "--", 2)) {
+			size_t n = strcspn(a + 2, "=");
+
+			for (size_t k = 0; longs && longs[k]; k++)
+				if (strlen(longs[k]) == n && !strncmp(a + 2, longs[k], n)) {
+					fprintf(stderr, "%s: error: --%s is not supported by Spur\n",
+						prog, longs[k]);
+					return true;
+				}
+		} else if (a[0] == '-' && a[1] && shorts && strchr(shorts, a[1])) {
+			fprintf(stderr, "%s: error: -%c is not supported by Spur\n", prog, a[1]);
+			return true;
+		}
+	}
+	return false;
 }

@@ -42,6 +42,8 @@ int cli_each_job(const char *prog, int argc, char **argv, const char *type, bool
  * "+": up to the first word that is not an option) into job, with the
  * submitter's identity; the index of that word, or -exit status. */
 int cli_job_parse(json_t *job, int argc, char **argv);
+/* cli_job_parse's answer to --help, --usage, --version: done, exit 0 */
+#define CLI_JOB_PARSE_DONE (-1000)
 
 /* Ask for an interactive allocation (job stolen) and wait until it is
  * granted; prog's messages are Slurm's ("job N queued and waiting for
@@ -52,6 +54,20 @@ json_t *cli_allocate(const char *prog, json_t *job, int *fd, uint32_t *job_id);
 void cli_release(const char *prog, int fd, uint32_t job_id, int exit_code);
 /* Put the allocation's environment into this process's. */
 void cli_setenv_all(const json_t *env);
+
+/* The environment a job or step gets by --export (NULL: ALL): ALL, NONE,
+ * [ALL|NONE,]VAR[=VALUE],...; without ALL only the variables named, and
+ * Slurm's own (SLURM_*, SPUR_*). NULL when out of memory. */
+json_t *cli_export_env(const char *export);
+
+/* A Slurm option of this command that Spur does not build (longs: names
+ * without "--", NULL-terminated; shorts: letters) refused by name before
+ * getopt, so it is never taken for a typo: true when argv has one (said). */
+bool cli_refused_opts(const char *prog, int argc, char **argv, const char *const *longs,
+		      const char *shorts);
+
+/* A signal by name (USR1, SIGUSR1) or number; 0 when unknown. */
+int cli_signal_parse(const char *v);
 
 /* Connect, request (req stolen), close. */
 json_t *cli_call(json_t *req, struct spur_error *err);

@@ -57,6 +57,12 @@ void cli_error(const char *prog, const char *fmt, ...)
 }
 
 
+void cli_version(void)
+{
+	/* the Slurm release whose commands these are, for tools that ask */
+	printf("slurm 22.05.8 (Spur %s)\n", SPUR_VERSION);
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out, "Usage: spur COMMAND [ARGS...]\n\nCommands:\n");
@@ -75,11 +81,20 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < NCOMMANDS && rc < 0; i++)
 		if (commands[i].slurm && !strcmp(name, commands[i].slurm)) {
 			cli_prog = commands[i].slurm;
+			if (argc > 1 && (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version"))) {
+				cli_version();
+				rc = 0;
+				break;
+			}
 			rc = commands[i].main(commands[i].slurm, argc - 1, argv + 1);
 		}
 	if (rc < 0 && argc < 2) {
 		usage(stderr);
 		rc = 1;
+	}
+	if (rc < 0 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))) {
+		cli_version();
+		rc = 0;
 	}
 	if (rc < 0 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 		       !strcmp(argv[1], "help"))) {

@@ -208,6 +208,17 @@ int cli_sacct_main(const char *prog, int argc, char **argv)
 	int opt, ncols;
 	size_t i;
 
+	static const char *const unbuilt[] = {
+		"accounts", "allclusters", "associations", "batch-script", "brief", "clusters",
+		"completion", "constraints", "delimiter", "duplicates", "env-vars", "federation",
+		"file", "flags", "gid", "group", "json", "local", "long", "name", "ncpus", "nnodes",
+		"noconvert", "nodelist", "partition", "qos", "reason", "timelimit-max",
+		"timelimit-min", "truncate", "uid", "units", "use-local-uid", "wckeys",
+		"whole-hetjob", "yaml", "helpformat", "usage", "verbose", NULL
+	};
+
+	if (cli_refused_opts(prog, argc, argv, unbuilt, "ABCDFIKLMNRTWbcefgiklqrvx"))
+		return 1;
 	pargc = cli_getopt_argv("sacct", argc, argv, pargv, 128);
 	while ((opt = getopt_long(pargc, pargv, "j:u:ao:pPXnS:E:s:h", opts, NULL)) != -1) {
 		switch (opt) {

@@ -121,7 +121,7 @@ int cli_salloc_main(const char *prog, int argc, char **argv)
 	first = cli_job_parse(job, argc + 1, pargv);
 	if (first < 0) {
 		json_decref(job);
-		return -first;
+		return first == CLI_JOB_PARSE_DONE ? 0 : -first;
 	}
 	if (first < argc + 1) {
 		cmd = pargv + first;

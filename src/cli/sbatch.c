@@ -7,6 +7,8 @@
 #include "common/timefmt.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <sys/resource.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <getopt.h>
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,16 +27,94 @@ enum {
 	OPT_GRES = 1000, OPT_GPUS_PER_NODE, OPT_GPUS_PER_TASK, OPT_MEM_PER_CPU, OPT_MEM_PER_GPU,
 	OPT_PARSABLE, OPT_WAIT, OPT_HOLD, OPT_BEGIN, OPT_WRAP, OPT_EXCLUSIVE, OPT_QOS, OPT_NICE,
 	OPT_REQUEUE, OPT_NO_REQUEUE, OPT_RESERVATION, OPT_EXPORT, OPT_GPUS, OPT_NTASKS_PER_NODE,
-	OPT_PTY,
+	OPT_PTY, OPT_MEM, OPT_COMMENT, OPT_WCKEY, OPT_SIGNAL, OPT_OPEN_MODE, OPT_USAGE,
+	OPT_REFUSED = 2000, /* + index in refused[] */
 };
 
-static const struct option opts[] = {
+/* Slurm 22.05's sbatch, salloc and srun options that Spur does not build:
+ * getopt takes them (so they are not typos) and they are refused by name,
+ * never taken and dropped. short_opt: the one-letter form, 0 when none. */
+enum { P_SBATCH = 1, P_SALLOC = 2, P_SRUN = 4, P_ALL = 7 };
+static const struct {
+	const char *name;
+	int has_arg;
+	char short_opt;
+	unsigned progs; /* P_*: the commands of Slurm's that have it */
+} refused[] = {
+	{ "acctg-freq", required_argument, 0, P_ALL },
+	{ "batch", required_argument, 0, P_SBATCH },
+	{ "bb", required_argument, 0, P_ALL },
+	{ "bbf", required_argument, 0, P_ALL },
+	{ "cluster-constraint", required_argument, 0, P_ALL },
+	{ "clusters", required_argument, 'M', P_SBATCH | P_SALLOC },
+	{ "container", required_argument, 0, P_ALL },
+	{ "contiguous", no_argument, 0, P_ALL },
+	{ "core-spec", required_argument, 'S', P_ALL },
+	{ "cores-per-socket", required_argument, 0, P_ALL },
+	{ "cpu-freq", required_argument, 0, P_ALL },
+	{ "cpus-per-gpu", required_argument, 0, P_ALL },
+	{ "deadline", required_argument, 0, P_ALL },
+	{ "delay-boot", required_argument, 0, P_ALL },
+	{ "distribution", required_argument, 'm', P_ALL },
+	{ "export-file", required_argument, 0, P_SBATCH },
+	{ "extra-node-info", required_argument, 'B', P_ALL },
+	{ "get-user-env", optional_argument, 0, P_SBATCH | P_SALLOC },
+	{ "gid", required_argument, 0, P_ALL },
+	{ "gpu-bind", required_argument, 0, P_ALL },
+	{ "gpu-freq", required_argument, 0, P_ALL },
+	{ "gpus-per-socket", required_argument, 0, P_ALL },
+	{ "gres-flags", required_argument, 0, P_ALL },
+	{ "hint", required_argument, 0, P_ALL },
+	{ "ignore-pbs", no_argument, 0, P_SBATCH },
+	{ "kill-on-invalid-dep", required_argument, 0, P_SBATCH },
+	{ "licenses", required_argument, 'L', P_ALL },
+	{ "mail-type", required_argument, 0, P_ALL },
+	{ "mail-user", required_argument, 0, P_ALL },
+	{ "mcs-label", required_argument, 0, P_ALL },
+	{ "mem-bind", required_argument, 0, P_ALL },
+	{ "mincpus", required_argument, 0, P_ALL },
+	{ "network", required_argument, 0, P_ALL },
+	{ "no-kill", optional_argument, 'k', P_ALL },
+	{ "nodefile", required_argument, 'F', P_SBATCH | P_SALLOC },
+	{ "ntasks-per-core", required_argument, 0, P_ALL },
+	{ "ntasks-per-gpu", required_argument, 0, P_ALL },
+	{ "ntasks-per-socket", required_argument, 0, P_ALL },
+	{ "overcommit", no_argument, 'O', P_ALL },
+	{ "oversubscribe", no_argument, 's', P_ALL },
+	{ "power", required_argument, 0, P_ALL },
+	{ "prefer", required_argument, 0, P_ALL },
+	{ "priority", required_argument, 0, P_ALL },
+	{ "profile", required_argument, 0, P_ALL },
+	{ "propagate", optional_argument, 0, P_SBATCH | P_SRUN },
+	{ "reboot", no_argument, 0, P_ALL },
+	{ "sockets-per-node", required_argument, 0, P_ALL },
+	{ "spread-job", no_argument, 0, P_ALL },
+	{ "switches", required_argument, 0, P_ALL },
+	{ "test-only", no_argument, 0, P_SBATCH | P_SRUN },
+	{ "thread-spec", required_argument, 0, P_ALL },
+	{ "threads-per-core", required_argument, 0, P_ALL },
+	{ "time-min", required_argument, 0, P_ALL },
+	{ "tmp", required_argument, 0, P_ALL },
+	{ "uid", required_argument, 0, P_ALL },
+	{ "use-min-nodes", no_argument, 0, P_ALL },
+	{ "wait-all-nodes", required_argument, 0, P_SBATCH | P_SALLOC },
+	{ "x11", optional_argument, 0, P_SALLOC | P_SRUN },
+	{ "het-group", required_argument, 0, P_SRUN },
+	{ "bell", no_argument, 0, P_SALLOC },
+	{ "no-bell", no_argument, 0, P_SALLOC },
+	{ "immediate", optional_argument, 'I', P_SALLOC | P_SRUN },
+	{ "kill-command", optional_argument, 'K', P_SALLOC },
+	{ "no-shell", no_argument, 0, P_SALLOC },
+};
+#define NREFUSED (sizeof(refused) / sizeof(refused[0]))
+
+static const struct option own_opts[] = {
 	{ "job-name", required_argument, NULL, 'J' },
 	{ "nodes", required_argument, NULL, 'N' },
 	{ "ntasks", required_argument, NULL, 'n' },
 	{ "ntasks-per-node", required_argument, NULL, OPT_NTASKS_PER_NODE },
 	{ "cpus-per-task", required_argument, NULL, 'c' },
-	{ "mem", required_argument, NULL, 'm' },
+	{ "mem", required_argument, NULL, OPT_MEM },
 	{ "mem-per-cpu", required_argument, NULL, OPT_MEM_PER_CPU },
 	{ "mem-per-gpu", required_argument, NULL, OPT_MEM_PER_GPU },
 	{ "time", required_argument, NULL, 't' },
@@ -46,6 +127,8 @@ static const struct option opts[] = {
 	{ "gpus-per-task", required_argument, NULL, OPT_GPUS_PER_TASK },
 	{ "output", required_argument, NULL, 'o' },
 	{ "error", required_argument, NULL, 'e' },
+	{ "input", required_argument, NULL, 'i' },
+	{ "open-mode", required_argument, NULL, OPT_OPEN_MODE },
 	{ "chdir", required_argument, NULL, 'D' },
 	{ "array", required_argument, NULL, 'a' },
 	{ "dependency", required_argument, NULL, 'd' },
@@ -63,21 +146,59 @@ static const struct option opts[] = {
 	{ "no-requeue", no_argument, NULL, OPT_NO_REQUEUE },
 	{ "reservation", required_argument, NULL, OPT_RESERVATION },
 	{ "export", required_argument, NULL, OPT_EXPORT },
+	{ "comment", required_argument, NULL, OPT_COMMENT },
+	{ "wckey", required_argument, NULL, OPT_WCKEY },
+	{ "signal", required_argument, NULL, OPT_SIGNAL },
+	{ "quiet", no_argument, NULL, 'Q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "usage", no_argument, NULL, OPT_USAGE },
 	{ "label", no_argument, NULL, 'l' }, /* srun's, refused by sbatch */
 	{ "pty", no_argument, NULL, OPT_PTY }, /* srun's, refused by sbatch */
 	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
 };
+#define NOWN (sizeof(own_opts) / sizeof(own_opts[0]))
 
-#define SHORT_OPTS "+J:N:n:c:t:p:A:q:G:o:e:D:a:d:w:x:C:WHb:hl"
+#define SHORT_OPTS "+J:N:n:c:t:p:A:q:G:o:e:i:D:a:d:w:x:C:WHb:hlQvV"
 
-static bool allow_label; /* parsing for srun */
+static struct option opts[NOWN + NREFUSED + 1];
+static char short_opts[128];
+
+/* getopt's tables for one command (P_*): the options Spur builds, then the
+ * refused ones that command has in Slurm. */
+static void build_opts(unsigned prog)
+{
+	size_t n = 0, o, k = NOWN;
+
+	memset(opts, 0, sizeof(opts));
+	memcpy(opts, own_opts, sizeof(own_opts));
+	for (size_t i = 0; i < NREFUSED; i++)
+		if (refused[i].progs & prog)
+			opts[k++] = (struct option){ refused[i].name, refused[i].has_arg, NULL,
+						     OPT_REFUSED + (int)i };
+	o = (size_t)snprintf(short_opts, sizeof(short_opts), "%s", SHORT_OPTS);
+	for (; n < NREFUSED && o + 3 < sizeof(short_opts); n++)
+		if (refused[n].short_opt && (refused[n].progs & prog)) {
+			short_opts[o++] = refused[n].short_opt;
+			if (refused[n].has_arg == required_argument)
+				short_opts[o++] = ':';
+			else if (refused[n].has_arg == optional_argument)
+				o += (size_t)snprintf(short_opts + o, sizeof(short_opts) - o, "::");
+		}
+	short_opts[o] = '\0';
+}
+
+
 
 struct sbatch {
 	json_t *job;
-	bool parsable, wait;
+	bool parsable, wait, quiet;
+	int verbose;
 	const char *wrap;
 };
+
+/* parse_args' code for "done, exit 0" (--help, --version, --usage) */
+#define SBATCH_EXIT_DONE 1000
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -120,6 +241,97 @@ static int set_gpus(json_t *job, const char *key, const char *v)
 	return set_int(job, key, v, "GPU count");
 }
 
+/* --signal=[B:]SIG[@TIME]: SIG (name or number) TIME seconds (0-65535,
+ * default 60) before the time limit, to the job's steps, or with B: to the
+ * batch shell only. R: (reservations) is refused by name. */
+static int set_signal(json_t *job, const char *arg)
+{
+	char name[32];
+	const char *at = strchr(arg, '@');
+	long secs = 60;
+	bool batch = false;
+	int sig;
+
+	if (!strncasecmp(arg, "R:", 2) || !strncasecmp(arg, "BR:", 3) || !strncasecmp(arg, "RB:", 3)) {
+		fail("--signal=R: (signals to reservations' jobs) is not supported by Spur");
+		return 1;
+	}
+	if (!strncasecmp(arg, "B:", 2)) {
+		batch = true;
+		arg += 2;
+	}
+	snprintf(name, sizeof(name), "%.*s", at ? (int)(at - arg) : (int)strlen(arg), arg);
+	if (at) {
+		char *end;
+
+		secs = strtol(at + 1, &end, 10);
+		if (*end || end == at + 1 || secs < 0 || secs > 65535)
+			secs = -1;
+	}
+	sig = cli_signal_parse(name);
+	if (!sig || secs < 0) {
+		fail("Invalid --signal specification");
+		return 255;
+	}
+	json_object_set_new(job, "signal", json_pack("{s:i,s:i,s:b}", "sig", sig, "time", (int)secs,
+						     "batch", batch));
+	return 0;
+}
+
+/* The options that shape the job's run more than its size. */
+static int apply_opt_more(struct sbatch *sb, int opt, const char *arg)
+{
+	json_t *job = sb->job;
+
+	switch (opt) {
+	case 'N': {
+		/* MIN[-MAX]: the job gets MIN nodes (Slurm may give up to MAX;
+		 * Spur starts it as soon as MIN are free) */
+		char min[32];
+		const char *dash = strchr(arg, '-');
+
+		if (dash && dash != arg) {
+			snprintf(min, sizeof(min), "%.*s", (int)(dash - arg), arg);
+			if (set_int(job, "max_nodes", dash + 1, "node count"))
+				return 255;
+			if (set_int(job, "nodes", min, "node count"))
+				return 255;
+			if (spur_json_int(job, "max_nodes", 0) < spur_json_int(job, "nodes", 0)) {
+				fail("\"%s\" is not a valid node count", arg);
+				return 255;
+			}
+			return 0;
+		}
+		return set_int(job, "nodes", arg, "node count");
+	}
+	case 'i':
+		json_object_set_new(job, "input", json_string(arg));
+		return 0;
+	case OPT_OPEN_MODE:
+		if (strncmp(arg, "append", strlen(arg) ? strlen(arg) : 1) &&
+		    strncmp(arg, "truncate", strlen(arg) ? strlen(arg) : 1))
+			return fail("Invalid --open-mode argument: %s. Ignored", arg);
+		json_object_set_new(job, "open_mode", json_string(*arg == 'a' ? "append" : "truncate"));
+		return 0;
+	case OPT_COMMENT:
+		json_object_set_new(job, "comment", json_string(arg));
+		return 0;
+	case OPT_WCKEY:
+		json_object_set_new(job, "wckey", json_string(arg));
+		return 0;
+	case OPT_SIGNAL:
+		return set_signal(job, arg);
+	case 'Q':
+		sb->quiet = true;
+		return 0;
+	case 'v':
+		sb->verbose++;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
 static int apply_opt(struct sbatch *sb, int opt, const char *arg)
 {
 	json_t *job = sb->job;
@@ -132,15 +344,15 @@ static int apply_opt(struct sbatch *sb, int opt, const char *arg)
 	case 'J':
 		json_object_set_new(job, "name", json_string(arg));
 		return 0;
-	case 'N':
-		return set_int(job, "nodes", arg, "node count");
+
+
 	case 'n':
 		return set_int(job, "ntasks", arg, "number of tasks");
 	case OPT_NTASKS_PER_NODE:
 		return set_int(job, "ntasks_per_node", arg, "ntasks-per-node value");
 	case 'c':
 		return set_int(job, "cpus_per_task", arg, "cpus-per-task");
-	case 'm':
+	case OPT_MEM:
 		if (spur_mem_parse_mb(arg, &mb, &err))
 			return fail("Invalid --mem specification: %s", arg);
 		json_object_set_new(job, "mem_per_node", json_integer((json_int_t)mb));
@@ -236,28 +448,129 @@ static int apply_opt(struct sbatch *sb, int opt, const char *arg)
 		json_object_set_new(job, "export", json_string(arg));
 		return 0;
 	default:
-		return 1;
+		return apply_opt_more(sb, opt, arg);
 	}
 }
 
-/* Parse argv with getopt_long; returns optind or -1. */
+/* A short option's refused[] index + 1 for this command, 0 when none. */
+static size_t refused_short(int opt, unsigned prog)
+{
+	for (size_t i = 0; i < NREFUSED; i++)
+		if (refused[i].short_opt == opt && (refused[i].progs & prog))
+			return i + 1;
+	return 0;
+}
+
+static unsigned prog_of(const char *argv0)
+{
+	const char *base = strrchr(argv0, '/') ? strrchr(argv0, '/') + 1 : argv0;
+
+	return !strcmp(base, "srun") ? P_SRUN : !strcmp(base, "salloc") ? P_SALLOC : P_SBATCH;
+}
+
+static const char *prog_name(unsigned prog)
+{
+	return prog == P_SRUN ? "srun" : prog == P_SALLOC ? "salloc" : "sbatch";
+}
+
+/* --help: the options this command takes, in Slurm's layout. */
+static void usage(unsigned prog)
+{
+	if (prog == P_SRUN)
+		printf("Usage: srun [OPTIONS(0)... [executable(0) [args(0)...]]]\n");
+	else if (prog == P_SALLOC)
+		printf("Usage: salloc [OPTIONS(0)...] [command(0) [args(0)...]]\n");
+	else
+		printf("Usage: sbatch [OPTIONS(0)...] script(0) [args(0)...]\n");
+	printf("\nParallel run options:\n"
+	       "  -A, --account=name          charge job to specified account\n"
+	       "  -a, --array=indexes         job array index values\n"
+	       "  -b, --begin=time            defer job until HH:MM MM/DD/YY\n"
+	       "      --comment=name          arbitrary comment\n"
+	       "  -C, --constraint=list       specify a list of constraints\n"
+	       "  -c, --cpus-per-task=ncpus   number of cpus required per task\n"
+	       "  -D, --chdir=directory       set working directory for batch script\n"
+	       "  -d, --dependency=type:jobid[:time] defer job until condition on jobid is satisfied\n"
+	       "  -e, --error=err             file for batch script's standard error\n"
+	       "      --exclusive             allocate nodes in exclusive mode\n"
+	       "      --export[=names]        specify environment variables to export\n"
+	       "  -H, --hold                  submit job in held state\n"
+	       "  -i, --input=in              file for batch script's standard input\n"
+	       "  -J, --job-name=jobname      name of job\n"
+	       "  -N, --nodes=N               number of nodes on which to run\n"
+	       "  -n, --ntasks=ntasks         number of tasks to run\n"
+	       "      --nice[=value]          decrease scheduling priority by value\n"
+	       "      --no-requeue            if set, do not permit the job to be requeued\n"
+	       "      --ntasks-per-node=n     number of tasks to invoke on each node\n"
+	       "  -o, --output=out            file for batch script's standard output\n"
+	       "      --open-mode={append|truncate} output file open mode\n"
+	       "  -p, --partition=partition   partition requested\n"
+	       "      --parsable              outputs only the jobid and cluster name (if present)\n"
+	       "  -q, --qos=qos               quality of service\n"
+	       "  -Q, --quiet                 quiet mode (suppress informational messages)\n"
+	       "      --requeue               if set, permit the job to be requeued\n"
+	       "      --reservation=name      allocate resources from named reservation\n"
+	       "      --signal=[R:]num[@time] send signal when time limit within time seconds\n"
+	       "  -t, --time=minutes          time limit\n"
+	       "  -W, --wait                  wait for completion of submitted job\n"
+	       "      --wckey=wckey           wckey to run job under\n"
+	       "      --wrap[=command string] wrap command string in a sh script and submit\n"
+	       "\nConstraint options:\n"
+	       "  -w, --nodelist=hosts...     request a specific list of hosts\n"
+	       "  -x, --exclude=hosts...      exclude a specific list of hosts\n"
+	       "\nConsumable resources related options:\n"
+	       "      --mem=MB                minimum amount of real memory\n"
+	       "      --mem-per-cpu=MB        maximum amount of real memory per allocated cpu\n"
+	       "      --mem-per-gpu=MB        real memory required per allocated GPU\n"
+	       "\nGPU scheduling options:\n"
+	       "  -G, --gpus=n                count of GPUs required for the job\n"
+	       "      --gpus-per-node=n       number of GPUs required per allocated node\n"
+	       "      --gpus-per-task=n       number of GPUs required per spawned task\n"
+	       "      --gres=list             required generic resources\n"
+	       "\nHelp options:\n"
+	       "  -h, --help                  show this help message\n"
+	       "      --usage                 display brief usage message\n"
+	       "\nOther options:\n"
+	       "  -V, --version               output version information and exit\n"
+	       "\nSlurm options that Spur does not build are refused by name, with exit 1.\n");
+}
+
+/* Parse argv with getopt_long; returns optind, or minus the exit code. */
 static int parse_args(struct sbatch *sb, int argc, char **argv, bool directives)
 {
-	int opt, rc;
+	unsigned prog = prog_of(argv[0]);
+	int opt, rc, idx;
 
+	build_opts(prog);
 	optind = 1;
 	opterr = 1;
-	while ((opt = getopt_long(argc, argv, SHORT_OPTS, opts, NULL)) != -1) {
+	while ((idx = -1, opt = getopt_long(argc, argv, short_opts, opts, &idx)) != -1) {
 		if (opt == 'h') {
-			printf("Usage: sbatch [OPTIONS(0)...] [ : [OPTIONS(N)...]] script(0) "
-			       "[script(N)...]\n");
-			exit(0);
+			usage(prog);
+			return -SBATCH_EXIT_DONE;
 		}
-		if (opt == 'l' && allow_label) {
+		if (opt == OPT_USAGE) {
+			printf("Usage: %s [-N nnodes] [-n ntasks] [-c ncpus] [-p partition] [--hold] "
+			       "[-t minutes]\n", prog_name(prog));
+			return -SBATCH_EXIT_DONE;
+		}
+		if (opt == 'V') {
+			cli_version();
+			return -SBATCH_EXIT_DONE;
+		}
+		if (opt >= OPT_REFUSED || (idx < 0 && refused_short(opt, prog))) {
+			size_t r = opt >= OPT_REFUSED ? (size_t)(opt - OPT_REFUSED)
+						      : refused_short(opt, prog) - 1;
+
+			fprintf(stderr, "%s: error: --%s is not supported by Spur\n", prog_name(prog),
+				refused[r].name);
+			return -1;
+		}
+		if (opt == 'l' && prog == P_SRUN) {
 			json_object_set_new(sb->job, "label", json_true());
 			continue;
 		}
-		if (opt == OPT_PTY && allow_label) {
+		if (opt == OPT_PTY && prog == P_SRUN) {
 			json_object_set_new(sb->job, "pty", json_true());
 			continue;
 		}
@@ -270,7 +583,7 @@ static int parse_args(struct sbatch *sb, int argc, char **argv, bool directives)
 			opt = '?';
 		}
 		if (opt == '?') {
-			fprintf(stderr, "Try \"%s --help\" for more information\n", argv[0]);
+			fprintf(stderr, "Try \"%s --help\" for more information\n", prog_name(prog));
 			return -255;
 		}
 		if ((rc = apply_opt(sb, opt, optarg)))
@@ -377,6 +690,7 @@ static void fill_identity(json_t *job)
 	struct passwd *pw = getpwuid(getuid());
 	char cwd[4096], host[256];
 	json_t *env = json_object();
+	int prio;
 
 	json_object_set_new(job, "user", json_string(pw ? pw->pw_name : "nobody"));
 	json_object_set_new(job, "uid", json_integer(getuid()));
@@ -385,6 +699,10 @@ static void fill_identity(json_t *job)
 		json_object_set_new(job, "workdir", json_string(cwd));
 	gethostname(host, sizeof(host));
 	json_object_set_new(job, "submit_host", json_string(host));
+	/* SLURM_PRIO_PROCESS: the submitter's nice, which the job keeps */
+	errno = 0;
+	prio = getpriority(PRIO_PROCESS, 0);
+	json_object_set_new(job, "prio_process", json_integer(errno ? 0 : prio));
 	for (char **e = environ; *e; e++) {
 		const char *eq = strchr(*e, '=');
 		char key[256];
@@ -397,15 +715,81 @@ static void fill_identity(json_t *job)
 	json_object_set_new(job, "env", env);
 }
 
+/* Slurm's input variables (SBATCH_* for sbatch, SALLOC_* for salloc):
+ * each stands for an option, below the command line and above #SBATCH
+ * lines. Flags (no argument) take any value but "no". */
+static const struct {
+	const char *var, *opt;
+	bool flag;
+} env_opts[] = {
+	{ "ACCOUNT", "account", false },	{ "ARRAY_INX", "array", false },
+	{ "CONSTRAINT", "constraint", false },	{ "CPUS_PER_GPU", "cpus-per-gpu", false },
+	{ "DEBUG", "verbose", true },		{ "DISTRIBUTION", "distribution", false },
+	{ "ERROR", "error", false },		{ "EXCLUSIVE", "exclusive", true },
+	{ "EXPORT", "export", false },		{ "GET_USER_ENV", "get-user-env", true },
+	{ "GPU_BIND", "gpu-bind", false },	{ "GPUS", "gpus", false },
+	{ "GPUS_PER_NODE", "gpus-per-node", false }, { "GPUS_PER_TASK", "gpus-per-task", false },
+	{ "GRES", "gres", false },		{ "GRES_FLAGS", "gres-flags", false },
+	{ "HINT", "hint", false },		{ "INPUT", "input", false },
+	{ "JOB_NAME", "job-name", false },	{ "MEM_BIND", "mem-bind", false },
+	{ "MEM_PER_CPU", "mem-per-cpu", false }, { "MEM_PER_GPU", "mem-per-gpu", false },
+	{ "MEM_PER_NODE", "mem", false },	{ "NETWORK", "network", false },
+	{ "NO_KILL", "no-kill", true },		{ "NO_REQUEUE", "no-requeue", true },
+	{ "OPEN_MODE", "open-mode", false },	{ "OUTPUT", "output", false },
+	{ "OVERCOMMIT", "overcommit", true },	{ "PARTITION", "partition", false },
+	{ "POWER", "power", false },		{ "PROFILE", "profile", false },
+	{ "QOS", "qos", false },		{ "REQUEUE", "requeue", true },
+	{ "RESERVATION", "reservation", false }, { "SIGNAL", "signal", false },
+	{ "SPREAD_JOB", "spread-job", true },	{ "THREAD_SPEC", "thread-spec", false },
+	{ "THREADS_PER_CORE", "threads-per-core", false }, { "TIMELIMIT", "time", false },
+	{ "USE_MIN_NODES", "use-min-nodes", true }, { "WAIT", "wait", true },
+	{ "WAIT_ALL_NODES", "wait-all-nodes", false }, { "WCKEY", "wckey", false },
+	{ "CLUSTERS", "clusters", false },	{ "CONTAINER", "container", false },
+	{ "CORE_SPEC", "core-spec", false },	{ "DELAY_BOOT", "delay-boot", false },
+	{ "ACCTG_FREQ", "acctg-freq", false },	{ "REQ_SWITCH", "switches", false },
+};
+
+/* The input variables as options: 0, or the exit code (said). */
+static int apply_env(struct sbatch *sb, const char *prog)
+{
+	const char *prefix = !strcmp(prog, "salloc") ? "SALLOC_" : "SBATCH_";
+
+	for (size_t i = 0; i < sizeof(env_opts) / sizeof(env_opts[0]); i++) {
+		char var[64], arg[4200];
+		const char *v;
+		char *argv[3];
+		int r;
+
+		snprintf(var, sizeof(var), "%s%s", prefix, env_opts[i].var);
+		if (!(v = getenv(var)) || (env_opts[i].flag && !strcasecmp(v, "no")))
+			continue;
+		if (env_opts[i].flag)
+			snprintf(arg, sizeof(arg), "--%s", env_opts[i].opt);
+		else
+			snprintf(arg, sizeof(arg), "--%s=%s", env_opts[i].opt, v);
+		argv[0] = (char *)prog;
+		argv[1] = arg;
+		argv[2] = NULL;
+		if ((r = parse_args(sb, 2, argv, false)) < 0) {
+			fprintf(stderr, "%s: error: (from %s)\n", prog, var);
+			return -r;
+		}
+	}
+	return 0;
+}
+
 int cli_job_parse(json_t *job, int argc, char **argv)
 {
-	struct sbatch sb = { job, false, false, NULL };
-	int first;
+	struct sbatch sb = { .job = job };
+	int first, rc;
 
 	fill_identity(job);
-	allow_label = !strcmp(argv[0], "srun");
+	/* the input variables first, the command line over them */
+	if ((rc = apply_env(&sb, argv[0])))
+		return rc == SBATCH_EXIT_DONE ? CLI_JOB_PARSE_DONE : -rc;
 	first = parse_args(&sb, argc, argv, false);
-	allow_label = false;
+	if (first == -SBATCH_EXIT_DONE)
+		return CLI_JOB_PARSE_DONE;
 	if (first < 0)
 		return first;
 	if (sb.wrap || sb.parsable || sb.wait) {
@@ -419,9 +803,26 @@ int cli_job_parse(json_t *job, int argc, char **argv)
 	return first;
 }
 
+/* -v: the options as sbatch took them. */
+static void say_options(const json_t *job)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach((json_t *)job, k, v) {
+		char *text;
+
+		if (!strcmp(k, "env") || !strcmp(k, "script"))
+			continue;
+		text = json_is_string(v) ? NULL : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+		fprintf(stderr, "sbatch: %-20s: %s\n", k, text ? text : json_string_value(v));
+		free(text);
+	}
+}
+
 int cli_sbatch_main(const char *prog, int argc, char **argv)
 {
-	struct sbatch sb = { json_object(), false, false, NULL };
+	struct sbatch sb = { .job = json_object() };
 	struct spur_error err;
 	char *script = NULL;
 	json_t *req, *reply;
@@ -437,7 +838,7 @@ int cli_sbatch_main(const char *prog, int argc, char **argv)
 	pargv[argc + 1 < 255 ? argc + 1 : 255] = NULL;
 	first = parse_args(&sb, argc + 1, pargv, false);
 	if (first < 0) {
-		rc = -first;
+		rc = first == -SBATCH_EXIT_DONE ? 0 : -first;
 		goto out;
 	}
 	if (sb.wrap) {
@@ -454,8 +855,14 @@ int cli_sbatch_main(const char *prog, int argc, char **argv)
 			goto out;
 		}
 		script = read_all(f);
-		if (path)
+		if (path) {
+			char *full = realpath(path, NULL);
+
+			/* scontrol show job's Command= */
+			json_object_set_new(sb.job, "command", json_string(full ? full : path));
+			free(full);
 			fclose(f);
+		}
 		if (!json_object_get(sb.job, "name")) {
 			const char *base = path ? strrchr(path, '/') : NULL;
 
@@ -467,16 +874,33 @@ int cli_sbatch_main(const char *prog, int argc, char **argv)
 		goto out;
 	if (!sb.wrap && (rc = parse_directives(&sb, script)) != 0)
 		goto out;
-	rc = 1;
-	/* command-line options override #SBATCH lines: parse them again */
-	if (!sb.wrap && parse_args(&sb, argc + 1, pargv, false) < 0)
+	/* then the input variables, then the command line again over both */
+	if ((rc = apply_env(&sb, "sbatch")) != 0)
 		goto out;
+	rc = 1;
+	if (parse_args(&sb, argc + 1, pargv, false) < 0)
+		goto out;
+	/* the script's own arguments ($1...) */
+	if (!sb.wrap && first + 1 < argc + 1) {
+		json_t *args = json_array();
+
+		for (int i = first + 1; i < argc + 1; i++)
+			json_array_append_new(args, json_string(pargv[i]));
+		json_object_set_new(sb.job, "argv", args);
+	} else if (sb.wrap && first < argc + 1) {
+		rc = fail("--wrap takes no script (\"%s\" given)", pargv[first]);
+		goto out;
+	}
 	/* --ntasks-per-node: the task count follows from the node count */
 	if (spur_json_int(sb.job, "ntasks_per_node", 0) && !spur_json_int(sb.job, "ntasks", 0))
 		json_object_set_new(sb.job, "ntasks",
 				    json_integer(spur_json_int(sb.job, "ntasks_per_node", 0) *
 						 spur_json_int(sb.job, "nodes", 1)));
 	json_object_set_new(sb.job, "script", json_string(script));
+	/* --export: the environment the job gets */
+	json_object_set_new(sb.job, "env", cli_export_env(spur_json_str(sb.job, "export", NULL)));
+	if (sb.verbose)
+		say_options(sb.job);
 	req = json_pack("{s:s,s:O,s:b}", "type", "submit", "job", sb.job, "wait", sb.wait);
 	fd = cli_send(req, 30000, &reply, &err);
 	json_decref(req);
@@ -494,7 +918,7 @@ int cli_sbatch_main(const char *prog, int argc, char **argv)
 		fprintf(stderr, "sbatch: %s\n", spur_json_str(reply, "user_msg", ""));
 	if (sb.parsable)
 		printf("%" JSON_INTEGER_FORMAT "\n", (json_int_t)spur_json_int(reply, "job_id", 0));
-	else
+	else if (!sb.quiet)
 		printf("Submitted batch job %" JSON_INTEGER_FORMAT "\n",
 		       (json_int_t)spur_json_int(reply, "job_id", 0));
 	fflush(stdout);

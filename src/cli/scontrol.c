@@ -8,6 +8,7 @@
 
 #include "client.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,8 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
+
+static int scontrol_verb(const char *prog, int argc, char **argv);
 
 static int show_hostnames(const char *prog, const char *expr)
 {
@@ -73,27 +76,56 @@ static void stamp(int64_t t, char *buf, size_t len)
 		spur_time_format((time_t)t, buf, len);
 }
 
-static int show_job(const char *prog, const char *id)
-{
-	struct spur_error err;
-	json_t *reply = cli_call(json_pack("{s:s,s:i}", "type", "job", "job_id", atoi(id)), &err);
-	const json_t *j;
-	char rt[32], lim[32], sub[32], st[32], en[32], first[256];
-	int64_t now, start, limit;
-	const char *state, *nodelist, *out;
+/* scontrol's -o, -d, -a, -Q: how it prints. */
+static struct {
+	bool oneliner, all, quiet;
+	int details;
+} sc;
+static FILE *out; /* stdout, or the buffer -o joins into lines */
 
-	if (!reply) {
-		cli_error(prog, "%s", err.msg);
-		return 1;
+/* A path pattern with the parts that do not depend on the node expanded
+ * (%j %J %x %u), relative paths in the job's folder. */
+static void job_path(const json_t *j, const char *pattern, char *exp, size_t len)
+{
+	char path[4096];
+	size_t o = 0;
+
+	snprintf(path, sizeof(path), "%s%s%s", *pattern == '/' ? "" : spur_json_str(j, "workdir", ""),
+		 *pattern == '/' ? "" : "/", pattern);
+	for (const char *p = path; *p && o + 32 < len; p++) {
+		if (p[0] == '%' && (p[1] == 'j' || p[1] == 'J')) {
+			o += (size_t)snprintf(exp + o, len - o, "%" JSON_INTEGER_FORMAT,
+					      (json_int_t)spur_json_int(j, "job_id", 0));
+			p++;
+		} else if (p[0] == '%' && p[1] == 'x') {
+			o += (size_t)snprintf(exp + o, len - o, "%s", spur_json_str(j, "name", ""));
+			p++;
+		} else if (p[0] == '%' && p[1] == 'u') {
+			o += (size_t)snprintf(exp + o, len - o, "%s", spur_json_str(j, "user", ""));
+			p++;
+		} else {
+			exp[o++] = *p;
+		}
 	}
-	j = json_object_get(reply, "job");
-	now = spur_json_int(reply, "now", 0);
-	state = spur_json_str(j, "state", "");
-	start = spur_json_int(j, "start_time", 0);
-	limit = spur_json_int(j, "time_limit", 0);
-	nodelist = spur_json_str(j, "nodelist", "");
+	exp[o] = '\0';
+}
+
+static const char *nul(const json_t *j, const char *key)
+{
+	const char *v = spur_json_str(j, key, "");
+
+	return *v ? v : "(null)";
+}
+
+/* The lines up to the node list: who, state, times. */
+static void job_head(const json_t *j, int64_t now)
+{
+	const char *state = spur_json_str(j, "state", "");
+	int64_t start = spur_json_int(j, "start_time", 0), limit = spur_json_int(j, "time_limit", 0);
+	char rt[32], lim[32], sub[32], st[32], en[32];
+	struct group *gr = getgrgid((gid_t)spur_json_int(j, "gid", 0));
+
 	spur_duration_format_hms(!strcmp(state, "RUNNING") && start ? now - start : 0, rt, sizeof(rt));
-	/* Slurm's mins2time_str: HH:MM:SS (squeue and sinfo drop the zeros) */
 	if (limit)
 		spur_duration_format_hms(limit, lim, sizeof(lim));
 	else
@@ -101,69 +133,128 @@ static int show_job(const char *prog, const char *id)
 	stamp(spur_json_int(j, "submit_time", 0), sub, sizeof(sub));
 	stamp(start, st, sizeof(st));
 	stamp(spur_json_int(j, "end_time", 0), en, sizeof(en));
+	fprintf(out, "JobId=%" JSON_INTEGER_FORMAT, (json_int_t)spur_json_int(j, "job_id", 0));
+	if (json_object_get(j, "array_job_id"))
+		fprintf(out, " ArrayJobId=%" JSON_INTEGER_FORMAT " ArrayTaskId=%" JSON_INTEGER_FORMAT,
+			(json_int_t)spur_json_int(j, "array_job_id", 0),
+			(json_int_t)spur_json_int(j, "array_task_id", 0));
+	fprintf(out, " JobName=%s\n", spur_json_str(j, "name", ""));
+	fprintf(out,
+		"   UserId=%s(%" JSON_INTEGER_FORMAT ") GroupId=%s(%" JSON_INTEGER_FORMAT
+		") MCS_label=N/A\n",
+		spur_json_str(j, "user", ""), (json_int_t)spur_json_int(j, "uid", 0),
+		gr ? gr->gr_name : "", (json_int_t)spur_json_int(j, "gid", 0));
+	fprintf(out, "   Priority=%" JSON_INTEGER_FORMAT " Nice=%" JSON_INTEGER_FORMAT
+		" Account=%s QOS=%s\n",
+		(json_int_t)spur_json_int(j, "priority", 0), (json_int_t)spur_json_int(j, "nice", 0),
+		nul(j, "account"), nul(j, "qos"));
+	fprintf(out, "   JobState=%s Reason=%s Dependency=%s\n", state, spur_json_str(j, "reason", ""),
+		nul(j, "dependency"));
+	fprintf(out, "   Requeue=%d Restarts=%" JSON_INTEGER_FORMAT " BatchFlag=%d Reboot=0 ExitCode=%"
+		JSON_INTEGER_FORMAT ":0\n",
+		(int)spur_json_int(j, "requeue", 1), (json_int_t)spur_json_int(j, "restarts", 0),
+		spur_json_bool(j, "batch", 1) ? 1 : 0, (json_int_t)spur_json_int(j, "exit_code", 0));
+	if (sc.details)
+		fprintf(out, "   DerivedExitCode=0:0\n");
+	fprintf(out, "   RunTime=%s TimeLimit=%s TimeMin=N/A\n", rt, lim);
+	fprintf(out, "   SubmitTime=%s EligibleTime=%s\n", sub, sub);
+	fprintf(out, "   StartTime=%s EndTime=%s Deadline=N/A\n", st, en);
+}
+
+static int print_job(const json_t *j, int64_t now)
+{
+	const char *nodelist = spur_json_str(j, "nodelist", ""), *o = spur_json_str(j, "output", "");
+	const char *e = spur_json_str(j, "error", ""), *in = spur_json_str(j, "input", "");
+	char first[256], path[4096];
+	json_int_t nodes = spur_json_int(j, "nodes", 1), mem = spur_json_int(j, "mem_per_node", 0);
+
+	job_head(j, now);
 	spur_hostlist_first(nodelist, first, sizeof(first));
-	out = spur_json_str(j, "output", "");
-	printf("JobId=%" JSON_INTEGER_FORMAT " JobName=%s\n", (json_int_t)spur_json_int(j, "job_id", 0),
-	       spur_json_str(j, "name", ""));
-	{
-		struct group *gr = getgrgid((gid_t)spur_json_int(j, "gid", 0));
-
-		printf("   UserId=%s(%" JSON_INTEGER_FORMAT ") GroupId=%s(%" JSON_INTEGER_FORMAT
-		       ") MCS_label=N/A\n",
-		       spur_json_str(j, "user", ""), (json_int_t)spur_json_int(j, "uid", 0),
-		       gr ? gr->gr_name : "", (json_int_t)spur_json_int(j, "gid", 0));
-	}
-	printf("   Priority=%" JSON_INTEGER_FORMAT " Nice=0 Account=%s QOS=(null)\n",
-	       (json_int_t)spur_json_int(j, "priority", 0),
-	       *spur_json_str(j, "account", "") ? spur_json_str(j, "account", "") : "(null)");
-	printf("   JobState=%s Reason=%s Dependency=(null)\n", state, spur_json_str(j, "reason", ""));
-	printf("   Requeue=%d Restarts=%" JSON_INTEGER_FORMAT
-	       " BatchFlag=1 Reboot=0 ExitCode=%" JSON_INTEGER_FORMAT ":0\n",
-	       (int)spur_json_int(j, "requeue", 1), (json_int_t)spur_json_int(j, "restarts", 0),
-	       (json_int_t)spur_json_int(j, "exit_code", 0));
-	printf("   RunTime=%s TimeLimit=%s TimeMin=N/A\n", rt, lim);
-	printf("   SubmitTime=%s EligibleTime=%s\n", sub, sub);
-	printf("   StartTime=%s EndTime=%s Deadline=N/A\n", st, en);
-	printf("   Partition=%s\n", spur_json_str(j, "partition", ""));
-	printf("   NodeList=%s\n", *nodelist ? nodelist : "(null)");
-	printf("   BatchHost=%s\n", *first ? first : "(null)");
-	printf("   NumNodes=%" JSON_INTEGER_FORMAT " NumTasks=%" JSON_INTEGER_FORMAT
-	       " CPUs/Task=%" JSON_INTEGER_FORMAT "\n",
-	       (json_int_t)spur_json_int(j, "nodes", 1),
-	       (json_int_t)(spur_json_int(j, "ntasks", 0) ? spur_json_int(j, "ntasks", 0)
-							  : spur_json_int(j, "nodes", 1)),
-	       (json_int_t)spur_json_int(j, "cpus_per_task", 1));
+	fprintf(out, "   Partition=%s\n", spur_json_str(j, "partition", ""));
+	fprintf(out, "   ReqNodeList=%s ExcNodeList=%s\n", nul(j, "nodelist_req"), nul(j, "exclude"));
+	fprintf(out, "   NodeList=%s\n", *nodelist ? nodelist : "(null)");
+	fprintf(out, "   BatchHost=%s\n", *first ? first : "(null)");
+	fprintf(out, "   NumNodes=%" JSON_INTEGER_FORMAT " NumCPUs=%" JSON_INTEGER_FORMAT
+		" NumTasks=%" JSON_INTEGER_FORMAT " CPUs/Task=%" JSON_INTEGER_FORMAT "\n",
+		nodes, (json_int_t)spur_json_int(j, "num_cpus", 1),
+		(json_int_t)(spur_json_int(j, "ntasks", 0) ? spur_json_int(j, "ntasks", 0) : nodes),
+		(json_int_t)spur_json_int(j, "cpus_per_task", 1));
+	fprintf(out, "   TRES=cpu=%" JSON_INTEGER_FORMAT, (json_int_t)spur_json_int(j, "num_cpus", 1));
+	if (mem)
+		fprintf(out, ",mem=%" JSON_INTEGER_FORMAT "M", mem * nodes);
+	fprintf(out, ",node=%" JSON_INTEGER_FORMAT "\n", nodes);
 	if (*spur_json_str(j, "gres", ""))
-		printf("   TresPerNode=gres/%s\n", spur_json_str(j, "gres", ""));
-	printf("   WorkDir=%s\n", spur_json_str(j, "workdir", ""));
-	{
-		char path[4096], exp[4096];
-		size_t o = 0;
+		fprintf(out, "   TresPerNode=gres/%s\n", spur_json_str(j, "gres", ""));
+	fprintf(out, "   Features=%s DelayBoot=00:00:00\n", nul(j, "constraint"));
+	fprintf(out, "   Command=%s\n", nul(j, "command"));
+	fprintf(out, "   WorkDir=%s\n", spur_json_str(j, "workdir", ""));
+	if (*spur_json_str(j, "comment", ""))
+		fprintf(out, "   Comment=%s \n", spur_json_str(j, "comment", ""));
+	if (!spur_json_bool(j, "batch", 1))
+		goto done;
+	job_path(j, *e ? e : *o ? o : "slurm-%j.out", path, sizeof(path));
+	fprintf(out, "   StdErr=%s\n", path);
+	if (*in)
+		job_path(j, in, path, sizeof(path));
+	fprintf(out, "   StdIn=%s\n", *in ? path : "/dev/null");
+	job_path(j, *o ? o : "slurm-%j.out", path, sizeof(path));
+	fprintf(out, "   StdOut=%s\n", path);
+done:
+	fputc('\n', out);
+	return 0;
+}
 
-		snprintf(path, sizeof(path), "%s%s%s", *out == '/' ? "" : spur_json_str(j, "workdir", ""),
-			 *out == '/' ? "" : "/", *out ? out : "slurm-%j.out");
-		/* the patterns that do not depend on the node */
-		for (const char *p = path; *p && o + 32 < sizeof(exp); p++) {
-			if (p[0] == '%' && (p[1] == 'j' || p[1] == 'J')) {
-				o += (size_t)snprintf(exp + o, sizeof(exp) - o, "%" JSON_INTEGER_FORMAT,
-						      (json_int_t)spur_json_int(j, "job_id", 0));
-				p++;
-			} else if (p[0] == '%' && p[1] == 'x') {
-				o += (size_t)snprintf(exp + o, sizeof(exp) - o, "%s",
-						      spur_json_str(j, "name", ""));
-				p++;
-			} else if (p[0] == '%' && p[1] == 'u') {
-				o += (size_t)snprintf(exp + o, sizeof(exp) - o, "%s",
-						      spur_json_str(j, "user", ""));
-				p++;
-			} else {
-				exp[o++] = *p;
-			}
-		}
-		exp[o] = '\0';
-		printf("   StdOut=%s\n", exp);
+/* ID is N, or J_T for task T of array J; NULL: every job. */
+static int show_job(const char *prog, const char *id)
+{
+	struct spur_error err;
+	json_t *req = json_pack("{s:s}", "type", "job"), *reply, *j;
+	const char *us = id ? strchr(id, '_') : NULL;
+	size_t i;
+	char *end;
+	long n = id ? strtol(id, &end, 10) : 0;
+
+	if (id && (n <= 0 || (*end && end != us) || (us && !us[1]))) {
+		json_decref(req);
+		cli_error(prog, "Invalid job id specified");
+		return 1;
 	}
-	putchar('\n');
+	if (id)
+		json_object_set_new(req, "job_id", json_integer(n));
+	if (us)
+		json_object_set_new(req, "task_id", json_integer(atol(us + 1)));
+	reply = cli_call(req, &err);
+	if (!reply) {
+		cli_error(prog, "%s", err.msg);
+		return 1;
+	}
+	if (!id && !json_array_size(json_object_get(reply, "jobs")))
+		fprintf(out, "No jobs in the system\n");
+	json_array_foreach(json_object_get(reply, "jobs"), i, j)
+		print_job(j, spur_json_int(reply, "now", 0));
+	if (id)
+		print_job(json_object_get(reply, "job"), spur_json_int(reply, "now", 0));
+	json_decref(reply);
+	return 0;
+}
+
+/* scontrol show config, in Slurm's layout. */
+static int show_config(const char *prog)
+{
+	struct spur_error err;
+	json_t *reply = cli_call(json_pack("{s:s}", "type", "config"), &err), *p;
+	char when[32];
+	size_t i;
+
+	if (!reply) {
+		cli_error(prog, "%s", err.msg);
+		return 1;
+	}
+	spur_time_format((time_t)spur_json_int(reply, "now", 0), when, sizeof(when));
+	fprintf(out, "Configuration data as of %s\n", when);
+	json_array_foreach(json_object_get(reply, "config"), i, p)
+		fprintf(out, "%-23s = %s\n", json_string_value(json_array_get(p, 0)),
+			json_string_value(json_array_get(p, 1)));
 	json_decref(reply);
 	return 0;
 }
@@ -171,12 +262,20 @@ static int show_job(const char *prog, const char *id)
 static int show_nodes(const char *prog, const char *which)
 {
 	struct spur_error err;
-	json_t *reply = cli_call(json_pack("{s:s}", "type", "nodes"), &err);
+	json_t *reply;
 	size_t i;
 	json_t *n;
 	int shown = 0;
+	struct spur_hostlist *want = NULL;
 
+	/* a hostlist: node[1-2] */
+	if (which && !(want = spur_hostlist_from_expr(which, &err))) {
+		cli_error(prog, "Invalid node name specified: %s", which);
+		return 1;
+	}
+	reply = cli_call(json_pack("{s:s}", "type", "nodes"), &err);
 	if (!reply) {
+		spur_hostlist_destroy(want);
 		cli_error(prog, "%s", err.msg);
 		return 1;
 	}
@@ -185,27 +284,29 @@ static int show_nodes(const char *prog, const char *which)
 		size_t p;
 		json_t *pn;
 
-		if (which && strcmp(which, spur_json_str(n, "name", "")))
+		if (want && spur_hostlist_find(want, spur_json_str(n, "name", "")) < 0)
 			continue;
 		shown++;
-		printf("NodeName=%s Arch=x86_64 CoresPerSocket=1\n", spur_json_str(n, "name", ""));
-		printf("   CPUAlloc=%" JSON_INTEGER_FORMAT " CPUTot=%" JSON_INTEGER_FORMAT "\n",
+		fprintf(out, "NodeName=%s Arch=x86_64 CoresPerSocket=%" JSON_INTEGER_FORMAT "\n",
+			spur_json_str(n, "name", ""), (json_int_t)spur_json_int(n, "cpus", 1));
+		fprintf(out, "   CPUAlloc=%" JSON_INTEGER_FORMAT " CPUTot=%" JSON_INTEGER_FORMAT "\n",
 		       (json_int_t)spur_json_int(n, "alloc_cpus", 0), (json_int_t)spur_json_int(n, "cpus", 0));
-		printf("   AvailableFeatures=%s\n",
+		fprintf(out, "   AvailableFeatures=%s\n",
 		       *spur_json_str(n, "features", "") ? spur_json_str(n, "features", "") : "(null)");
-		printf("   Gres=%s\n", *gres ? gres : "(null)");
-		printf("   RealMemory=%" JSON_INTEGER_FORMAT " AllocMem=%" JSON_INTEGER_FORMAT "\n",
+		fprintf(out, "   Gres=%s\n", *gres ? gres : "(null)");
+		fprintf(out, "   RealMemory=%" JSON_INTEGER_FORMAT " AllocMem=%" JSON_INTEGER_FORMAT "\n",
 		       (json_int_t)spur_json_int(n, "memory", 0),
 		       (json_int_t)spur_json_int(n, "alloc_memory", 0));
-		printf("   State=%s\n", spur_json_str(n, "state", ""));
+		fprintf(out, "   State=%s\n", spur_json_str(n, "state", ""));
 		if (*spur_json_str(n, "reason", ""))
-			printf("   Reason=%s\n", spur_json_str(n, "reason", ""));
-		printf("   Partitions=");
+			fprintf(out, "   Reason=%s\n", spur_json_str(n, "reason", ""));
+		fprintf(out, "   Partitions=");
 		json_array_foreach(json_object_get(n, "partitions"), p, pn)
-			printf("%s%s", p ? "," : "", json_string_value(pn));
-		printf("\n\n");
+			fprintf(out, "%s%s", p ? "," : "", json_string_value(pn));
+		fprintf(out, "\n\n");
 	}
 	json_decref(reply);
+	spur_hostlist_destroy(want);
 	if (which && !shown) {
 		cli_error(prog, "Node %s not found", which);
 		return 1;
@@ -234,21 +335,29 @@ static int show_partitions(const char *prog, const char *which)
 	nodes = json_object_get(reply, "nodes");
 	json_array_foreach(json_object_get(reply, "partitions"), i, p) {
 		struct spur_hostlist *hl = spur_hostlist_create();
-		char *names, maxt[32], deft[32];
+		char *names, maxt[32], deft[32], maxn[32];
+		int64_t mem = 0, mn = spur_json_int(p, "max_nodes", 0);
 		int64_t cpus = 0, mt = spur_json_int(p, "max_time", -1), dt = spur_json_int(p, "default_time", -1);
 		size_t k;
 		json_t *ni;
 
 		if (which && strcmp(which, spur_json_str(p, "name", "")))
 			continue;
+		if (!which && !sc.all && spur_json_bool(p, "hidden", 0))
+			continue; /* Hidden=YES: shown with -a, or by name */
 		shown++;
 		json_array_foreach(json_object_get(p, "nodes"), k, ni) {
 			const json_t *n = json_array_get(nodes, (size_t)json_integer_value(ni));
 
 			spur_hostlist_push(hl, spur_json_str(n, "name", ""), NULL);
 			cpus += spur_json_int(n, "cpus", 0);
+			mem += spur_json_int(n, "memory", 0);
 		}
 		names = spur_hostlist_ranged(hl, NULL);
+		if (mn > 0)
+			snprintf(maxn, sizeof(maxn), "%lld", (long long)mn);
+		else
+			snprintf(maxn, sizeof(maxn), "UNLIMITED");
 		if (mt < 0 || mt >= INT64_MAX / 2)
 			snprintf(maxt, sizeof(maxt), "UNLIMITED");
 		else
@@ -257,16 +366,26 @@ static int show_partitions(const char *prog, const char *which)
 			snprintf(deft, sizeof(deft), "NONE");
 		else
 			spur_duration_format_hms(dt, deft, sizeof(deft));
-		printf("PartitionName=%s\n", spur_json_str(p, "name", ""));
-		printf("   AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL\n");
-		printf("   AllocNodes=ALL Default=%s QoS=N/A\n", spur_json_bool(p, "default", 0) ? "YES" : "NO");
-		printf("   DefaultTime=%s DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 Hidden=NO\n",
-		       deft);
-		printf("   MaxNodes=UNLIMITED MaxTime=%s MinNodes=0 LLN=NO MaxCPUsPerNode=UNLIMITED\n", maxt);
-		printf("   Nodes=%s\n", names && *names ? names : "(null)");
-		printf("   State=%s TotalCPUs=%lld TotalNodes=%zu\n\n",
-		       spur_json_int(p, "state", 0) == 0 ? "UP" : "DOWN", (long long)cpus,
-		       json_array_size(json_object_get(p, "nodes")));
+		fprintf(out, "PartitionName=%s\n", spur_json_str(p, "name", ""));
+		fprintf(out, "   AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL\n");
+		fprintf(out, "   AllocNodes=ALL Default=%s QoS=N/A\n",
+			spur_json_bool(p, "default", 0) ? "YES" : "NO");
+		fprintf(out, "   DefaultTime=%s DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 "
+			     "Hidden=%s\n", deft, spur_json_bool(p, "hidden", 0) ? "YES" : "NO");
+		fprintf(out, "   MaxNodes=%s MaxTime=%s MinNodes=0 LLN=NO MaxCPUsPerNode=UNLIMITED\n",
+			maxn, maxt);
+		fprintf(out, "   Nodes=%s\n", names && *names ? names : "(null)");
+		fprintf(out, "   PriorityJobFactor=%" JSON_INTEGER_FORMAT " PriorityTier=%"
+			     JSON_INTEGER_FORMAT " RootOnly=NO ReqResv=NO OverSubscribe=NO\n",
+			(json_int_t)spur_json_int(p, "job_factor", 1), (json_int_t)spur_json_int(p, "tier", 1));
+		fprintf(out, "   OverTimeLimit=NONE PreemptMode=%s\n", spur_json_str(p, "preempt_mode", "OFF"));
+		fprintf(out, "   State=%s TotalCPUs=%lld TotalNodes=%zu SelectTypeParameters=NONE\n",
+			spur_json_int(p, "state", 0) == 0 ? "UP" : "DOWN", (long long)cpus,
+			json_array_size(json_object_get(p, "nodes")));
+		fprintf(out, "   JobDefaults=(null)\n");
+		fprintf(out, "   DefMemPerNode=UNLIMITED MaxMemPerNode=UNLIMITED\n");
+		fprintf(out, "   TRES=cpu=%lld,mem=%lldM,node=%zu,billing=%lld\n\n", (long long)cpus,
+			(long long)mem, json_array_size(json_object_get(p, "nodes")), (long long)cpus);
 		spur_free(names);
 		spur_hostlist_destroy(hl);
 	}
@@ -461,7 +580,95 @@ static int token(const char *prog, int argc, char **argv)
 	return 0;
 }
 
+/* -o: each record (lines joined by "   " indents) on one line. */
+static void print_oneliner(const char *buf, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (buf[i] == '\n' && i + 3 < len && !strncmp(buf + i + 1, "   ", 3)) {
+			putchar(' ');
+			i += 3;
+		} else if (buf[i] == '\n' && i + 1 < len && buf[i + 1] == '\n') {
+			putchar('\n');
+			i++; /* the blank line between records */
+		} else {
+			putchar(buf[i]);
+		}
+	}
+}
+
+/* scontrol's options, anywhere on the line as Slurm's getopt takes them;
+ * returns the index of the first word, or minus the exit code. */
+static int sc_options(const char *prog, int *argc, char **argv, char **words)
+{
+	static const struct option opts[] = {
+		{ "all", no_argument, NULL, 'a' },	{ "details", no_argument, NULL, 'd' },
+		{ "oneliner", no_argument, NULL, 'o' }, { "quiet", no_argument, NULL, 'Q' },
+		{ "verbose", no_argument, NULL, 'v' },	{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },	{ "usage", no_argument, NULL, 'h' },
+		{ "clusters", required_argument, NULL, 'M' }, { "uid", required_argument, NULL, 'u' },
+		{ "json", optional_argument, NULL, 'J' }, { "yaml", optional_argument, NULL, 'Y' },
+		{ "federation", no_argument, NULL, 'F' }, { "local", no_argument, NULL, 'L' },
+		{ "sibling", no_argument, NULL, 'S' },	{ "future", no_argument, NULL, 'F' },
+		{ "hide", no_argument, NULL, 'H' },	{ NULL, 0, NULL, 0 },
+	};
+	char *pargv[256 + 1];
+	int pargc = cli_getopt_argv("scontrol", *argc, argv, pargv, 256), opt, n = 0, idx;
+
+	opterr = 1;
+	while ((idx = -1, opt = getopt_long(pargc, pargv, "adoQvVhM:u:F", opts, &idx)) != -1) {
+		switch (opt) {
+		case 'a': sc.all = true; break;
+		case 'H': sc.all = false; break; /* the default: hidden partitions hidden */
+		case 'd': sc.details++; break;
+		case 'o': sc.oneliner = true; break;
+		case 'Q': sc.quiet = true; break;
+		case 'v': break; /* Spur's scontrol logs nothing more when verbose */
+		case 'V': cli_version(); return -1000;
+		case 'h':
+			printf("Usage: scontrol [<OPTION>] [<COMMAND>]\n"
+			       "  -a, --all       show hidden partitions too\n"
+			       "  -d, --details   more detail in show job\n"
+			       "  -o, --oneliner  one line per record\n"
+			       "  -Q, --quiet     no messages but errors\n"
+			       "  -V, --version   the version\n"
+			       "Commands: show job|jobid [ID|J_T], show node [HOSTLIST], show partition "
+			       "[NAME], show config, show hostnames|hostlist|hostlistsorted LIST, ping, "
+			       "token, hold, uhold, release, requeue, requeuehold, update\n");
+			return -1000;
+		case '?': return -1;
+		default:
+			cli_error(prog, "--%s is not supported by Spur", idx >= 0 ? opts[idx].name
+								   : opt == 'M' ? "clusters" : "uid");
+			return -1;
+		}
+	}
+	for (int i = optind; i < pargc && n < 256; i++)
+		words[n++] = pargv[i];
+	*argc = n;
+	return 0;
+}
+
 int cli_scontrol_main(const char *prog, int argc, char **argv)
+{
+	char *words[256 + 1], *buf = NULL;
+	size_t len = 0;
+	int rc = sc_options(prog, &argc, argv, words);
+
+	if (rc < 0)
+		return rc == -1000 ? 0 : 1;
+	out = stdout;
+	if (sc.oneliner && !(out = open_memstream(&buf, &len)))
+		out = stdout;
+	rc = scontrol_verb(prog, argc, words);
+	if (out != stdout) {
+		fclose(out);
+		print_oneliner(buf, len);
+		free(buf);
+	}
+	return rc;
+}
+
+static int scontrol_verb(const char *prog, int argc, char **argv)
 {
 	const char *what;
 	int rc;
@@ -504,8 +711,10 @@ int cli_scontrol_main(const char *prog, int argc, char **argv)
 		return show_hostlist(prog, argc > 2 ? argv[2] : NULL, 0);
 	if (!strcasecmp(what, "hostlistsorted"))
 		return show_hostlist(prog, argc > 2 ? argv[2] : NULL, 1);
-	if (!strcasecmp(what, "job") && argc > 2)
-		return show_job(prog, argv[2]);
+	if (!strcasecmp(what, "job") || !strcasecmp(what, "jobs") || !strcasecmp(what, "jobid"))
+		return show_job(prog, argc > 2 ? argv[2] : NULL);
+	if (!strcasecmp(what, "config"))
+		return show_config(prog);
 	if (!strcasecmp(what, "node") || !strcasecmp(what, "nodes"))
 		return show_nodes(prog, argc > 2 ? argv[2] : NULL);
 	if (!strcasecmp(what, "partition") || !strcasecmp(what, "partitions"))

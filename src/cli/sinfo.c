@@ -459,6 +459,34 @@ static int print_format(const char *prog, const char *fmt, const json_t *nodes,
 	return 0;
 }
 
+/* sinfo -p -t -n -a: the partitions asked for (hidden ones with -a or by
+ * name), each with only the nodes of the states and names asked for. */
+static void filter_reply(json_t *reply, const char *parts, const char *states,
+			 const struct spur_hostlist *names, bool all)
+{
+	json_t *pl = json_object_get(reply, "partitions"), *nodes = json_object_get(reply, "nodes");
+
+	for (size_t p = json_array_size(pl); p-- > 0;) {
+		json_t *pt = json_array_get(pl, p), *idx = json_object_get(pt, "nodes");
+
+		if ((parts && !spur_jobfmt_in_list(parts, spur_json_str(pt, "name", ""))) ||
+		    (!parts && !all && spur_json_bool(pt, "hidden", 0))) {
+			json_array_remove(pl, p);
+			continue;
+		}
+		for (size_t k = json_array_size(idx); k-- > 0;) {
+			size_t i = (size_t)json_integer_value(json_array_get(idx, k));
+			const json_t *n = json_array_get(nodes, i);
+			const char *st = spur_json_str(n, "state", "");
+
+			if ((names && spur_hostlist_find(names, spur_json_str(n, "name", "")) < 0) ||
+			    (states && !spur_jobfmt_in_list(states, st) &&
+			     !spur_jobfmt_in_list(states, short_state(st))))
+				json_array_remove(idx, k);
+		}
+	}
+}
+
 int cli_sinfo_main(const char *prog, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -466,8 +494,17 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 		{ "noheader", no_argument, NULL, 'h' }, { "json", no_argument, NULL, 'J' },
 		{ "format", required_argument, NULL, 'o' },
 		{ "list-reasons", no_argument, NULL, 'R' },
-		{ "help", no_argument, NULL, 'H' },  { NULL, 0, NULL, 0 },
+		{ "help", no_argument, NULL, 'H' },
+		{ "partition", required_argument, NULL, 'p' }, { "states", required_argument, NULL, 't' },
+		{ "nodes", required_argument, NULL, 'n' },    { "all", no_argument, NULL, 'a' },
+		{ "exact", no_argument, NULL, 'e' },	      { "version", no_argument, NULL, 'V' },
+		{ "usage", no_argument, NULL, 'H' },	      { "hide", no_argument, NULL, 'I' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 },
 	};
+	const char *parts = NULL, *states = NULL;
+	struct spur_hostlist *names = NULL;
+	bool all = false;
 	bool node_mode = false, lng = false, header = true, json_out = false, reasons = false;
 	const char *fmt = NULL;
 	int rc = 0;
@@ -477,9 +514,41 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 	int pargc;
 	int opt;
 
+	static const char *const unbuilt[] = { "clusters", "dead",	 "federation", "iterate",
+					       "local",	   "noconvert", "reservation", "responding",
+					       "sort",	   "summarize", "Format",      NULL };
+
+	if (cli_refused_opts(prog, argc, argv, unbuilt, "MOSTdirs"))
+		return 1;
 	pargc = cli_getopt_argv("sinfo", argc, argv, pargv, 64);
-	while ((opt = getopt_long(pargc, pargv, "NlhJo:R", opts, NULL)) != -1) {
+	while ((opt = getopt_long(pargc, pargv, "NlhJo:Rp:t:n:aeVv", opts, NULL)) != -1) {
 		switch (opt) {
+		case 'p':
+			parts = optarg;
+			break;
+		case 't':
+			states = optarg;
+			break;
+		case 'n':
+			spur_hostlist_destroy(names);
+			if (!(names = spur_hostlist_from_expr(optarg, &err))) {
+				cli_error(prog, "Invalid node name specified: %s", optarg);
+				return 1;
+			}
+			break;
+		case 'a':
+			all = true;
+			break;
+		case 'e':
+			break; /* Spur's rows are always exact: one per set of values shown */
+		case 'I':
+			all = false; /* the default: hidden partitions hidden */
+			break;
+		case 'v':
+			break; /* sinfo has nothing more to say */
+		case 'V':
+			cli_version();
+			return 0;
 		case 'o':
 			fmt = optarg;
 			break;
@@ -499,7 +568,8 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 			reasons = true;
 			break;
 		case 'H':
-			printf("Usage: sinfo [-N] [-l] [-h] [-R] [-o FORMAT] [--json]\n");
+			printf("Usage: sinfo [-N] [-l] [-h] [-R] [-a] [-e] [-p PARTITIONS] [-t STATES] "
+			       "[-n NODES] [-o FORMAT] [--json]\n");
 			return 0;
 		default:
 			fprintf(stderr, "Try \"sinfo --help\" for more information\n");
@@ -508,9 +578,12 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 	}
 	reply = cli_call(json_pack("{s:s}", "type", "nodes"), &err);
 	if (!reply) {
+		spur_hostlist_destroy(names);
 		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
 		return 1;
 	}
+	filter_reply(reply, parts, states, names, all);
+	spur_hostlist_destroy(names);
 	if (reasons && !fmt) {
 		rc = print_reasons(prog, json_object_get(reply, "nodes"), header);
 	} else if (fmt) {

@@ -73,98 +73,27 @@ static int format_long(const char *spec, char *out, size_t len)
 	return o ? 0 : -1;
 }
 
-int cli_squeue_main(const char *prog, int argc, char **argv)
+/* One squeue answer, printed; -l and -i put the time before it. */
+static int queue_once(const char *prog, json_t *req, const char *fmt, bool header, bool json_out,
+		      bool stamped)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'o' }, { "user", required_argument, NULL, 'u' },
-		{ "Format", required_argument, NULL, 'O' },
-		{ "states", required_argument, NULL, 't' }, { "partition", required_argument, NULL, 'p' },
-		{ "jobs", required_argument, NULL, 'j' },   { "noheader", no_argument, NULL, 'h' },
-		{ "start", no_argument, NULL, 'S' },	    { "json", no_argument, NULL, 'J' },
-		{ "all", no_argument, NULL, 'a' },	    { "help", no_argument, NULL, 'H' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *fmt = SPUR_SQUEUE_DEFAULT, *users = NULL, *st = NULL, *parts = NULL, *jobs_f = NULL;
-	bool header = true, json_out = false;
 	struct spur_error err;
-	json_t *reply, *req;
-	char *pargv[128 + 1];
-	int pargc;
-	int opt, fd;
-	char long_fmt[1024];
+	json_t *reply;
+	int fd = cli_send(req, 30000, &reply, &err);
 
-	pargc = cli_getopt_argv("squeue", argc, argv, pargv, 128);
-	while ((opt = getopt_long(pargc, pargv, "o:O:u:t:p:j:hSaJ", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'o':
-			fmt = optarg;
-			break;
-		case 'O':
-			if (format_long(optarg, long_fmt, sizeof(long_fmt))) {
-				fprintf(stderr, "%s: error: Invalid job format specification: %s\n",
-					prog, optarg);
-				return 1;
-			}
-			fmt = long_fmt;
-			break;
-		case 'u':
-			users = optarg;
-			break;
-		case 't':
-			st = optarg;
-			break;
-		case 'p':
-			parts = optarg;
-			break;
-		case 'j':
-			jobs_f = optarg;
-			break;
-		case 'h':
-			header = false;
-			break;
-		case 'S':
-			fmt = "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %R";
-			break;
-		case 'J':
-			json_out = true;
-			break;
-		case 'a':
-			break;
-		case 'H':
-			printf("Usage: squeue [-o FORMAT] [-O FIELDS] [-u USERS] [-t STATES] [-p PARTITIONS] "
-			       "[-j JOBS] [-h] [--start] [--json]\n");
-			return 0;
-		default:
-			fprintf(stderr, "Try \"squeue --help\" for more information\n");
-			return 1;
-		}
-	}
-	if (!spur_jobfmt_valid(fmt)) {
-		fprintf(stderr, "%s: error: Invalid job format specification: %s\n", prog, fmt);
-		return 1;
-	}
-	req = json_pack("{s:s}", "type", "queue");
-	if (!json_out) {
-		json_object_set_new(req, "format", json_string(fmt));
-		if (users)
-			json_object_set_new(req, "users", json_string(users));
-		if (st)
-			json_object_set_new(req, "states", json_string(st));
-		if (parts)
-			json_object_set_new(req, "partitions", json_string(parts));
-		if (jobs_f)
-			json_object_set_new(req, "jobs", json_string(jobs_f));
-	}
-	if (!json_out)
-		json_object_set_new(req, "raw", json_true());
-	fd = cli_send(req, 30000, &reply, &err);
-	json_decref(req);
 	reply = fd >= 0 ? cli_reply(reply, &err) : NULL;
 	if (!reply) {
 		if (fd >= 0)
 			close(fd);
 		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
 		return 1;
+	}
+	if (stamped && !json_out) {
+		char when[64];
+		time_t now = time(NULL);
+
+		strftime(when, sizeof(when), "%a %b %d %H:%M:%S %Y", localtime(&now));
+		printf("%s\n", when);
 	}
 	if (json_out) {
 		json_t *out = json_pack("{s:O}", "jobs", json_object_get(reply, "jobs"));
@@ -193,8 +122,153 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 	return 0;
 }
 
-/* A signal by name (USR1, SIGUSR1) or number; 0 when unknown. */
-static int signal_parse(const char *v)
+int cli_squeue_main(const char *prog, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'o' }, { "user", required_argument, NULL, 'u' },
+		{ "Format", required_argument, NULL, 'O' },
+		{ "states", required_argument, NULL, 't' }, { "partition", required_argument, NULL, 'p' },
+		{ "jobs", required_argument, NULL, 'j' },   { "noheader", no_argument, NULL, 'h' },
+		{ "start", no_argument, NULL, 'S' }, /* -S is --sort in Slurm: refused */	    { "json", no_argument, NULL, 'J' },
+		{ "all", no_argument, NULL, 'a' },	    { "help", no_argument, NULL, 'H' },
+		{ "name", required_argument, NULL, 'n' },   { "account", required_argument, NULL, 'A' },
+		{ "qos", required_argument, NULL, 'q' },    { "nodelist", required_argument, NULL, 'w' },
+		{ "me", no_argument, NULL, 'm' },	    { "long", no_argument, NULL, 'l' },
+		{ "iterate", required_argument, NULL, 'i' }, { "version", no_argument, NULL, 'V' },
+		{ "usage", no_argument, NULL, 'H' },	    { "array", no_argument, NULL, 'r' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *names = NULL, *accounts = NULL, *qos = NULL, *nodes = NULL;
+	bool lng = false;
+	int iterate = 0;
+	const char *fmt = SPUR_SQUEUE_DEFAULT, *users = NULL, *st = NULL, *parts = NULL, *jobs_f = NULL;
+	bool header = true, json_out = false;
+	json_t *req;
+	char *pargv[128 + 1];
+	int pargc;
+	int opt;
+	char long_fmt[1024];
+
+	static const char *const unbuilt[] = { "array-unique", "clusters", "federation", "hide", "licenses",
+					       "local",	       "noconvert", "priority", "reservation",
+					       "sibling",      "sort",	    "steps",	NULL };
+
+	if (cli_refused_opts(prog, argc, argv, unbuilt, "LMPRSs"))
+		return 1;
+	pargc = cli_getopt_argv("squeue", argc, argv, pargv, 128);
+	while ((opt = getopt_long(pargc, pargv, "o:O:u:t:p:j:haJn:A:q:w:li:Vrv", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			names = optarg;
+			break;
+		case 'A':
+			accounts = optarg;
+			break;
+		case 'q':
+			qos = optarg;
+			break;
+		case 'w':
+			nodes = optarg;
+			break;
+		case 'm': {
+			static char me[256];
+			struct passwd *pw = getpwuid(getuid());
+
+			snprintf(me, sizeof(me), "%s", pw ? pw->pw_name : "nobody");
+			users = me;
+			break;
+		}
+		case 'l':
+			lng = true;
+			fmt = "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R";
+			break;
+		case 'i':
+			iterate = atoi(optarg);
+			if (iterate <= 0) {
+				fprintf(stderr, "%s: error: Invalid --iterate value: %s\n", prog, optarg);
+				return 1;
+			}
+			break;
+		case 'V':
+			cli_version();
+			return 0;
+		case 'r':
+		case 'v':
+			break; /* array tasks are one per line; nothing more to say */
+		case 'o':
+			fmt = optarg;
+			break;
+		case 'O':
+			if (format_long(optarg, long_fmt, sizeof(long_fmt))) {
+				fprintf(stderr, "%s: error: Invalid job format specification: %s\n",
+					prog, optarg);
+				return 1;
+			}
+			fmt = long_fmt;
+			break;
+		case 'u':
+			users = optarg;
+			break;
+		case 't':
+			st = optarg;
+			break;
+		case 'p':
+			parts = optarg;
+			break;
+		case 'j':
+			jobs_f = optarg;
+			break;
+		case 'h':
+			header = false;
+			break;
+		case 'S':
+			fmt = "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %R";
+			break; /* --start (long only, as in Slurm) */
+		case 'J':
+			json_out = true;
+			break;
+		case 'a':
+			break;
+		case 'H':
+			printf("Usage: squeue [-o FORMAT] [-O FIELDS] [-u USERS] [-t STATES] [-p PARTITIONS] "
+			       "[-j JOBS] [-h] [--start] [--json]\n");
+			return 0;
+		default:
+			fprintf(stderr, "Try \"squeue --help\" for more information\n");
+			return 1;
+		}
+	}
+	if (!spur_jobfmt_valid(fmt)) {
+		fprintf(stderr, "%s: error: Invalid job format specification: %s\n", prog, fmt);
+		return 1;
+	}
+	req = json_pack("{s:s}", "type", "queue");
+	if (!json_out) {
+		const char *filters[][2] = { { "users", users },       { "states", st },
+					     { "partitions", parts }, { "jobs", jobs_f },
+					     { "names", names },       { "accounts", accounts },
+					     { "qos", qos },	       { "nodes", nodes } };
+
+		json_object_set_new(req, "format", json_string(fmt));
+		for (size_t i = 0; i < sizeof(filters) / sizeof(filters[0]); i++)
+			if (filters[i][1])
+				json_object_set_new(req, filters[i][0], json_string(filters[i][1]));
+	}
+	if (!json_out)
+		json_object_set_new(req, "raw", json_true());
+	/* -i N: again every N seconds, each time after a blank line */
+	for (int rc;; sleep((unsigned)iterate), putchar('\n')) {
+		rc = queue_once(prog, req, fmt, header, json_out, lng || iterate);
+		fflush(stdout);
+		if (rc || !iterate) {
+			json_decref(req);
+			return rc;
+		}
+	}
+}
+
+int cli_signal_parse(const char *v)
 {
 	static const struct {
 		const char *name;
@@ -335,11 +409,16 @@ int cli_scancel_main(const char *prog, int argc, char **argv)
 	struct spur_error err;
 	size_t i;
 
+	static const char *const unbuilt[] = { "clusters", "ctld",    "qos",
+					       "reservation", "sibling", "wckey", NULL };
+
+	if (cli_refused_opts(prog, argc, argv, unbuilt, "RMq"))
+		return 1;
 	pargc = cli_getopt_argv("scancel", argc, argv, pargv, 128);
 	while ((opt = getopt_long(pargc, pargv, "s:u:t:p:n:A:w:QvbfHihq:M:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 's':
-			sig = signal_parse(optarg);
+			sig = cli_signal_parse(optarg);
 			if (!sig) {
 				fprintf(stderr, "%s: error: Invalid job signal: %s\n", prog, optarg);
 				goto fail;

@@ -250,42 +250,6 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 	return 0;
 }
 
-/* --export: ALL (the default), NONE, [ALL|NONE,]VAR[=VALUE],... as sbatch:
- * NONE keeps only the variables named (and Slurm's own). */
-static json_t *step_env(const char *export)
-{
-	json_t *env = json_object();
-	char *copy = export ? strdup(export) : NULL, *save;
-	bool all = true;
-
-	if (copy && (!strncmp(copy, "NONE", 4) || !strncmp(copy, "NIL", 3)))
-		all = false;
-	for (char **e = environ; *e; e++) {
-		const char *eq = strchr(*e, '=');
-		char key[256];
-
-		if (!eq || (size_t)(eq - *e) >= sizeof(key))
-			continue;
-		snprintf(key, sizeof(key), "%.*s", (int)(eq - *e), *e);
-		if (all || !strncmp(key, "SLURM_", 6) || !strncmp(key, "SPUR_", 5))
-			json_object_set_new(env, key, json_string(eq + 1));
-	}
-	for (char *v = copy ? strtok_r(copy, ",", &save) : NULL; v; v = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(v, '=');
-
-		if (!strcmp(v, "ALL") || !strcmp(v, "NONE") || !strcmp(v, "NIL"))
-			continue;
-		if (eq) {
-			*eq = '\0';
-			json_object_set_new(env, v, json_string(eq + 1));
-		} else if (getenv(v)) {
-			json_object_set_new(env, v, json_string(getenv(v)));
-		}
-	}
-	free(copy);
-	return env;
-}
-
 /* The step's output, exits and fences, from one connection per node. */
 struct relay {
 	int lfd, nconn, cap, open_conns, expect, total, exited, rc, hellos;
@@ -615,7 +579,7 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 
 		if (first < 0) {
 			json_decref(job);
-			return -first;
+			return first == CLI_JOB_PARSE_DONE ? 0 : -first;
 		}
 		if (first >= pargc) {
 			json_decref(job);
@@ -672,7 +636,7 @@ have_command:
 	args = json_array();
 	for (int k = optind; k < pargc; k++)
 		json_array_append_new(args, json_string(pargv[k]));
-	env = step_env(so.export);
+	env = cli_export_env(so.export ? so.export : getenv("SLURM_EXPORT_ENV"));
 	if (so.chdir && *so.chdir == '/')
 		snprintf(cwd, sizeof(cwd), "%s", so.chdir);
 	else if (!getcwd(cwd, sizeof(cwd)))

@@ -935,6 +935,26 @@ static bool job_satisfiable(const struct sched *s, const struct core_job *j)
 			return true;
 	return false;
 }
+/* With no node count given, a job of more tasks (times CPUs per task) than
+ * the largest node of its partitions holds spreads over just enough of
+ * them, as Slurm's -n alone does; else the count it has. */
+static uint32_t nodes_for_tasks(const struct sched *s, const struct core_job *j)
+{
+	uint64_t need = (uint64_t)j->ntasks * j->cpus_per_task, most = 0;
+	uint32_t n;
+
+	for (size_t i = 0; i < s->nnodes; i++)
+		if ((s->nodes[i].parts & j->parts) && s->nodes[i].cpus > most)
+			most = s->nodes[i].cpus;
+	if (!most || need <= most * j->nodes)
+		return j->nodes;
+	n = (uint32_t)((need + most - 1) / most);
+	/* one task at least per node, and whole tasks on each */
+	while (n < j->ntasks && ((j->ntasks + n - 1) / n) * (uint64_t)j->cpus_per_task > most)
+		n++;
+	return n > j->ntasks ? j->ntasks : n;
+}
+
 
 static struct core_job *job_from_spec(struct sched *s, const struct sched_job_spec *sp,
 				      int64_t now, struct spur_error *err)
@@ -1009,6 +1029,9 @@ static struct core_job *job_from_spec(struct sched *s, const struct sched_job_sp
 	}
 	if (j->nreq > j->nodes)
 		j->nodes = (uint32_t)j->nreq;
+	/* no -N: as many nodes as the tasks need on the partitions' largest */
+	if (!sp->nodes && !sp->gpus_per_node && !sp->gpus)
+		j->nodes = nodes_for_tasks(s, j);
 	if (sp->dependency && *sp->dependency) {
 		if (spur_dep_parse(sp->dependency, &j->deps, err) ||
 		    core_deps_check_targets(s, &j->deps, err))

@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdarg.h>
 #include <strings.h>
 
 static void reply_error(struct ctld_conn *cn, int code, const char *msg)
@@ -65,6 +66,34 @@ static bool denied(struct ctld_conn *cn, uint32_t id)
 	return true;
 }
 
+/* The rest of what scontrol show job prints, as the job asked for it. */
+static void job_json_more(struct ctld *c, const struct ctld_job *cj,
+			  const struct sched_job_info *info, json_t *o)
+{
+	static const char *const strs[] = { "comment", "wckey",	  "qos",	"dependency",
+					    "error",   "input",	  "constraint", "nodelist",
+					    "exclude", "reservation", "open_mode" };
+	const json_t *sp = cj->spec;
+	json_int_t cpus = 0;
+
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+		if (json_is_string(json_object_get(sp, strs[i])))
+			json_object_set(o, strcmp(strs[i], "nodelist") ? strs[i] : "nodelist_req",
+					json_object_get(sp, strs[i]));
+	for (size_t k = 0; k < info->nalloc; k++)
+		cpus += info->alloc[k].cpus;
+	if (!cpus) /* pending: what it asks for */
+		cpus = (json_int_t)(spur_json_int(sp, "ntasks", 0) ? spur_json_int(sp, "ntasks", 0)
+								   : spur_json_int(sp, "nodes", 1)) *
+		       spur_json_int(sp, "cpus_per_task", 1);
+	json_object_set_new(o, "num_cpus", json_integer(cpus));
+	json_object_set_new(o, "nice", json_integer(spur_json_int(sp, "nice", 0)));
+	json_object_set_new(o, "mem_per_node", json_integer(spur_json_int(sp, "mem_per_node", 0)));
+	json_object_set_new(o, "batch", json_boolean(!ctld_job_interactive(cj)));
+	json_object_set_new(o, "command", json_string(spur_json_str(sp, "command", "")));
+	(void)c;
+}
+
 json_t *ctld_job_json(struct ctld *c, uint32_t id)
 {
 	struct ctld_job *cj = ctld_job(c, id);
@@ -103,6 +132,7 @@ json_t *ctld_job_json(struct ctld *c, uint32_t id)
 	json_object_set_new(o, "requeue", json_integer(spur_json_bool(sp, "requeue", 1)));
 	json_object_set_new(o, "restarts",
 			    json_integer(cj->start_op ? cj->runs - 1 : cj->runs));
+	job_json_more(c, cj, &info, o);
 	return o;
 }
 
@@ -336,6 +366,33 @@ static int row_cmp(const void *a, const void *b)
 	return x->f.job_id < y->f.job_id ? -1 : x->f.job_id > y->f.job_id;
 }
 
+static bool hosts_meet(const char *a, const char *b);
+
+/* squeue -t: a comma list of states, by name or code, or "all"; without
+ * it, the jobs not yet ended (ended ones stay MinJobAge for -t). */
+static bool queue_state_wanted(const char *states, enum sched_job_state st, const char *name)
+{
+	if (!states)
+		return st == SCHED_JOB_PENDING || st == SCHED_JOB_RUNNING;
+	return spur_jobfmt_in_list(states, "all") ? true
+	       : spur_jobfmt_in_list(states, name) ||
+		       spur_jobfmt_in_list(states, spur_jobfmt_state_code(name));
+}
+
+/* squeue -n -A -q -w: names, accounts, QOS, nodes (each a comma list). */
+static bool queue_spec_wanted(const json_t *msg, const struct ctld_job *cj)
+{
+	const char *nodes = spur_json_str(msg, "nodes", NULL);
+
+	if (nodes && (!cj->nodes || !hosts_meet(nodes, cj->nodes)))
+		return false;
+	return spur_jobfmt_in_list(spur_json_str(msg, "names", NULL),
+				   spur_json_str(cj->spec, "name", "")) &&
+	       spur_jobfmt_in_list(spur_json_str(msg, "accounts", NULL),
+				   spur_json_str(cj->spec, "account", "")) &&
+	       spur_jobfmt_in_list(spur_json_str(msg, "qos", NULL), spur_json_str(cj->spec, "qos", ""));
+}
+
 /* squeue: the controller formats the lines itself, so a queue of 100,000
  * jobs crosses the wire as text, not as 100,000 JSON objects. */
 static void queue_text(struct ctld_conn *cn, json_t *msg, const char *fmt)
@@ -362,14 +419,13 @@ static void queue_text(struct ctld_conn *cn, json_t *msg, const char *fmt)
 		const char *state;
 		char idtxt[32], plain[16], array[16] = "";
 
-		if ((info.state != SCHED_JOB_PENDING && info.state != SCHED_JOB_RUNNING) ||
-		    id >= c->jobs_cap || !c->jobs[id] || !owns(cn, c->jobs[id]))
+		if (id >= c->jobs_cap || !c->jobs[id] || !owns(cn, c->jobs[id]))
 			continue;
 		/* the cheap filters first: no row for a job not shown */
 		state = sched_job_state_name(info.state);
-		if (!spur_jobfmt_in_list(users, spur_json_str(c->jobs[id]->spec, "user", "")) ||
-		    (states && !spur_jobfmt_in_list(states, state) &&
-		     !spur_jobfmt_in_list(states, spur_jobfmt_state_code(state))))
+		if (!queue_state_wanted(states, info.state, state) ||
+		    !spur_jobfmt_in_list(users, spur_json_str(c->jobs[id]->spec, "user", "")) ||
+		    !queue_spec_wanted(msg, c->jobs[id]))
 			continue;
 		if (spur_grow((void **)&rows, &rows_cap, nrows + 1, sizeof(*rows))) {
 			free(buf);
@@ -676,11 +732,32 @@ static void handle_queue(struct ctld_conn *cn, json_t *msg)
 	reply_ok(cn, json_pack("{s:o,s:I}", "jobs", jobs, "now", (json_int_t)ctld_now()));
 }
 
+/* scontrol show job with no id: every job the caller may see, by id. */
+static void all_jobs(struct ctld_conn *cn)
+{
+	struct ctld *c = cn->c;
+	json_t *jobs = json_array(), *o;
+
+	for (uint32_t id = c->purge_low; id < c->next_id && id < c->jobs_cap; id++)
+		if (c->jobs[id] && owns(cn, c->jobs[id]) && (o = ctld_job_json(c, id)))
+			json_array_append_new(jobs, o);
+	reply_ok(cn, json_pack("{s:o,s:I}", "jobs", jobs, "now", (json_int_t)ctld_now()));
+}
+
 static void handle_job(struct ctld_conn *cn, json_t *msg)
 {
 	uint32_t id = (uint32_t)spur_json_int(msg, "job_id", 0);
+	json_t *o;
+
+	if (!json_object_get(msg, "job_id")) {
+		all_jobs(cn);
+		return;
+	}
+	/* J_T: the array task's own record */
+	if (json_object_get(msg, "task_id"))
+		id = sched_array_task_id(cn->c->sched, id, (uint32_t)spur_json_int(msg, "task_id", 0));
 	/* another user's job is not there for this caller */
-	json_t *o = owns(cn, ctld_job(cn->c, id)) ? ctld_job_json(cn->c, id) : NULL;
+	o = id && owns(cn, ctld_job(cn->c, id)) ? ctld_job_json(cn->c, id) : NULL;
 
 	if (!o) {
 		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
@@ -813,6 +890,13 @@ static void handle_nodes(struct ctld_conn *cn, json_t *msg)
 						       (json_int_t)pt->max_time, "default_time",
 						       (json_int_t)pt->default_time, "state",
 						       (int)pt->state, "nodes", idx));
+		json_object_update_missing_new(
+			json_array_get(parts, json_array_size(parts) - 1),
+			json_pack("{s:I,s:i,s:i,s:b,s:s}", "max_nodes",
+				  (json_int_t)(pt->max_nodes == SPUR_CONF_UNLIMITED ? 0 : pt->max_nodes),
+				  "tier", (int)pt->priority_tier, "job_factor",
+				  (int)pt->priority_job_factor, "hidden", pt->hidden, "preempt_mode",
+				  pt->preempt_mode && *pt->preempt_mode ? pt->preempt_mode : "OFF"));
 	}
 	reply_ok(cn, json_pack("{s:o,s:o}", "nodes", nodes, "partitions", parts));
 }
@@ -1773,6 +1857,108 @@ static int forward(struct ctld_conn *cn, json_t *msg)
 	return ctld_forward(cn, msg);
 }
 
+static void conf_pair(json_t *a, const char *k, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void conf_pair(json_t *a, const char *k, const char *fmt, ...)
+{
+	char v[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(v, sizeof(v), fmt, ap);
+	va_end(ap);
+	json_array_append_new(a, json_pack("[s,s]", k, v));
+}
+
+static const char *or_null(const char *s)
+{
+	return s && *s ? s : "(null)";
+}
+
+static int pair_cmp(const void *x, const void *y)
+{
+	return strcasecmp(json_string_value(json_array_get(*(json_t *const *)x, 0)),
+			  json_string_value(json_array_get(*(json_t *const *)y, 0)));
+}
+
+/* scontrol show config: the controller's configuration as it runs, KEY
+ * and VALUE in Slurm's words, sorted by key; the keys Spur keeps without
+ * acting on them among them as written. */
+static void handle_config(struct ctld_conn *cn, json_t *msg)
+{
+	const struct spur_conf *f = cn->c->conf;
+	json_t *a = json_array(), *sorted = json_array(), **v;
+	size_t n;
+	char hosts[1024] = "";
+
+	(void)msg;
+	for (size_t i = 0; i < f->nctlds; i++)
+		snprintf(hosts + strlen(hosts), sizeof(hosts) - strlen(hosts), "%s%s", i ? "," : "",
+			 f->ctlds[i].name);
+	conf_pair(a, "ClusterName", "%s", f->cluster_name);
+	conf_pair(a, "SlurmctldHost[0]", "%s", hosts);
+	conf_pair(a, "SlurmctldPort", "%u", f->ctld_port);
+	conf_pair(a, "SlurmdPort", "%u", f->agent_port);
+	conf_pair(a, "StateSaveLocation", "%s", or_null(f->state_dir));
+	conf_pair(a, "SlurmdSpoolDir", "%s", or_null(f->spool_dir));
+	conf_pair(a, "SlurmctldLogFile", "%s", or_null(f->ctld_log_file));
+	conf_pair(a, "SlurmdLogFile", "%s", or_null(f->agent_log_file));
+	conf_pair(a, "SlurmUser", "%s", or_null(f->slurm_user));
+	conf_pair(a, "SlurmctldDebug", "%s", spur_log_level_name(f->ctld_debug));
+	conf_pair(a, "SlurmdDebug", "%s", spur_log_level_name(f->agent_debug));
+	conf_pair(a, "Prolog", "%s", or_null(f->prolog));
+	conf_pair(a, "Epilog", "%s", or_null(f->epilog));
+	conf_pair(a, "PrologSlurmctld", "%s", or_null(f->prolog_slurmctld));
+	conf_pair(a, "EpilogSlurmctld", "%s", or_null(f->epilog_slurmctld));
+	conf_pair(a, "TaskProlog", "%s", or_null(f->task_prolog));
+	conf_pair(a, "TaskEpilog", "%s", or_null(f->task_epilog));
+	conf_pair(a, "HealthCheckProgram", "%s", or_null(f->health_program));
+	conf_pair(a, "HealthCheckInterval", "%u sec", f->health_interval);
+	conf_pair(a, "MpiDefault", "%s", or_null(f->mpi_default));
+	conf_pair(a, "SchedulerType", "%s", or_null(f->scheduler_type));
+	conf_pair(a, "SchedulerParameters", "%s", or_null(f->scheduler_params));
+	conf_pair(a, "SelectType", "%s", or_null(f->select_type));
+	conf_pair(a, "SelectTypeParameters", "%s", or_null(f->select_type_params));
+	conf_pair(a, "GresTypes", "%s", or_null(f->gres_types));
+	conf_pair(a, "PriorityType", "%s", or_null(f->priority_type));
+	conf_pair(a, "PreemptType", "%s", or_null(f->preempt_type));
+	conf_pair(a, "PreemptMode", "%s", or_null(f->preempt_mode));
+	conf_pair(a, "TopologyPlugin", "%s", or_null(f->topology_plugin));
+	conf_pair(a, "MaxJobCount", "%u", f->max_job_count);
+	conf_pair(a, "MaxArraySize", "%u", f->max_array_size);
+	conf_pair(a, "FirstJobId", "%u", f->first_job_id);
+	conf_pair(a, "ReturnToService", "%u", f->return_to_service);
+	conf_pair(a, "MinJobAge", "%u sec", f->min_job_age);
+	conf_pair(a, "KillWait", "%u sec", f->kill_wait);
+	conf_pair(a, "SlurmdTimeout", "%u sec", f->slurmd_timeout);
+	conf_pair(a, "MessageTimeout", "%u sec", f->message_timeout);
+	conf_pair(a, "InactiveLimit", "%u sec", f->inactive_limit);
+	conf_pair(a, "WaitTime", "%u sec", f->wait_time);
+	conf_pair(a, "OverTimeLimit", "%u min", f->over_time_limit);
+	conf_pair(a, "DefMemPerCPU", "%llu", (unsigned long long)f->def_mem_per_cpu_mb);
+	conf_pair(a, "DisableRootJobs", "%s", f->disable_root_jobs ? "Yes" : "No");
+	conf_pair(a, "SLURM_VERSION", "22.05.8 (Spur %s)", SPUR_VERSION);
+	for (size_t i = 0; i < f->nextra; i++)
+		conf_pair(a, f->extra[i].key, "%s", f->extra[i].value);
+	n = json_array_size(a);
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (!v) {
+		json_decref(a);
+		json_decref(sorted);
+		reply_error(cn, SPUR_ENOMEM, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		v[i] = json_array_get(a, i);
+	qsort(v, n, sizeof(*v), pair_cmp);
+	for (size_t i = 0; i < n; i++)
+		json_array_append(sorted, v[i]);
+	free(v);
+	json_decref(a);
+	reply_ok(cn, json_pack("{s:o,s:I}", "config", sorted, "now", (json_int_t)ctld_now()));
+}
+
 void ctld_handle(struct ctld_conn *cn, json_t *msg)
 {
 	static const struct {
@@ -1785,6 +1971,7 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 		{ "cancel", handle_cancel, A_USER, false },
 		{ "queue", handle_queue, A_USER, true },
 		{ "job", handle_job, A_USER, true },
+		{ "config", handle_config, A_USER, true },
 		{ "nodes", handle_nodes, A_USER, false },
 		{ "register", handle_register, A_AGENT, false },
 		{ "finished", handle_finished, A_NODE, false },

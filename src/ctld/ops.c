@@ -68,7 +68,7 @@ static int spec_from_json(const json_t *j, uint32_t id, struct sched_job_spec *s
 	sp->account = spur_json_str(j, "account", NULL);
 	sp->qos = spur_json_str(j, "qos", NULL);
 	sp->partitions = spur_json_str(j, "partition", NULL);
-	sp->nodes = (uint32_t)spur_json_int(j, "nodes", 1);
+	sp->nodes = (uint32_t)spur_json_int(j, "nodes", 0); /* 0: as the tasks need */
 	sp->ntasks = (uint32_t)spur_json_int(j, "ntasks", 0);
 	sp->cpus_per_task = (uint32_t)spur_json_int(j, "cpus_per_task", 1);
 	sp->mem_per_node_mb = (uint64_t)spur_json_int(j, "mem_per_node", 0);
@@ -282,6 +282,44 @@ static void put_per_node(json_t *env, const struct sched_job_info *info, long lo
 	put_env(env, "JOB_CPUS_PER_NODE", buf);
 }
 
+/* SLURM_WORKING_CLUSTER, as Slurm writes it: NAME:HOST:PORT:PROTOCOL:
+ * SELECT (22.05's protocol, cons_tres's id), the first controller's. */
+static void put_working_cluster(struct ctld *c, json_t *env)
+{
+	char v[512];
+
+	snprintf(v, sizeof(v), "%s:%s:%u:9728:109", c->conf->cluster_name,
+		 c->conf->nctlds ? c->conf->ctlds[0].addr : "localhost",
+		 c->conf->nctlds && c->conf->ctlds[0].port ? c->conf->ctlds[0].port
+							 : c->conf->ctld_port);
+	put_env(env, "WORKING_CLUSTER", v);
+}
+
+/* The output variables that echo what the job asked for (sbatch -c,
+ * --mem, --qos...), each only when it was asked for, as in Slurm. */
+static void put_spec_env(json_t *env, const json_t *spec)
+{
+	static const struct {
+		const char *key, *var;
+	} ints[] = {
+		{ "cpus_per_task", "CPUS_PER_TASK" }, { "mem_per_node", "MEM_PER_NODE" },
+		{ "mem_per_cpu", "MEM_PER_CPU" },     { "mem_per_gpu", "MEM_PER_GPU" },
+		{ "gpus_per_task", "GPUS_PER_TASK" }, { "ntasks_per_node", "NTASKS_PER_NODE" },
+		{ "gpus_per_node", "GPUS_PER_NODE" },
+	};
+
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+		if (json_object_get(spec, ints[i].key))
+			put_env_int(env, ints[i].var, spur_json_int(spec, ints[i].key, 0));
+	if (*spur_json_str(spec, "qos", ""))
+		put_env(env, "JOB_QOS", spur_json_str(spec, "qos", ""));
+	if (*spur_json_str(spec, "reservation", ""))
+		put_env(env, "JOB_RESERVATION", spur_json_str(spec, "reservation", ""));
+	put_env(env, "GTIDS", "0");
+	put_env_int(env, "PRIO_PROCESS", spur_json_int(spec, "prio_process", 0));
+	put_env(env, "NODE_ALIASES", "(null)");
+}
+
 json_t *ctld_job_env(struct ctld *c, struct ctld_job *cj, const struct sched_job_info *info,
 		     size_t k)
 {
@@ -301,8 +339,12 @@ json_t *ctld_job_env(struct ctld *c, struct ctld_job *cj, const struct sched_job
 	put_env(env, "NODELIST", cj->nodes ? cj->nodes : "");
 	put_env_int(env, "JOB_NUM_NODES", nn);
 	put_env_int(env, "NNODES", nn);
-	put_env_int(env, "NTASKS", spur_json_int(spec, "ntasks", nn));
-	put_env_int(env, "NPROCS", spur_json_int(spec, "ntasks", nn));
+	/* as Slurm: the task count only when one was asked for */
+	if (spur_json_int(spec, "ntasks", 0)) {
+		put_env_int(env, "NTASKS", spur_json_int(spec, "ntasks", 0));
+		put_env_int(env, "NPROCS", spur_json_int(spec, "ntasks", 0));
+	}
+	put_spec_env(env, spec);
 	put_env_int(env, "CPUS_ON_NODE", k < info->nalloc ? info->alloc[k].cpus : 1);
 	put_per_node(env, info, spur_json_int(spec, "ntasks", nn));
 	put_env(env, "JOB_PARTITION",
@@ -310,8 +352,17 @@ json_t *ctld_job_env(struct ctld *c, struct ctld_job *cj, const struct sched_job
 	put_env(env, "SUBMIT_DIR", spur_json_str(spec, "workdir", "/"));
 	put_env(env, "SUBMIT_HOST", spur_json_str(spec, "submit_host", "localhost"));
 	put_env(env, "JOB_USER", spur_json_str(spec, "user", ""));
-	put_env(env, "JOB_ACCOUNT", spur_json_str(spec, "account", ""));
+	if (*spur_json_str(spec, "account", ""))
+		put_env(env, "JOB_ACCOUNT", spur_json_str(spec, "account", ""));
+	put_env_int(env, "JOB_UID", spur_json_int(spec, "uid", 0));
+	put_env_int(env, "JOB_GID", spur_json_int(spec, "gid", 0));
 	put_env(env, "CLUSTER_NAME", c->conf->cluster_name);
+	put_working_cluster(c, env);
+	if (!c->conf->nswitches && k < info->nalloc && info->alloc[k].node < c->conf->nnodes) {
+		/* no topology.conf: the node is its own address, as in Slurm */
+		put_env(env, "TOPOLOGY_ADDR", c->conf->nodes[info->alloc[k].node].name);
+		put_env(env, "TOPOLOGY_ADDR_PATTERN", "node");
+	}
 	put_env_int(env, "NODEID", (long long)k);
 	put_env_int(env, "PROCID", 0);
 	put_env_int(env, "LOCALID", 0);
@@ -410,6 +461,14 @@ void ctld_launch(struct ctld *c, struct ctld_job *cj, const json_t *alloc)
 	if (info.array_job_id)
 		json_object_set_new(msg, "array_task_id", json_integer(info.array_task_id));
 	json_object_set_new(msg, "run", json_integer(cj->runs));
+	/* sbatch -i, --open-mode, the script's arguments, --signal */
+	for (size_t k = 0; k < 4; k++) {
+		static const char *const keys[] = { "input", "open_mode", "argv", "signal" };
+		json_t *v = json_object_get(spec, keys[k]);
+
+		if (v)
+			json_object_set(msg, keys[k], v);
+	}
 	json_object_set(msg, "user_env", json_object_get(spec, "env"));
 	/* the first node's share, for the job's cgroup */
 	if (info.nalloc) {

@@ -535,6 +535,10 @@ int ctld_raft_open(struct ctld *c, const struct ctld_raft_opts *o, struct spur_e
 	raft_set_snapshot_trailing(&r->raft, o->snapshot_every / 4 + 1);
 	raft_set_election_timeout(&r->raft, o->election_ms ? o->election_ms : 300);
 	raft_set_heartbeat_timeout(&r->raft, 50);
+	/* a snapshot sent to a follower that restarted meanwhile (a deposed
+	 * leader restarts from the log) is lost with it: sent again after 5 s,
+	 * not libraft's 30 s, in which that follower applies nothing */
+	raft_set_install_snapshot_timeout(&r->raft, 5000);
 	/* a controller cut off and back does not depose a working leader */
 	raft_set_pre_vote(&r->raft, true);
 	c->replaying = true;

@@ -1,0 +1,125 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# The command surface as Slurm's users and tools call it: scontrol's
+# options (-o, -a, -d, --version) and show config/jobid/J_T/hostlists;
+# sinfo -p -t -n -a; squeue -n -A -w --me -l -t all; sbatch's options that
+# change what runs (--signal with and without B:, --open-mode, -i, script
+# arguments, --export's three forms, --comment, -N MIN-MAX, -Q), its input
+# variables (SBATCH_*) under the command line, Slurm's output variables
+# compared by name with a capture from real Slurm 22.05
+# (tests/compat/golden/slurm-batch-env-names.txt), -n beyond one node, and
+# a real Slurm option Spur does not build refused by name (exit 1) apart
+# from a typo (getopt's words, exit 255).
+. "$(dirname "$0")/lib.sh"
+GOLD="$(dirname "$0")/../compat/golden"
+cd "$T"
+write_conf 2 gpu:mi300x:8
+cat >>slurm.conf <<CONF
+PartitionName=hid Nodes=mi1 Hidden=YES MaxTime=30:00
+CONF
+start_ctld
+start_agents 2
+check "the nodes register" wait_until 20 nodes_idle 2
+
+# --- scontrol
+check "scontrol -o show partition: one line per shown partition" \
+	sh -c '[ "$(scontrol -o show partition | grep -c "^PartitionName=")" = 1 ]'
+check "... -a (--all) shows the hidden one too" \
+	sh -c '[ "$(scontrol --all --oneliner show partition | grep -c "^PartitionName=")" = 2 ]'
+# the keys in Slurm's order, from a capture of Slurm's own line
+keys() { tr ' ' '\n' | sed -n 's/=.*//p'; }
+grep -A1 '^== scontrol -o show partition' "$GOLD/slurm-surface.txt" | tail -1 | keys >gold.keys
+scontrol -o show partition gpu | keys >our.keys
+check "... with Slurm's keys in Slurm's order" cmp -s gold.keys our.keys
+check "scontrol show config: Slurm's layout" \
+	sh -c 'scontrol show config | grep -q "^ClusterName *= systest$" &&
+	       scontrol show config | head -1 | grep -q "^Configuration data as of "'
+check "scontrol --version says which Slurm it stands for" \
+	sh -c 'scontrol --version | grep -q "^slurm 22\.05\." && sbatch -V | grep -q "^slurm 22\.05\."'
+check "scontrol show node takes a hostlist" \
+	sh -c '[ "$(scontrol show node "mi[1-2]" | grep -c "^NodeName=")" = 2 ]'
+
+# --- sinfo
+check "sinfo -p names one partition" sh -c '[ "$(sinfo -h -p gpu -o %P)" = "gpu*" ]'
+check "sinfo hides Hidden=YES, -a shows it" \
+	sh -c '! sinfo -h -o %P | grep -q hid && sinfo -a -h -o %P | grep -qx hid'
+check "sinfo -N -n mi2 -e -o '%N|%t'" sh -c '[ "$(sinfo -h -N -n mi2 -e -o "%N|%t")" = "mi2|idle" ]'
+check "sinfo -t alloc shows no idle node" sh -c '[ -z "$(sinfo -h -N -t alloc -o %N)" ]'
+
+# --- squeue and scontrol show job
+held=$(sbatch --parsable -H -J namedjob --comment="for the record" -A acct1 --wrap true)
+check "squeue -n NAME" sh -c "[ \"\$(squeue -h -n namedjob -o %i)\" = $held ]"
+check "squeue -A ACCOUNT" sh -c "[ \"\$(squeue -h -A acct1 -o %i)\" = $held ]"
+check "squeue --me" sh -c "squeue --me -h -o %i | grep -qx $held"
+check "squeue -l: the time, then Slurm's long header" \
+	sh -c "squeue -l | sed -n 2p | grep -q 'JOBID PARTITION     NAME     USER    STATE       TIME TIME_LIMI  NODES NODELIST(REASON)'"
+check "scontrol show job: Comment= as given" sh -c "scontrol show job $held | grep -q '^   Comment=for the record'"
+check "scontrol show jobid -dd: DerivedExitCode" sh -c "scontrol show jobid -dd $held | grep -q DerivedExitCode="
+check "scontrol -o show job: one line" sh -c "[ \"\$(scontrol -o show job $held | wc -l)\" = 1 ]"
+scancel "$held"
+done_job=$(sbatch --parsable --wait -o /dev/null --wrap true)
+check "squeue -t all lists a job that just ended" \
+	sh -c "squeue -h -t all -j $done_job -o %T | grep -qx COMPLETED"
+check "... and plain squeue does not" sh -c "[ -z \"\$(squeue -h -j $done_job -o %T)\" ]"
+a=$(sbatch --parsable --wait --array=1-2 -o /dev/null --wrap true)
+check "scontrol show job J_T: the task's own record" \
+	sh -c "scontrol show job ${a}_2 | grep -q 'ArrayJobId=$a ArrayTaskId=2 ' &&
+	       scontrol show job ${a}_2 | grep -q JobState=COMPLETED"
+
+# --- sbatch: what changes what runs
+# B: the batch shell alone gets USR1 55 s before a 1-minute limit
+sbatch --wait -t 1 --signal=B:USR1@55 -o sig.out \
+	--wrap 'trap "echo shell-got-USR1; exit 0" USR1; for i in $(seq 60); do sleep 1; done' >/dev/null
+check "--signal=B:USR1@55 reaches the batch shell before its limit" grep -qx shell-got-USR1 sig.out
+# without B: the steps get it, the batch shell does not
+sbatch --wait -t 1 --signal=USR1@55 -o sig2.out --wrap 'trap "echo shell-got-USR1" USR1
+srun sh -c "trap \"echo step-got-USR1; exit 0\" USR1; for i in \$(seq 60); do sleep 1; done"' >/dev/null
+check "--signal=USR1@55 reaches the steps, not the shell" \
+	sh -c 'grep -qx step-got-USR1 sig2.out && ! grep -q shell-got sig2.out'
+sbatch --wait -o app.out --wrap 'echo first' >/dev/null
+sbatch --wait -o app.out --open-mode=append --wrap 'echo second' >/dev/null
+check "--open-mode=append keeps what was there" sh -c '[ "$(cat app.out)" = "$(printf "first\nsecond")" ]'
+echo from-stdin >in.txt
+sbatch --wait -i in.txt -o in.out --wrap 'cat' >/dev/null
+check "-i: the batch script's stdin" grep -qx from-stdin in.out
+printf '#!/bin/sh\necho "args: $1 $2"\n' >args.sh
+sbatch --wait -o args.out args.sh one two >/dev/null
+check "script arguments reach the script" grep -qx "args: one two" args.out
+export FOO=1 BAR=0
+sbatch --wait --export=ALL,BAR=2 -o e1.out --wrap 'echo "FOO=$FOO BAR=$BAR"' >/dev/null
+check "--export=ALL,BAR=2: everything, BAR set" grep -qx "FOO=1 BAR=2" e1.out
+sbatch --wait --export=BAR=2 -o e2.out --wrap 'echo "FOO=$FOO BAR=$BAR J=$SLURM_JOB_ID"' >/dev/null
+check "--export=BAR=2: BAR and Slurm's own only" grep -qx "FOO= BAR=2 J=[0-9]*" e2.out
+sbatch --wait --export=NONE -o e3.out --wrap 'echo "FOO=$FOO J=$SLURM_JOB_ID"' >/dev/null
+check "--export=NONE: none of the submitter's" grep -qx "FOO= J=[0-9]*" e3.out
+j=$(SBATCH_PARTITION=hid sbatch --parsable -H --wrap true)
+check "SBATCH_PARTITION is read" sh -c "scontrol show job $j | grep -q Partition=hid"
+j2=$(SBATCH_PARTITION=hid sbatch --parsable -H -p gpu --wrap true)
+check "... and the command line overrides it" sh -c "scontrol show job $j2 | grep -q Partition=gpu"
+scancel "$j" "$j2"
+check "-Q: nothing said on success" sh -c '[ -z "$(sbatch -Q -o /dev/null --wrap true)" ]'
+check "-N 1-2 is taken" sh -c 'sbatch --parsable --wait -N 1-2 -o /dev/null --wrap true >/dev/null'
+
+# --- output variables: every name real Slurm sets for sbatch -c 2 --mem=100M
+sbatch --wait -c 2 --mem=100M -o env.out \
+	--wrap 'env | grep -E "^SLURM" | cut -d= -f1 | sort' >/dev/null
+check "the output variables Slurm sets, by name (capture of Slurm 22.05)" \
+	sh -c "[ -z \"\$(comm -23 '$GOLD/slurm-batch-env-names.txt' env.out)\" ]"
+comm -23 "$GOLD/slurm-batch-env-names.txt" env.out | sed 's/^/  missing: /'
+sbatch --wait -c 2 --mem=100M -o env2.out --wrap 'echo "CPT=$SLURM_CPUS_PER_TASK MEM=$SLURM_MEM_PER_NODE NT=${SLURM_NTASKS-unset}"' >/dev/null
+check "SLURM_CPUS_PER_TASK, SLURM_MEM_PER_NODE; no SLURM_NTASKS without -n" grep -qx "CPT=2 MEM=100 NT=unset" env2.out
+sbatch --wait -n 9 -o n9.out --wrap 'echo "$SLURM_JOB_NUM_NODES $SLURM_NTASKS"' >/dev/null
+check "-n 9 on 8-CPU nodes spreads over two" grep -qx "2 9" n9.out
+
+# --- refused by name, or a typo
+sbatch --licenses=x --wrap true 2>refused.err
+rc=$?
+check "a Slurm option Spur does not build: 'not supported', exit 1" \
+	sh -c "[ $rc = 1 ] && grep -q -- '--licenses is not supported' refused.err"
+sbatch --bogus-xyz --wrap true 2>typo.err
+rc=$?
+check "a typo: getopt's words and Try ... --help, exit 255 (as Slurm)" \
+	bash -c "[ $rc = 255 ] && diff <(sed -n '/^== sbatch --bogus-xyz/,/^rc=/p' '$GOLD/slurm-surface.txt' | sed '1d;\$d') typo.err >/dev/null"
+check "srun --help prints srun's usage" sh -c 'srun --help | head -1 | grep -q "^Usage: srun"'
+check "salloc --help prints salloc's" sh -c 'salloc --help | head -1 | grep -q "^Usage: salloc"'
+finish
