@@ -282,6 +282,38 @@ static void put_per_node(json_t *env, const struct sched_job_info *info, long lo
 	put_env(env, "JOB_CPUS_PER_NODE", buf);
 }
 
+/* SLURM_ARRAY_TASK_COUNT/MIN/MAX, and _STEP when the ids are evenly
+ * spaced, from the array's --array as submitted. */
+static void put_array_env(struct ctld *c, json_t *env, const json_t *spec)
+{
+	struct spur_array_spec a = { 0 };
+	struct spur_error err;
+	uint32_t min = UINT32_MAX, max = 0, step = 0;
+	bool even = true;
+
+	if (spur_array_parse(spur_json_str(spec, "array", ""),
+			     c->conf->max_array_size ? c->conf->max_array_size - 1 : 0, &a, &err))
+		return;
+	for (size_t i = 0; i < a.n; i++) {
+		min = a.ids[i] < min ? a.ids[i] : min;
+		max = a.ids[i] > max ? a.ids[i] : max;
+		if (i && a.ids[i] <= a.ids[i - 1])
+			even = false;
+		else if (i == 1)
+			step = a.ids[1] - a.ids[0];
+		else if (i > 1)
+			even &= a.ids[i] - a.ids[i - 1] == step;
+	}
+	if (a.n) {
+		put_env_int(env, "ARRAY_TASK_COUNT", (long long)a.n);
+		put_env_int(env, "ARRAY_TASK_MIN", min);
+		put_env_int(env, "ARRAY_TASK_MAX", max);
+		if (even)
+			put_env_int(env, "ARRAY_TASK_STEP", a.n > 1 ? step : 1);
+	}
+	spur_array_fini(&a);
+}
+
 /* SLURM_WORKING_CLUSTER, as Slurm writes it: NAME:HOST:PORT:PROTOCOL:
  * SELECT (22.05's protocol, cons_tres's id), the first controller's. */
 static void put_working_cluster(struct ctld *c, json_t *env)
@@ -369,6 +401,7 @@ json_t *ctld_job_env(struct ctld *c, struct ctld_job *cj, const struct sched_job
 	if (info->array_job_id) {
 		put_env_int(env, "ARRAY_JOB_ID", info->array_job_id);
 		put_env_int(env, "ARRAY_TASK_ID", info->array_task_id);
+		put_array_env(c, env, spec);
 	}
 	if (ngpus) {
 		put_env(env, "JOB_GPUS", gpus);

@@ -61,10 +61,12 @@ done_job=$(sbatch --parsable --wait -o /dev/null --wrap true)
 check "squeue -t all lists a job that just ended" \
 	sh -c "squeue -h -t all -j $done_job -o %T | grep -qx COMPLETED"
 check "... and plain squeue does not" sh -c "[ -z \"\$(squeue -h -j $done_job -o %T)\" ]"
-a=$(sbatch --parsable --wait --array=1-2 -o /dev/null --wrap true)
+a=$(sbatch --parsable --wait --array=1-5:2 -o "arr-%a.out" \
+	--wrap 'echo "$SLURM_ARRAY_TASK_COUNT $SLURM_ARRAY_TASK_MIN $SLURM_ARRAY_TASK_MAX $SLURM_ARRAY_TASK_STEP"')
+check "SLURM_ARRAY_TASK_COUNT/MIN/MAX/STEP" grep -qx "3 1 5 2" arr-3.out
 check "scontrol show job J_T: the task's own record" \
-	sh -c "scontrol show job ${a}_2 | grep -q 'ArrayJobId=$a ArrayTaskId=2 ' &&
-	       scontrol show job ${a}_2 | grep -q JobState=COMPLETED"
+	sh -c "scontrol show job ${a}_3 | grep -q 'ArrayJobId=$a ArrayTaskId=3 ' &&
+	       scontrol show job ${a}_3 | grep -q JobState=COMPLETED"
 
 # --- sbatch: what changes what runs
 # B: the batch shell alone gets USR1 55 s before a 1-minute limit
