@@ -3,7 +3,7 @@
 # Cluster benchmarks, measured as ../shared/slurm-golden/bench.sh measures real
 # Slurm: a controller and 16 simulated nodes on loopback; prints "name: value".
 #   submit_loop: N x `sbatch --wrap=true` (one process per job), then drain
-#   squeue_ms_Q: median wall time of `squeue` with Q jobs queued (held)
+#   squeue_ms_Q: median wall time of `squeue -r` with Q jobs queued (held array tasks, one row each)
 #   ctld_bytes_per_pending_job: the controller's resident memory grown by
 #     the 100,000 queued jobs, per job
 #   sinfo_ms_N, ctld_bytes_per_node: sinfo with N configured nodes (no
@@ -58,8 +58,8 @@ for q in 1000 100000; do
 	start_cluster 16
 	before=$(rss_kb)
 	sbatch --hold --array=0-$((q - 1)) -o /dev/null --wrap=true >/dev/null
-	[ "$(squeue -h -o %i | wc -l)" -eq "$q" ] || { echo "queue is not $q long" >&2; exit 1; }
-	echo "squeue_ms_$q: $(median_ms squeue) (median of 5)"
+	[ "$(squeue -h -r -o %i | wc -l)" -eq "$q" ] || { echo "queue is not $q long" >&2; exit 1; }
+	echo "squeue_ms_$q: $(median_ms squeue -r) (median of 5, -r: one row per task)"
 	[ "$q" -eq 100000 ] &&
 		echo "ctld_bytes_per_pending_job: $(( ($(rss_kb) - before) * 1024 / q ))"
 	stop_cluster

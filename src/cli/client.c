@@ -298,18 +298,22 @@ int cli_each_job(const char *prog, int argc, char **argv, const char *type, bool
 
 	for (int i = 0; i < argc; i++) {
 		struct spur_error err;
-		char *end;
-		long id = strtol(argv[i], &end, 10);
-		json_t *reply;
+		char *end, *tend;
+		long id = strtol(argv[i], &end, 10), task = -1;
+		json_t *reply, *req;
 
-		if (*end || id <= 0) {
+		if (*end == '_') /* J_T: task T of array J */
+			task = strtol(end + 1, &tend, 10);
+		if ((*end && *end != '_') || id <= 0 ||
+		    (*end == '_' && (task < 0 || *tend || tend == end + 1))) {
 			fprintf(stderr, "%s: error: Invalid job id %s\n", prog, argv[i]);
 			rc = 1;
 			continue;
 		}
-		reply = cli_call(json_pack("{s:s,s:i,s:b}", "type", type, "job_id", (int)id, "admin",
-					   admin),
-				 &err);
+		req = json_pack("{s:s,s:i,s:b}", "type", type, "job_id", (int)id, "admin", admin);
+		if (task >= 0)
+			json_object_set_new(req, "task_id", json_integer(task));
+		reply = cli_call(req, &err);
 		if (!reply) {
 			fail(prog, id, err.msg);
 			rc = 1;

@@ -140,7 +140,7 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *names = NULL, *accounts = NULL, *qos = NULL, *nodes = NULL;
-	bool lng = false;
+	bool lng = false, one_per_task = false;
 	int iterate = 0;
 	const char *fmt = SPUR_SQUEUE_DEFAULT, *users = NULL, *st = NULL, *parts = NULL, *jobs_f = NULL;
 	bool header = true, json_out = false;
@@ -194,8 +194,10 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 			cli_version();
 			return 0;
 		case 'r':
+			one_per_task = true;
+			break;
 		case 'v':
-			break; /* array tasks are one per line; nothing more to say */
+			break; /* nothing more to say */
 		case 'o':
 			fmt = optarg;
 			break;
@@ -251,6 +253,8 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 					     { "qos", qos },	       { "nodes", nodes } };
 
 		json_object_set_new(req, "format", json_string(fmt));
+		if (one_per_task) /* -r: pending array tasks one per line */
+			json_object_set_new(req, "array_tasks", json_true());
 		for (size_t i = 0; i < sizeof(filters) / sizeof(filters[0]); i++)
 			if (filters[i][1])
 				json_object_set_new(req, filters[i][0], json_string(filters[i][1]));

@@ -114,6 +114,13 @@ static const char *field(char c, const struct spur_jobfmt_job *j, int64_t now, c
 
 	switch (c) {
 	case 'i':
+		if (j->array_tasks && len > 24 + strlen(j->array_tasks)) {
+			/* pending tasks in one row, as Slurm: 5_[2-10] */
+			utoa(j->array_job_id, tmp);
+			strcat(tmp, "_");
+			strcat(tmp, j->array_tasks);
+			return tmp;
+		}
 		spur_jobfmt_id(j, tmp, len);
 		return tmp;
 	case 'A':
@@ -121,6 +128,8 @@ static const char *field(char c, const struct spur_jobfmt_job *j, int64_t now, c
 	case 'F':
 		return utoa(j->array_task_id >= 0 ? j->array_job_id : j->job_id, tmp);
 	case 'K':
+		if (j->array_tasks)
+			return j->array_tasks;
 		return j->array_task_id >= 0 ? utoa((uint64_t)j->array_task_id, tmp) : "N/A";
 	case 'P':
 		return j->partition;

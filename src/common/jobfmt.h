@@ -17,6 +17,7 @@ struct spur_jobfmt_job {
 	const char *partition, *name, *user, *account, *state, *reason, *nodelist, *gres,
 		*workdir;
 	int64_t start, submit, end, time_limit; /* time_limit 0: UNLIMITED */
+	const char *array_tasks; /* pending tasks shown as one row: "[1-3,7]"; NULL: one task */
 };
 
 /* True when every %x of fmt is a known field. */

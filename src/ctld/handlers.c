@@ -324,6 +324,7 @@ static void fmt_job(struct ctld *c, const struct ctld_job *cj, const struct sche
 	f->job_id = cj->id;
 	f->array_job_id = info->array_job_id;
 	f->array_task_id = info->array_job_id ? info->array_task_id : -1;
+	f->array_tasks = NULL;
 	f->nodes = info->nalloc ? (uint32_t)info->nalloc : (uint32_t)spur_json_int(sp, "nodes", 1);
 	f->ntasks = (uint32_t)spur_json_int(sp, "ntasks", 0);
 	f->cpus_per_task = (uint32_t)spur_json_int(sp, "cpus_per_task", 1);
@@ -393,6 +394,52 @@ static bool queue_spec_wanted(const json_t *msg, const struct ctld_job *cj)
 	       spur_jobfmt_in_list(spur_json_str(msg, "qos", NULL), spur_json_str(cj->spec, "qos", ""));
 }
 
+/* Pending tasks of one array that would show alike (partition, reason,
+ * priority) become one row, "5_[2-4,7]", as squeue prints them without
+ * -r; their strings are kept in buf. Returns the rows left in order. */
+static size_t collapse_arrays(struct queue_row **order, size_t n, char *buf, size_t cap)
+{
+	size_t out = 0, used = 0;
+
+	for (size_t r = 0; r < n; r++) {
+		struct spur_jobfmt_job *f = &order[r]->f;
+		size_t e = r + 1, o;
+		int32_t lo, hi;
+
+		order[out++] = order[r];
+		if (order[r]->state != SCHED_JOB_PENDING || f->array_task_id < 0 || used + 256 > cap)
+			continue;
+		while (e < n && e - r < 100000 && order[e]->state == SCHED_JOB_PENDING &&
+		       order[e]->f.array_job_id == f->array_job_id && order[e]->f.array_task_id >= 0 &&
+		       order[e]->f.priority == f->priority && order[e]->f.reason == f->reason &&
+		       !strcmp(order[e]->f.partition, f->partition))
+			e++;
+		if (e == r + 1)
+			continue;
+		/* "[" ranges "]", at most ~200 characters: the rest start a new row */
+		o = used;
+		buf[o++] = '[';
+		for (size_t k = r; k < e;) {
+			lo = hi = order[k]->f.array_task_id;
+			while (++k < e && order[k]->f.array_task_id == hi + 1)
+				hi++;
+			o += (size_t)snprintf(buf + o, cap - o, o > used + 1 ? ",%d" : "%d", lo);
+			if (hi > lo)
+				o += (size_t)snprintf(buf + o, cap - o, "-%d", hi);
+			if (o - used > 200 && k < e) {
+				e = k;
+				break;
+			}
+		}
+		buf[o++] = ']';
+		buf[o++] = '\0';
+		f->array_tasks = buf + used;
+		used = o;
+		r = e - 1;
+	}
+	return out;
+}
+
 /* squeue: the controller formats the lines itself, so a queue of 100,000
  * jobs crosses the wire as text, not as 100,000 JSON objects. */
 static void queue_text(struct ctld_conn *cn, json_t *msg, const char *fmt)
@@ -406,6 +453,7 @@ static void queue_text(struct ctld_conn *cn, json_t *msg, const char *fmt)
 	struct queue_row *rows = NULL, **order;
 	struct sched_job_info info;
 	json_t *reply;
+	char tasks[65536]; /* the collapsed rows' "[1-3,7]" strings */
 
 	if (!buf || !spur_jobfmt_valid(fmt)) {
 		free(buf);
@@ -462,6 +510,8 @@ static void queue_text(struct ctld_conn *cn, json_t *msg, const char *fmt)
 		order[r] = &rows[r];
 	if (nrows)
 		qsort(order, nrows, sizeof(*order), row_cmp);
+	if (!spur_json_bool(msg, "array_tasks", 0))
+		nrows = collapse_arrays(order, nrows, tasks, sizeof(tasks));
 	for (size_t r = 0; r < nrows; r++) {
 		while (!spur_jobfmt_line(fmt, &order[r]->f, now, buf, &len, cap)) {
 			char *nb = realloc(buf, cap * 2);
@@ -753,9 +803,6 @@ static void handle_job(struct ctld_conn *cn, json_t *msg)
 		all_jobs(cn);
 		return;
 	}
-	/* J_T: the array task's own record */
-	if (json_object_get(msg, "task_id"))
-		id = sched_array_task_id(cn->c->sched, id, (uint32_t)spur_json_int(msg, "task_id", 0));
 	/* another user's job is not there for this caller */
 	o = id && owns(cn, ctld_job(cn->c, id)) ? ctld_job_json(cn->c, id) : NULL;
 
@@ -2085,6 +2132,15 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 			      msgbuf, "not_leader", 1);
 		ctld_conn_send(cn, r);
 		return;
+	}
+	/* J_T (an array task by its index) wherever a job id is taken */
+	if (json_object_get(msg, "task_id") && json_object_get(msg, "job_id") &&
+	    strcmp(table[t].type, "cancel")) {
+		uint32_t id = sched_array_task_id(cn->c->sched, (uint32_t)spur_json_int(msg, "job_id", 0),
+						  (uint32_t)spur_json_int(msg, "task_id", 0));
+
+		json_object_set_new(msg, "job_id", json_integer(id));
+		json_object_del(msg, "task_id");
 	}
 	table[t].fn(cn, msg);
 }

@@ -33,8 +33,8 @@ check "... as CANCELLED in sacct" sh -c "sacct -n -X -P -o State -j $b1,$b2 | so
 check "... and no other job" [ "$(state "$a1")" = PENDING ]
 
 check "scancel JOB_TASK cancels that array task" scancel "${arr}_2"
-check "... only that one" sh -c "[ \$(squeue -h -j $arr -o %i 2>/dev/null | wc -l) -eq 3 ]"
-check "... the others still pending" sh -c "squeue -h -o %i | grep -qx ${arr}_1"
+check "... only that one" sh -c "[ \$(squeue -h -r -j $arr -o %i 2>/dev/null | wc -l) -eq 3 ]"
+check "... the others still pending" sh -c "squeue -h -r -o %i | grep -qx ${arr}_1"
 check "scancel JOB_[0,3] takes a task list" scancel "${arr}_[0,3]"
 check "... leaving task 1" sh -c "squeue -h -o %i | grep '^${arr}_' | tr '\n' ' ' | grep -qx '${arr}_1 '"
 check "scancel of the array's job id cancels the rest" scancel "$arr"

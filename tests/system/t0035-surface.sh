@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # The command surface as Slurm's users and tools call it: scontrol's
 # options (-o, -a, -d, --version) and show config/jobid/J_T/hostlists;
-# sinfo -p -t -n -a; squeue -n -A -w --me -l -t all; sbatch's options that
+# sinfo -p -t -n -a; squeue -n -A -w --me -l -t all, pending array tasks
+# in one row (-r: one per task), J_T for scontrol; sbatch's options that
 # change what runs (--signal with and without B:, --open-mode, -i, script
 # arguments, --export's three forms, --comment, -N MIN-MAX, -Q), its input
 # variables (SBATCH_*) under the command line, Slurm's output variables
@@ -67,6 +68,15 @@ check "SLURM_ARRAY_TASK_COUNT/MIN/MAX/STEP" grep -qx "3 1 5 2" arr-3.out
 check "scontrol show job J_T: the task's own record" \
 	sh -c "scontrol show job ${a}_3 | grep -q 'ArrayJobId=$a ArrayTaskId=3 ' &&
 	       scontrol show job ${a}_3 | grep -q JobState=COMPLETED"
+
+h=$(sbatch --parsable -H --array=1-5,9 -o /dev/null --wrap true)
+check "squeue: pending tasks of an array in one row, as Slurm prints them" \
+	sh -c "[ \"\$(squeue -h -j $h -o %i)\" = '${h}_[1-5,9]' ]"
+check "squeue -r: one row per task" sh -c "[ \"\$(squeue -h -r -j $h -o %i | wc -l)\" = 6 ]"
+scontrol release "${h}_3"
+check "scontrol release J_T releases that task alone" \
+	sh -c "[ \"\$(squeue -h -j $h -t PD -o %i)\" = '${h}_[1-2,4-5,9]' ]"
+scancel "$h"
 
 # --- sbatch: what changes what runs
 # B: the batch shell alone gets USR1 55 s before a 1-minute limit
