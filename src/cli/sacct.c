@@ -2,6 +2,7 @@
 /* sacct: job history from the controller's accounting database. */
 #include "client.h"
 
+#include "common/hostlist.h"
 #include "common/jobfmt.h"
 #include "common/timefmt.h"
 
@@ -13,6 +14,9 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
+
+/* --delimiter: between -p/-P fields */
+static const char *delim = "|";
 
 #define SACCT_DEFAULT "JobID,JobName,Partition,Account,AllocCPUS,State,ExitCode"
 
@@ -178,12 +182,86 @@ static void print_row(const json_t *job, const json_t *step, const struct col *c
 		else
 			value(cols[c].field, row, now, v, sizeof(v));
 		if (parsable || parsable2)
-			printf("%s%s", v, c + 1 < ncols || parsable ? "|" : "");
+			printf("%s%s", v, c + 1 < ncols || parsable ? delim : "");
 		else
 			cell(v, cols[c].width, !strcmp(fields[cols[c].field].name, "JobID"));
 	}
 	putchar('\n');
 	json_decref(row);
+}
+
+/* What sacct's selection options leave: a job is shown when it matches
+ * every one given, and was in the system within -S..-E (submitted by E,
+ * not ended before S). */
+struct sacct_filter {
+	const char *states, *names, *accounts, *partitions;
+	struct spur_hostlist *nodes;
+	int64_t start, end; /* -S, -E; 0: none */
+};
+
+static bool row_wanted(const json_t *j, const struct sacct_filter *f)
+{
+	const char *st = spur_json_str(j, "state", "");
+	int64_t end = spur_json_int(j, "end", 0);
+	struct spur_error err;
+	struct spur_hostlist *hl;
+	bool meet = false;
+
+	if (f->states && !spur_jobfmt_in_list(f->states, st) &&
+	    !spur_jobfmt_in_list(f->states, spur_jobfmt_state_code(st)))
+		return false;
+	if (!spur_jobfmt_in_list(f->names, spur_json_str(j, "name", "")) ||
+	    !spur_jobfmt_in_list(f->accounts, spur_json_str(j, "account", "")) ||
+	    !spur_jobfmt_in_list(f->partitions, spur_json_str(j, "partition", "")))
+		return false;
+	if ((f->end && spur_json_int(j, "submit", 0) > f->end) || (f->start && end && end < f->start))
+		return false;
+	if (!f->nodes)
+		return true;
+	hl = spur_hostlist_from_expr(spur_json_str(j, "nodelist", ""), &err);
+	for (size_t i = 0; hl && !meet && i < spur_hostlist_count(hl); i++)
+		meet = spur_hostlist_find(f->nodes, spur_hostlist_nth(hl, i)) >= 0;
+	spur_hostlist_destroy(hl);
+	return meet;
+}
+
+/* -S/-E as Slurm reads them (the --begin forms: HH:MM, YYYY-MM-DD[THH:MM],
+ * now-1hour, today...): 0, or 1 said. */
+static int window_time(const char *prog, const char *v, int64_t *out)
+{
+	struct spur_error err;
+	time_t t;
+
+	if (spur_begin_parse(v, time(NULL), &t, &err)) {
+		cli_error(prog, "Invalid time specification: %s", v);
+		return 1;
+	}
+	*out = (int64_t)t;
+	return 0;
+}
+
+/* The selection options (0, or the exit code said). */
+static int filter_opt(const char *prog, int opt, const char *arg, struct sacct_filter *f)
+{
+	struct spur_error err;
+
+	switch (opt) {
+	case 's': f->states = arg; return 0;
+	case 'S': return window_time(prog, arg, &f->start);
+	case 'E': return window_time(prog, arg, &f->end);
+	case 'm': f->names = arg; return 0;
+	case 'A': f->accounts = arg; return 0;
+	case 'r': f->partitions = arg; return 0;
+	case 'N':
+		spur_hostlist_destroy(f->nodes);
+		if (!(f->nodes = spur_hostlist_from_expr(arg, &err))) {
+			cli_error(prog, "Invalid node list: %s", arg);
+			return 1;
+		}
+		return 0;
+	case 'D': delim = arg; return 0;
+	default: return -1;
+	}
 }
 
 int cli_sacct_main(const char *prog, int argc, char **argv)
@@ -195,9 +273,14 @@ int cli_sacct_main(const char *prog, int argc, char **argv)
 		{ "allocations", no_argument, NULL, 'X' },   { "noheader", no_argument, NULL, 'n' },
 		{ "starttime", required_argument, NULL, 'S' }, { "endtime", required_argument, NULL, 'E' },
 		{ "state", required_argument, NULL, 's' },   { "help", no_argument, NULL, 'h' },
+		{ "name", required_argument, NULL, 'm' },    { "accounts", required_argument, NULL, 'A' },
+		{ "partition", required_argument, NULL, 'r' }, { "nodelist", required_argument, NULL, 'N' },
+		{ "delimiter", required_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *jobs = NULL, *user = NULL, *fmt = SACCT_DEFAULT, *states = NULL;
+	struct sacct_filter flt = { 0 };
+	int frc;
+	const char *jobs = NULL, *user = NULL, *fmt = SACCT_DEFAULT;
 	bool all = getuid() == 0, parsable = false, parsable2 = false, header = true,
 	     allocations = false;
 	struct col cols[64];
@@ -209,18 +292,25 @@ int cli_sacct_main(const char *prog, int argc, char **argv)
 	size_t i;
 
 	static const char *const unbuilt[] = {
-		"accounts", "allclusters", "associations", "batch-script", "brief", "clusters",
-		"completion", "constraints", "delimiter", "duplicates", "env-vars", "federation",
-		"file", "flags", "gid", "group", "json", "local", "long", "name", "ncpus", "nnodes",
-		"noconvert", "nodelist", "partition", "qos", "reason", "timelimit-max",
+		"allclusters", "associations", "batch-script", "brief", "clusters",
+		"completion", "constraints", "duplicates", "env-vars", "federation",
+		"file", "flags", "gid", "group", "json", "local", "long", "ncpus", "nnodes",
+		"noconvert", "qos", "reason", "timelimit-max",
 		"timelimit-min", "truncate", "uid", "units", "use-local-uid", "wckeys",
 		"whole-hetjob", "yaml", "helpformat", "usage", "verbose", NULL
 	};
 
-	if (cli_refused_opts(prog, argc, argv, unbuilt, "ABCDFIKLMNRTWbcefgiklqrvx"))
+	if (cli_refused_opts(prog, argc, argv, unbuilt, "BCDFIKLMRTWbcefgiklqvx"))
 		return 1;
 	pargc = cli_getopt_argv("sacct", argc, argv, pargv, 128);
-	while ((opt = getopt_long(pargc, pargv, "j:u:ao:pPXnS:E:s:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(pargc, pargv, "j:u:ao:pPXnS:E:s:hA:r:N:", opts, NULL)) != -1) {
+		if ((frc = filter_opt(prog, opt, optarg, &flt)) >= 0) {
+			if (frc) {
+				spur_hostlist_destroy(flt.nodes);
+				return frc;
+			}
+			continue;
+		}
 		switch (opt) {
 		case 'j':
 			jobs = optarg;
@@ -243,15 +333,9 @@ int cli_sacct_main(const char *prog, int argc, char **argv)
 		case 'n':
 			header = false;
 			break;
-		case 's':
-			states = optarg;
-			break;
 		case 'X':
 			allocations = true; /* the jobs, not their steps */
 			break;
-		case 'S':
-		case 'E':
-			break; /* the database keeps every job */
 		case 'h':
 			printf("Usage: sacct [-j JOBS] [-u USER] [-a] [-o FIELDS] [-P|-p] [-X] [-n]\n");
 			return 0;
@@ -261,8 +345,19 @@ int cli_sacct_main(const char *prog, int argc, char **argv)
 		}
 	}
 	ncols = parse_format(fmt, cols, 64);
-	if (ncols < 0)
+	if (ncols < 0) {
+		spur_hostlist_destroy(flt.nodes);
 		return 1;
+	}
+	/* as Slurm: from midnight today, unless -j or -s says which jobs */
+	if (!jobs && !flt.states && !flt.start) {
+		time_t now = time(NULL);
+		struct tm tm;
+
+		localtime_r(&now, &tm);
+		tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+		flt.start = (int64_t)mktime(&tm);
+	}
 	if (!user && !all && !jobs) {
 		struct passwd *pw = getpwuid(getuid());
 
@@ -275,6 +370,7 @@ int cli_sacct_main(const char *prog, int argc, char **argv)
 		json_object_set_new(req, "user", json_string(user));
 	reply = cli_call(req, &err);
 	if (!reply) {
+		spur_hostlist_destroy(flt.nodes);
 		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
 		return 1;
 	}
@@ -282,7 +378,7 @@ int cli_sacct_main(const char *prog, int argc, char **argv)
 		for (int c = 0; c < ncols; c++) {
 			if (parsable || parsable2)
 				printf("%s%s", fields[cols[c].field].name,
-				       c + 1 < ncols || parsable ? "|" : "");
+				       c + 1 < ncols || parsable ? delim : "");
 			else
 				cell(fields[cols[c].field].name, cols[c].width, false);
 		}
@@ -300,8 +396,7 @@ int cli_sacct_main(const char *prog, int argc, char **argv)
 		const json_t *s;
 		size_t k;
 
-		if (states && !spur_jobfmt_in_list(states, spur_json_str(j, "state", "")) &&
-		    !spur_jobfmt_in_list(states, spur_jobfmt_state_code(spur_json_str(j, "state", ""))))
+		if (!row_wanted(j, &flt))
 			continue;
 		print_row(j, NULL, cols, ncols, spur_json_int(reply, "now", 0), parsable, parsable2);
 		/* then its steps (.batch, .0, .1...), as Slurm's sacct without -X */
@@ -310,5 +405,6 @@ int cli_sacct_main(const char *prog, int argc, char **argv)
 				  parsable2);
 	}
 	json_decref(reply);
+	spur_hostlist_destroy(flt.nodes);
 	return 0;
 }

@@ -10,7 +10,7 @@
 # compared by name with a capture from real Slurm 22.05
 # (tests/compat/golden/slurm-batch-env-names.txt), -n beyond one node, and
 # a real Slurm option Spur does not build refused by name (exit 1) apart
-# from a typo (getopt's words, exit 255).
+# from a typo (getopt's words, exit 255); sacct --name -A -N -S -E --delimiter.
 . "$(dirname "$0")/lib.sh"
 GOLD="$(dirname "$0")/../compat/golden"
 cd "$T"
@@ -122,6 +122,14 @@ sbatch --wait -c 2 --mem=100M -o env2.out --wrap 'echo "CPT=$SLURM_CPUS_PER_TASK
 check "SLURM_CPUS_PER_TASK, SLURM_MEM_PER_NODE; no SLURM_NTASKS without -n" grep -qx "CPT=2 MEM=100 NT=unset" env2.out
 sbatch --wait -n 9 -o n9.out --wrap 'echo "$SLURM_JOB_NUM_NODES $SLURM_NTASKS"' >/dev/null
 check "-n 9 on 8-CPU nodes spreads over two" grep -qx "2 9" n9.out
+
+# --- sacct's selections
+sbatch --wait -J acctname -A acct2 -o /dev/null --wrap true >/dev/null
+check "sacct --name" sh -c '[ "$(sacct -n -X -P --name=acctname -o JobName)" = acctname ]'
+check "sacct -A" sh -c '[ "$(sacct -n -X -P -A acct2 -o Account)" = acct2 ]'
+check "sacct -N HOSTLIST: jobs that ran there" sh -c '[ -n "$(sacct -n -X -P -N "mi[1-2]" -o JobID)" ]'
+check "sacct -E before any job: none" sh -c '[ -z "$(sacct -n -X -P -S 2000-01-01 -E 2000-01-02 -o JobID)" ]'
+check "sacct --delimiter with -P" sh -c 'sacct -n -X -P --delimiter=";" -o JobID,JobName --name=acctname | grep -qx "[0-9]*;acctname"'
 
 # --- refused by name, or a typo
 sbatch --licenses=x --wrap true 2>refused.err
