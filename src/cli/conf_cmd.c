@@ -203,14 +203,18 @@ int cli_conf_main(const char *prog, int argc, char **argv)
 		return 1;
 	}
 	for (size_t i = 0; i < c->nwarnings; i++)
-		fprintf(stderr, "%s: warning: %s\n", prog, c->warnings[i]);
+		fprintf(stderr, "%s: %s: %s\n", prog, strict ? "error" : "warning", c->warnings[i]);
+	/* what a site might think is in force: said, an error with --strict */
+	for (size_t i = 0; i < c->nunacted; i++)
+		fprintf(stderr, "%s: %s: %s\n", prog, strict ? "error" : "warning", c->unacted[i]);
 	if (!strcmp(action, "show"))
 		print_summary(c);
 	else if (!quiet)
 		printf("%s: OK: %zu nodes, %zu partitions, %zu gres.conf lines, %zu switches, %zu "
-		       "warnings\n",
-		       file, c->nnodes, c->nparts, c->ngres, c->nswitches, c->nwarnings);
-	opt = strict && c->nwarnings ? 1 : 0;
+		       "warnings, %zu keys not acted on\n",
+		       file, c->nnodes, c->nparts, c->ngres, c->nswitches, c->nwarnings,
+		       c->nunacted);
+	opt = strict && (c->nwarnings || c->nunacted) ? 1 : 0;
 	spur_conf_destroy(c);
 	return opt;
 }

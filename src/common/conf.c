@@ -43,6 +43,28 @@ static int add_warning(struct spur_conf *c, const char *fmt, ...)
 	return 0;
 }
 
+/* A Slurm key Spur takes without acting on it: listed, never silent. */
+static int add_unacted(struct spur_conf *c, const struct spur_conf_line *l, const char *key,
+		       const char *value)
+{
+	size_t vl = strlen(value);
+	char *w;
+
+	/* asking for nothing (0, none, plugin/none) is what Spur does */
+	if (!vl || !strcmp(value, "0") || !strcasecmp(value, "none") ||
+	    (vl > 5 && !strcasecmp(value + vl - 5, "/none")))
+		return 0;
+	w = spur_asprintf(ORIGIN_FMT "%s=%s: accepted but not acted on by Spur", ORIGIN_ARGS(l),
+			  key, value);
+
+	if (!w || spur_grow((void **)&c->unacted, &c->unacted_cap, c->nunacted + 1, sizeof(char *))) {
+		spur_free(w);
+		return -1;
+	}
+	c->unacted[c->nunacted++] = w;
+	return 0;
+}
+
 /* Replace *dst with a copy of src. */
 static int set_str(char **dst, const char *src)
 {
@@ -299,6 +321,28 @@ static const struct keydef {
 #undef KD
 };
 
+/* Of the keys below, those read where they are used (the rest are listed
+ * as accepted but not acted on). */
+static const char *const acted_extra_keys[] = {
+	"JobSubmitPlugins", "LaunchParameters", "AuthAltParameters", "AuthAltTypes",
+	"PlugStackConfig", NULL,
+};
+
+/* Keys of the global table whose values Spur keeps without acting on them. */
+static const char *const stored_unacted_keys[] = {
+	"DefMemPerCPU", "DefMemPerGPU", "DefMemPerNode", "OverTimeLimit", "InactiveLimit",
+	"WaitTime", "ReturnToService", NULL,
+};
+
+/* Plugin choices: Spur does the one named; another is not acted on. */
+static const struct {
+	const char *key, *value;
+} own_plugins[] = {
+	{ "SchedulerType", "sched/backfill" },
+	{ "SelectType", "select/cons_tres" },
+	{ "PriorityType", "priority/multifactor" },
+};
+
 /* Slurm keys Spur understands as valid but does not act on (yet). */
 static const char *const known_slurm_keys[] = {
 	"AccountingStorageEnforce", "AccountingStorageHost", "AccountingStoragePass",
@@ -447,8 +491,8 @@ static int set_sched_params(struct spur_conf *c, const struct spur_conf_line *l,
 	return set_str(&c->scheduler_params, value) ? oom(err) : 0;
 }
 
-static int set_global(struct loader *ld, const struct spur_conf_line *l,
-		      const struct spur_conf_pair *p, struct spur_error *err)
+static int set_global_key(struct loader *ld, const struct spur_conf_line *l,
+			  const struct spur_conf_pair *p, struct spur_error *err)
 {
 	struct spur_conf *c = ld->conf;
 	char *base = (char *)c;
@@ -525,6 +569,10 @@ static int set_global(struct loader *ld, const struct spur_conf_line *l,
 	if (key_in(p->key, known_slurm_keys)) {
 		struct spur_conf_extra x = { spur_strdup(p->key), spur_strdup(p->value) };
 
+		/* kept for the few that are read where they are used */
+		if (!key_in(p->key, acted_extra_keys) && add_unacted(c, l, p->key, p->value))
+			return oom(err);
+
 		if (!x.key || !x.value ||
 		    spur_grow((void **)&c->extra, &c->extra_cap, c->nextra + 1, sizeof(x))) {
 			spur_free(x.key);
@@ -537,6 +585,20 @@ static int set_global(struct loader *ld, const struct spur_conf_line *l,
 	return add_warning(c, ORIGIN_FMT "unknown key '%s' ignored", ORIGIN_ARGS(l), p->key)
 		       ? oom(err)
 		       : 0;
+}
+
+static int set_global(struct loader *ld, const struct spur_conf_line *l,
+		      const struct spur_conf_pair *p, struct spur_error *err)
+{
+	int rc = set_global_key(ld, l, p, err);
+	bool unacted = key_in(p->key, stored_unacted_keys);
+
+	for (size_t i = 0; i < sizeof(own_plugins) / sizeof(own_plugins[0]); i++)
+		unacted |= !strcasecmp(p->key, own_plugins[i].key) &&
+			   strcasecmp(p->value, own_plugins[i].value);
+	if (!rc && unacted && add_unacted(ld->conf, l, p->key, p->value))
+		return oom(err);
+	return rc;
 }
 
 /* ---------------------------------------------------------------- nodes */
@@ -638,7 +700,7 @@ static int node_key(struct loader *ld, struct spur_conf_node *n, struct node_fla
 	if (!strcasecmp(p->key, "Reason"))
 		return set_str(&n->reason, p->value) ? oom(err) : 0;
 	if (key_in(p->key, node_ignored))
-		return 0;
+		return add_unacted(ld->conf, l, p->key, p->value) ? oom(err) : 0;
 	return add_warning(ld->conf, ORIGIN_FMT "NodeName: unknown key '%s' ignored",
 			   ORIGIN_ARGS(l), p->key)
 		       ? oom(err)
@@ -883,6 +945,19 @@ static const char *const part_ignored[] = {
 	NULL,
 };
 
+/* Partition keys kept but not acted on, when they ask for more than the
+ * default (the access controls are: see src/ctld/partaccess.c). */
+static bool part_key_unacted(const struct spur_conf_pair *p)
+{
+	if (!strcasecmp(p->key, "ExclusiveUser"))
+		return !strcasecmp(p->value, "YES");
+	if (!strcasecmp(p->key, "OverSubscribe"))
+		return strcasecmp(p->value, "NO") != 0;
+	if (!strcasecmp(p->key, "MinNodes"))
+		return strcmp(p->value, "0") != 0;
+	return !strcasecmp(p->key, "QOS") || !strcasecmp(p->key, "DefMemPerCPU");
+}
+
 static int part_limit(const char *v, uint32_t *out)
 {
 	uint64_t u;
@@ -978,7 +1053,7 @@ static int part_key(struct loader *ld, struct spur_conf_partition *pt,
 		return 0;
 	}
 	if (key_in(p->key, part_ignored))
-		return 0;
+		return add_unacted(ld->conf, l, p->key, p->value) ? oom(err) : 0;
 	return add_warning(ld->conf, ORIGIN_FMT "PartitionName: unknown key '%s' ignored",
 			   ORIGIN_ARGS(l), p->key)
 		       ? oom(err)
@@ -1008,8 +1083,12 @@ static int part_line(struct loader *ld, const struct spur_conf_line *l, struct s
 		const struct spur_conf_line *src =
 			d < ld->npart_defaults ? ld_line(ld, ld->part_defaults[d]) : l;
 
-		for (size_t i = 1; i < src->n && !rc; i++)
+		for (size_t i = 1; i < src->n && !rc; i++) {
 			rc = part_key(ld, &pt, src, &src->pairs[i], err);
+			if (!rc && d == ld->npart_defaults && part_key_unacted(&src->pairs[i]) &&
+			    add_unacted(ld->conf, src, src->pairs[i].key, src->pairs[i].value))
+				rc = oom(err);
+		}
 	}
 	if (rc)
 		goto out_fini;
@@ -1687,6 +1766,9 @@ void spur_conf_destroy(struct spur_conf *c)
 	for (size_t i = 0; i < c->nswitches; i++)
 		switch_fini(&c->switches[i]);
 	spur_free(c->switches);
+	for (size_t i = 0; i < c->nunacted; i++)
+		spur_free(c->unacted[i]);
+	spur_free(c->unacted);
 	for (size_t i = 0; i < c->nextra; i++) {
 		spur_free(c->extra[i].key);
 		spur_free(c->extra[i].value);

@@ -135,6 +135,8 @@ struct spur_conf {
 	size_t nextra, extra_cap;
 	char **warnings; /* "file:line: ..." for unknown keys and soft problems */
 	size_t nwarnings, warnings_cap;
+	char **unacted; /* "file:line: KEY=VALUE": Slurm keys accepted, not acted on */
+	size_t nunacted, unacted_cap;
 	char **files; /* names of every file read (origins point here) */
 	size_t nfiles, files_cap;
 };

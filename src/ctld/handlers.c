@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* spurctld's request handlers: one function per message type. */
 #include "ctld.h"
+#include "partaccess.h"
 
 #include "common/alloc.h"
 #include "common/hostlist.h"
@@ -227,6 +228,23 @@ static bool submit_bounded(struct ctld_conn *cn, const json_t *job)
 	return true;
 }
 
+/* The partition's AllowGroups, AllowAccounts... let the job in; else it
+ * is refused in Slurm's words (the detail to the log). */
+static bool part_allows(struct ctld_conn *cn, const struct spur_conf_partition *pt,
+			const json_t *job)
+{
+	struct spur_error err;
+	char *paren;
+
+	if (!ctld_part_access(pt, job, cn->who.uid, &err))
+		return true;
+	spur_info("submission by %s refused: %s", cn->who.user, err.msg);
+	if ((paren = strstr(err.msg, " (")))
+		*paren = '\0';
+	reply_error(cn, err.code, err.msg);
+	return false;
+}
+
 static void handle_submit(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
@@ -283,7 +301,12 @@ static void handle_submit(struct ctld_conn *cn, json_t *msg)
 						   detail);
 				return;
 			}
+			if (!part_allows(cn, spur_conf_partition(c->conf, name), job))
+				return;
 		}
+	} else if (spur_conf_default_partition(c->conf) &&
+		   !part_allows(cn, spur_conf_default_partition(c->conf), job)) {
+		return;
 	}
 	op = json_pack("{s:s,s:i,s:I,s:O}", "op", "submit", "id", (int)id, "time",
 		       (json_int_t)ctld_now(), "job", job);

@@ -416,6 +416,8 @@ static int ctld_load_conf(struct ctld *cp, const char *conf_path, const char *lo
 	}
 	for (size_t i = 0; i < cp->conf->nwarnings; i++)
 		spur_warn("%s", cp->conf->warnings[i]);
+	for (size_t i = 0; i < cp->conf->nunacted; i++)
+		spur_warn("%s", cp->conf->unacted[i]);
 	if (spur_conf_daemon_check(cp->conf, &err) ||
 	    ctld_jobsubmit_open(cp->conf, conf_path, &cp->jobsubmit, &err)) {
 		fprintf(stderr, "spurctld: error: %s\n", err.msg);

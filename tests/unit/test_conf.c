@@ -11,6 +11,14 @@
 #include <string.h>
 #include <unistd.h>
 
+static bool has_unacted(const struct spur_conf *c, const char *fragment)
+{
+	for (size_t i = 0; i < c->nunacted; i++)
+		if (strstr(c->unacted[i], fragment))
+			return true;
+	return false;
+}
+
 static bool has_warning(const struct spur_conf *c, const char *fragment)
 {
 	for (size_t i = 0; i < c->nwarnings; i++)
@@ -70,6 +78,12 @@ static void test_golden(void **state)
 	/* everything in the file is a key Slurm knows: no warnings */
 	for (size_t i = 0; i < c->nwarnings; i++)
 		fail_msg("unexpected warning: %s", c->warnings[i]);
+	/* ... but the keys Spur takes without acting on are listed, except
+	 * those that ask for nothing (TaskPlugin=task/none) */
+	assert_true(has_unacted(c, "AuthType=auth/munge: accepted but not acted on"));
+	assert_true(has_unacted(c, "DefMemPerCPU=1000"));
+	assert_false(has_unacted(c, "TaskPlugin"));
+	assert_false(has_unacted(c, "ClusterName"));
 	spur_conf_destroy(c);
 }
 

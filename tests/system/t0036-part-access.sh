@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# A partition's access controls hold as Slurm's: AllowGroups (a
+# supplementary group counts), AllowAccounts, DenyAccounts, AllowQos and
+# MaxMemPerNode refuse a job with Slurm's words; root is not held by them.
+# The keys Spur accepts but does not act on are listed by the controller
+# at start and by spur conf check (an error with --strict). Needs root,
+# runuser, useradd and groupadd (real users and groups of this host).
+. "$(dirname "$0")/lib.sh"
+needs_root runuser useradd groupadd
+getent group spurpa >/dev/null || groupadd spurpa
+for u in spur-alice spur-bob; do id "$u" >/dev/null 2>&1 || useradd -M -r -s /bin/sh "$u"; done
+usermod -a -G spurpa spur-alice
+cd "$T"
+chmod 755 "$T"
+write_conf 2 gpu:mi300x:8
+cat >>slurm.conf <<CONF
+PartitionName=priv Nodes=mi1 AllowGroups=spurpa
+PartitionName=acct Nodes=mi1 AllowAccounts=a1,a2 DenyAccounts=a2
+PartitionName=qosp Nodes=mi1 AllowQos=high
+PartitionName=small Nodes=mi2 MaxMemPerNode=1000 ExclusiveUser=YES
+CONF
+start_ctld
+start_agents 2
+check "the nodes register" wait_until 20 nodes_idle 2
+as() { local u=$1; shift; runuser -u "$u" -- env SLURM_CONF="$SLURM_CONF" PATH="$PATH" "$@"; }
+sub() { as "$@" --parsable -H -o /dev/null --wrap true; }
+
+check "AllowGroups: a member (by a supplementary group) may submit" sub spur-alice sbatch -p priv
+out=$(sub spur-bob sbatch -p priv 2>&1)
+check "... another user is refused in Slurm's words" \
+	sh -c "echo '$out' | grep -qx 'sbatch: error: Batch job submission failed: Access/permission denied'"
+check "... root is not held by it" sub root sbatch -p priv
+check "AllowAccounts: a listed account may" sub spur-bob sbatch -p acct -A a1
+out=$(sub spur-bob sbatch -p acct -A a3 2>&1)
+check "... another is refused" sh -c "echo '$out' | grep -q 'Invalid account or account/partition combination specified'"
+out=$(sub spur-bob sbatch -p acct -A a2 2>&1)
+check "DenyAccounts: a denied account is refused" sh -c "echo '$out' | grep -q 'Invalid account or account/partition'"
+out=$(sub spur-bob sbatch -p qosp 2>&1)
+check "AllowQos: a job of another QOS is refused" sh -c "echo '$out' | grep -q 'Invalid qos specification'"
+check "MaxMemPerNode: a job within it may" sub spur-bob sbatch -p small --mem=900M
+out=$(sub spur-bob sbatch -p small --mem=2G 2>&1)
+check "... one past it is refused" sh -c "echo '$out' | grep -q 'Memory required by task is not available'"
+check "the controller names the key it does not act on" \
+	grep -q "ExclusiveUser=YES: accepted but not acted on by Spur" ctld.log
+check "spur conf check lists it (a warning)" \
+	sh -c "spur conf check -f slurm.conf 2>&1 | grep -q 'ExclusiveUser=YES: accepted but not acted on'"
+check "... an error with --strict" sh -c "! spur conf check --strict -f slurm.conf >/dev/null 2>&1"
+finish
