@@ -28,6 +28,7 @@ enum {
 	OPT_PARSABLE, OPT_WAIT, OPT_HOLD, OPT_BEGIN, OPT_WRAP, OPT_EXCLUSIVE, OPT_QOS, OPT_NICE,
 	OPT_REQUEUE, OPT_NO_REQUEUE, OPT_RESERVATION, OPT_EXPORT, OPT_GPUS, OPT_NTASKS_PER_NODE,
 	OPT_PTY, OPT_MEM, OPT_COMMENT, OPT_WCKEY, OPT_SIGNAL, OPT_OPEN_MODE, OPT_USAGE,
+	OPT_MPI, OPT_KILL_BAD, OPT_CPU_BIND, OPT_EXACT, OPT_OVERLAP, OPT_UNBUF, /* srun's */
 	OPT_REFUSED = 2000, /* + index in refused[] */
 };
 
@@ -46,7 +47,7 @@ static const struct {
 	{ "bb", required_argument, 0, P_ALL },
 	{ "bbf", required_argument, 0, P_ALL },
 	{ "cluster-constraint", required_argument, 0, P_ALL },
-	{ "clusters", required_argument, 'M', P_SBATCH | P_SALLOC },
+	{ "clusters", required_argument, 'M', P_ALL },
 	{ "container", required_argument, 0, P_ALL },
 	{ "contiguous", no_argument, 0, P_ALL },
 	{ "core-spec", required_argument, 'S', P_ALL },
@@ -75,7 +76,7 @@ static const struct {
 	{ "mincpus", required_argument, 0, P_ALL },
 	{ "network", required_argument, 0, P_ALL },
 	{ "no-kill", optional_argument, 'k', P_ALL },
-	{ "nodefile", required_argument, 'F', P_SBATCH | P_SALLOC },
+	{ "nodefile", required_argument, 'F', P_ALL },
 	{ "ntasks-per-core", required_argument, 0, P_ALL },
 	{ "ntasks-per-gpu", required_argument, 0, P_ALL },
 	{ "ntasks-per-socket", required_argument, 0, P_ALL },
@@ -105,6 +106,30 @@ static const struct {
 	{ "immediate", optional_argument, 'I', P_SALLOC | P_SRUN },
 	{ "kill-command", optional_argument, 'K', P_SALLOC },
 	{ "no-shell", no_argument, 0, P_SALLOC },
+	{ "accel-bind", required_argument, 0, P_SRUN },
+	{ "bcast", optional_argument, 0, P_SRUN },
+	{ "bcast-exclude", required_argument, 0, P_SRUN },
+	{ "compress", optional_argument, 0, P_SRUN },
+	{ "disable-status", no_argument, 'X', P_SRUN },
+	{ "epilog", required_argument, 0, P_SRUN },
+	{ "jobid", required_argument, 0, P_SRUN },
+	{ "msg-timeout", required_argument, 0, P_SRUN },
+	{ "multi-prog", no_argument, 0, P_SRUN },
+	{ "no-allocate", no_argument, 'Z', P_SRUN },
+	{ "preserve-env", no_argument, 'E', P_SRUN },
+	{ "prolog", required_argument, 0, P_SRUN },
+	{ "quit-on-interrupt", no_argument, 'q', P_SRUN },
+	{ "relative", required_argument, 'r', P_SRUN },
+	{ "resv-ports", optional_argument, 0, P_SRUN },
+	{ "send-libs", optional_argument, 0, P_SRUN },
+	{ "slurmd-debug", required_argument, 0, P_SRUN },
+	{ "task-epilog", required_argument, 0, P_SRUN },
+	{ "task-prolog", required_argument, 0, P_SRUN },
+	{ "threads", required_argument, 'T', P_SRUN },
+	{ "wait", required_argument, 'W', P_SRUN },
+	{ "input", required_argument, 'i', P_SRUN },
+	{ "output", required_argument, 'o', P_SRUN },
+	{ "error", required_argument, 'e', P_SRUN },
 };
 #define NREFUSED (sizeof(refused) / sizeof(refused[0]))
 
@@ -153,6 +178,14 @@ static const struct option own_opts[] = {
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "usage", no_argument, NULL, OPT_USAGE },
+	/* srun's step options, for srun outside a job (refused by the others) */
+	{ "mpi", required_argument, NULL, OPT_MPI },
+	{ "kill-on-bad-exit", optional_argument, NULL, OPT_KILL_BAD },
+	{ "cpu-bind", required_argument, NULL, OPT_CPU_BIND },
+	{ "cpu_bind", required_argument, NULL, OPT_CPU_BIND },
+	{ "exact", no_argument, NULL, OPT_EXACT },
+	{ "overlap", no_argument, NULL, OPT_OVERLAP },
+	{ "unbuffered", no_argument, NULL, OPT_UNBUF },
 	{ "label", no_argument, NULL, 'l' }, /* srun's, refused by sbatch */
 	{ "pty", no_argument, NULL, OPT_PTY }, /* srun's, refused by sbatch */
 	{ "help", no_argument, NULL, 'h' },
@@ -185,8 +218,30 @@ static void build_opts(unsigned prog)
 			else if (refused[n].has_arg == optional_argument)
 				o += (size_t)snprintf(short_opts + o, sizeof(short_opts) - o, "::");
 		}
+	if (prog == P_SRUN && o + 4 < sizeof(short_opts))
+		o += (size_t)snprintf(short_opts + o, sizeof(short_opts) - o, "K::u");
 	short_opts[o] = '\0';
 }
+
+/* An sbatch option that srun and salloc do not have (its name), or NULL. */
+static const char *sbatch_only(int opt)
+{
+	static const struct {
+		int opt;
+		const char *name;
+	} only[] = {
+		{ 'o', "output" },	   { 'e', "error" },	   { 'i', "input" },
+		{ OPT_OPEN_MODE, "open-mode" }, { 'a', "array" },	   { OPT_WRAP, "wrap" },
+		{ OPT_PARSABLE, "parsable" }, { 'W', "wait" },	   { OPT_REQUEUE, "requeue" },
+		{ OPT_NO_REQUEUE, "no-requeue" },
+	};
+
+	for (size_t i = 0; i < sizeof(only) / sizeof(only[0]); i++)
+		if (only[i].opt == opt)
+			return only[i].name;
+	return NULL;
+}
+
 
 
 
@@ -535,6 +590,27 @@ static void usage(unsigned prog)
 	       "\nSlurm options that Spur does not build are refused by name, with exit 1.\n");
 }
 
+/* srun's step options outside a job: kept as written for srun's own
+ * parser (job "step_argv"); 0, or -1 when opt is none of them. */
+static int step_opt(struct sbatch *sb, int opt, const char *name, const char *arg)
+{
+	json_t *a = json_object_get(sb->job, "step_argv");
+	char buf[4200];
+
+	if (opt == 'K')
+		name = "kill-on-bad-exit";
+	else if (opt == 'u')
+		name = "unbuffered";
+	else if (opt != OPT_MPI && opt != OPT_KILL_BAD && opt != OPT_CPU_BIND && opt != OPT_EXACT &&
+		 opt != OPT_OVERLAP && opt != OPT_UNBUF)
+		return -1;
+	if (!a)
+		json_object_set_new(sb->job, "step_argv", a = json_array());
+	snprintf(buf, sizeof(buf), "--%s%s%s", name, arg ? "=" : "", arg ? arg : "");
+	json_array_append_new(a, json_string(buf));
+	return 0;
+}
+
 /* Parse argv with getopt_long; returns optind, or minus the exit code. */
 static int parse_args(struct sbatch *sb, int argc, char **argv, bool directives)
 {
@@ -565,6 +641,23 @@ static int parse_args(struct sbatch *sb, int argc, char **argv, bool directives)
 			fprintf(stderr, "%s: error: --%s is not supported by Spur\n", prog_name(prog),
 				refused[r].name);
 			return -1;
+		}
+		if (prog == P_SRUN && step_opt(sb, opt, idx >= 0 ? opts[idx].name : "", optarg) == 0)
+			continue;
+		if (prog != P_SBATCH && sbatch_only(opt)) {
+			if (prog == P_SRUN && strchr("oeiW", opt)) {
+				/* srun's own -o -e -i -W mean other things */
+				fprintf(stderr, "srun: error: --%s is not supported by Spur\n",
+					sbatch_only(opt));
+				return -1;
+			}
+			fprintf(stderr, "%s: unrecognized option '--%s'\n", argv[0], sbatch_only(opt));
+			opt = '?';
+		}
+		if (prog != P_SRUN && opt >= OPT_MPI && opt <= OPT_UNBUF) {
+			fprintf(stderr, "%s: unrecognized option '--%s'\n", argv[0],
+				idx >= 0 ? opts[idx].name : "?");
+			opt = '?';
 		}
 		if (opt == 'l' && prog == P_SRUN) {
 			json_object_set_new(sb->job, "label", json_true());

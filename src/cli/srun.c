@@ -307,6 +307,14 @@ static void relay_accept(struct relay *r)
 		spur_wire_reader_init(&r->rd[r->nconn]);
 		r->rd[r->nconn].max = SPUR_WIRE_MAX_REPLY;
 		r->node_of[r->nconn] = -1;
+		if (r->killed) {
+			/* -K ended the step before this node reached srun */
+			struct spur_error err;
+			json_t *k = json_pack("{s:s}", "type", "kill");
+
+			spur_wire_send(fd, k, &err);
+			json_decref(k);
+		}
 	}
 }
 
@@ -555,6 +563,35 @@ static void step_done(const char *jobid, const json_t *reply, const char *cmd, i
 	json_decref(ok); /* the step ran either way: only its record is at stake */
 }
 
+/* srun outside a job: the step options sbatch's parser kept aside. */
+static json_t *kept;
+
+static int outside_step_opts(const char *prog, json_t *job, struct step_opts *so)
+{
+	const json_t *a = json_object_get(job, "step_argv");
+	char *argv[64 + 3];
+	int n = 0, rc = 0, saved = optind;
+	bool pty = so->pty;
+
+	argv[n++] = "srun";
+	for (size_t i = 0; i < json_array_size(a) && n < 64; i++)
+		argv[n++] = (char *)json_string_value(json_array_get(a, i));
+	argv[n++] = "true";
+	argv[n] = NULL;
+	if (n > 2) {
+		optind = 1;
+		rc = parse_step(prog, n, argv, so);
+		optind = saved;
+	}
+	so->pty = pty;
+	so->cpus_per_task = (int)spur_json_int(job, "cpus_per_task", 0);
+	so->gpus_per_task = (int)spur_json_int(job, "gpus_per_task", 0);
+	/* so's strings point into it: it lives as long as srun */
+	kept = json_incref((json_t *)a);
+	json_object_del(job, "step_argv");
+	return rc < 0 ? 1 : rc;
+}
+
 int cli_srun_main(const char *prog, int argc, char **argv)
 {
 	const char *jobid = getenv("SLURM_JOB_ID") ? getenv("SLURM_JOB_ID") : getenv("SPUR_JOB_ID");
@@ -590,6 +627,13 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 		so.pty = spur_json_bool(job, "pty", 0);
 		json_object_del(job, "label");
 		json_object_del(job, "pty");
+		/* the step's own options (--mpi, -K, --cpu-bind...), checked by
+		 * srun's step parser; the job's -c and --gpus-per-task hold for
+		 * its tasks too */
+		if ((rc = outside_step_opts(prog, job, &so)) != 0) {
+			json_decref(job);
+			return rc;
+		}
 		nodes = (int)spur_json_int(job, "nodes", 0);
 		ntasks = (int)spur_json_int(job, "ntasks", 0);
 		if (!json_object_get(job, "name")) {

@@ -46,6 +46,8 @@ sbatch --wait -N2 -n4 -o p2.out --wrap "srun --mpi=pmix $T/ar" >/dev/null
 check "srun --mpi=pmix: 4 ranks on 2 nodes reduce together" sums p2.out 4
 sbatch --wait -N4 -n8 -o p4.out --wrap "srun --mpi=pmix $T/ar" >/dev/null
 check "srun --mpi=pmix: 8 ranks on 4 nodes reduce together" sums p4.out 8
+srun -N2 -n4 --mpi=pmix "$T/ar" >po.out 2>&1
+check "srun --mpi=pmix from outside a job (its own allocation): 4 ranks" sums po.out 4
 sbatch --wait -N2 -n4 -o mr.out --wrap "mpirun $T/ar" >/dev/null
 check "mpirun inside sbatch (its daemons started by srun) runs 4 ranks" sums mr.out 4
 sums mr.out 4 || sed 's/^/  | /' mr.out # what mpirun said, when it failed

@@ -140,6 +140,17 @@ sbatch --bogus-xyz --wrap true 2>typo.err
 rc=$?
 check "a typo: getopt's words and Try ... --help, exit 255 (as Slurm)" \
 	bash -c "[ $rc = 255 ] && diff <(sed -n '/^== sbatch --bogus-xyz/,/^rc=/p' '$GOLD/slurm-surface.txt' | sed '1d;\$d') typo.err >/dev/null"
+srun -N2 -n2 -K sh -c '[ $SLURM_PROCID = 1 ] && exit 3; sleep 30; echo survived' >k.out 2>&1
+rc=$?
+check "srun outside a job takes its step options (-K ends the step at a bad exit)" \
+	sh -c "[ $rc = 3 ] && ! grep -q survived k.out"
+[ "$rc" = 3 ] || { echo "  rc=$rc"; sed 's/^/  | /' k.out; }
+srun -o x.out true 2>srun-o.err
+rc=$?
+check "srun -o (its own, not sbatch's) is refused by name" \
+	sh -c "[ $rc = 1 ] && grep -q -- '--output is not supported' srun-o.err"
+salloc --array=1-2 true 2>/dev/null
+check "an sbatch option salloc lacks is unknown to salloc (exit 255)" [ $? = 255 ]
 check "srun --help prints srun's usage" sh -c 'srun --help | head -1 | grep -q "^Usage: srun"'
 check "salloc --help prints salloc's" sh -c 'salloc --help | head -1 | grep -q "^Usage: salloc"'
 finish
