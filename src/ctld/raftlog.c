@@ -497,6 +497,11 @@ int ctld_raft_open(struct ctld *c, const struct ctld_raft_opts *o, struct spur_e
 				    .snapshot = fsm_snapshot,
 				    .restore = fsm_restore,
 				    .snapshot_finalize = fsm_snapshot_finalize };
+	/* a last look for room before libraft opens the log: its start fails
+	 * on a full disk in a path that frees a buffer twice (Debian's libraft 0.15),
+	 * so a disk that filled since the first look is not left to it */
+	if (ctld_raft_no_room(c->state_dir, o->segment_kb))
+		return spur_error_set(err, SPUR_EIO, "%s: not enough space to open the log", dir);
 	if (!(r->transport = ctld_raft_auth_new(c->loop, &c->key, &rc)))
 		return raft_fail(err, "transport", rc, NULL);
 	if ((rc = raft_uv_init(&r->io, c->loop, dir, r->transport))) {
