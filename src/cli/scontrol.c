@@ -334,7 +334,7 @@ static int show_partitions(const char *prog, const char *which)
 	}
 	nodes = json_object_get(reply, "nodes");
 	json_array_foreach(json_object_get(reply, "partitions"), i, p) {
-		struct spur_hostlist *hl = spur_hostlist_create();
+		struct spur_hostlist *hl;
 		char *names, maxt[32], deft[32], maxn[32];
 		int64_t mem = 0, mn = spur_json_int(p, "max_nodes", 0);
 		int64_t cpus = 0, mt = spur_json_int(p, "max_time", -1), dt = spur_json_int(p, "default_time", -1);
@@ -346,6 +346,7 @@ static int show_partitions(const char *prog, const char *which)
 		if (!which && !sc.all && spur_json_bool(p, "hidden", 0))
 			continue; /* Hidden=YES: shown with -a, or by name */
 		shown++;
+		hl = spur_hostlist_create();
 		json_array_foreach(json_object_get(p, "nodes"), k, ni) {
 			const json_t *n = json_array_get(nodes, (size_t)json_integer_value(ni));
 
