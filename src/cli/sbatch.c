@@ -28,7 +28,7 @@ enum {
 	OPT_PARSABLE, OPT_WAIT, OPT_HOLD, OPT_BEGIN, OPT_WRAP, OPT_EXCLUSIVE, OPT_QOS, OPT_NICE,
 	OPT_REQUEUE, OPT_NO_REQUEUE, OPT_RESERVATION, OPT_EXPORT, OPT_GPUS, OPT_NTASKS_PER_NODE,
 	OPT_PTY, OPT_MEM, OPT_COMMENT, OPT_WCKEY, OPT_SIGNAL, OPT_OPEN_MODE, OPT_USAGE,
-	OPT_MPI, OPT_KILL_BAD, OPT_CPU_BIND, OPT_EXACT, OPT_OVERLAP, OPT_UNBUF, /* srun's */
+	OPT_KILL_DEP, OPT_MPI, OPT_KILL_BAD, OPT_CPU_BIND, OPT_EXACT, OPT_OVERLAP, OPT_UNBUF, /* srun's */
 	OPT_REFUSED = 2000, /* + index in refused[] */
 };
 
@@ -67,7 +67,6 @@ static const struct {
 	{ "gres-flags", required_argument, 0, P_ALL },
 	{ "hint", required_argument, 0, P_ALL },
 	{ "ignore-pbs", no_argument, 0, P_SBATCH },
-	{ "kill-on-invalid-dep", required_argument, 0, P_SBATCH },
 	{ "licenses", required_argument, 'L', P_ALL },
 	{ "mail-type", required_argument, 0, P_ALL },
 	{ "mail-user", required_argument, 0, P_ALL },
@@ -172,6 +171,7 @@ static const struct option own_opts[] = {
 	{ "reservation", required_argument, NULL, OPT_RESERVATION },
 	{ "export", required_argument, NULL, OPT_EXPORT },
 	{ "comment", required_argument, NULL, OPT_COMMENT },
+	{ "kill-on-invalid-dep", required_argument, NULL, OPT_KILL_DEP },
 	{ "wckey", required_argument, NULL, OPT_WCKEY },
 	{ "signal", required_argument, NULL, OPT_SIGNAL },
 	{ "quiet", no_argument, NULL, 'Q' },
@@ -233,7 +233,7 @@ static const char *sbatch_only(int opt)
 		{ 'o', "output" },	   { 'e', "error" },	   { 'i', "input" },
 		{ OPT_OPEN_MODE, "open-mode" }, { 'a', "array" },	   { OPT_WRAP, "wrap" },
 		{ OPT_PARSABLE, "parsable" }, { 'W', "wait" },	   { OPT_REQUEUE, "requeue" },
-		{ OPT_NO_REQUEUE, "no-requeue" },
+		{ OPT_NO_REQUEUE, "no-requeue" }, { OPT_KILL_DEP, "kill-on-invalid-dep" },
 	};
 
 	for (size_t i = 0; i < sizeof(only) / sizeof(only[0]); i++)
@@ -370,6 +370,11 @@ static int apply_opt_more(struct sbatch *sb, int opt, const char *arg)
 		return 0;
 	case OPT_COMMENT:
 		json_object_set_new(job, "comment", json_string(arg));
+		return 0;
+	case OPT_KILL_DEP:
+		if (strcasecmp(arg, "yes") && strcasecmp(arg, "no"))
+			return fail("Invalid --kill-on-invalid-dep specification: %s", arg);
+		json_object_set_new(job, "kill_invalid_dep", json_boolean(!strcasecmp(arg, "yes")));
 		return 0;
 	case OPT_WCKEY:
 		json_object_set_new(job, "wckey", json_string(arg));

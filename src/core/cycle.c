@@ -452,7 +452,8 @@ static int64_t min64(int64_t a, int64_t b)
 }
 
 /* Pending jobs that may run now get a priority and go into cands; the
- * others get their reason. Never-satisfiable dependencies fail the job. */
+ * others get their reason. A dependency that can never be met keeps the
+ * job pending with DependencyNeverSatisfied, or cancels it (kill_invalid_depend). */
 static int gather(struct sched *s, int64_t now, struct core_job **cands, size_t *ncands,
 		  int64_t *timer)
 {
@@ -472,7 +473,11 @@ static int gather(struct sched *s, int64_t now, struct core_job **cands, size_t 
 			why = SCHED_REASON_BEGIN_TIME;
 			*timer = min64(*timer, j->begin);
 		} else if (j->deps.n && (dr = core_deps_eval(s, j, now)) != DEP_OK) {
-			if (dr == DEP_NEVER) {
+			/* as Slurm: kept pending, DependencyNeverSatisfied, unless
+			 * kill_invalid_depend (the site's or the job's) */
+			if (dr == DEP_NEVER &&
+			    (j->kill_invalid_dep > 0 ||
+			     (!j->kill_invalid_dep && s->cfg.kill_invalid_depend))) {
 				j->reason = SCHED_REASON_DEPENDENCY_NEVER;
 				j->end = now;
 				core_job_set_state(s, j, SCHED_JOB_CANCELLED);
@@ -483,7 +488,7 @@ static int gather(struct sched *s, int64_t now, struct core_job **cands, size_t 
 					return SPUR_ENOMEM;
 				continue; /* the list moved job i away */
 			}
-			why = SCHED_REASON_DEPENDENCY;
+			why = dr == DEP_NEVER ? SCHED_REASON_DEPENDENCY_NEVER : SCHED_REASON_DEPENDENCY;
 		} else if (j->array >= 0 && s->arrays[j->array].throttle &&
 			   s->arrays[j->array].running >= s->arrays[j->array].throttle) {
 			why = SCHED_REASON_ARRAY_TASK_LIMIT;

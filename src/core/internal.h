@@ -108,6 +108,7 @@ struct core_job {
 	uint64_t parts;
 	int part; /* partition while running, -1 */
 	uint32_t nodes, ntasks, cpus_per_task, gpn, gpu_total, gpt, spn;
+	int8_t kill_invalid_dep; /* as sched_job_spec's */
 	uint64_t mem;
 	int gpu_type; /* -1 any */
 	int64_t time_limit; /* 0: partition default */

@@ -30,6 +30,8 @@ struct sched_config {
 	int64_t bf_window;	   /* how far ahead reservations are planned, seconds */
 	bool preempt_partition_prio; /* PreemptType=preempt/partition_prio */
 	bool preempt_qos;	   /* PreemptType=preempt/qos */
+	bool kill_invalid_depend;  /* DependencyParameters=kill_invalid_depend: a job whose
+				      dependency can never be met is cancelled, not kept pending */
 	bool trace;		   /* keep the decision trace (sched_trace()) */
 	enum sched_place_policy {
 		SCHED_PLACE_TOPO = 0, /* default: link-aware GPUs, switch-aware nodes */
@@ -171,6 +173,7 @@ struct sched_job_spec {
 	const char *reservation;
 	int32_t nice;
 	int64_t submit_time; /* filled from the event when 0 */
+	int8_t kill_invalid_dep; /* --kill-on-invalid-dep: 1 yes, -1 no, 0 as configured */
 };
 
 /* Slurm's job states, in Slurm's words. */

@@ -68,6 +68,10 @@ int ctld_build_core(struct ctld *c, struct spur_error *err)
 	cfg.decay_half_life = cf->priority_decay_half_life;
 	cfg.max_age = cf->priority_max_age;
 	cfg.favor_small = cf->priority_favor_small;
+	for (size_t i = 0; i < cf->nextra; i++)
+		if (!strcasecmp(cf->extra[i].key, "DependencyParameters") &&
+		    strstr(cf->extra[i].value, "kill_invalid_depend"))
+			cfg.kill_invalid_depend = true;
 	/* SchedulerParameters: one pass here, bounded by the larger bound */
 	cfg.max_job_test = cf->bf_max_job_test > cf->default_queue_depth ? cf->bf_max_job_test
 									  : cf->default_queue_depth;

@@ -353,6 +353,7 @@ static void test_dependencies(void **state)
 	sim_submit_now(sim, &bad, 200, 1, &err); /* exits 1 */
 	after_ok.dependency = "afterok:1";
 	after_bad.dependency = "afterok:2";
+	after_bad.kill_invalid_dep = 1; /* --kill-on-invalid-dep=yes */
 	notok.dependency = "afternotok:2";
 	any.dependency = "afterany:1:2";
 	after.dependency = "after:1";
@@ -376,6 +377,12 @@ static void test_dependencies(void **state)
 	assert_trace_has(sim, "[   200] job 4 cancelled: dependency never satisfied");
 	assert_int_equal(sim_job_start(sim, 5), 200);
 	assert_int_equal(sim_job_start(sim, 6), 200);
+	/* without it (and no kill_invalid_depend), as Slurm: pending for good */
+	missing.dependency = "afterok:2";
+	assert_int_equal(sim_submit_now(sim, &missing, 10, 0, &err), SPUR_OK);
+	sim_run_until_idle(sim);
+	assert_int_equal(sim_job_state(sim, 8), SCHED_JOB_PENDING);
+	assert_int_equal(sim_job_reason(sim, 8), SCHED_REASON_DEPENDENCY_NEVER);
 	sim_destroy(sim);
 }
 

@@ -78,6 +78,16 @@ check "scontrol release J_T releases that task alone" \
 	sh -c "[ \"\$(squeue -h -j $h -t PD -o %i)\" = '${h}_[1-2,4-5,9]' ]"
 scancel "$h"
 
+bad=$(sbatch --parsable --wait -o /dev/null --wrap 'exit 1')
+dep=$(sbatch --parsable -o /dev/null --dependency=afterok:$bad --wrap true)
+check "afterok on a failed job: PENDING, DependencyNeverSatisfied (as Slurm)" \
+	wait_until 10 sh -c "[ \"\$(squeue -h -j $dep -o '%T %r')\" = 'PENDING DependencyNeverSatisfied' ]"
+check "... and sacct agrees" sh -c "[ \"\$(sacct -n -X -P -j $dep -o State)\" = PENDING ]"
+scancel "$dep"
+dep=$(sbatch --parsable -o /dev/null --kill-on-invalid-dep=yes --dependency=afterok:$bad --wrap true)
+check "--kill-on-invalid-dep=yes: cancelled instead" \
+	wait_until 10 sh -c "scontrol show job $dep | grep -q 'JobState=CANCELLED Reason=DependencyNeverSatisfied'"
+
 # --- sbatch: what changes what runs
 # B: the batch shell alone gets USR1 55 s before a 1-minute limit
 sbatch --wait -t 1 --signal=B:USR1@55 -o sig.out \
