@@ -67,6 +67,32 @@ static bool denied(struct ctld_conn *cn, uint32_t id)
 	return true;
 }
 
+/* Dependency= as Slurm shows it: each one still waited on with
+ * "(unfulfilled)", or "(failed)" when it can never be met; "(null)" once
+ * they are met (Slurm drops them). */
+static void dependency_shown(const struct sched_job_info *info, const json_t *sp, json_t *o)
+{
+	const char *d = spur_json_str(sp, "dependency", "");
+	const char *tag = info->reason == SCHED_REASON_DEPENDENCY	 ? "(unfulfilled)"
+			  : info->reason == SCHED_REASON_DEPENDENCY_NEVER ? "(failed)"
+									  : NULL;
+	char buf[1024];
+	size_t o2 = 0;
+
+	if (!*d || !tag || info->state != SCHED_JOB_PENDING) {
+		json_object_del(o, "dependency");
+		return;
+	}
+	for (const char *p = d; *p && o2 + 32 < sizeof(buf);) {
+		size_t l = strcspn(p, ",?");
+
+		o2 += (size_t)snprintf(buf + o2, sizeof(buf) - o2, "%s%.*s%s", o2 ? "," : "", (int)l,
+				       p, tag);
+		p += l + (p[l] != '\0');
+	}
+	json_object_set_new(o, "dependency", json_string(buf));
+}
+
 /* The rest of what scontrol show job prints, as the job asked for it. */
 static void job_json_more(struct ctld *c, const struct ctld_job *cj,
 			  const struct sched_job_info *info, json_t *o)
@@ -88,6 +114,7 @@ static void job_json_more(struct ctld *c, const struct ctld_job *cj,
 								   : spur_json_int(sp, "nodes", 1)) *
 		       spur_json_int(sp, "cpus_per_task", 1);
 	json_object_set_new(o, "num_cpus", json_integer(cpus));
+	dependency_shown(info, sp, o);
 	json_object_set_new(o, "nice", json_integer(spur_json_int(sp, "nice", 0)));
 	json_object_set_new(o, "mem_per_node", json_integer(spur_json_int(sp, "mem_per_node", 0)));
 	json_object_set_new(o, "batch", json_boolean(!ctld_job_interactive(cj)));

@@ -83,6 +83,13 @@ dep=$(sbatch --parsable -o /dev/null --dependency=afterok:$bad --wrap true)
 check "afterok on a failed job: PENDING, DependencyNeverSatisfied (as Slurm)" \
 	wait_until 10 sh -c "[ \"\$(squeue -h -j $dep -o '%T %r')\" = 'PENDING DependencyNeverSatisfied' ]"
 check "... and sacct agrees" sh -c "[ \"\$(sacct -n -X -P -j $dep -o State)\" = PENDING ]"
+check "... Dependency=afterok:N(failed) in scontrol show job" \
+	sh -c "scontrol show job $dep | grep -q 'Dependency=afterok:$bad(failed)'"
+held2=$(sbatch --parsable -H -o /dev/null --wrap true)
+dep2=$(sbatch --parsable -o /dev/null --dependency=afterany:$held2 --wrap true)
+check "a dependency waited on: Dependency=afterany:N(unfulfilled)" \
+	sh -c "scontrol show job $dep2 | grep -q 'Dependency=afterany:$held2(unfulfilled)'"
+scancel "$held2" "$dep2"
 scancel "$dep"
 dep=$(sbatch --parsable -o /dev/null --kill-on-invalid-dep=yes --dependency=afterok:$bad --wrap true)
 check "--kill-on-invalid-dep=yes: cancelled instead" \
