@@ -28,7 +28,9 @@ static const struct {
 	{ "Account", 10 },  { "AllocCPUS", 10 }, { "State", 10 },  { "ExitCode", 8 },
 	{ "User", 9 },	    { "Start", 19 },	{ "End", 19 },	   { "Submit", 19 },
 	{ "Elapsed", 10 },  { "NodeList", 15 }, { "NNodes", 8 },   { "Timelimit", 10 },
-	{ "WorkDir", 30 },  { "ReqTRES", 10 },
+	{ "WorkDir", 30 },  { "ReqTRES", 10 },	{ "ElapsedRaw", 10 }, { "CPUTime", 10 },
+	{ "CPUTimeRAW", 10 }, { "NCPUS", 10 },	{ "AllocNodes", 10 }, { "AllocTRES", 10 },
+	{ "TimelimitRaw", 12 }, { "ReqNodes", 8 },
 };
 
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
@@ -71,6 +73,36 @@ static void when(int64_t t, const char *none, char *buf, size_t len)
 		snprintf(buf, len, "%s", none);
 	else
 		spur_time_format((time_t)t, buf, len);
+}
+
+/* The fields worked out from the others: run times, CPU time, TRES. */
+static void value_more(const char *name, const json_t *j, int64_t now, char *buf, size_t len)
+{
+	int64_t start = spur_json_int(j, "start", 0), end = spur_json_int(j, "end", 0);
+	int64_t el = !start ? 0 : (end ? end : now) - start;
+	bool pending = !strcmp(spur_json_str(j, "state", ""), "PENDING");
+	int64_t cpus = pending ? 0 : spur_json_int(j, "cpus", 0);
+	int64_t nodes = pending ? 0 : spur_json_int(j, "nnodes", 1);
+
+	if (!strcmp(name, "ElapsedRaw"))
+		snprintf(buf, len, "%lld", (long long)el);
+	else if (!strcmp(name, "CPUTime"))
+		spur_duration_format_hms(el * cpus, buf, len);
+	else if (!strcmp(name, "CPUTimeRAW"))
+		snprintf(buf, len, "%lld", (long long)(el * cpus));
+	else if (!strcmp(name, "NCPUS"))
+		snprintf(buf, len, "%lld", (long long)cpus);
+	else if (!strcmp(name, "AllocNodes"))
+		snprintf(buf, len, "%lld", (long long)nodes);
+	else if (!strcmp(name, "AllocTRES") && !pending)
+		snprintf(buf, len, "billing=%lld,cpu=%lld,node=%lld", (long long)cpus,
+			 (long long)cpus, (long long)nodes);
+	else if (!strcmp(name, "TimelimitRaw"))
+		snprintf(buf, len, "%lld", spur_json_int(j, "time_limit", 0) > 0
+						   ? (long long)(spur_json_int(j, "time_limit", 0) / 60)
+						   : 4294967295LL);
+	else if (!strcmp(name, "ReqNodes"))
+		snprintf(buf, len, "%lld", (long long)spur_json_int(j, "nnodes", 1));
 }
 
 static void value(int f, const json_t *j, int64_t now, char *buf, size_t len)
@@ -132,6 +164,8 @@ static void value(int f, const json_t *j, int64_t now, char *buf, size_t len)
 	} else if (!strcmp(name, "ReqTRES")) {
 		snprintf(buf, len, "%s%s", *spur_json_str(j, "gres", "") ? "gres/" : "",
 			 spur_json_str(j, "gres", ""));
+	} else {
+		value_more(name, j, now, buf, len);
 	}
 }
 

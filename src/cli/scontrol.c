@@ -125,7 +125,12 @@ static void job_head(const json_t *j, int64_t now)
 	char rt[32], lim[32], sub[32], st[32], en[32];
 	struct group *gr = getgrgid((gid_t)spur_json_int(j, "gid", 0));
 
-	spur_duration_format_hms(!strcmp(state, "RUNNING") && start ? now - start : 0, rt, sizeof(rt));
+	/* running: so far; ended: start to end */
+	spur_duration_format_hms(!strcmp(state, "RUNNING") && start ? now - start
+				 : start && spur_json_int(j, "end_time", 0) > start
+					 ? spur_json_int(j, "end_time", 0) - start
+					 : 0,
+				 rt, sizeof(rt));
 	if (limit)
 		spur_duration_format_hms(limit, lim, sizeof(lim));
 	else

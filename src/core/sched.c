@@ -1179,6 +1179,11 @@ static int cancel(struct sched *s, struct core_job *j, struct spur_error *err)
 	if (j->state == SCHED_JOB_RUNNING) {
 		core_fairshare_update(s, s->now);
 		core_job_release(s, j);
+	} else {
+		/* as Slurm: a pending job cancelled keeps no pending reason (a
+		 * hold among them) */
+		j->hold_user = j->hold_admin = false;
+		j->reason = SCHED_REASON_NONE;
 	}
 	j->end = s->now;
 	core_job_set_state(s, j, SCHED_JOB_CANCELLED);

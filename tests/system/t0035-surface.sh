@@ -58,10 +58,16 @@ check "scontrol show job: Comment= as given" sh -c "scontrol show job $held | gr
 check "scontrol show jobid -dd: DerivedExitCode" sh -c "scontrol show jobid -dd $held | grep -q DerivedExitCode="
 check "scontrol -o show job: one line" sh -c "[ \"\$(scontrol -o show job $held | wc -l)\" = 1 ]"
 scancel "$held"
+check "a held job cancelled keeps no hold reason" \
+	sh -c "scontrol show job $held | grep -q 'JobState=CANCELLED Reason=None '"
 done_job=$(sbatch --parsable --wait -o /dev/null --wrap true)
 check "squeue -t all lists a job that just ended" \
 	sh -c "squeue -h -t all -j $done_job -o %T | grep -qx COMPLETED"
 check "... and plain squeue does not" sh -c "[ -z \"\$(squeue -h -j $done_job -o %T)\" ]"
+slow=$(sbatch --parsable --wait -o /dev/null --wrap 'sleep 1.2')
+check "an ended job's RunTime is start to end" sh -c "scontrol show job $slow | grep -q 'RunTime=00:00:0[12] '"
+check "sacct: ElapsedRaw, CPUTime, NCPUS, AllocTRES" \
+	sh -c "sacct -n -X -P -j $slow -o ElapsedRaw,NCPUS,AllocTRES | grep -qx '[12]|1|billing=1,cpu=1,node=1'"
 a=$(sbatch --parsable --wait --array=1-5:2 -o "arr-%a.out" \
 	--wrap 'echo "$SLURM_ARRAY_TASK_COUNT $SLURM_ARRAY_TASK_MIN $SLURM_ARRAY_TASK_MAX $SLURM_ARRAY_TASK_STEP"')
 check "SLURM_ARRAY_TASK_COUNT/MIN/MAX/STEP" grep -qx "3 1 5 2" arr-3.out
