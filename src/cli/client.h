@@ -66,6 +66,10 @@ json_t *cli_export_env(const char *export);
 bool cli_refused_opts(const char *prog, int argc, char **argv, const char *const *longs,
 		      const char *shorts);
 
+/* --json of squeue (/slurm/v0.0.40/jobs), sinfo (.../nodes) and sacct
+ * (/slurmdb/v0.0.40/jobs): slurmrestd's document for path, printed. */
+int cli_json_print(const char *prog, const char *path);
+
 /* A signal by name (USR1, SIGUSR1) or number; 0 when unknown. */
 int cli_signal_parse(const char *v);
 

@@ -2,6 +2,8 @@
 /* sinfo: partitions and nodes, grouped as Slurm groups them. */
 #include "client.h"
 
+#include "rest/rest.h"
+
 #include "common/alloc.h"
 #include "common/hostlist.h"
 #include "common/jobfmt.h"
@@ -575,6 +577,14 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 			fprintf(stderr, "Try \"sinfo --help\" for more information\n");
 			return 1;
 		}
+	}
+	if (json_out) {
+		if (parts || states || names) {
+			spur_hostlist_destroy(names);
+			cli_error(prog, "--json with filters is not supported by Spur");
+			return 1;
+		}
+		return cli_json_print(prog, "/slurm/" REST_API "/nodes");
 	}
 	reply = cli_call(json_pack("{s:s}", "type", "nodes"), &err);
 	if (!reply) {

@@ -2,6 +2,8 @@
 /* squeue and scancel: list and cancel jobs. */
 #include "client.h"
 
+#include "rest/rest.h"
+
 #include "common/jobfmt.h"
 
 #include <getopt.h>
@@ -246,6 +248,17 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 		return 1;
 	}
 	req = json_pack("{s:s}", "type", "queue");
+	if (json_out) {
+		/* slurmrestd's document; a filter is not applied to it, so none is taken */
+		if (users || st || parts || jobs_f || names || accounts || qos || nodes) {
+			json_decref(req);
+			fprintf(stderr, "%s: error: --json with filters is not supported by Spur\n",
+				prog);
+			return 1;
+		}
+		json_decref(req);
+		return cli_json_print(prog, "/slurm/" REST_API "/jobs");
+	}
 	if (!json_out) {
 		const char *filters[][2] = { { "users", users },       { "states", st },
 					     { "partitions", parts }, { "jobs", jobs_f },

@@ -54,6 +54,15 @@ check "squeue -A ACCOUNT" sh -c "[ \"\$(squeue -h -A acct1 -o %i)\" = $held ]"
 check "squeue --me" sh -c "squeue --me -h -o %i | grep -qx $held"
 check "squeue -l: the time, then Slurm's long header" \
 	sh -c "squeue -l | sed -n 2p | grep -q 'JOBID PARTITION     NAME     USER    STATE       TIME TIME_LIMI  NODES NODELIST(REASON)'"
+# jsout COND CMD...: CMD's JSON output (d) meets the Python condition
+jsout() {
+	local cond=$1
+	shift
+	"$@" | python3 -c "import json, sys; d = json.load(sys.stdin); sys.exit(0 if ($cond) else 1)"
+}
+check "squeue --json: slurmrestd's jobs document" \
+	jsout "any(j['job_id'] == $held and j['name'] == 'namedjob' for j in d['jobs']) and d['errors'] == []" squeue --json
+check "sinfo --json: the nodes" jsout "len(d['nodes']) == 2" sinfo --json
 check "scontrol show job: Comment= as given" sh -c "scontrol show job $held | grep -q '^   Comment=for the record'"
 check "scontrol show jobid -dd: DerivedExitCode" sh -c "scontrol show jobid -dd $held | grep -q DerivedExitCode="
 check "scontrol -o show job: one line" sh -c "[ \"\$(scontrol -o show job $held | wc -l)\" = 1 ]"
@@ -153,6 +162,9 @@ check "sacct -A" sh -c '[ "$(sacct -n -X -P -A acct2 -o Account)" = acct2 ]'
 check "sacct -N HOSTLIST: jobs that ran there" sh -c '[ -n "$(sacct -n -X -P -N "mi[1-2]" -o JobID)" ]'
 check "sacct -E before any job: none" sh -c '[ -z "$(sacct -n -X -P -S 2000-01-01 -E 2000-01-02 -o JobID)" ]'
 check "sacct --delimiter with -P" sh -c 'sacct -n -X -P --delimiter=";" -o JobID,JobName --name=acctname | grep -qx "[0-9]*;acctname"'
+
+check "sacct --json: slurmdbd's jobs document" \
+	jsout "any(j['name'] == 'acctname' for j in d['jobs'])" sacct --json
 
 # --- refused by name, or a typo
 sbatch --licenses=x --wrap true 2>refused.err
