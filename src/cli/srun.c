@@ -564,7 +564,13 @@ static void step_done(const char *jobid, const json_t *reply, const char *cmd, i
 }
 
 /* srun outside a job: the step options sbatch's parser kept aside. */
-static json_t *kept;
+static json_t *kept; /* their strings, which the step options point into */
+
+static void drop_kept(void)
+{
+	json_decref(kept);
+	kept = NULL;
+}
 
 static int outside_step_opts(const char *prog, json_t *job, struct step_opts *so)
 {
@@ -587,7 +593,10 @@ static int outside_step_opts(const char *prog, json_t *job, struct step_opts *so
 	so->cpus_per_task = (int)spur_json_int(job, "cpus_per_task", 0);
 	so->gpus_per_task = (int)spur_json_int(job, "gpus_per_task", 0);
 	/* so's strings point into it: it lives as long as srun */
-	kept = json_incref((json_t *)a);
+	if (a && !kept) {
+		kept = json_incref((json_t *)a);
+		atexit(drop_kept);
+	}
 	json_object_del(job, "step_argv");
 	return rc < 0 ? 1 : rc;
 }
