@@ -386,6 +386,30 @@ static void kill_group(struct job *j, int sig)
 		kill((pid_t)j->sup, SIGTERM);
 }
 
+/* SlurmdSpoolDir with Slurm's %n (this node's name) and %h (the host's)
+ * expanded; without either, a folder per node under it, so that several
+ * agents on one host keep apart. */
+static void spool_path(const char *dir, const char *node, char *out, size_t len)
+{
+	char host[256] = "";
+	size_t o = 0;
+	bool pattern = false;
+
+	gethostname(host, sizeof(host) - 1);
+	for (const char *p = dir; *p && o + 1 < len; p++) {
+		if (p[0] == '%' && (p[1] == 'n' || p[1] == 'h')) {
+			o += (size_t)snprintf(out + o, len - o, "%s", p[1] == 'n' ? node : host);
+			pattern = true;
+			p++;
+		} else {
+			out[o++] = *p;
+		}
+	}
+	out[o < len ? o : len - 1] = '\0';
+	if (!pattern && o < len)
+		snprintf(out + o, len - o, "/%s", node);
+}
+
 /* The agent writes job scripts and results into its spool folder and reads
  * them back: nobody else may be able to change that folder or any folder
  * above it (else a link there would make the agent write where they
@@ -1983,7 +2007,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (!a.spool) {
-		snprintf(spool, sizeof(spool), "%s/%s", conf->spool_dir, a.node);
+		spool_path(conf->spool_dir, a.node, spool, sizeof(spool));
 		a.spool = spool;
 	}
 	if (spur_log_open("spurd", (enum spur_log_level)(conf->agent_debug + verbose), logfile,

@@ -4,7 +4,8 @@
 # supplementary group counts), AllowAccounts, DenyAccounts, AllowQos and
 # MaxMemPerNode refuse a job with Slurm's words; root is not held by them.
 # The keys Spur accepts but does not act on are listed by the controller
-# at start and by spur conf check (an error with --strict). Needs root,
+# at start and by spur conf check (an error with --strict); SlurmdSpoolDir's
+# %n expands. Needs root,
 # runuser, useradd and groupadd (real users and groups of this host).
 . "$(dirname "$0")/lib.sh"
 needs_root runuser useradd groupadd
@@ -14,6 +15,8 @@ usermod -a -G spurpa spur-alice
 cd "$T"
 chmod 755 "$T"
 write_conf 2 gpu:mi300x:8
+# Slurm's %n in SlurmdSpoolDir: each node's folder
+sed -i "s|^SlurmdSpoolDir=.*|SlurmdSpoolDir=$T/spool-%n|" slurm.conf
 cat >>slurm.conf <<CONF
 PartitionName=priv Nodes=mi1 AllowGroups=spurpa
 PartitionName=acct Nodes=mi1 AllowAccounts=a1,a2 DenyAccounts=a2
@@ -41,6 +44,7 @@ check "AllowQos: a job of another QOS is refused" sh -c "echo '$out' | grep -q '
 check "MaxMemPerNode: a job within it may" sub spur-bob sbatch -p small --mem=900M
 out=$(sub spur-bob sbatch -p small --mem=2G 2>&1)
 check "... one past it is refused" sh -c "echo '$out' | grep -q 'Memory required by task is not available'"
+check "SlurmdSpoolDir's %n is the node's name" sh -c "[ -d '$T/spool-mi1' ] && [ -d '$T/spool-mi2' ]"
 check "the controller names the key it does not act on" \
 	grep -q "ExclusiveUser=YES: accepted but not acted on by Spur" ctld.log
 check "spur conf check lists it (a warning)" \
