@@ -8,6 +8,7 @@
 
 #include "client.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,6 +265,62 @@ static int show_config(const char *prog)
 	return 0;
 }
 
+#define JI(n, k, d) ((json_int_t)spur_json_int(n, k, d))
+
+/* scontrol show node, as Slurm lays it out, up to Partitions=; what only
+ * slurmd would measure (load, free memory, OS) says N/A. */
+static void print_node(const json_t *n)
+{
+	const char *gres = spur_json_str(n, "gres", ""), *f = spur_json_str(n, "features", "");
+	char state[64];
+
+	snprintf(state, sizeof(state), "%s", spur_json_str(n, "state", ""));
+	for (char *c = state; *c; c++)
+		*c = (char)toupper((unsigned char)*c);
+	fprintf(out, "NodeName=%s Arch=x86_64 CoresPerSocket=%" JSON_INTEGER_FORMAT " \n",
+		spur_json_str(n, "name", ""), JI(n, "cores_per_socket", 1));
+	fprintf(out, "   CPUAlloc=%" JSON_INTEGER_FORMAT " CPUEfctv=%" JSON_INTEGER_FORMAT
+		" CPUTot=%" JSON_INTEGER_FORMAT " CPULoad=N/A\n",
+		JI(n, "alloc_cpus", 0), JI(n, "cpus", 0), JI(n, "cpus", 0));
+	fprintf(out, "   AvailableFeatures=%s\n", *f ? f : "(null)");
+	fprintf(out, "   ActiveFeatures=%s\n", *f ? f : "(null)");
+	fprintf(out, "   Gres=%s\n", *gres ? gres : "(null)");
+	fprintf(out, "   NodeAddr=%s NodeHostName=%s Version=22.05.8\n", spur_json_str(n, "addr", ""),
+		spur_json_str(n, "hostname", ""));
+	fprintf(out, "   OS=N/A \n");
+	fprintf(out, "   RealMemory=%" JSON_INTEGER_FORMAT " AllocMem=%" JSON_INTEGER_FORMAT
+		" FreeMem=N/A Sockets=%" JSON_INTEGER_FORMAT " Boards=%" JSON_INTEGER_FORMAT "\n",
+		JI(n, "memory", 0), JI(n, "alloc_memory", 0), JI(n, "sockets", 1), JI(n, "boards", 1));
+	fprintf(out, "   State=%s%s ThreadsPerCore=%" JSON_INTEGER_FORMAT " TmpDisk=%" JSON_INTEGER_FORMAT
+		" Weight=%" JSON_INTEGER_FORMAT " Owner=N/A MCS_label=N/A\n",
+		state, spur_json_bool(n, "agent", 1) ? "" : "+NOT_RESPONDING",
+		JI(n, "threads_per_core", 1), JI(n, "tmp_disk", 0), JI(n, "weight", 1));
+}
+
+/* ... and after it: TRES, and the reason with its time. */
+static void print_node_tail(const json_t *n)
+{
+	char when[32];
+
+	/* what slurmd would report of its host: not kept by Spur */
+	fprintf(out, "   BootTime=None SlurmdStartTime=None\n   LastBusyTime=None\n");
+	fprintf(out, "   CfgTRES=cpu=%" JSON_INTEGER_FORMAT ",mem=%" JSON_INTEGER_FORMAT
+		"M,billing=%" JSON_INTEGER_FORMAT "\n",
+		JI(n, "cpus", 0), JI(n, "memory", 0), JI(n, "cpus", 0));
+	if (JI(n, "alloc_cpus", 0))
+		fprintf(out, "   AllocTRES=cpu=%" JSON_INTEGER_FORMAT "%s\n", JI(n, "alloc_cpus", 0),
+			"");
+	else
+		fprintf(out, "   AllocTRES=\n");
+	fprintf(out, "   CapWatts=n/a\n   CurrentWatts=0 AveWatts=0\n"
+		     "   ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s\n");
+	if (*spur_json_str(n, "reason", "")) {
+		stamp(JI(n, "reason_time", 0), when, sizeof(when));
+		fprintf(out, "   Reason=%s [root@%s]\n", spur_json_str(n, "reason", ""), when);
+	}
+	fputc('\n', out);
+}
+
 static int show_nodes(const char *prog, const char *which)
 {
 	struct spur_error err;
@@ -285,30 +342,18 @@ static int show_nodes(const char *prog, const char *which)
 		return 1;
 	}
 	json_array_foreach(json_object_get(reply, "nodes"), i, n) {
-		const char *gres = spur_json_str(n, "gres", "");
 		size_t p;
 		json_t *pn;
 
 		if (want && spur_hostlist_find(want, spur_json_str(n, "name", "")) < 0)
 			continue;
 		shown++;
-		fprintf(out, "NodeName=%s Arch=x86_64 CoresPerSocket=%" JSON_INTEGER_FORMAT "\n",
-			spur_json_str(n, "name", ""), (json_int_t)spur_json_int(n, "cpus", 1));
-		fprintf(out, "   CPUAlloc=%" JSON_INTEGER_FORMAT " CPUTot=%" JSON_INTEGER_FORMAT "\n",
-		       (json_int_t)spur_json_int(n, "alloc_cpus", 0), (json_int_t)spur_json_int(n, "cpus", 0));
-		fprintf(out, "   AvailableFeatures=%s\n",
-		       *spur_json_str(n, "features", "") ? spur_json_str(n, "features", "") : "(null)");
-		fprintf(out, "   Gres=%s\n", *gres ? gres : "(null)");
-		fprintf(out, "   RealMemory=%" JSON_INTEGER_FORMAT " AllocMem=%" JSON_INTEGER_FORMAT "\n",
-		       (json_int_t)spur_json_int(n, "memory", 0),
-		       (json_int_t)spur_json_int(n, "alloc_memory", 0));
-		fprintf(out, "   State=%s\n", spur_json_str(n, "state", ""));
-		if (*spur_json_str(n, "reason", ""))
-			fprintf(out, "   Reason=%s\n", spur_json_str(n, "reason", ""));
+		print_node(n);
 		fprintf(out, "   Partitions=");
 		json_array_foreach(json_object_get(n, "partitions"), p, pn)
 			fprintf(out, "%s%s", p ? "," : "", json_string_value(pn));
-		fprintf(out, "\n\n");
+		fprintf(out, " \n");
+		print_node_tail(n);
 	}
 	json_decref(reply);
 	spur_hostlist_destroy(want);

@@ -970,6 +970,15 @@ static void handle_nodes(struct ctld_conn *cn, json_t *msg)
 			      "partitions", pl[i], "features", n->features ? n->features : "",
 			      "reason", c->node_reason[i], "reason_time",
 			      (json_int_t)c->node_reason_time[i]);
+		if (o)
+			json_object_update_new(
+				o, json_pack("{s:i,s:i,s:i,s:i,s:s,s:s,s:i,s:I,s:b}", "sockets",
+					     (int)n->sockets, "cores_per_socket", (int)n->cores_per_socket,
+					     "threads_per_core", (int)n->threads_per_core, "boards",
+					     (int)n->boards, "addr", n->addr ? n->addr : n->name,
+					     "hostname", n->hostname ? n->hostname : n->name, "weight",
+					     (int)n->weight, "tmp_disk", (json_int_t)n->tmp_disk_mb,
+					     "agent", c->agents[i] != NULL));
 		if (o && want_map)
 			json_object_update_new(o, gpu_map(c, (uint32_t)i));
 		json_array_append_new(nodes, o);

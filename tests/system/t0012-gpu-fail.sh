@@ -31,7 +31,7 @@ check "... its output started" wait_until 10 grep -q '^start on mi1' "job-$id-mi
 echo "failed 3 Xid 79: GPU has fallen off the bus" >>gpus1.txt
 check "the node drains" wait_until 10 sh -c "sinfo -h -N -o '%N %t' | grep -q '^mi1 drain'"
 check "scontrol show node gives the reason" \
-	sh -c "scontrol show node mi1 | grep -qx '   Reason=GPU 3: Xid 79: GPU has fallen off the bus'"
+	sh -c "scontrol show node mi1 | grep -q '^   Reason=GPU 3: Xid 79: GPU has fallen off the bus \[root@'"
 check "the job is requeued onto mi2" wait_until 15 sh -c "[ \"\$(squeue -h -j $id -o %N)\" = mi2 ]"
 check "... and runs there" wait_until 10 grep -q '^start on mi2' "job-$id-mi2.out"
 check "the job completes" wait_until 30 sh -c "sacct -n -X -P -o State -j $id | grep -qx COMPLETED"
@@ -57,7 +57,7 @@ check "the controller answers after kill -9" wait_until 20 squeue
 check "the agents register again" wait_until 20 sh -c "[ \$(grep -c 'node mi1 registered' ctld.log) -ge 2 ]"
 check "the nodes stay drained (the agents report their failed GPUs)" \
 	wait_until 10 sh -c "[ \$(sinfo -h -N -o %t | grep -c drain) -eq 2 ]"
-check "... with the reason" sh -c "scontrol show node mi2 | grep -qx '   Reason=GPU 0: lost'"
+check "... with the reason" sh -c "scontrol show node mi2 | grep -q '^   Reason=GPU 0: lost \[root@'"
 check "the pending job waits" [ "$(squeue -h -j "$pend" -o %T)" = PENDING ]
 check "the requeued job ran once to the end" sh -c "sacct -n -X -P -o State -j $id | grep -qx COMPLETED"
 check "draining needs a reason" sh -c "! scontrol update NodeName=mi1 State=DRAIN 2>err"
@@ -69,7 +69,7 @@ check "... the pending job runs there" \
 	wait_until 15 sh -c "sacct -n -X -P -o State,NodeList -j $pend | grep -qx 'COMPLETED|mi2'"
 check "... and the reason is gone" sh -c "! scontrol show node mi2 | grep -q Reason="
 check "an administrator's drain" scontrol update NodeName=mi2 State=DRAIN Reason=maintenance
-check "... shows its reason" sh -c "scontrol show node mi2 | grep -qx '   Reason=maintenance'"
+check "... shows its reason" sh -c "scontrol show node mi2 | grep -q '^   Reason=maintenance \[root@'"
 check "... and keeps new work off" sh -c "j=\$(sbatch --parsable -o /dev/null --gres=gpu:mi300x:1 --wrap true) && sleep 1 && squeue -h -j \$j -o %T | grep -qx PENDING"
 check "sinfo -R lists the drained nodes and why" sh -c "sinfo -R | grep -qE '^maintenance +root +[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8} mi2\$'"
 check "... with the GPU failure of mi1" sh -c "sinfo -R -h | grep -q '^GPU 3: Xid 79: GPU h root'"

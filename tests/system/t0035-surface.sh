@@ -37,6 +37,10 @@ check "scontrol show config: Slurm's layout" \
 	       scontrol show config | head -1 | grep -q "^Configuration data as of "'
 check "scontrol --version says which Slurm it stands for" \
 	sh -c 'scontrol --version | grep -q "^slurm 22\.05\." && sbatch -V | grep -q "^slurm 22\.05\."'
+sed -n '/^== scontrol show node node1/,/^$/p' "$GOLD/slurm-surface.txt" | sed '1d' | keys >gold-node.keys
+scontrol show node mi1 | keys >our-node.keys
+check "scontrol show node: Slurm's keys in Slurm's order" cmp -s gold-node.keys our-node.keys
+diff gold-node.keys our-node.keys | sed 's/^/  | /'
 check "scontrol show node takes a hostlist" \
 	sh -c '[ "$(scontrol show node "mi[1-2]" | grep -c "^NodeName=")" = 2 ]'
 
