@@ -397,6 +397,20 @@ bool spurd_cgroup_job_oom(const struct spurd_cgroup *cg, uint32_t id, uint32_t r
 	return p && atol(p + 9) > 0;
 }
 
+uint64_t spurd_cgroup_job_peak_kb(const struct spurd_cgroup *cg, uint32_t id, uint32_t run)
+{
+	char dir[4200], text[64];
+
+	if (!cg->memory)
+		return 0;
+	job_path(cg, 1, id, run, dir, sizeof(dir));
+	/* v1 memory.max_usage_in_bytes; v2 memory.peak (Linux 5.19 and later) */
+	if (get_all(dir, cg->version == 2 ? "memory.peak" : "memory.max_usage_in_bytes", text,
+		    sizeof(text)))
+		return 0;
+	return strtoull(text, NULL, 10) / 1024;
+}
+
 void spurd_cgroup_job_done(const struct spurd_cgroup *cg, uint32_t id, uint32_t run)
 {
 	if (cg->version)

@@ -63,6 +63,9 @@ void spurd_cgroup_job_dirs(const struct spurd_cgroup *cg, uint32_t id, uint32_t 
 /* Did the kernel kill a process of the job for its memory limit? */
 bool spurd_cgroup_job_oom(const struct spurd_cgroup *cg, uint32_t id, uint32_t run);
 /* Kill what is left in the job's cgroups and remove them. */
+/* The most memory the job's cgroup held (its processes' RSS and page
+ * cache, as Slurm's cgroup accounting counts it), in KiB; 0 when unknown. */
+uint64_t spurd_cgroup_job_peak_kb(const struct spurd_cgroup *cg, uint32_t id, uint32_t run);
 void spurd_cgroup_job_done(const struct spurd_cgroup *cg, uint32_t id, uint32_t run);
 /* The job's cpuset as written at launch ("" when none), for adoption. */
 void spurd_cgroup_job_cpus(const struct spurd_cgroup *cg, uint32_t id, uint32_t run, char *buf,

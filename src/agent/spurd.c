@@ -296,9 +296,11 @@ static void job_ended(struct agent *a, struct job *j)
 	oom = spurd_cgroup_job_oom(&a->cg, j->id, j->run);
 	spur_info("job %u ended: exit %d%s%s", j->id, code, timed_out ? " (time limit)" : "",
 		  oom ? " (memory limit: a process was killed)" : "");
-	report(a, json_pack("{s:s,s:i,s:i,s:i,s:b,s:b,s:b}", "type", "finished", "job_id",
+	report(a, json_pack("{s:s,s:i,s:i,s:i,s:b,s:b,s:b,s:I}", "type", "finished", "job_id",
 			    (int)j->id, "run", (int)j->run, "exit_code", code, "timed_out", timed_out,
-			    "oom", oom, "prolog_failed", spurd_supervise_prolog_failed(dir)));
+			    "oom", oom, "prolog_failed", spurd_supervise_prolog_failed(dir),
+			    "max_rss_kb",
+			    (json_int_t)spurd_cgroup_job_peak_kb(&a->cg, j->id, j->run)));
 	remove_job_dir(a, j->id, j->run);
 	spurd_cgroup_job_done(&a->cg, j->id, j->run);
 	cpus_mark(a, j->cpus, 0);

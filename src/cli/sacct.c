@@ -32,7 +32,7 @@ static const struct {
 	{ "Elapsed", 10 },  { "NodeList", 15 }, { "NNodes", 8 },   { "Timelimit", 10 },
 	{ "WorkDir", 30 },  { "ReqTRES", 10 },	{ "ElapsedRaw", 10 }, { "CPUTime", 10 },
 	{ "CPUTimeRAW", 10 }, { "NCPUS", 10 },	{ "AllocNodes", 10 }, { "AllocTRES", 10 },
-	{ "TimelimitRaw", 12 }, { "ReqNodes", 8 },
+	{ "TimelimitRaw", 12 }, { "ReqNodes", 8 },	{ "MaxRSS", 10 },
 };
 
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
@@ -103,6 +103,9 @@ static void value_more(const char *name, const json_t *j, int64_t now, char *buf
 		snprintf(buf, len, "%lld", spur_json_int(j, "time_limit", 0) > 0
 						   ? (long long)(spur_json_int(j, "time_limit", 0) / 60)
 						   : 4294967295LL);
+	else if (!strcmp(name, "MaxRSS") && spur_json_int(j, "max_rss_kb", 0) > 0)
+		/* the batch step's peak (its cgroup's), as Slurm's cgroup gather */
+		snprintf(buf, len, "%lldK", (long long)spur_json_int(j, "max_rss_kb", 0));
 	else if (!strcmp(name, "ReqNodes"))
 		snprintf(buf, len, "%lld", (long long)spur_json_int(j, "nnodes", 1));
 }

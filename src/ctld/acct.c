@@ -23,7 +23,7 @@ static const char schema[] =
 	"CREATE INDEX IF NOT EXISTS jobs_user ON jobs(user);"
 	"CREATE TABLE IF NOT EXISTS steps ("
 	" job_id INTEGER, step TEXT, name TEXT, state TEXT, exit_code INTEGER, start INTEGER,"
-	" end INTEGER, nnodes INTEGER, ntasks INTEGER, nodelist TEXT,"
+	" end INTEGER, nnodes INTEGER, ntasks INTEGER, nodelist TEXT, max_rss INTEGER,"
 	" PRIMARY KEY (job_id, step));";
 
 int ctld_acct_open(struct ctld *c, struct spur_error *err)
@@ -40,6 +40,9 @@ int ctld_acct_open(struct ctld *c, struct spur_error *err)
 		sqlite3_free(msg);
 		return SPUR_EIO;
 	}
+	/* a database made before steps kept their MaxRSS gets the column (it
+	 * is there already on the others: that error is the expected one) */
+	sqlite3_exec(c->acct, "ALTER TABLE steps ADD COLUMN max_rss INTEGER", NULL, NULL, NULL);
 	return 0;
 }
 
@@ -60,9 +63,11 @@ void ctld_acct_close(struct ctld *c)
 
 static void put_step(struct ctld *c, uint32_t id, const char *step, const char *name,
 		     const char *state, int64_t exit_code, int64_t start, int64_t end,
-		     int64_t nnodes, int64_t ntasks, const char *nodes)
+		     int64_t nnodes, int64_t ntasks, const char *nodes, int64_t max_rss_kb)
 {
-	static const char sql[] = "INSERT OR REPLACE INTO steps VALUES (?,?,?,?,?,?,?,?,?,?)";
+	static const char sql[] = "INSERT OR REPLACE INTO steps (job_id, step, name, state,"
+				  " exit_code, start, end, nnodes, ntasks, nodelist, max_rss)"
+				  " VALUES (?,?,?,?,?,?,?,?,?,?,?)";
 	sqlite3_stmt *st;
 
 	if (sqlite3_prepare_v2(c->acct, sql, -1, &st, NULL) != SQLITE_OK)
@@ -77,6 +82,7 @@ static void put_step(struct ctld *c, uint32_t id, const char *step, const char *
 	sqlite3_bind_int64(st, 8, nnodes);
 	sqlite3_bind_int64(st, 9, ntasks);
 	sqlite3_bind_text(st, 10, nodes ? nodes : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 11, max_rss_kb);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		spur_error_log("accounting: job %u step %s: %s", id, step, sqlite3_errmsg(c->acct));
 	sqlite3_finalize(st);
@@ -105,7 +111,8 @@ static void batch_step(struct ctld *c, const struct ctld_job *cj, const struct s
 	if (!ctld_job_interactive(cj))
 		put_step(c, cj->id, "batch", "batch", sched_job_state_name(info->state), cj->exit_code,
 			 cj->start, ended ? cj->end : 0, 1, 1,
-			 first_node(cj->nodes, first, sizeof(first)));
+			 first_node(cj->nodes, first, sizeof(first)),
+			 cj->end_op ? spur_json_int(cj->end_op, "max_rss_kb", 0) : 0);
 	if (!ended)
 		return;
 	snprintf(sql, sizeof(sql),
@@ -125,7 +132,7 @@ void ctld_acct_step(struct ctld *c, const json_t *op)
 		 spur_json_str(op, "state", "RUNNING"), spur_json_int(op, "exit", 0),
 		 spur_json_int(op, "start", 0), spur_json_int(op, "end", 0),
 		 spur_json_int(op, "nnodes", 1), spur_json_int(op, "ntasks", 1),
-		 spur_json_str(op, "nodes", ""));
+		 spur_json_str(op, "nodes", ""), 0);
 }
 
 /* Write what is known of job id now. */
@@ -187,10 +194,11 @@ void ctld_acct_record(struct ctld *c, uint32_t id)
 static void add_steps(struct ctld *c, json_t *rows)
 {
 	static const char sql[] =
-		"SELECT job_id, step, name, state, exit_code, start, end, nnodes, ntasks, nodelist"
-		" FROM steps ORDER BY job_id, step != 'batch', CAST(step AS INTEGER)";
-	static const char *const cols[] = { "job_id", "step",  "name",	 "state",  "exit_code",
-					    "start",  "end",   "nnodes", "ntasks", "nodelist" };
+		"SELECT job_id, step, name, state, exit_code, start, end, nnodes, ntasks, nodelist,"
+		" max_rss FROM steps ORDER BY job_id, step != 'batch', CAST(step AS INTEGER)";
+	static const char *const cols[] = { "job_id", "step",	"name",	    "state",
+					    "exit_code", "start", "end",	    "nnodes",
+					    "ntasks", "nodelist", "max_rss_kb" };
 	json_t *by_id = json_object(), *r;
 	sqlite3_stmt *st;
 	size_t i;
@@ -211,7 +219,7 @@ static void add_steps(struct ctld *c, json_t *rows)
 				json_decref(s);
 				continue;
 			}
-			for (int k = 1; k < 10; k++)
+			for (int k = 1; k < 11; k++)
 				json_object_set_new(s, cols[k],
 						    sqlite3_column_type(st, k) == SQLITE_TEXT
 							    ? json_string((const char *)

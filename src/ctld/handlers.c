@@ -1364,6 +1364,8 @@ static void handle_finished(struct ctld_conn *cn, json_t *msg)
 		       "timeout", spur_json_bool(msg, "timed_out", 0));
 	if (spur_json_bool(msg, "oom", 0))
 		json_object_set_new(op, "oom", json_true());
+	if (spur_json_int(msg, "max_rss_kb", 0) > 0) /* the batch step's MaxRSS */
+		json_object_set_new(op, "max_rss_kb", json_integer(spur_json_int(msg, "max_rss_kb", 0)));
 	if (ctld_commit(c, op, cn, ack, &err))
 		spur_error_log("job %u finish: %s", id, err.msg);
 	json_decref(op);

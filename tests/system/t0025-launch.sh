@@ -46,6 +46,9 @@ check "an srun task is inside the job's memory limit too" grep -q 'srun said [1-
 j=$(as_user sbatch --parsable --wait --mem=200M -o "$T/ok.out" \
 	--wrap 'python3 -c "b = bytearray(50 << 20)"; echo fine')
 check "a job inside its limit completes" sh -c "grep -qx fine '$T/ok.out' && [ \"\$(sacct -n -X -P -j $j -o State)\" = COMPLETED ]"
+# its peak, from its cgroup: sacct's MaxRSS on the batch step, above the 50 MB it held
+check "sacct MaxRSS: the batch step's peak memory" \
+	sh -c "sacct -n -P -j $j.batch -o MaxRSS | awk '{ sub(/K\$/, \"\"); exit !(\$1 > 50000) }'"
 # a fork bomb (bounded, to be kind to the host) meets the job's pids.max
 # (4,096 for a job of up to 4 CPUs) and the node lives on
 as_user sbatch --wait -c 1 --mem=2G -o "$T/bomb.out" --wrap 'python3 -c "
