@@ -1361,8 +1361,34 @@ static int slurm_line(struct loader *ld, const struct spur_conf_line *l, struct 
 				   ORIGIN_ARGS(l))
 			       ? oom(err)
 			       : 0;
-	for (size_t i = 0; i < l->n && !rc; i++)
+	for (size_t i = 0; i < l->n && !rc; i++) {
 		rc = set_global(ld, l, &l->pairs[i], err);
+		/* still read here, but Slurm's own parser stops at it */
+		if (!rc && !strncasecmp(l->pairs[i].key, "Spur", 4) &&
+		    add_warning(ld->conf,
+				ORIGIN_FMT "%s belongs in spur.conf beside slurm.conf (Slurm's tools "
+					   "stop at a key they do not know)",
+				ORIGIN_ARGS(l), l->pairs[i].key))
+			rc = oom(err);
+	}
+	return rc;
+}
+
+/* spur.conf, beside slurm.conf: Spur's own keys (Spur...), so that
+ * slurm.conf keeps only Slurm's and stays valid for Slurm's tools during a
+ * migration. Another key here is an error. */
+static int spur_line(struct loader *ld, const struct spur_conf_line *l, struct spur_error *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < l->n && !rc; i++) {
+		if (strncasecmp(l->pairs[i].key, "Spur", 4))
+			return spur_error_set(err, SPUR_EINVAL,
+					      ORIGIN_FMT "%s: only Spur's own keys (Spur...) belong in "
+							 "spur.conf; Slurm's go in slurm.conf",
+					      ORIGIN_ARGS(l), l->pairs[i].key);
+		rc = set_global(ld, l, &l->pairs[i], err);
+	}
 	return rc;
 }
 
@@ -1901,15 +1927,16 @@ struct spur_conf *spur_conf_load(const char *path, unsigned flags, struct spur_e
 	if (!ld.conf)
 		return NULL;
 	rc = load_one(&ld, path, NULL, flags, slurm_line, err);
-	for (int k = 0; k < 2 && !rc && !(flags & SPUR_CONF_LOAD_NO_SIBLINGS); k++) {
-		const char *base = k ? "topology.conf" : "gres.conf";
+	for (int k = 0; k < 3 && !rc && !(flags & SPUR_CONF_LOAD_NO_SIBLINGS); k++) {
+		static const char *const base[] = { "gres.conf", "topology.conf", "spur.conf" };
 		char sib[4096];
 
 		snprintf(sib, sizeof(sib), "%.*s%s%s", slash ? (int)(slash - path) : 0, path,
-			 slash ? "/" : "", base);
+			 slash ? "/" : "", base[k]);
 		if (access(sib, F_OK) != 0)
 			continue;
-		rc = load_one(&ld, sib, NULL, flags, k ? topo_line : gres_line, err);
+		rc = load_one(&ld, sib, NULL, flags, k == 2 ? spur_line : k ? topo_line : gres_line,
+			      err);
 	}
 	if (!rc)
 		rc = finish(&ld, err);

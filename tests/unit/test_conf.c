@@ -87,6 +87,25 @@ static void test_golden(void **state)
 	spur_conf_destroy(c);
 }
 
+/* Spur's own keys in spur.conf beside slurm.conf; only those there. */
+static void test_spur_conf(void **state)
+{
+	struct spur_error err;
+	struct spur_conf *c = spur_conf_load(SPUR_TEST_DATA "/conf/split/slurm.conf", 0, &err);
+
+	(void)state;
+	if (!c)
+		fail_msg("%s", err.msg);
+	assert_int_equal(c->rest_port, 6999);
+	assert_string_equal(c->gpu_backend, "fake");
+	for (size_t i = 0; i < c->nwarnings; i++)
+		fail_msg("unexpected warning: %s", c->warnings[i]);
+	spur_conf_destroy(c);
+	c = spur_conf_load(SPUR_TEST_DATA "/conf/split-bad/slurm.conf", 0, &err);
+	assert_null(c);
+	assert_non_null(strstr(err.msg, "spur.conf:2: MinJobAge: only Spur's own keys"));
+}
+
 static void test_site(void **state)
 {
 	struct spur_error err;
@@ -108,6 +127,8 @@ static void test_site(void **state)
 	assert_int_equal(c->def_mem_per_cpu_mb, 2048);
 	assert_int_equal(c->rest_port, 6830);
 	assert_string_equal(c->gpu_backend, "fake");
+	/* read from slurm.conf still, with a word on where they belong */
+	assert_true(has_warning(c, "SpurRestPort belongs in spur.conf"));
 	assert_true(has_warning(c, "slurm.conf:15: unknown key 'SomeTypoKey' ignored"));
 	assert_false(has_warning(c, "MpiDefault"));
 	assert_int_equal(c->nnodes, 8);
@@ -423,7 +444,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_golden),	       cmocka_unit_test(test_site),
 		cmocka_unit_test(test_default),	       cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_warnings), cmocka_unit_test(test_ctld_ports),       cmocka_unit_test(test_lexer),
+		cmocka_unit_test(test_warnings), cmocka_unit_test(test_spur_conf), cmocka_unit_test(test_ctld_ports),       cmocka_unit_test(test_lexer),
 		cmocka_unit_test(test_include_errors), cmocka_unit_test(test_alloc_failures),
 		cmocka_unit_test(test_scale),	       cmocka_unit_test(test_lines_move),
 	};
