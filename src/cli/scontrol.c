@@ -476,6 +476,39 @@ static int job_verb(const char *prog, const char *verb, int argc, char **argv)
 
 /* scontrol update JobId=N [TimeLimit=T] [Nice=N] [JobName|Name=S]: the
  * fields the controller can change on a pending job. */
+/* The string keys of a pending job Slurm's scontrol update takes, and
+ * NumNodes; 0, or 1 said. */
+static int update_key(const char *prog, const char *key, const char *v, json_t *set)
+{
+	static const struct {
+		const char *key, *field;
+	} strs[] = {
+		{ "Partition", "partition" }, { "Account", "account" },	   { "QOS", "qos" },
+		{ "Dependency", "dependency" }, { "Features", "constraint" },
+	};
+	char *end;
+	long n;
+
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+		if (!strcasecmp(key, strs[i].key)) {
+			json_object_set_new(set, strs[i].field, json_string(v));
+			return 0;
+		}
+	if (!strcasecmp(key, "NumNodes") || !strcasecmp(key, "ReqNodes")) {
+		n = strtol(v, &end, 10); /* N, or N-M as sbatch -N: the minimum */
+		if (n <= 0 || (*end && *end != '-')) {
+			cli_error(prog, "Invalid node count: %s", v);
+			return 1;
+		}
+		json_object_set_new(set, "nodes", json_integer(n));
+		return 0;
+	}
+	cli_error(prog, "Update of %s is not supported (TimeLimit, Nice, JobName, Partition, Account, "
+			"QOS, Dependency, Features and NumNodes are)",
+		  key);
+	return 1;
+}
+
 static int update_job(const char *prog, int argc, char **argv)
 {
 	json_t *set = json_object(), *reply;
@@ -521,9 +554,7 @@ static int update_job(const char *prog, int argc, char **argv)
 			json_object_set_new(set, "nice", json_integer(v));
 		} else if (!strcasecmp(key, "JobName") || !strcasecmp(key, "Name")) {
 			json_object_set_new(set, "name", json_string(eq));
-		} else {
-			cli_error(prog, "Update of %s is not supported (TimeLimit, Nice and JobName are)",
-				  key);
+		} else if (update_key(prog, key, eq, set)) {
 			goto fail;
 		}
 	}

@@ -1192,15 +1192,76 @@ static int cancel(struct sched *s, struct core_job *j, struct spur_error *err)
 }
 
 /* scontrol update of a pending job: its time limit and nice value. */
+/* What an update asks, resolved before anything of the job changes. */
+struct job_change {
+	uint64_t parts;
+	int account, qos;
+	struct spur_dep_list deps;
+	char **features;
+	size_t nfeatures;
+};
+
+static int resolve_change(struct sched *s, const struct sched_event *ev, struct job_change *ch,
+			  struct spur_error *err)
+{
+	memset(ch, 0, sizeof(*ch));
+	ch->account = ch->qos = -1;
+	if (ev->partitions && resolve_parts(s, ev->partitions, &ch->parts, err))
+		return err->code;
+	if (ev->account && (ch->account = account_index(s, ev->account, true)) < 0)
+		return spur_error_set(err, SPUR_ENOMEM, "out of memory");
+	if (ev->qos && *ev->qos && (ch->qos = qos_index(s, ev->qos)) < 0)
+		return spur_error_set(err, SPUR_ENOENT, "invalid qos specification: %s", ev->qos);
+	if (ev->dependency && *ev->dependency &&
+	    (spur_dep_parse(ev->dependency, &ch->deps, err) ||
+	     core_deps_check_targets(s, &ch->deps, err))) {
+		spur_dep_fini(&ch->deps);
+		return err->code;
+	}
+	if (ev->constraint && split_list(ev->constraint, &ch->features, &ch->nfeatures)) {
+		spur_dep_fini(&ch->deps);
+		return spur_error_set(err, SPUR_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* scontrol update of a pending job: its time limit, nice value,
+ * partition, account, QOS, dependency, features and node count. All of it
+ * or, when one part is refused, none. */
 static int update(struct sched *s, const struct sched_event *ev, struct core_job *j,
 		  struct spur_error *err)
 {
+	struct job_change ch;
+
 	if (j->state != SCHED_JOB_PENDING)
 		return spur_error_set(err, SPUR_ESTATE, "Job is no longer pending execution");
+	if (resolve_change(s, ev, &ch, err))
+		return err->code;
 	if (ev->time_limit >= 0)
 		j->time_limit = ev->time_limit;
 	if (ev->set_nice)
 		j->nice = ev->nice;
+	if (ev->partitions)
+		j->parts = ch.parts;
+	if (ev->account)
+		j->account = ch.account;
+	if (ev->qos)
+		j->qos = ch.qos;
+	if (ev->dependency) {
+		spur_dep_fini(&j->deps);
+		j->deps = ch.deps; /* "" leaves it empty */
+	}
+	if (ev->constraint) {
+		for (size_t i = 0; i < j->nfeatures; i++)
+			spur_free(j->features[i]);
+		spur_free(j->features);
+		j->features = ch.features;
+		j->nfeatures = ch.nfeatures;
+	}
+	if (ev->nodes)
+		j->nodes = ev->nodes;
+	if (j->ntasks < j->nodes)
+		j->ntasks = j->nodes;
 	core_trace(s, "job %u updated", j->id);
 	return 0;
 }

@@ -252,6 +252,10 @@ struct sched_event {
 	int64_t time_limit; /* UPDATE: -1 unchanged, 0 the partition's default */
 	bool set_nice;	    /* UPDATE */
 	int32_t nice;
+	/* UPDATE, each NULL (0) unchanged: partitions, account, QOS, dependency
+	 * ("" none), features ("" none), node count */
+	const char *partitions, *account, *qos, *dependency, *constraint;
+	uint32_t nodes;
 	enum sched_job_state stop_state; /* STOPPED */
 	enum sched_reason stop_reason;	 /* STOPPED, to PENDING */
 };

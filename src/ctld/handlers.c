@@ -1418,9 +1418,58 @@ static void handle_requeue(struct ctld_conn *cn, json_t *msg)
 
 /* scontrol update JobId=N: the settable fields of a pending job, range
  * checked as at submission. */
+static bool update_strings_ok(const json_t *set, char *why, size_t len)
+{
+	static const char *const strs[] = { "name", "partition", "account", "qos", "dependency",
+					    "constraint" };
+
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+		if (json_object_get(set, strs[i]) && !json_is_string(json_object_get(set, strs[i]))) {
+			snprintf(why, len, "invalid %s: expected a string", strs[i]);
+			return false;
+		}
+	return true;
+}
+
+/* A new partition (or account, QOS, memory) must let the job in, as at
+ * submission; answers and returns false when not. */
+static bool update_partition_ok(struct ctld_conn *cn, uint32_t id, const json_t *set)
+{
+	const struct ctld_job *cj = ctld_job(cn->c, id);
+	const char *pl;
+	json_t *job;
+	bool ok = true;
+
+	if (!cj)
+		return true; /* the core says the job is unknown */
+	job = json_deep_copy(cj->spec);
+	json_object_update(job, (json_t *)set);
+	pl = spur_json_str(job, "partition", NULL);
+	for (const char *p = pl ? pl : ""; *p && ok;) {
+		size_t l = strcspn(p, ",");
+		char name[128];
+		const struct spur_conf_partition *pt;
+
+		snprintf(name, sizeof(name), "%.*s", (int)l, p);
+		p += l + (p[l] == ',');
+		if (!(pt = spur_conf_partition(cn->c->conf, name))) {
+			reply_error(cn, SPUR_ENOENT, "Invalid partition name specified");
+			ok = false;
+		} else {
+			ok = part_allows(cn, pt, job);
+		}
+	}
+	if (!pl && ok && spur_conf_default_partition(cn->c->conf))
+		ok = part_allows(cn, spur_conf_default_partition(cn->c->conf), job);
+	json_decref(job);
+	return ok;
+}
+
 static void handle_update(struct ctld_conn *cn, json_t *msg)
 {
-	static const char *const keys[] = { "time_limit", "nice", "name" };
+	static const char *const keys[] = { "time_limit", "nice",	  "name",	"partition",
+					    "account",	  "qos",	  "dependency", "constraint",
+					    "nodes" };
 	uint32_t id = (uint32_t)spur_json_int(msg, "job_id", 0);
 	const json_t *set = json_object_get(msg, "set");
 	json_t *clean = json_object();
@@ -1451,13 +1500,13 @@ static void handle_update(struct ctld_conn *cn, json_t *msg)
 		reply_error(cn, SPUR_EPERM, ACCESS_DENIED);
 		return;
 	}
-	if (json_object_get(clean, "name") && !json_is_string(json_object_get(clean, "name")))
-		snprintf(why, sizeof(why), "invalid name: expected a string");
-	else if (job_numbers_ok(clean, why, sizeof(why)))
-		why[0] = '\0';
-	if (why[0]) {
+	if (!update_strings_ok(clean, why, sizeof(why)) || !job_numbers_ok(clean, why, sizeof(why))) {
 		json_decref(clean);
 		reply_error(cn, SPUR_EINVAL, why);
+		return;
+	}
+	if (!update_partition_ok(cn, id, clean)) {
+		json_decref(clean);
 		return;
 	}
 	commit_reply(cn,

@@ -818,6 +818,12 @@ static int apply_update(struct ctld *c, json_t *op, struct spur_error *err)
 				  .time_limit = spur_json_int(set, "time_limit", -1),
 				  .set_nice = json_object_get(set, "nice") != NULL,
 				  .nice = (int32_t)spur_json_int(set, "nice", 0),
+				  .partitions = spur_json_str(set, "partition", NULL),
+				  .account = spur_json_str(set, "account", NULL),
+				  .qos = spur_json_str(set, "qos", NULL),
+				  .dependency = spur_json_str(set, "dependency", NULL),
+				  .constraint = spur_json_str(set, "constraint", NULL),
+				  .nodes = (uint32_t)spur_json_int(set, "nodes", 0),
 				  .defer_cycle = true };
 	struct sched_actions acts;
 	const char *k;

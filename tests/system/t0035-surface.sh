@@ -52,6 +52,7 @@ check "sinfo -N -n mi2 -e -o '%N|%t'" sh -c '[ "$(sinfo -h -N -n mi2 -e -o "%N|%
 check "sinfo -t alloc shows no idle node" sh -c '[ -z "$(sinfo -h -N -t alloc -o %N)" ]'
 
 # --- squeue and scontrol show job
+held2_early=$(sbatch --parsable -H -o /dev/null --wrap true)
 held=$(sbatch --parsable -H -J namedjob --comment="for the record" -A acct1 --wrap true)
 check "squeue -n NAME" sh -c "[ \"\$(squeue -h -n namedjob -o %i)\" = $held ]"
 check "squeue -A ACCOUNT" sh -c "[ \"\$(squeue -h -A acct1 -o %i)\" = $held ]"
@@ -69,6 +70,15 @@ check "squeue --json: slurmrestd's jobs document" \
 check "sinfo --json: the nodes" jsout "len(d['nodes']) == 2" sinfo --json
 check "scontrol show job: Comment= as given" sh -c "scontrol show job $held | grep -q '^   Comment=for the record'"
 check "scontrol show jobid -dd: DerivedExitCode" sh -c "scontrol show jobid -dd $held | grep -q DerivedExitCode="
+check "scontrol update of a pending job: Partition, Account, NumNodes, Dependency" \
+	scontrol update JobId=$held Partition=hid Account=acct9 NumNodes=2 "Dependency=afterany:$held2_early"
+check "... shown as updated" \
+	sh -c "scontrol show job $held | grep -q 'Partition=hid' && scontrol show job $held | grep -q 'Account=acct9' &&
+	       scontrol show job $held | grep -q 'NumNodes=2 ' && squeue -h -j $held -o %a | grep -qx acct9"
+check "... a partition that does not exist is refused" sh -c "! scontrol update JobId=$held Partition=nope 2>/dev/null"
+check "... a key not built is refused by name" \
+	sh -c "scontrol update JobId=$held Gres=gpu:1 2>&1 | grep -q 'Update of Gres is not supported'"
+scontrol update JobId=$held Partition=gpu Account=acct1 NumNodes=1 Dependency=
 check "scontrol -o show job: one line" sh -c "[ \"\$(scontrol -o show job $held | wc -l)\" = 1 ]"
 scancel "$held"
 check "a held job cancelled keeps no hold reason" \

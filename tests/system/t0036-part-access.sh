@@ -34,6 +34,10 @@ out=$(sub spur-bob sbatch -p priv 2>&1)
 check "... another user is refused in Slurm's words" \
 	sh -c "echo '$out' | grep -qx 'sbatch: error: Batch job submission failed: Access/permission denied'"
 check "... root is not held by it" sub root sbatch -p priv
+j=$(sub spur-bob sbatch -p gpu)
+out=$(as spur-bob scontrol update JobId=$j Partition=priv 2>&1)
+check "scontrol update to a partition the user may not use is refused" \
+	sh -c "echo '$out' | grep -q 'Access/permission denied' && scontrol show job $j | grep -q Partition=gpu"
 check "AllowAccounts: a listed account may" sub spur-bob sbatch -p acct -A a1
 out=$(sub spur-bob sbatch -p acct -A a3 2>&1)
 check "... another is refused" sh -c "echo '$out' | grep -q 'Invalid account or account/partition combination specified'"
