@@ -244,6 +244,131 @@ static int show_job(const char *prog, const char *id)
 	return 0;
 }
 
+/* scontrol create reservation KEY=VALUE...: Slurm's keys that Spur
+ * builds; the others refused by name. */
+static int create_resv(const char *prog, int argc, char **argv)
+{
+	static const struct {
+		const char *key, *field;
+	} strs[] = {
+		{ "ReservationName", "name" }, { "Reservation", "name" }, { "Users", "users" },
+		{ "Accounts", "accounts" },    { "Nodes", "nodes" },	    { "Flags", "flags" },
+		{ "PartitionName", "partition" },
+	};
+	json_t *req = json_pack("{s:s}", "type", "resv_create"), *reply;
+	struct spur_error err;
+	int64_t dur = -1, secs;
+	time_t t;
+
+	for (int i = 0; i < argc; i++) {
+		const char *eq = strchr(argv[i], '=');
+		char key[64];
+		size_t k;
+
+		snprintf(key, sizeof(key), "%.*s", eq ? (int)(eq - argv[i]) : 0, argv[i]);
+		if (!eq) {
+			cli_error(prog, "Invalid input: %s", argv[i]);
+			goto fail;
+		}
+		for (k = 0; k < sizeof(strs) / sizeof(strs[0]) && strcasecmp(key, strs[k].key); k++)
+			;
+		if (k < sizeof(strs) / sizeof(strs[0])) {
+			json_object_set_new(req, strs[k].field, json_string(eq + 1));
+		} else if (!strcasecmp(key, "StartTime") || !strcasecmp(key, "EndTime")) {
+			if (spur_begin_parse(eq + 1, time(NULL), &t, &err)) {
+				cli_error(prog, "Invalid %s: %s", key, eq + 1);
+				goto fail;
+			}
+			json_object_set_new(req, strcasecmp(key, "StartTime") ? "end" : "start",
+					    json_integer((json_int_t)t));
+		} else if (!strcasecmp(key, "Duration") && !spur_duration_parse(eq + 1, &secs, &err)) {
+			dur = secs;
+		} else if (!strcasecmp(key, "NodeCnt") && atol(eq + 1) > 0) {
+			json_object_set_new(req, "node_cnt", json_integer(atol(eq + 1)));
+		} else {
+			cli_error(prog, "%s in a reservation is not supported by Spur (or its value is "
+					"not valid)",
+				  key);
+			goto fail;
+		}
+	}
+	if (dur >= 0) /* Duration: from the start (now when none) */
+		json_object_set_new(req, "end",
+				    json_integer(json_integer_value(json_object_get(req, "start"))
+							 ? spur_json_int(req, "start", 0) + dur
+							 : (json_int_t)time(NULL) + dur));
+	reply = cli_call(req, &err);
+	if (!reply) {
+		cli_error(prog, "%s", err.msg);
+		return 1;
+	}
+	printf("Reservation created: %s\n", spur_json_str(reply, "name", ""));
+	json_decref(reply);
+	return 0;
+fail:
+	json_decref(req);
+	return 1;
+}
+
+static int delete_resv(const char *prog, const char *name)
+{
+	struct spur_error err;
+	const char *eq = strchr(name, '=');
+	json_t *reply = cli_call(json_pack("{s:s,s:s}", "type", "resv_delete", "name",
+					   eq ? eq + 1 : name),
+				 &err);
+
+	if (!reply) {
+		cli_error(prog, "%s", err.msg);
+		return 1;
+	}
+	json_decref(reply);
+	return 0;
+}
+
+/* scontrol show reservation [NAME], in Slurm's layout. */
+static int show_resv(const char *prog, const char *which)
+{
+	struct spur_error err;
+	json_t *reply = cli_call(json_pack("{s:s}", "type", "resvs"), &err), *r;
+	int64_t now;
+	size_t i;
+	int shown = 0;
+
+	if (!reply) {
+		cli_error(prog, "%s", err.msg);
+		return 1;
+	}
+	now = spur_json_int(reply, "now", 0);
+	json_array_foreach(json_object_get(reply, "reservations"), i, r) {
+		char st[32], en[32], dur[32];
+		int64_t s0 = spur_json_int(r, "start", 0), e0 = spur_json_int(r, "end", 0);
+
+		if (which && strcmp(which, spur_json_str(r, "name", "")))
+			continue;
+		shown++;
+		stamp(s0, st, sizeof(st));
+		stamp(e0, en, sizeof(en));
+		spur_duration_format_hms(e0 - s0, dur, sizeof(dur));
+		fprintf(out, "ReservationName=%s StartTime=%s EndTime=%s Duration=%s\n",
+			spur_json_str(r, "name", ""), st, en, dur);
+		fprintf(out, "   Nodes=%s Features=(null) PartitionName=(null) Flags=\n",
+			spur_json_str(r, "nodes", ""));
+		fprintf(out, "   Users=%s Groups=(null) Accounts=%s Licenses=(null) State=%s\n\n",
+			*spur_json_str(r, "users", "") ? spur_json_str(r, "users", "") : "(null)",
+			*spur_json_str(r, "accounts", "") ? spur_json_str(r, "accounts", "") : "(null)",
+			s0 <= now && now < e0 ? "ACTIVE" : "INACTIVE");
+	}
+	json_decref(reply);
+	if (!shown && !which)
+		fprintf(out, "No reservations in the system\n");
+	if (which && !shown) {
+		cli_error(prog, "Reservation %s not found", which);
+		return 1;
+	}
+	return 0;
+}
+
 /* scontrol show config, in Slurm's layout. */
 static int show_config(const char *prog)
 {
@@ -772,6 +897,16 @@ static int scontrol_verb(const char *prog, int argc, char **argv)
 		return update_node(prog, argc - 1, argv + 1);
 	if (!strcasecmp(argv[0], "update"))
 		return update_job(prog, argc - 1, argv + 1);
+	if (!strcasecmp(argv[0], "create") && argc > 1 &&
+	    (!strcasecmp(argv[1], "reservation") || !strcasecmp(argv[1], "res")))
+		return create_resv(prog, argc - 2, argv + 2);
+	if (!strcasecmp(argv[0], "delete") && argc > 1) {
+		/* delete reservation NAME, or delete ReservationName=NAME */
+		if ((!strcasecmp(argv[1], "reservation") || !strcasecmp(argv[1], "res")) && argc > 2)
+			return delete_resv(prog, argv[2]);
+		if (!strncasecmp(argv[1], "ReservationName=", 16))
+			return delete_resv(prog, argv[1]);
+	}
 	if (strcasecmp(argv[0], "show")) {
 		cli_error(prog, "'%s' is not supported yet (show, ping, token, hold, uhold, release, "
 				"requeue, requeuehold and update are)",
@@ -797,6 +932,8 @@ static int scontrol_verb(const char *prog, int argc, char **argv)
 		return show_job(prog, argc > 2 ? argv[2] : NULL);
 	if (!strcasecmp(what, "config"))
 		return show_config(prog);
+	if (!strncasecmp(what, "reservation", 3))
+		return show_resv(prog, argc > 2 ? argv[2] : NULL);
 	if (!strcasecmp(what, "node") || !strcasecmp(what, "nodes"))
 		return show_nodes(prog, argc > 2 ? argv[2] : NULL);
 	if (!strcasecmp(what, "partition") || !strcasecmp(what, "partitions"))

@@ -24,6 +24,7 @@ static const char *short_state(const char *st)
 	} map[] = {
 		{ "IDLE", "idle" },	  { "MIXED", "mix" },	    { "ALLOCATED", "alloc" },
 		{ "DRAINED", "drain" },	  { "DRAINING", "drng" },   { "DOWN", "down" },
+		{ "RESERVED", "resv" },
 	};
 
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)

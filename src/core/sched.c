@@ -608,6 +608,57 @@ int sched_set_account_shares(struct sched *s, const char *account, uint32_t shar
 	return 0;
 }
 
+/* A user named in Users=, or an account in Accounts= (either list, when
+ * both are given); neither list: everyone. */
+static bool in_comma_list(const char *list, const char *v)
+{
+	size_t vl = v ? strlen(v) : 0;
+
+	for (const char *p = list; p && *p && vl;) {
+		size_t l = strcspn(p, ",");
+
+		if (l == vl && !strncmp(p, v, l))
+			return true;
+		p += l + (p[l] == ',');
+	}
+	return false;
+}
+
+static bool resv_admits(const struct core_resv *r, const char *user, const char *account)
+{
+	if (!r->users && !r->accounts)
+		return true;
+	return in_comma_list(r->users, user) || in_comma_list(r->accounts, account);
+}
+
+int sched_del_reservation(struct sched *s, const char *name, struct spur_error *err)
+{
+	size_t r = 0;
+
+	while (r < s->nresvs && strcmp(s->resvs[r].name, name))
+		r++;
+	if (r == s->nresvs)
+		return spur_error_set(err, SPUR_ENOENT, "Reservation %s not found", name);
+	for (size_t i = 0; i < s->njobs; i++)
+		if (s->jobs[i] && s->jobs[i]->resv == (int)r &&
+		    (s->jobs[i]->state == SCHED_JOB_PENDING || s->jobs[i]->state == SCHED_JOB_RUNNING))
+			return spur_error_set(err, SPUR_ESTATE, "Reservation is in use (job %u)",
+					      s->jobs[i]->id);
+	spur_free(s->resvs[r].name);
+	spur_free(s->resvs[r].nodes);
+	spur_free(s->resvs[r].users);
+	spur_free(s->resvs[r].accounts);
+	memmove(&s->resvs[r], &s->resvs[r + 1], (s->nresvs - r - 1) * sizeof(s->resvs[0]));
+	s->nresvs--;
+	/* the jobs that named a later one: its index moved down */
+	for (size_t i = 0; i < s->njobs; i++)
+		if (s->jobs[i] && s->jobs[i]->resv == (int)r)
+			s->jobs[i]->resv = -1;
+		else if (s->jobs[i] && s->jobs[i]->resv > (int)r)
+			s->jobs[i]->resv--;
+	return 0;
+}
+
 int sched_add_reservation(struct sched *s, const struct sched_resv_spec *spec,
 			  struct spur_error *err)
 {
@@ -1044,6 +1095,11 @@ static struct core_job *job_from_spec(struct sched *s, const struct sched_job_sp
 				j->resv = (int)r;
 		if (j->resv < 0) {
 			spur_error_set(err, SPUR_ENOENT, "Requested reservation is invalid: %s",
+				       sp->reservation);
+			goto out_free;
+		}
+		if (!resv_admits(&s->resvs[j->resv], sp->user, sp->account)) {
+			spur_error_set(err, SPUR_EPERM, "Access denied to requested reservation (%s)",
 				       sp->reservation);
 			goto out_free;
 		}

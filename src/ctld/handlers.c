@@ -2,6 +2,7 @@
 /* spurctld's request handlers: one function per message type. */
 #include "ctld.h"
 #include "partaccess.h"
+#include "resv.h"
 
 #include "common/alloc.h"
 #include "common/hostlist.h"
@@ -934,6 +935,18 @@ static void handle_stats(struct ctld_conn *cn, json_t *msg)
  * asks for it ("gpu_map": spurrestd's dashboard; sinfo and scontrol do
  * not). Each node's partitions come from one pass over the partitions, not
  * a pass per node (sinfo grew with the square of the nodes). */
+/* The core's word for a node, "resv" for an idle one that an active
+ * reservation holds, as sinfo shows it. */
+static const char *node_state_now(struct ctld *c, uint32_t i)
+{
+	const char *st = sched_node_state(c->sched, i);
+
+	if (!strcmp(st, "IDLE") && json_array_size(c->resv_ops) &&
+	    ctld_node_reserved(c, c->conf->nodes[i].name, ctld_now()))
+		return "RESERVED";
+	return st;
+}
+
 static void handle_nodes(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
@@ -963,7 +976,7 @@ static void handle_nodes(struct ctld_conn *cn, json_t *msg)
 
 		sched_node_usage(c->sched, (uint32_t)i, &cpus, &mem);
 		o = json_pack("{s:s,s:s,s:i,s:i,s:I,s:I,s:s,s:i,s:o,s:s,s:s,s:I}", "name", n->name,
-			      "state", sched_node_state(c->sched, (uint32_t)i), "cpus", (int)n->cpus,
+			      "state", node_state_now(c, (uint32_t)i), "cpus", (int)n->cpus,
 			      "alloc_cpus", (int)cpus, "memory", (json_int_t)n->real_memory_mb,
 			      "alloc_memory", (json_int_t)mem, "gres", gres ? gres : "", "free_gpus",
 			      __builtin_popcount(sched_node_free_gpus(c->sched, (uint32_t)i)),
@@ -2129,6 +2142,9 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 		{ "queue", handle_queue, A_USER, true },
 		{ "job", handle_job, A_USER, true },
 		{ "config", handle_config, A_USER, true },
+		{ "resv_create", ctld_handle_resv_create, A_ADMIN, false },
+		{ "resv_delete", ctld_handle_resv_delete, A_ADMIN, false },
+		{ "resvs", ctld_handle_resvs, A_USER, true },
 		{ "nodes", handle_nodes, A_USER, false },
 		{ "register", handle_register, A_AGENT, false },
 		{ "finished", handle_finished, A_NODE, false },

@@ -216,6 +216,7 @@ static void teardown(struct ctld *c)
 	uv_run(c->loop, UV_RUN_DEFAULT);
 	uv_loop_close(c->loop);
 	ctld_jobs_free(c);
+	json_decref(c->resv_ops);
 	free(c->jobs);
 	free(c->agents);
 	free(c->node_reason);

@@ -4,6 +4,7 @@
  * (raftlog.c; docs/rfc/0003-wire.md §4); snapshots are the ops that rebuild
  * the state. */
 #include "ctld.h"
+#include "resv.h"
 
 #include "common/alloc.h"
 #include "common/gres.h"
@@ -972,6 +973,8 @@ int ctld_apply(struct ctld *c, json_t *op, bool replay, struct spur_error *err)
 		rc = apply_purge(c, op, err);
 	else if (!strcmp(kind, "stop"))
 		rc = apply_stop(c, op, replay, err);
+	else if (!strcmp(kind, "resv") || !strcmp(kind, "resv_del"))
+		rc = ctld_apply_resv(c, op, !strcmp(kind, "resv_del"), err);
 	else if (!strcmp(kind, "step")) /* accounting only: the state has no steps */
 		ctld_acct_step(c, op), rc = 0;
 	else
@@ -1061,14 +1064,18 @@ static int by_seq(const void *a, const void *b)
  * job that has started since, are left out. */
 json_t *ctld_state_ops(struct ctld *c)
 {
-	json_t **v = calloc(5 * c->jobs_cap + 1, sizeof(*v)), *ops = json_array();
-	size_t n = 0;
+	json_t **v = calloc(5 * c->jobs_cap + json_array_size(c->resv_ops) + 1, sizeof(*v));
+	json_t *ops = json_array(), *r;
+	size_t n = 0, k;
 
 	if (!ops || !v) {
 		json_decref(ops);
 		free(v);
 		return NULL;
 	}
+	/* the reservations before the jobs that name them (by seq, as applied) */
+	json_array_foreach(c->resv_ops, k, r)
+		v[n++] = r;
 	for (size_t i = 1; i < c->jobs_cap; i++) {
 		struct ctld_job *cj = c->jobs[i];
 
@@ -1114,8 +1121,10 @@ int ctld_state_restore(struct ctld *c, const json_t *doc, struct spur_error *err
 	if (spur_json_int(doc, "version", 0) != 1 || !json_is_array(ops))
 		return spur_error_set(err, SPUR_EINVAL, "not a version 1 snapshot");
 	/* a follower that is far behind drops what it has */
-	if (c->next_id > (c->conf->first_job_id ? c->conf->first_job_id : 1)) {
+	if (c->next_id > (c->conf->first_job_id ? c->conf->first_job_id : 1) ||
+	    json_array_size(c->resv_ops)) {
 		ctld_jobs_free(c);
+		json_array_clear(c->resv_ops);
 		c->next_id = c->conf->first_job_id ? c->conf->first_job_id : 1;
 		sched_destroy(c->sched);
 		c->sched = NULL;

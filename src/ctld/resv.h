@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Advance reservations in the controller (resv.c). */
+#ifndef SPUR_CTLD_RESV_H
+#define SPUR_CTLD_RESV_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ctld;
+struct ctld_conn;
+struct spur_error;
+
+/* The "resv" op (create; del: "resv_del") applied to the core and kept in
+ * c->resv_ops; a refused one changes nothing. */
+int ctld_apply_resv(struct ctld *c, json_t *op, bool del, struct spur_error *err);
+
+/* scontrol create/delete/show reservation (the first two: administrators). */
+void ctld_handle_resv_create(struct ctld_conn *cn, json_t *msg);
+void ctld_handle_resv_delete(struct ctld_conn *cn, json_t *msg);
+void ctld_handle_resvs(struct ctld_conn *cn, json_t *msg);
+
+/* Is node in a reservation active at now (sinfo's "resv")? */
+bool ctld_node_reserved(const struct ctld *c, const char *node, int64_t now);
+/* Does the hostlist expr name host name? */
+bool ctld_hosts_have(const char *expr, const char *name);
+
+#endif
