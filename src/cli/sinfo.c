@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <time.h>
 
 /* sinfo's short state names. */
 static const char *short_state(const char *st)
@@ -283,6 +285,8 @@ static const char *field_header(char code)
 		return "CPUS";
 	case 'C':
 		return "CPUS(A/I/O/T)";
+	case 'F':
+		return "NODES(A/I/O/T)";
 	case 'm':
 		return "MEMORY";
 	case 'e':
@@ -349,7 +353,23 @@ struct group {
 	char codes[24];
 	size_t nf, count;
 	struct spur_hostlist *hl;
+	/* %C and %F, summed over the row's nodes: allocated, idle, other */
+	int64_t cpu[3], cpu_total, node[3];
 };
+
+/* One node into its row's %C and %F sums. */
+static void group_add(struct group *g, const json_t *n)
+{
+	const char *st = spur_json_str(n, "state", "");
+	int64_t t = spur_json_int(n, "cpus", 0), a = spur_json_int(n, "alloc_cpus", 0);
+	bool off = !strncmp(st, "DOWN", 4) || !strncmp(st, "DRAIN", 5);
+
+	g->cpu[0] += off ? 0 : a;
+	g->cpu[1] += off ? 0 : t - a;
+	g->cpu[2] += off ? t : 0;
+	g->cpu_total += t;
+	g->node[off ? 2 : a ? 0 : 1]++;
+}
 
 struct fmt_ctx {
 	struct group *g;
@@ -373,6 +393,14 @@ static const char *text_of(void *arg, char code)
 	}
 	if (code == 'D') {
 		snprintf(x->scratch, sizeof(x->scratch), "%zu", g->count);
+		return x->scratch;
+	}
+	if (code == 'C' || code == 'F') {
+		const int64_t *v = code == 'C' ? g->cpu : g->node;
+
+		snprintf(x->scratch, sizeof(x->scratch), "%lld/%lld/%lld/%lld", (long long)v[0],
+			 (long long)v[1], (long long)v[2],
+			 (long long)(code == 'C' ? g->cpu_total : (int64_t)g->count));
 		return x->scratch;
 	}
 	for (size_t i = 0; i < g->nf; i++)
@@ -422,8 +450,9 @@ static int print_format(const char *prog, const char *fmt, const json_t *nodes,
 			size_t o = 0;
 
 			for (size_t c = 0; codes[c]; c++) {
-				if (codes[c] == 'N' || codes[c] == 'n' || codes[c] == 'D')
-					continue;
+				if (codes[c] == 'N' || codes[c] == 'n' || codes[c] == 'D' ||
+				    codes[c] == 'C' || codes[c] == 'F')
+					continue; /* the row's, not the node's */
 				field_text(codes[c], nodes, n, idx, pt,
 					   spur_json_bool(pt, "default", 0), cur.fields[cur.nf],
 					   sizeof(cur.fields[0]));
@@ -446,6 +475,7 @@ static int print_format(const char *prog, const char *fmt, const json_t *nodes,
 			}
 			spur_hostlist_push(groups[gi].hl, spur_json_str(n, "name", ""), NULL);
 			groups[gi].count++;
+			group_add(&groups[gi], n);
 		}
 	}
 	if (header) {
@@ -463,9 +493,10 @@ static int print_format(const char *prog, const char *fmt, const json_t *nodes,
 }
 
 /* sinfo -p -t -n -a: the partitions asked for (hidden ones with -a or by
- * name), each with only the nodes of the states and names asked for. */
+ * name), each with only the nodes of the states and names asked for
+ * (and, -r, those whose agent answers). */
 static void filter_reply(json_t *reply, const char *parts, const char *states,
-			 const struct spur_hostlist *names, bool all)
+			 const struct spur_hostlist *names, bool all, bool responding)
 {
 	json_t *pl = json_object_get(reply, "partitions"), *nodes = json_object_get(reply, "nodes");
 
@@ -482,12 +513,48 @@ static void filter_reply(json_t *reply, const char *parts, const char *states,
 			const json_t *n = json_array_get(nodes, i);
 			const char *st = spur_json_str(n, "state", "");
 
-			if ((names && spur_hostlist_find(names, spur_json_str(n, "name", "")) < 0) ||
+			if ((responding && !spur_json_bool(n, "agent", 1)) ||
+			    (names && spur_hostlist_find(names, spur_json_str(n, "name", "")) < 0) ||
 			    (states && !spur_jobfmt_in_list(states, st) &&
 			     !spur_jobfmt_in_list(states, short_state(st))))
 				json_array_remove(idx, k);
 		}
 	}
+}
+
+/* What one sinfo shows, and how. */
+struct sinfo_view {
+	const char *parts, *states;
+	const struct spur_hostlist *names;
+	bool all, responding, reasons;
+	const char *fmt;
+	bool node_mode, lng, header;
+};
+
+static int sinfo_once(const char *prog, const struct sinfo_view *v)
+{
+	struct spur_error err;
+	json_t *reply = cli_call(json_pack("{s:s}", "type", "nodes"), &err);
+	int rc = 0;
+
+	if (!reply) {
+		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
+		return 1;
+	}
+	filter_reply(reply, v->parts, v->states, v->names, v->all, v->responding);
+	if (v->reasons && !v->fmt)
+		rc = print_reasons(prog, json_object_get(reply, "nodes"), v->header);
+	else if (v->fmt)
+		rc = print_format(prog, v->fmt, json_object_get(reply, "nodes"),
+				  json_object_get(reply, "partitions"), v->header, v->node_mode);
+	else if (v->node_mode)
+		print_nodes(json_object_get(reply, "nodes"), json_object_get(reply, "partitions"),
+			    v->header, v->lng);
+	else
+		print_default(json_object_get(reply, "nodes"), json_object_get(reply, "partitions"),
+			      v->header);
+	json_decref(reply);
+	return rc;
 }
 
 int cli_sinfo_main(const char *prog, int argc, char **argv)
@@ -502,29 +569,30 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 		{ "nodes", required_argument, NULL, 'n' },    { "all", no_argument, NULL, 'a' },
 		{ "exact", no_argument, NULL, 'e' },	      { "version", no_argument, NULL, 'V' },
 		{ "usage", no_argument, NULL, 'H' },	      { "hide", no_argument, NULL, 'I' },
-		{ "verbose", no_argument, NULL, 'v' },
+		{ "verbose", no_argument, NULL, 'v' },	      { "summarize", no_argument, NULL, 's' },
+		{ "responding", no_argument, NULL, 'r' },     { "iterate", required_argument, NULL, 'i' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *parts = NULL, *states = NULL;
 	struct spur_hostlist *names = NULL;
-	bool all = false;
+	bool all = false, responding = false;
+	int iterate = 0;
 	bool node_mode = false, lng = false, header = true, json_out = false, reasons = false;
 	const char *fmt = NULL;
 	int rc = 0;
 	struct spur_error err;
-	json_t *reply;
 	char *pargv[64 + 1];
 	int pargc;
 	int opt;
 
-	static const char *const unbuilt[] = { "clusters", "dead",	 "federation", "iterate",
-					       "local",	   "noconvert", "reservation", "responding",
-					       "sort",	   "summarize", "Format",      NULL };
+	static const char *const unbuilt[] = { "clusters", "dead",	 "federation",
+					       "local",	   "noconvert", "reservation",
+					       "sort",	   "Format",    NULL };
 
-	if (cli_refused_opts(prog, argc, argv, unbuilt, "MOSTdirs"))
+	if (cli_refused_opts(prog, argc, argv, unbuilt, "MOSTd"))
 		return 1;
 	pargc = cli_getopt_argv("sinfo", argc, argv, pargv, 64);
-	while ((opt = getopt_long(pargc, pargv, "NlhJo:Rp:t:n:aeVv", opts, NULL)) != -1) {
+	while ((opt = getopt_long(pargc, pargv, "NlhJo:Rp:t:n:aeVvsri:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
 			parts = optarg;
@@ -549,6 +617,18 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 			break;
 		case 'v':
 			break; /* sinfo has nothing more to say */
+		case 's':
+			fmt = "%9P %.5a %.10l %.16F %N"; /* Slurm's summary */
+			break;
+		case 'r':
+			responding = true;
+			break;
+		case 'i':
+			if ((iterate = atoi(optarg)) <= 0) {
+				cli_error(prog, "Invalid --iterate value: %s", optarg);
+				return 1;
+			}
+			break;
 		case 'V':
 			cli_version();
 			return 0;
@@ -587,31 +667,22 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 		}
 		return cli_json_print(prog, "/slurm/" REST_API "/nodes");
 	}
-	reply = cli_call(json_pack("{s:s}", "type", "nodes"), &err);
-	if (!reply) {
-		spur_hostlist_destroy(names);
-		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
-		return 1;
+	{
+		struct sinfo_view v = { parts, states, names, all, responding, reasons, fmt, node_mode,
+					lng, header };
+
+		/* -i N: again every N seconds, each time after a blank line */
+		for (;; sleep((unsigned)iterate), putchar('\n')) {
+			time_t now = time(NULL);
+
+			if (iterate)
+				printf("%s", ctime(&now));
+			rc = sinfo_once(prog, &v);
+			fflush(stdout);
+			if (rc || !iterate)
+				break;
+		}
 	}
-	filter_reply(reply, parts, states, names, all);
 	spur_hostlist_destroy(names);
-	if (reasons && !fmt) {
-		rc = print_reasons(prog, json_object_get(reply, "nodes"), header);
-	} else if (fmt) {
-		rc = print_format(prog, fmt, json_object_get(reply, "nodes"),
-				  json_object_get(reply, "partitions"), header, node_mode);
-	} else if (json_out) {
-		json_object_del(reply, "type");
-		json_object_del(reply, "v");
-		json_dumpf(reply, stdout, JSON_INDENT(2));
-		putchar('\n');
-	} else if (node_mode) {
-		print_nodes(json_object_get(reply, "nodes"), json_object_get(reply, "partitions"), header,
-			    lng);
-	} else {
-		print_default(json_object_get(reply, "nodes"), json_object_get(reply, "partitions"),
-			      header);
-	}
-	json_decref(reply);
 	return rc;
 }

@@ -49,6 +49,11 @@ check "sinfo -p names one partition" sh -c '[ "$(sinfo -h -p gpu -o %P)" = "gpu*
 check "sinfo hides Hidden=YES, -a shows it" \
 	sh -c '! sinfo -h -o %P | grep -q hid && sinfo -a -h -o %P | grep -qx hid'
 check "sinfo -N -n mi2 -e -o '%N|%t'" sh -c '[ "$(sinfo -h -N -n mi2 -e -o "%N|%t")" = "mi2|idle" ]'
+check "sinfo -s: Slurm's summary header" \
+	sh -c "[ \"\$(sinfo -s | head -1)\" = \"\$(sed -n '/^== sinfo -s/{n;p}' '$GOLD/slurm-surface.txt')\" ]"
+check "sinfo %C and %F summed over the row's nodes" \
+	sh -c '[ "$(sinfo -h -p gpu -o "%C %F")" = "0/16/0/16 0/2/0/2" ]'
+check "sinfo -r: the nodes that answer" sh -c '[ "$(sinfo -h -N -r -p gpu -o %N | wc -l)" = 2 ]'
 check "sinfo -t alloc shows no idle node" sh -c '[ -z "$(sinfo -h -N -t alloc -o %N)" ]'
 
 # --- squeue and scontrol show job
