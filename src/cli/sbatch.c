@@ -740,6 +740,9 @@ static int parse_directives(struct sbatch *sb, const char *script)
 
 		snprintf(line, sizeof(line), "%.*s", (int)len, p);
 		p = nl ? nl + 1 : p + len;
+		if (!strncmp(line, "#SBATCH", 7) && strstr(line, "hetjob") &&
+		    !strcmp(line + 7 + strspn(line + 7, " \t"), "hetjob"))
+			return fail("heterogeneous jobs (#SBATCH hetjob) are not supported by Spur");
 		if (!strncmp(line, "#SBATCH", 7) && (isspace((unsigned char)line[7]) || !line[7])) {
 			words[0] = "sbatch";
 			n = split_words(line + 7, words + 1, 62, buf, sizeof(buf)) + 1;
@@ -890,6 +893,12 @@ int cli_job_parse(json_t *job, int argc, char **argv)
 		return CLI_JOB_PARSE_DONE;
 	if (first < 0)
 		return first;
+	if (first < argc && !strcmp(argv[first], ":")) {
+		fprintf(stderr, "%s: error: heterogeneous jobs (components joined by ':') are not "
+				"supported by Spur\n",
+			argv[0]);
+		return -1;
+	}
 	if (sb.wrap || sb.parsable || sb.wait) {
 		fail("--wrap, --parsable and --wait are sbatch's");
 		return -1;
@@ -937,6 +946,10 @@ int cli_sbatch_main(const char *prog, int argc, char **argv)
 	first = parse_args(&sb, argc + 1, pargv, false);
 	if (first < 0) {
 		rc = first == -SBATCH_EXIT_DONE ? 0 : -first;
+		goto out;
+	}
+	if (first < argc + 1 && !strcmp(pargv[first], ":")) {
+		rc = fail("heterogeneous jobs (components joined by ':') are not supported by Spur");
 		goto out;
 	}
 	if (sb.wrap) {

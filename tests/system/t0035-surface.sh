@@ -205,6 +205,8 @@ check "srun -o (its own, not sbatch's) is refused by name" \
 	sh -c "[ $rc = 1 ] && grep -q -- '--output is not supported' srun-o.err"
 salloc --array=1-2 true 2>/dev/null
 check "an sbatch option salloc lacks is unknown to salloc (exit 255)" [ $? = 255 ]
+check "heterogeneous jobs (':') refused by name" \
+	sh -c "sbatch -N1 : -N1 --wrap true 2>&1 | grep -q 'heterogeneous jobs' && ! sbatch -N1 : -N1 --wrap true 2>/dev/null"
 check "srun --help prints srun's usage" sh -c 'srun --help | head -1 | grep -q "^Usage: srun"'
 check "salloc --help prints salloc's" sh -c 'salloc --help | head -1 | grep -q "^Usage: salloc"'
 finish
