@@ -15,9 +15,10 @@ TRACE        ?= $(shell d=$$PWD; while [ "$$d" != / ]; do \
 # Debian 12 packages the build and the tests need (checked with dpkg-query).
 DEB_PACKAGES := meson ninja-build pkg-config gcc clang libclang-rt-14-dev libcmocka-dev python3 \
                 libjansson-dev libuv1-dev libsqlite3-dev libraft-dev libjwt-dev \
-                libmicrohttpd-dev chromium libpmix-dev openmpi-bin libopenmpi-dev mpich libmpich-dev liblua5.4-dev tmux
+                libmicrohttpd-dev chromium libpmix-dev openmpi-bin libopenmpi-dev mpich libmpich-dev liblua5.4-dev tmux \
+                expect
 
-.PHONY: all deps build check asan clang fuzz bench demo clean
+.PHONY: all deps build check asan clang fuzz bench demo clean expect-suite
 
 all: build
 
@@ -65,6 +66,11 @@ bench: build
 
 demo: build
 	@./tools/demo.sh $(BUILD)
+
+# Slurm 22.05's own expect tests (groups test1, 2, 4, 5, 6, 17) against Spur:
+# the table of results in docs/expect-suite.md (fetches Debian's source).
+expect-suite: build
+	@./tools/expect-suite.sh $(BUILD) docs/expect-suite.md
 
 clean:
 	rm -rf build build-asan build-clang build-fuzz

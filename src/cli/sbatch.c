@@ -79,7 +79,6 @@ static const struct {
 	{ "ntasks-per-core", required_argument, 0, P_ALL },
 	{ "ntasks-per-gpu", required_argument, 0, P_ALL },
 	{ "ntasks-per-socket", required_argument, 0, P_ALL },
-	{ "overcommit", no_argument, 'O', P_ALL },
 	{ "oversubscribe", no_argument, 's', P_ALL },
 	{ "power", required_argument, 0, P_ALL },
 	{ "prefer", required_argument, 0, P_ALL },
@@ -171,6 +170,7 @@ static const struct option own_opts[] = {
 	{ "reservation", required_argument, NULL, OPT_RESERVATION },
 	{ "export", required_argument, NULL, OPT_EXPORT },
 	{ "comment", required_argument, NULL, OPT_COMMENT },
+	{ "overcommit", no_argument, NULL, 'O' },
 	{ "kill-on-invalid-dep", required_argument, NULL, OPT_KILL_DEP },
 	{ "wckey", required_argument, NULL, OPT_WCKEY },
 	{ "signal", required_argument, NULL, OPT_SIGNAL },
@@ -192,7 +192,7 @@ static const struct option own_opts[] = {
 };
 #define NOWN (sizeof(own_opts) / sizeof(own_opts[0]))
 
-#define SHORT_OPTS "+J:N:n:c:t:p:A:q:G:o:e:i:D:a:d:w:x:C:WHb:hlQvV"
+#define SHORT_OPTS "+J:N:n:c:t:p:A:q:G:o:e:i:D:a:d:w:x:C:WHb:hlQvVO"
 
 static struct option opts[NOWN + NREFUSED + 1];
 static char short_opts[128];
@@ -370,6 +370,9 @@ static int apply_opt_more(struct sbatch *sb, int opt, const char *arg)
 		return 0;
 	case OPT_COMMENT:
 		json_object_set_new(job, "comment", json_string(arg));
+		return 0;
+	case 'O':
+		json_object_set_new(job, "overcommit", json_true());
 		return 0;
 	case OPT_KILL_DEP:
 		if (strcasecmp(arg, "yes") && strcasecmp(arg, "no"))
@@ -632,7 +635,10 @@ static int parse_args(struct sbatch *sb, int argc, char **argv, bool directives)
 		}
 		if (opt == OPT_USAGE) {
 			printf("Usage: %s [-N nnodes] [-n ntasks] [-c ncpus] [-p partition] [--hold] "
-			       "[-t minutes]\n", prog_name(prog));
+			       "[-t minutes] [-D path] %s\n",
+			       prog_name(prog), prog == P_SRUN	     ? "executable [args...]"
+						: prog == P_SALLOC ? "[command [args...]]"
+								   : "script [args...]");
 			return -SBATCH_EXIT_DONE;
 		}
 		if (opt == 'V') {

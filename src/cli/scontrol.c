@@ -891,6 +891,10 @@ static int scontrol_verb(const char *prog, int argc, char **argv)
 		return rc;
 	if (!strcasecmp(argv[0], "ping"))
 		return cli_scontrol_ping(prog);
+	if (!strcasecmp(argv[0], "version")) {
+		cli_version();
+		return 0;
+	}
 	if (!strcasecmp(argv[0], "token"))
 		return token(prog, argc - 1, argv + 1);
 	if (!strcasecmp(argv[0], "update") && argc > 1 && !strncasecmp(argv[1], "NodeName=", 9))

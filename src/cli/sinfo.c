@@ -651,8 +651,8 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 			reasons = true;
 			break;
 		case 'H':
-			printf("Usage: sinfo [-N] [-l] [-h] [-R] [-a] [-e] [-p PARTITIONS] [-t STATES] "
-			       "[-n NODES] [-o FORMAT] [--json]\n");
+			printf("Usage: sinfo [-aehlNRrsv] [-i seconds] [-t states] [-p partition] "
+			       "[-n node] [-o format] [--json]\n");
 			return 0;
 		default:
 			fprintf(stderr, "Try \"sinfo --help\" for more information\n");

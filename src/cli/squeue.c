@@ -235,8 +235,9 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 		case 'a':
 			break;
 		case 'H':
-			printf("Usage: squeue [-o FORMAT] [-O FIELDS] [-u USERS] [-t STATES] [-p PARTITIONS] "
-			       "[-j JOBS] [-h] [--start] [--json]\n");
+			printf("Usage: squeue [-A account] [-i seconds] [--job jobid] [-n name] [-o format]\n"
+			       "              [-O fields] [-p partitions] [-q qos] [--start] [-t states]\n"
+			       "              [-u user_name] [--usage] [-w nodes] [--json] [-ahlrv]\n");
 			return 0;
 		default:
 			fprintf(stderr, "Try \"squeue --help\" for more information\n");

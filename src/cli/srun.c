@@ -565,6 +565,7 @@ static void step_done(const char *jobid, const json_t *reply, const char *cmd, i
 
 /* srun outside a job: the step options sbatch's parser kept aside. */
 static json_t *kept; /* their strings, which the step options point into */
+static char workdir[4096];
 
 static void drop_kept(void)
 {
@@ -591,6 +592,10 @@ static int outside_step_opts(const char *prog, json_t *job, struct step_opts *so
 	}
 	so->pty = pty;
 	so->cpus_per_task = (int)spur_json_int(job, "cpus_per_task", 0);
+	/* -D: the allocation's folder is the tasks' too */
+	snprintf(workdir, sizeof(workdir), "%s", spur_json_str(job, "workdir", ""));
+	if (*workdir)
+		so->chdir = workdir;
 	so->gpus_per_task = (int)spur_json_int(job, "gpus_per_task", 0);
 	/* so's strings point into it: it lives as long as srun */
 	if (a && !kept) {

@@ -109,6 +109,7 @@ struct core_job {
 	int part; /* partition while running, -1 */
 	uint32_t nodes, ntasks, cpus_per_task, gpn, gpu_total, gpt, spn;
 	int8_t kill_invalid_dep; /* as sched_job_spec's */
+	bool overcommit;	 /* -O: one task's CPUs per node */
 	uint64_t mem;
 	int gpu_type; /* -1 any */
 	int64_t time_limit; /* 0: partition default */

@@ -32,6 +32,9 @@ uint32_t core_job_gpus_per_node(const struct core_job *j)
 
 uint32_t core_job_cpus_per_node(const struct core_job *j)
 {
+	/* -O: as if one task per node were asked for */
+	if (j->overcommit)
+		return j->cpus_per_task;
 	return ((j->ntasks + j->nodes - 1) / j->nodes) * j->cpus_per_task;
 }
 

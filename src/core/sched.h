@@ -177,6 +177,7 @@ struct sched_job_spec {
 	int32_t nice;
 	int64_t submit_time; /* filled from the event when 0 */
 	int8_t kill_invalid_dep; /* --kill-on-invalid-dep: 1 yes, -1 no, 0 as configured */
+	bool overcommit;	 /* -O: CPUs as for one task per node, whatever ntasks */
 };
 
 /* Slurm's job states, in Slurm's words. */

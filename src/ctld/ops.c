@@ -78,6 +78,7 @@ static int spec_from_json(const json_t *j, uint32_t id, struct sched_job_spec *s
 	sp->gpus_per_task = (uint32_t)spur_json_int(j, "gpus_per_task", 0);
 	sp->gpu_type = spur_json_str(j, "gpu_type", NULL);
 	sp->time_limit = spur_json_int(j, "time_limit", 0);
+	sp->overcommit = spur_json_bool(j, "overcommit", 0);
 	if (json_is_boolean(json_object_get(j, "kill_invalid_dep")))
 		sp->kill_invalid_dep = spur_json_bool(j, "kill_invalid_dep", 0) ? 1 : -1;
 	sp->constraint = spur_json_str(j, "constraint", NULL);

@@ -199,6 +199,9 @@ rc=$?
 check "srun outside a job takes its step options (-K ends the step at a bad exit)" \
 	sh -c "[ $rc = 3 ] && ! grep -q survived k.out"
 [ "$rc" = 3 ] || { echo "  rc=$rc"; sed 's/^/  | /' k.out; }
+check "srun -O: 10 tasks on one 8-CPU node (one task's CPUs allocated)" \
+	sh -c '[ "$(srun -N1 -n10 -O -l true 2>&1 | wc -l)" = 0 ] && [ "$(srun -N1 -n10 -O -l echo x | wc -l)" = 10 ]'
+check "srun --chdir outside a job: the tasks' folder" sh -c "[ \"\$(srun -D /tmp pwd)\" = /tmp ]"
 srun -o x.out true 2>srun-o.err
 rc=$?
 check "srun -o (its own, not sbatch's) is refused by name" \
