@@ -212,9 +212,27 @@ static void become_task(const struct spurd_task_spec *t)
 	if (getuid() == 0 && t->uid != 0 &&
 	    (setgroups((size_t)t->ngroups, t->groups) || setgid(t->gid) || setuid(t->uid)))
 		return;
-	env = spurd_task_prolog(t->task_prolog, (char **)t->env);
+	env = spurd_task_prolog(t->task_prolog, spurd_env_with_task_pid((char **)t->env));
 	spurd_task_epilog_wrap(t->task_epilog, env);
 	exec_in_path(t->argv, env);
+}
+
+char **spurd_env_with_task_pid(char **env)
+{
+	static char pid[48];
+	size_t n = 0;
+	char **v;
+
+	while (env && env[n])
+		n++;
+	v = calloc(n + 2, sizeof(*v));
+	if (!v)
+		return env;
+	for (size_t i = 0; i < n; i++)
+		v[i] = env[i];
+	snprintf(pid, sizeof(pid), "SLURM_TASK_PID=%ld", (long)getpid());
+	v[n] = pid;
+	return v;
 }
 
 pid_t spurd_task_start(const struct spurd_task_spec *t)

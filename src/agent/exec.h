@@ -39,6 +39,9 @@ pid_t spurd_task_start(const struct spurd_task_spec *t);
  * sets, "unset NAME" removes, "print TEXT" goes to the task's stdout (fd
  * 1). Returns the environment to exec with (env itself, or a new array). */
 char **spurd_task_prolog(const char *prolog, char **env);
+/* env and SLURM_TASK_PID=this process's pid, for the task's own
+ * environment (in the task's process, just before its exec). */
+char **spurd_env_with_task_pid(char **env);
 /* Then, with a TaskEpilog: fork; the child returns to exec the task, this
  * process waits for it, runs TaskEpilog with env and exits as the task
  * did. Returns only in the child (or without an epilog, or when the fork

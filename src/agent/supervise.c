@@ -67,25 +67,6 @@ static int put_line(const char *dir, const char *line)
 	return n == len ? 0 : -1;
 }
 
-/* The job's environment and SLURM_TASK_PID, the batch shell's pid (in the
- * job's process, just before its exec: nothing to free). */
-static char **with_task_pid(char **env)
-{
-	size_t n = 0;
-	char **v;
-	static char pid[48];
-
-	while (env && env[n])
-		n++;
-	v = calloc(n + 2, sizeof(*v));
-	if (!v)
-		return env;
-	for (size_t i = 0; i < n; i++)
-		v[i] = env[i];
-	snprintf(pid, sizeof(pid), "SLURM_TASK_PID=%ld", (long)getpid());
-	v[n] = pid;
-	return v;
-}
 
 /* In the job's process, before its script starts: become the job's user,
  * enter its folder (as slurmstepd: /tmp when it cannot), open its output.
@@ -127,7 +108,7 @@ static void become_job(const struct spurd_supervise_args *a)
 		argv[argc + 1] = (char *)a->args[argc];
 	argv[0] = (char *)a->script;
 	argv[argc + 1] = NULL;
-	env = spurd_task_prolog(a->task_prolog, with_task_pid(a->env));
+	env = spurd_task_prolog(a->task_prolog, spurd_env_with_task_pid(a->env));
 	spurd_task_epilog_wrap(a->task_epilog, env);
 	execve(a->script, argv, env);
 	fprintf(stderr, "slurmstepd: error: execve(): %s: %s\n", a->script, strerror(errno));

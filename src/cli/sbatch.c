@@ -913,6 +913,8 @@ int cli_job_parse(json_t *job, int argc, char **argv)
 		json_object_set_new(job, "ntasks",
 				    json_integer(spur_json_int(job, "ntasks_per_node", 0) *
 						 spur_json_int(job, "nodes", 1)));
+	if (sb.verbose) /* -v: the command says more (srun, salloc take it out) */
+		json_object_set_new(job, "verbose", json_integer(sb.verbose));
 	return first;
 }
 

@@ -101,7 +101,7 @@ static void fence_add(struct fences *f, const json_t *m, int nnodes, const struc
 
 /* What srun's options inside a job ask of the step. */
 struct step_opts {
-	int nodes, ntasks, per_node, cpus_per_task, gpus_per_task, gpus, gpus_per_node;
+	int nodes, ntasks, per_node, cpus_per_task, gpus_per_task, gpus, gpus_per_node, verbose;
 	bool label, kill_bad, pty, exact, overlap;
 	const char *name, *chdir, *export, *cpu_bind, *mpi, *nodelist, *exclude;
 };
@@ -134,6 +134,7 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 		{ "mpi", required_argument, NULL, O_MPI },
 		{ "overlap", no_argument, NULL, O_OVERLAP },
 		{ "unbuffered", no_argument, NULL, 'u' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		/* Slurm's, refused by name below */
 		{ "gres", required_argument, NULL, O_GRES }, { "gpus", required_argument, NULL, 'G' },
@@ -153,8 +154,9 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 	};
 	int opt, idx = -1;
 
-	while ((opt = getopt_long(argc, argv, "+N:n:lJ:c:D:uhG:m:KW:w:x:o:e:i:", opts, &idx)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+N:n:lJ:c:D:uhG:m:KW:w:x:o:e:i:v", opts, &idx)) != -1) {
 		switch (opt) {
+		case 'v': o->verbose++; break;
 		case 'N': o->nodes = atoi(optarg); break;
 		case 'n': o->ntasks = atoi(optarg); break;
 		case O_PER_NODE: o->per_node = atoi(optarg); break;
@@ -563,9 +565,24 @@ static void step_done(const char *jobid, const json_t *reply, const char *cmd, i
 	json_decref(ok); /* the step ran either way: only its record is at stake */
 }
 
+/* The step's nodes, "a,b,c" (for -v). */
+static const char *step_nodes(const json_t *reply)
+{
+	static char buf[4096];
+	size_t i, o = 0;
+	json_t *n;
+
+	buf[0] = '\0';
+	json_array_foreach(json_object_get(reply, "nodes"), i, n)
+		if (o + 2 < sizeof(buf))
+			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%s", i ? "," : "",
+					      json_string_value(n) ? json_string_value(n) : "");
+	return buf;
+}
+
 /* srun outside a job: the step options sbatch's parser kept aside. */
 static json_t *kept; /* their strings, which the step options point into */
-static char workdir[4096];
+static char workdir[4096], export[8192];
 
 static void drop_kept(void)
 {
@@ -592,6 +609,11 @@ static int outside_step_opts(const char *prog, json_t *job, struct step_opts *so
 	}
 	so->pty = pty;
 	so->cpus_per_task = (int)spur_json_int(job, "cpus_per_task", 0);
+	/* --export: the tasks' environment, as inside a job */
+	if (json_is_string(json_object_get(job, "export"))) {
+		snprintf(export, sizeof(export), "%s", spur_json_str(job, "export", ""));
+		so->export = export;
+	}
 	/* -D: the allocation's folder is the tasks' too */
 	snprintf(workdir, sizeof(workdir), "%s", spur_json_str(job, "workdir", ""));
 	if (*workdir)
@@ -639,8 +661,10 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 		}
 		label = spur_json_bool(job, "label", 0);
 		so.pty = spur_json_bool(job, "pty", 0);
+		so.verbose = (int)spur_json_int(job, "verbose", 0);
 		json_object_del(job, "label");
 		json_object_del(job, "pty");
+		json_object_del(job, "verbose");
 		/* the step's own options (--mpi, -K, --cpu-bind...), checked by
 		 * srun's step parser; the job's -c and --gpus-per-task hold for
 		 * its tasks too */
@@ -658,6 +682,8 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 		aenv = cli_allocate(prog, job, &alloc_fd, &alloc_id);
 		if (!aenv)
 			return 1;
+		if (so.verbose)
+			fprintf(stderr, "%s: Granted job allocation %u\n", prog, alloc_id);
 		cli_setenv_all(aenv);
 		json_decref(aenv);
 		snprintf(idbuf, sizeof(idbuf), "%u", alloc_id);
@@ -744,6 +770,10 @@ have_command:
 			cli_release(prog, alloc_fd, alloc_id, 1);
 		return 1;
 	}
+	if (so.verbose) /* as Slurm's srun -v */
+		fprintf(stderr, "%s: jobid %s: nodes(%d):`%s', %d tasks\n", prog, jobid,
+			(int)spur_json_int(reply, "nnodes", 1), step_nodes(reply),
+			(int)spur_json_int(reply, "ntasks", 1));
 	memset(&r, 0, sizeof(r));
 	r.lfd = lfd;
 	r.total = (int)spur_json_int(reply, "ntasks", 1);

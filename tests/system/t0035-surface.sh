@@ -202,6 +202,11 @@ check "srun outside a job takes its step options (-K ends the step at a bad exit
 check "srun -O: 10 tasks on one 8-CPU node (one task's CPUs allocated)" \
 	sh -c '[ "$(srun -N1 -n10 -O -l true 2>&1 | wc -l)" = 0 ] && [ "$(srun -N1 -n10 -O -l echo x | wc -l)" = 10 ]'
 check "srun --chdir outside a job: the tasks' folder" sh -c "[ \"\$(srun -D /tmp pwd)\" = /tmp ]"
+check "srun --export=VAR=val outside a job" sh -c '[ "$(srun -N1 --export=TEST_X=123 sh -c "echo \$TEST_X")" = 123 ]'
+check "srun tasks have SLURM_TASK_PID (their own pid)" \
+	sh -c '[ "$(srun -n2 sh -c "[ \$SLURM_TASK_PID = \$\$ ] && echo same" | grep -c same)" = 2 ]'
+check "srun -v says the allocation and the step's nodes" \
+	sh -c 'srun -v -N1 true 2>&1 | grep -q "^srun: jobid [0-9]*: nodes(1):"'
 srun -o x.out true 2>srun-o.err
 rc=$?
 check "srun -o (its own, not sbatch's) is refused by name" \
