@@ -338,8 +338,18 @@ static void relay_msg(struct relay *r, int k, json_t *m)
 		fence_add(&r->fences, m, r->expect, r->pfd + 1, r->nconn);
 	} else if (!strcmp(type, "exit")) {
 		int code = (int)spur_json_int(m, "code", 1);
+		const char *node = r->node_of[k] >= 0
+					   ? json_string_value(json_array_get(r->names, (size_t)r->node_of[k]))
+					   : NULL;
 
 		r->exited++;
+		/* as Slurm's srun: a task that failed, by name */
+		if (code > 128 && code < 128 + 65)
+			fprintf(stderr, "srun: error: %s: task %d: %s\n", node ? node : "?", rank,
+				strsignal(code - 128));
+		else if (code)
+			fprintf(stderr, "srun: error: %s: task %d: Exited with exit code %d\n",
+				node ? node : "?", rank, code);
 		if (code && r->kill_bad && !r->killed) {
 			/* -K: the first bad exit ends the step */
 			relay_send_all(r, json_pack("{s:s}", "type", "kill"));
@@ -608,6 +618,10 @@ static int outside_step_opts(const char *prog, json_t *job, struct step_opts *so
 		optind = saved;
 	}
 	so->pty = pty;
+	if (rc < 0) {
+		json_object_del(job, "step_argv");
+		return -1;
+	}
 	so->cpus_per_task = (int)spur_json_int(job, "cpus_per_task", 0);
 	/* --export: the tasks' environment, as inside a job */
 	if (json_is_string(json_object_get(job, "export"))) {
@@ -625,7 +639,7 @@ static int outside_step_opts(const char *prog, json_t *job, struct step_opts *so
 		atexit(drop_kept);
 	}
 	json_object_del(job, "step_argv");
-	return rc < 0 ? 1 : rc;
+	return rc;
 }
 
 int cli_srun_main(const char *prog, int argc, char **argv)
@@ -654,11 +668,6 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 			json_decref(job);
 			return first == CLI_JOB_PARSE_DONE ? 0 : -first;
 		}
-		if (first >= pargc) {
-			json_decref(job);
-			cli_error(prog, "No command given to execute.");
-			return 1;
-		}
 		label = spur_json_bool(job, "label", 0);
 		so.pty = spur_json_bool(job, "pty", 0);
 		so.verbose = (int)spur_json_int(job, "verbose", 0);
@@ -670,7 +679,12 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 		 * its tasks too */
 		if ((rc = outside_step_opts(prog, job, &so)) != 0) {
 			json_decref(job);
-			return rc;
+			return rc < 0 ? 0 : rc; /* --mpi=list: said, done */
+		}
+		if (first >= pargc) {
+			json_decref(job);
+			cli_error(prog, "No command given to execute.");
+			return 1;
 		}
 		nodes = (int)spur_json_int(job, "nodes", 0);
 		ntasks = (int)spur_json_int(job, "ntasks", 0);

@@ -207,6 +207,9 @@ check "srun tasks have SLURM_TASK_PID (their own pid)" \
 	sh -c '[ "$(srun -n2 sh -c "[ \$SLURM_TASK_PID = \$\$ ] && echo same" | grep -c same)" = 2 ]'
 check "srun -v says the allocation and the step's nodes" \
 	sh -c 'srun -v -N1 true 2>&1 | grep -q "^srun: jobid [0-9]*: nodes(1):"'
+check "srun names a failed task as Slurm: 'srun: error: NODE: task N: Exited with exit code X'" \
+	sh -c 'srun -N1 -n1 sh -c "exit 21" 2>&1 | grep -q "^srun: error: mi[12]: task 0: Exited with exit code 21$"'
+check "srun --mpi=list outside a job" sh -c 'srun --mpi=list | grep -q "MPI plugin types are"'
 srun -o x.out true 2>srun-o.err
 rc=$?
 check "srun -o (its own, not sbatch's) is refused by name" \
