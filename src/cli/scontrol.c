@@ -20,6 +20,8 @@
 #include <unistd.h>
 
 static int scontrol_verb(const char *prog, int argc, char **argv);
+static int one_command(const char *prog, int argc, char **words);
+static int interactive(const char *prog);
 
 static int show_hostnames(const char *prog, const char *expr)
 {
@@ -857,12 +859,22 @@ static int sc_options(const char *prog, int *argc, char **argv, char **words)
 
 int cli_scontrol_main(const char *prog, int argc, char **argv)
 {
-	char *words[256 + 1], *buf = NULL;
-	size_t len = 0;
+	char *words[256 + 1];
 	int rc = sc_options(prog, &argc, argv, words);
 
 	if (rc < 0)
 		return rc == -1000 ? 0 : 1;
+	if (!argc) /* no command: read them, as Slurm's scontrol does */
+		return interactive(prog);
+	return one_command(prog, argc, words);
+}
+
+static int one_command(const char *prog, int argc, char **words)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
 	out = stdout;
 	if (sc.oneliner && !(out = open_memstream(&buf, &len)))
 		out = stdout;
@@ -871,6 +883,33 @@ int cli_scontrol_main(const char *prog, int argc, char **argv)
 		fclose(out);
 		print_oneliner(buf, len);
 		free(buf);
+	}
+	fflush(stdout);
+	return rc;
+}
+
+/* "scontrol: " and a command per line, until exit, quit or the end of
+ * the input; the exit code is the last command's. */
+static int interactive(const char *prog)
+{
+	char line[4096], *words[256 + 1], *save;
+	int rc = 0, n;
+
+	for (;;) {
+		printf("scontrol: ");
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			break;
+		n = 0;
+		for (char *w = strtok_r(line, " \t\r\n", &save); w && n < 256;
+		     w = strtok_r(NULL, " \t\r\n", &save))
+			words[n++] = w;
+		words[n] = NULL;
+		if (!n)
+			continue;
+		if (!strcasecmp(words[0], "exit") || !strcasecmp(words[0], "quit"))
+			break;
+		rc = one_command(prog, n, words);
 	}
 	return rc;
 }

@@ -41,6 +41,8 @@ sed -n '/^== scontrol show node node1/,/^$/p' "$GOLD/slurm-surface.txt" | sed '1
 scontrol show node mi1 | keys >our-node.keys
 check "scontrol show node: Slurm's keys in Slurm's order" cmp -s gold-node.keys our-node.keys
 diff gold-node.keys our-node.keys | sed 's/^/  | /'
+check "scontrol with no command reads them (ping, then exit)" \
+	sh -c "printf 'ping\nexit\n' | scontrol | grep -q 'Slurmctld(primary) at .* is UP'"
 check "scontrol show node takes a hostlist" \
 	sh -c '[ "$(scontrol show node "mi[1-2]" | grep -c "^NodeName=")" = 2 ]'
 
