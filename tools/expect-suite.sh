@@ -10,7 +10,7 @@
 # Usage: tools/expect-suite.sh BUILD OUT [TEST_GLOB...]   (make expect-suite)
 set -u
 BUILD=$(readlink -f "$1")
-OUT=$2
+OUT=$(readlink -f "$2")
 shift 2
 GLOBS=("$@")
 [ ${#GLOBS[@]} -gt 0 ] || GLOBS=('test1.*' 'test2.*' 'test4.*' 'test5.*' 'test6.*' 'test17.*')
@@ -75,8 +75,12 @@ for g in "${GLOBS[@]}"; do
 		rc=$?
 		# the test's own reason: its first fatal or error line, without its
 		# time stamp and call trace
-		why=$(grep -E "^\[[0-9-]+ [0-9:.]+\] (Fatal|Error) |SKIP" "$LOGS/$t.log" | head -1 |
+		why=$(grep -E "^\[[0-9-]+ [0-9:.]+\] (Fatal|Error) " "$LOGS/$t.log" | head -1 |
 			sed -E 's/^\[[^]]*\] (Fatal|Error) +//; s/ \([a-z_]+@[^)]*\)$//' |
+			tr '|' '/' | cut -c1-200)
+		# a skip's reason: its last warning
+		[ "$rc" = 255 ] && why=$(grep -E "^\[[0-9-]+ [0-9:.]+\] Warning " "$LOGS/$t.log" | tail -1 |
+			sed -E 's/^\[[^]]*\] Warning +//; s/ \([a-z_]+@[^)]*\)$//' |
 			tr '|' '/' | cut -c1-200)
 		case $rc in
 		0) r=pass; pass=$((pass + 1)); why= ;;
