@@ -2109,6 +2109,8 @@ static void handle_config(struct ctld_conn *cn, json_t *msg)
 	conf_pair(a, "DefMemPerCPU", "%llu", (unsigned long long)f->def_mem_per_cpu_mb);
 	conf_pair(a, "DisableRootJobs", "%s", f->disable_root_jobs ? "Yes" : "No");
 	conf_pair(a, "SLURM_VERSION", "22.05.8 (Spur %s)", SPUR_VERSION);
+	if (f->nfiles) /* the file this controller read (the expect tests look for its folder) */
+		conf_pair(a, "SLURM_CONF", "%s", f->files[0]);
 	for (size_t i = 0; i < f->nextra; i++)
 		conf_pair(a, f->extra[i].key, "%s", f->extra[i].value);
 	n = json_array_size(a);

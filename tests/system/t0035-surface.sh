@@ -34,6 +34,7 @@ scontrol -o show partition gpu | keys >our.keys
 check "... with Slurm's keys in Slurm's order" cmp -s gold.keys our.keys
 check "scontrol show config: Slurm's layout" \
 	sh -c 'scontrol show config | grep -q "^ClusterName *= systest$" &&
+	       scontrol show config | grep -q "^SLURM_CONF *= .*/slurm.conf$" &&
 	       scontrol show config | head -1 | grep -q "^Configuration data as of "'
 check "scontrol --version says which Slurm it stands for" \
 	sh -c 'scontrol --version | grep -q "^slurm 22\.05\." && sbatch -V | grep -q "^slurm 22\.05\."'
