@@ -870,6 +870,10 @@ static int apply_env(struct sbatch *sb, const char *prog)
 		snprintf(var, sizeof(var), "%s%s", prefix, env_opts[i].var);
 		if (!(v = getenv(var)) || (env_opts[i].flag && !strcasecmp(v, "no")))
 			continue;
+		if (!strcmp(env_opts[i].var, "DEBUG")) { /* SBATCH_DEBUG=N: -v N times */
+			sb->verbose += atoi(v) > 0 ? atoi(v) : 1;
+			continue;
+		}
 		if (env_opts[i].flag)
 			snprintf(arg, sizeof(arg), "--%s", env_opts[i].opt);
 		else
@@ -918,16 +922,24 @@ int cli_job_parse(json_t *job, int argc, char **argv)
 	return first;
 }
 
-/* -v: the options as sbatch took them. */
-static void say_options(const json_t *job)
+/* -v: the options as sbatch took them, Slurm's words for the common ones. */
+static void say_options(const json_t *job, int verbose)
 {
 	const char *k;
 	json_t *v;
 
+	fprintf(stderr, "sbatch: defined options\n");
+	fprintf(stderr, "sbatch: %-20s: %d\n", "verbose", verbose);
+	if (json_object_get(job, "time_limit")) {
+		char hms[32];
+
+		spur_duration_format_hms(spur_json_int(job, "time_limit", 0), hms, sizeof(hms));
+		fprintf(stderr, "sbatch: %-20s: %s\n", "time", hms);
+	}
 	json_object_foreach((json_t *)job, k, v) {
 		char *text;
 
-		if (!strcmp(k, "env") || !strcmp(k, "script"))
+		if (!strcmp(k, "env") || !strcmp(k, "script") || !strcmp(k, "time_limit"))
 			continue;
 		text = json_is_string(v) ? NULL : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
 		fprintf(stderr, "sbatch: %-20s: %s\n", k, text ? text : json_string_value(v));
@@ -1019,7 +1031,7 @@ int cli_sbatch_main(const char *prog, int argc, char **argv)
 	/* --export: the environment the job gets */
 	json_object_set_new(sb.job, "env", cli_export_env(spur_json_str(sb.job, "export", NULL)));
 	if (sb.verbose)
-		say_options(sb.job);
+		say_options(sb.job, sb.verbose);
 	req = json_pack("{s:s,s:O,s:b}", "type", "submit", "job", sb.job, "wait", sb.wait);
 	fd = cli_send(req, 30000, &reply, &err);
 	json_decref(req);

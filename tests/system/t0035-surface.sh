@@ -163,6 +163,9 @@ check "SBATCH_PARTITION is read" sh -c "scontrol show job $j | grep -q Partition
 j2=$(SBATCH_PARTITION=hid sbatch --parsable -H -p gpu --wrap true)
 check "... and the command line overrides it" sh -c "scontrol show job $j2 | grep -q Partition=gpu"
 scancel "$j" "$j2"
+check "SBATCH_ACCOUNT, SBATCH_TIMELIMIT, SBATCH_DEBUG: sbatch -v says what it took" \
+	sh -c 'SBATCH_ACCOUNT=acz SBATCH_TIMELIMIT=3 SBATCH_DEBUG=2 sbatch -H -o /dev/null --wrap true 2>&1 |
+	       grep -c "^sbatch: \(account *: acz\|time *: 00:03:00\|verbose *: 2\)$" | grep -qx 3'
 check "-Q: nothing said on success" sh -c '[ -z "$(sbatch -Q -o /dev/null --wrap true)" ]'
 check "-N 1-2 is taken" sh -c 'sbatch --parsable --wait -N 1-2 -o /dev/null --wrap true >/dev/null'
 
