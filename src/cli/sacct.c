@@ -234,7 +234,7 @@ static void print_row(const json_t *job, const json_t *step, const struct col *c
  * not ended before S). */
 struct sacct_filter {
 	const char *states, *names, *accounts, *partitions;
-	struct spur_hostlist *nodes;
+	const char *nodes; /* -N: a hostlist expression */
 	int64_t start, end; /* -S, -E; 0: none */
 };
 
@@ -242,9 +242,6 @@ static bool row_wanted(const json_t *j, const struct sacct_filter *f)
 {
 	const char *st = spur_json_str(j, "state", "");
 	int64_t end = spur_json_int(j, "end", 0);
-	struct spur_error err;
-	struct spur_hostlist *hl;
-	bool meet = false;
 
 	if (f->states && !spur_jobfmt_in_list(f->states, st) &&
 	    !spur_jobfmt_in_list(f->states, spur_jobfmt_state_code(st)))
@@ -255,13 +252,7 @@ static bool row_wanted(const json_t *j, const struct sacct_filter *f)
 		return false;
 	if ((f->end && spur_json_int(j, "submit", 0) > f->end) || (f->start && end && end < f->start))
 		return false;
-	if (!f->nodes)
-		return true;
-	hl = spur_hostlist_from_expr(spur_json_str(j, "nodelist", ""), &err);
-	for (size_t i = 0; hl && !meet && i < spur_hostlist_count(hl); i++)
-		meet = spur_hostlist_find(f->nodes, spur_hostlist_nth(hl, i)) >= 0;
-	spur_hostlist_destroy(hl);
-	return meet;
+	return !f->nodes || spur_hostlist_meet(f->nodes, spur_json_str(j, "nodelist", ""));
 }
 
 /* -S/-E as Slurm reads them (the --begin forms: HH:MM, YYYY-MM-DD[THH:MM],
@@ -291,13 +282,17 @@ static int filter_opt(const char *prog, int opt, const char *arg, struct sacct_f
 	case 'm': f->names = arg; return 0;
 	case 'A': f->accounts = arg; return 0;
 	case 'r': f->partitions = arg; return 0;
-	case 'N':
-		spur_hostlist_destroy(f->nodes);
-		if (!(f->nodes = spur_hostlist_from_expr(arg, &err))) {
+	case 'N': {
+		struct spur_hostlist *hl = spur_hostlist_from_expr(arg, &err);
+
+		if (!hl) {
 			cli_error(prog, "Invalid node list: %s", arg);
 			return 1;
 		}
+		spur_hostlist_destroy(hl);
+		f->nodes = arg;
 		return 0;
+	}
 	case 'D': delim = arg; return 0;
 	default: return -1;
 	}
@@ -344,10 +339,8 @@ int cli_sacct_main(const char *prog, int argc, char **argv)
 	pargc = cli_getopt_argv("sacct", argc, argv, pargv, 128);
 	while ((opt = getopt_long(pargc, pargv, "j:u:ao:pPXnS:E:s:hA:r:N:", opts, NULL)) != -1) {
 		if ((frc = filter_opt(prog, opt, optarg, &flt)) >= 0) {
-			if (frc) {
-				spur_hostlist_destroy(flt.nodes);
+			if (frc)
 				return frc;
-			}
 			continue;
 		}
 		switch (opt) {
@@ -391,17 +384,14 @@ int cli_sacct_main(const char *prog, int argc, char **argv)
 		 * caller may see (a selection is not applied: none is taken) */
 		if (jobs || flt.states || flt.names || flt.accounts || flt.partitions ||
 		    flt.nodes || flt.start || flt.end) {
-			spur_hostlist_destroy(flt.nodes);
 			cli_error(prog, "--json with a selection is not supported by Spur");
 			return 1;
 		}
 		return cli_json_print(prog, "/slurmdb/" REST_API "/jobs");
 	}
 	ncols = parse_format(fmt, cols, 64);
-	if (ncols < 0) {
-		spur_hostlist_destroy(flt.nodes);
+	if (ncols < 0)
 		return 1;
-	}
 	/* as Slurm: from midnight today, unless -j or -s says which jobs */
 	if (!jobs && !flt.states && !flt.start) {
 		time_t now = time(NULL);
@@ -423,7 +413,6 @@ int cli_sacct_main(const char *prog, int argc, char **argv)
 		json_object_set_new(req, "user", json_string(user));
 	reply = cli_call(req, &err);
 	if (!reply) {
-		spur_hostlist_destroy(flt.nodes);
 		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
 		return 1;
 	}
@@ -458,6 +447,5 @@ int cli_sacct_main(const char *prog, int argc, char **argv)
 				  parsable2);
 	}
 	json_decref(reply);
-	spur_hostlist_destroy(flt.nodes);
 	return 0;
 }

@@ -64,6 +64,19 @@ long spur_hostlist_find(const struct spur_hostlist *hl, const char *name)
 	return -1;
 }
 
+bool spur_hostlist_meet(const char *a, const char *b)
+{
+	struct spur_hostlist *ha = spur_hostlist_from_expr(a, NULL);
+	struct spur_hostlist *hb = ha ? spur_hostlist_from_expr(b, NULL) : NULL;
+	bool meet = false;
+
+	for (size_t i = 0; hb && !meet && i < hb->n; i++)
+		meet = spur_hostlist_find(ha, hb->names[i]) >= 0;
+	spur_hostlist_destroy(hb);
+	spur_hostlist_destroy(ha);
+	return meet;
+}
+
 static int hl_append(struct spur_hostlist *hl, const char *name, size_t len)
 {
 	char *copy;

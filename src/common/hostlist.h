@@ -44,6 +44,10 @@ void spur_hostlist_first(const char *expr, char *buf, size_t len);
 /* Index of the first `name`, or -1. */
 long spur_hostlist_find(const struct spur_hostlist *hl, const char *name);
 
+/* Do two hostlist expressions name a common host? false when either is
+ * not a host list. */
+bool spur_hostlist_meet(const char *a, const char *b);
+
 /* Sort names (natural order: "n2" < "n10") and drop duplicates. */
 void spur_hostlist_uniq(struct spur_hostlist *hl);
 

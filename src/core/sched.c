@@ -631,6 +631,14 @@ static bool resv_admits(const struct core_resv *r, const char *user, const char 
 	return in_comma_list(r->users, user) || in_comma_list(r->accounts, account);
 }
 
+bool sched_node_reserved(const struct sched *s, uint32_t node, int64_t t0, int64_t t1)
+{
+	for (size_t r = 0; node < s->nnodes && r < s->nresvs; r++)
+		if (s->resvs[r].nodes[node] && t0 < s->resvs[r].end && s->resvs[r].start < t1)
+			return true;
+	return false;
+}
+
 int sched_del_reservation(struct sched *s, const char *name, struct spur_error *err)
 {
 	size_t r = 0;

@@ -150,6 +150,8 @@ int sched_add_reservation(struct sched *s, const struct sched_resv_spec *spec,
 /* Remove reservation name; SPUR_ESTATE while a pending or running job
  * names it (nothing changes then). */
 int sched_del_reservation(struct sched *s, const char *name, struct spur_error *err);
+/* Does a reservation hold node at some time in [t0, t1)? */
+bool sched_node_reserved(const struct sched *s, uint32_t node, int64_t t0, int64_t t1);
 
 /* ---------------------------------------------------------------- jobs */
 

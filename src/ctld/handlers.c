@@ -95,8 +95,7 @@ static void dependency_shown(const struct sched_job_info *info, const json_t *sp
 }
 
 /* The rest of what scontrol show job prints, as the job asked for it. */
-static void job_json_more(struct ctld *c, const struct ctld_job *cj,
-			  const struct sched_job_info *info, json_t *o)
+static void job_json_more(const struct ctld_job *cj, const struct sched_job_info *info, json_t *o)
 {
 	static const char *const strs[] = { "comment", "wckey",	  "qos",	"dependency",
 					    "error",   "input",	  "constraint", "nodelist",
@@ -120,7 +119,6 @@ static void job_json_more(struct ctld *c, const struct ctld_job *cj,
 	json_object_set_new(o, "mem_per_node", json_integer(spur_json_int(sp, "mem_per_node", 0)));
 	json_object_set_new(o, "batch", json_boolean(!ctld_job_interactive(cj)));
 	json_object_set_new(o, "command", json_string(spur_json_str(sp, "command", "")));
-	(void)c;
 }
 
 json_t *ctld_job_json(struct ctld *c, uint32_t id)
@@ -161,7 +159,7 @@ json_t *ctld_job_json(struct ctld *c, uint32_t id)
 	json_object_set_new(o, "requeue", json_integer(spur_json_bool(sp, "requeue", 1)));
 	json_object_set_new(o, "restarts",
 			    json_integer(cj->start_op ? cj->runs - 1 : cj->runs));
-	job_json_more(c, cj, &info, o);
+	job_json_more(cj, &info, o);
 	return o;
 }
 
@@ -273,6 +271,34 @@ static bool part_allows(struct ctld_conn *cn, const struct spur_conf_partition *
 	return false;
 }
 
+/* The job's partitions (or the default one) exist and let it in, at
+ * submission and at update; else the answer is Slurm's words, the detail
+ * line before the reason. */
+static bool job_partitions_ok(struct ctld_conn *cn, const json_t *job)
+{
+	const struct spur_conf *cf = cn->c->conf;
+	const char *pl = spur_json_str(job, "partition", NULL);
+
+	if (!pl)
+		return !spur_conf_default_partition(cf) ||
+		       part_allows(cn, spur_conf_default_partition(cf), job);
+	for (const char *p = pl; *p;) {
+		size_t l = strcspn(p, ",");
+		char name[128], detail[256];
+
+		snprintf(name, sizeof(name), "%.*s", (int)l, p);
+		p += l + (p[l] == ',');
+		if (!spur_conf_partition(cf, name)) {
+			snprintf(detail, sizeof(detail), "invalid partition specified: %s", name);
+			reply_error_detail(cn, SPUR_ENOENT, "Invalid partition name specified", detail);
+			return false;
+		}
+		if (!part_allows(cn, spur_conf_partition(cf, name), job))
+			return false;
+	}
+	return true;
+}
+
 static void handle_submit(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
@@ -311,31 +337,8 @@ static void handle_submit(struct ctld_conn *cn, json_t *msg)
 		reply_error_detail(cn, err.code, err.msg, *user_msg ? user_msg : NULL);
 		return;
 	}
-	/* Slurm's words: the detail line, then the reason */
-	if (json_is_string(json_object_get(job, "partition"))) {
-		const char *pl = spur_json_str(job, "partition", "");
-
-		for (const char *p = pl; *p;) {
-			size_t l = strcspn(p, ",");
-			char name[128];
-
-			snprintf(name, sizeof(name), "%.*s", (int)l, p);
-			p += l + (p[l] == ',');
-			if (!spur_conf_partition(c->conf, name)) {
-				char detail[256];
-
-				snprintf(detail, sizeof(detail), "invalid partition specified: %s", name);
-				reply_error_detail(cn, SPUR_ENOENT, "Invalid partition name specified",
-						   detail);
-				return;
-			}
-			if (!part_allows(cn, spur_conf_partition(c->conf, name), job))
-				return;
-		}
-	} else if (spur_conf_default_partition(c->conf) &&
-		   !part_allows(cn, spur_conf_default_partition(c->conf), job)) {
+	if (!job_partitions_ok(cn, job))
 		return;
-	}
 	op = json_pack("{s:s,s:i,s:I,s:O}", "op", "submit", "id", (int)id, "time",
 		       (json_int_t)ctld_now(), "job", job);
 	ok = json_pack("{s:s,s:i}", "type", "ok", "job_id", (int)id);
@@ -418,7 +421,12 @@ static int row_cmp(const void *a, const void *b)
 	return x->f.job_id < y->f.job_id ? -1 : x->f.job_id > y->f.job_id;
 }
 
-static bool hosts_meet(const char *a, const char *b);
+/* Is state (Slurm's name) in a -t list, by name or by code? */
+static bool state_in_list(const char *states, const char *name)
+{
+	return spur_jobfmt_in_list(states, name) ||
+	       spur_jobfmt_in_list(states, spur_jobfmt_state_code(name));
+}
 
 /* squeue -t: a comma list of states, by name or code, or "all"; without
  * it, the jobs not yet ended (ended ones stay MinJobAge for -t). */
@@ -426,9 +434,7 @@ static bool queue_state_wanted(const char *states, enum sched_job_state st, cons
 {
 	if (!states)
 		return st == SCHED_JOB_PENDING || st == SCHED_JOB_RUNNING;
-	return spur_jobfmt_in_list(states, "all") ? true
-	       : spur_jobfmt_in_list(states, name) ||
-		       spur_jobfmt_in_list(states, spur_jobfmt_state_code(name));
+	return spur_jobfmt_in_list(states, "all") || state_in_list(states, name);
 }
 
 /* squeue -n -A -q -w: names, accounts, QOS, nodes (each a comma list). */
@@ -436,7 +442,7 @@ static bool queue_spec_wanted(const json_t *msg, const struct ctld_job *cj)
 {
 	const char *nodes = spur_json_str(msg, "nodes", NULL);
 
-	if (nodes && (!cj->nodes || !hosts_meet(nodes, cj->nodes)))
+	if (nodes && (!cj->nodes || !spur_hostlist_meet(nodes, cj->nodes)))
 		return false;
 	return spur_jobfmt_in_list(spur_json_str(msg, "names", NULL),
 				   spur_json_str(cj->spec, "name", "")) &&
@@ -595,23 +601,6 @@ static void queue_text(struct ctld_conn *cn, json_t *msg, const char *fmt)
 	reply_ok(cn, reply);
 }
 
-/* Do two hostlist expressions name a common host? */
-static bool hosts_meet(const char *a, const char *b)
-{
-	struct spur_error err;
-	struct spur_hostlist *ha = spur_hostlist_from_expr(a, &err), *hb;
-	bool meet = false;
-
-	if (!ha)
-		return false;
-	hb = spur_hostlist_from_expr(b, &err);
-	for (size_t i = 0; hb && !meet && i < spur_hostlist_count(hb); i++)
-		meet = spur_hostlist_find(ha, spur_hostlist_nth(hb, i)) >= 0;
-	spur_hostlist_destroy(hb);
-	spur_hostlist_destroy(ha);
-	return meet;
-}
-
 /* Does an active job pass scancel's filters (-u -t -p -n -A -w)? Each is a
  * comma list; an absent one passes everything. */
 static bool cancel_filter_ok(struct ctld *c, const struct ctld_job *cj,
@@ -619,20 +608,16 @@ static bool cancel_filter_ok(struct ctld *c, const struct ctld_job *cj,
 {
 	struct spur_jobfmt_job f;
 	const char *states = spur_json_str(flt, "states", NULL);
-	const char *nodes = spur_json_str(flt, "nodes", NULL);
 
 	if (info->state != SCHED_JOB_PENDING && info->state != SCHED_JOB_RUNNING)
 		return false;
 	fmt_job(c, cj, info, &f);
-	if (states && !spur_jobfmt_in_list(states, f.state) &&
-	    !spur_jobfmt_in_list(states, spur_jobfmt_state_code(f.state)))
+	if (states && !state_in_list(states, f.state))
 		return false;
-	if (nodes && (!cj->nodes || !hosts_meet(nodes, cj->nodes)))
-		return false;
-	return spur_jobfmt_in_list(spur_json_str(flt, "users", NULL), f.user) &&
-	       spur_jobfmt_in_list(spur_json_str(flt, "partitions", NULL), f.partition) &&
-	       spur_jobfmt_in_list(spur_json_str(flt, "names", NULL), f.name) &&
-	       spur_jobfmt_in_list(spur_json_str(flt, "accounts", NULL), f.account);
+	/* -n -A -w as squeue's (flt has no "qos": every job passes that) */
+	return queue_spec_wanted(flt, cj) &&
+	       spur_jobfmt_in_list(spur_json_str(flt, "users", NULL), f.user) &&
+	       spur_jobfmt_in_list(spur_json_str(flt, "partitions", NULL), f.partition);
 }
 
 /* The jobs one scancel argument names: N (and, when N is an array's job
@@ -941,8 +926,7 @@ static const char *node_state_now(struct ctld *c, uint32_t i)
 {
 	const char *st = sched_node_state(c->sched, i);
 
-	if (!strcmp(st, "IDLE") && json_array_size(c->resv_ops) &&
-	    ctld_node_reserved(c, c->conf->nodes[i].name, ctld_now()))
+	if (!strcmp(st, "IDLE") && sched_node_reserved(c->sched, i, ctld_now(), ctld_now() + 1))
 		return "RESERVED";
 	return st;
 }
@@ -1449,31 +1433,14 @@ static bool update_strings_ok(const json_t *set, char *why, size_t len)
 static bool update_partition_ok(struct ctld_conn *cn, uint32_t id, const json_t *set)
 {
 	const struct ctld_job *cj = ctld_job(cn->c, id);
-	const char *pl;
 	json_t *job;
-	bool ok = true;
+	bool ok;
 
 	if (!cj)
 		return true; /* the core says the job is unknown */
 	job = json_deep_copy(cj->spec);
 	json_object_update(job, (json_t *)set);
-	pl = spur_json_str(job, "partition", NULL);
-	for (const char *p = pl ? pl : ""; *p && ok;) {
-		size_t l = strcspn(p, ",");
-		char name[128];
-		const struct spur_conf_partition *pt;
-
-		snprintf(name, sizeof(name), "%.*s", (int)l, p);
-		p += l + (p[l] == ',');
-		if (!(pt = spur_conf_partition(cn->c->conf, name))) {
-			reply_error(cn, SPUR_ENOENT, "Invalid partition name specified");
-			ok = false;
-		} else {
-			ok = part_allows(cn, pt, job);
-		}
-	}
-	if (!pl && ok && spur_conf_default_partition(cn->c->conf))
-		ok = part_allows(cn, spur_conf_default_partition(cn->c->conf), job);
+	ok = job_partitions_ok(cn, job);
 	json_decref(job);
 	return ok;
 }

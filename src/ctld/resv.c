@@ -8,12 +8,10 @@
 #include "common/hostlist.h"
 #include "common/alloc.h"
 #include "common/log.h"
-#include "common/timefmt.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 static void answer_error(struct ctld_conn *cn, int code, const char *msg)
 {
@@ -75,17 +73,12 @@ static char *pick_nodes(const struct ctld *c, long n, const char *part, int64_t 
 	long got = 0;
 
 	for (size_t i = 0; hl && i < c->conf->nnodes && got < n; i++) {
-		const char *name = c->conf->nodes[i].name;
-		bool in = !pt, taken = false;
-		size_t k;
-		json_t *op;
+		bool in = !pt;
 
 		for (size_t p = 0; pt && p < pt->nnodes && !in; p++)
 			in = pt->nodes[p] == i;
-		json_array_foreach(c->resv_ops, k, op)
-			if (spur_json_int(op, "start", 0) < end && start < spur_json_int(op, "end", 0))
-				taken |= ctld_hosts_have(spur_json_str(op, "nodes", ""), name);
-		if (in && !taken && spur_hostlist_push(hl, name, NULL) == 0)
+		if (in && !sched_node_reserved(c->sched, (uint32_t)i, start, end) &&
+		    spur_hostlist_push(hl, c->conf->nodes[i].name, NULL) == 0)
 			got++;
 	}
 	if (got == n)
@@ -168,26 +161,4 @@ void ctld_handle_resvs(struct ctld_conn *cn, json_t *msg)
 	ctld_conn_send(cn, json_pack("{s:s,s:O,s:I}", "type", "ok", "reservations",
 				     cn->c->resv_ops ? cn->c->resv_ops : json_array(), "now",
 				     (json_int_t)ctld_now()));
-}
-
-bool ctld_node_reserved(const struct ctld *c, const char *node, int64_t now)
-{
-	size_t i;
-	json_t *op;
-
-	json_array_foreach(c->resv_ops, i, op)
-		if (spur_json_int(op, "start", 0) <= now && now < spur_json_int(op, "end", 0) &&
-		    ctld_hosts_have(spur_json_str(op, "nodes", ""), node))
-			return true;
-	return false;
-}
-
-bool ctld_hosts_have(const char *expr, const char *name)
-{
-	struct spur_error err;
-	struct spur_hostlist *hl = spur_hostlist_from_expr(expr, &err);
-	bool in = hl && spur_hostlist_find(hl, name) >= 0;
-
-	spur_hostlist_destroy(hl);
-	return in;
 }

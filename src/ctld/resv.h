@@ -20,9 +20,5 @@ void ctld_handle_resv_create(struct ctld_conn *cn, json_t *msg);
 void ctld_handle_resv_delete(struct ctld_conn *cn, json_t *msg);
 void ctld_handle_resvs(struct ctld_conn *cn, json_t *msg);
 
-/* Is node in a reservation active at now (sinfo's "resv")? */
-bool ctld_node_reserved(const struct ctld *c, const char *node, int64_t now);
-/* Does the hostlist expr name host name? */
-bool ctld_hosts_have(const char *expr, const char *name);
 
 #endif
