@@ -21,8 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-extern char **environ;
-
 enum {
 	OPT_GRES = 1000, OPT_GPUS_PER_NODE, OPT_GPUS_PER_TASK, OPT_MEM_PER_CPU, OPT_MEM_PER_GPU,
 	OPT_PARSABLE, OPT_WAIT, OPT_HOLD, OPT_BEGIN, OPT_WRAP, OPT_EXCLUSIVE, OPT_QOS, OPT_NICE,
@@ -796,7 +794,6 @@ static void fill_identity(json_t *job)
 {
 	struct passwd *pw = getpwuid(getuid());
 	char cwd[4096], host[256];
-	json_t *env = json_object();
 	int prio;
 
 	json_object_set_new(job, "user", json_string(pw ? pw->pw_name : "nobody"));
@@ -810,16 +807,6 @@ static void fill_identity(json_t *job)
 	errno = 0;
 	prio = getpriority(PRIO_PROCESS, 0);
 	json_object_set_new(job, "prio_process", json_integer(errno ? 0 : prio));
-	for (char **e = environ; *e; e++) {
-		const char *eq = strchr(*e, '=');
-		char key[256];
-
-		if (!eq || (size_t)(eq - *e) >= sizeof(key))
-			continue;
-		snprintf(key, sizeof(key), "%.*s", (int)(eq - *e), *e);
-		json_object_set_new(env, key, json_string(eq + 1));
-	}
-	json_object_set_new(job, "env", env);
 }
 
 /* Slurm's input variables (SBATCH_* for sbatch, SALLOC_* for salloc):
@@ -895,6 +882,9 @@ int cli_job_parse(json_t *job, int argc, char **argv)
 	int first, rc;
 
 	fill_identity(job);
+	/* the allocation keeps the whole environment (sbatch's --export is
+	 * applied once its options are all read) */
+	json_object_set_new(job, "env", cli_export_env(NULL));
 	/* the input variables first, the command line over them */
 	if ((rc = apply_env(&sb, argv[0])))
 		return rc == SBATCH_EXIT_DONE ? CLI_JOB_PARSE_DONE : -rc;

@@ -296,9 +296,10 @@ static int create_resv(const char *prog, int argc, char **argv)
 	}
 	if (dur >= 0) /* Duration: from the start (now when none) */
 		json_object_set_new(req, "end",
-				    json_integer(json_integer_value(json_object_get(req, "start"))
-							 ? spur_json_int(req, "start", 0) + dur
-							 : (json_int_t)time(NULL) + dur));
+				    json_integer((spur_json_int(req, "start", 0)
+							  ? spur_json_int(req, "start", 0)
+							  : (json_int_t)time(NULL)) +
+						 dur));
 	reply = cli_call(req, &err);
 	if (!reply) {
 		cli_error(prog, "%s", err.msg);

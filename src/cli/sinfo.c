@@ -178,16 +178,6 @@ static bool field_text(char code, const json_t *nodes, const json_t *n, size_t n
 	case 'c':
 		snprintf(buf, len, "%" JSON_INTEGER_FORMAT, (json_int_t)spur_json_int(n, "cpus", 0));
 		return true;
-	case 'C': {
-		json_int_t t = spur_json_int(n, "cpus", 0), a = spur_json_int(n, "alloc_cpus", 0);
-		bool off = !strncmp(st, "DOWN", 4) || !strncmp(st, "DRAIN", 5);
-
-		snprintf(buf, len,
-			 "%" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT
-			 "/%" JSON_INTEGER_FORMAT,
-			 off ? 0 : a, off ? 0 : t - a, off ? t : 0, t);
-		return true;
-	}
 	case 'm':
 		snprintf(buf, len, "%" JSON_INTEGER_FORMAT, (json_int_t)spur_json_int(n, "memory", 0));
 		return true;
@@ -492,36 +482,6 @@ static int print_format(const char *prog, const char *fmt, const json_t *nodes,
 	return 0;
 }
 
-/* sinfo -p -t -n -a: the partitions asked for (hidden ones with -a or by
- * name), each with only the nodes of the states and names asked for
- * (and, -r, those whose agent answers). */
-static void filter_reply(json_t *reply, const char *parts, const char *states,
-			 const struct spur_hostlist *names, bool all, bool responding)
-{
-	json_t *pl = json_object_get(reply, "partitions"), *nodes = json_object_get(reply, "nodes");
-
-	for (size_t p = json_array_size(pl); p-- > 0;) {
-		json_t *pt = json_array_get(pl, p), *idx = json_object_get(pt, "nodes");
-
-		if ((parts && !spur_jobfmt_in_list(parts, spur_json_str(pt, "name", ""))) ||
-		    (!parts && !all && spur_json_bool(pt, "hidden", 0))) {
-			json_array_remove(pl, p);
-			continue;
-		}
-		for (size_t k = json_array_size(idx); k-- > 0;) {
-			size_t i = (size_t)json_integer_value(json_array_get(idx, k));
-			const json_t *n = json_array_get(nodes, i);
-			const char *st = spur_json_str(n, "state", "");
-
-			if ((responding && !spur_json_bool(n, "agent", 1)) ||
-			    (names && spur_hostlist_find(names, spur_json_str(n, "name", "")) < 0) ||
-			    (states && !spur_jobfmt_in_list(states, st) &&
-			     !spur_jobfmt_in_list(states, short_state(st))))
-				json_array_remove(idx, k);
-		}
-	}
-}
-
 /* What one sinfo shows, and how. */
 struct sinfo_view {
 	const char *parts, *states;
@@ -530,6 +490,36 @@ struct sinfo_view {
 	const char *fmt;
 	bool node_mode, lng, header;
 };
+
+/* sinfo -p -t -n -a: the partitions asked for (hidden ones with -a or by
+ * name), each with only the nodes of the states and names asked for
+ * (and, -r, those whose agent answers). */
+static void filter_reply(json_t *reply, const struct sinfo_view *v)
+{
+	json_t *pl = json_object_get(reply, "partitions"), *nodes = json_object_get(reply, "nodes");
+
+	for (size_t p = json_array_size(pl); p-- > 0;) {
+		json_t *pt = json_array_get(pl, p), *idx = json_object_get(pt, "nodes");
+
+		if ((v->parts && !spur_jobfmt_in_list(v->parts, spur_json_str(pt, "name", ""))) ||
+		    (!v->parts && !v->all && spur_json_bool(pt, "hidden", 0))) {
+			json_array_remove(pl, p);
+			continue;
+		}
+		for (size_t k = json_array_size(idx); k-- > 0;) {
+			size_t i = (size_t)json_integer_value(json_array_get(idx, k));
+			const json_t *n = json_array_get(nodes, i);
+			const char *st = spur_json_str(n, "state", "");
+
+			if ((v->responding && !spur_json_bool(n, "agent", 1)) ||
+			    (v->names && spur_hostlist_find(v->names, spur_json_str(n, "name", "")) < 0) ||
+			    (v->states && !spur_jobfmt_in_list(v->states, st) &&
+			     !spur_jobfmt_in_list(v->states, short_state(st))))
+				json_array_remove(idx, k);
+		}
+	}
+}
+
 
 static int sinfo_once(const char *prog, const struct sinfo_view *v)
 {
@@ -541,7 +531,7 @@ static int sinfo_once(const char *prog, const struct sinfo_view *v)
 		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
 		return 1;
 	}
-	filter_reply(reply, v->parts, v->states, v->names, v->all, v->responding);
+	filter_reply(reply, v);
 	if (v->reasons && !v->fmt)
 		rc = print_reasons(prog, json_object_get(reply, "nodes"), v->header);
 	else if (v->fmt)

@@ -76,12 +76,13 @@ static int format_long(const char *spec, char *out, size_t len)
 }
 
 /* One squeue answer, printed; -l and -i put the time before it. */
-static int queue_once(const char *prog, json_t *req, const char *fmt, bool header, bool json_out,
-		      bool stamped)
+static int queue_once(const char *prog, json_t *req, const char *fmt, bool header, bool stamped)
 {
 	struct spur_error err;
 	json_t *reply;
 	int fd = cli_send(req, 30000, &reply, &err);
+	char head[4096], *text = NULL;
+	size_t len = 0, tlen = 0;
 
 	reply = fd >= 0 ? cli_reply(reply, &err) : NULL;
 	if (!reply) {
@@ -90,35 +91,24 @@ static int queue_once(const char *prog, json_t *req, const char *fmt, bool heade
 		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
 		return 1;
 	}
-	if (stamped && !json_out) {
+	if (stamped) {
 		char when[64];
 		time_t now = time(NULL);
 
 		strftime(when, sizeof(when), "%a %b %d %H:%M:%S %Y", localtime(&now));
 		printf("%s\n", when);
 	}
-	if (json_out) {
-		json_t *out = json_pack("{s:O}", "jobs", json_object_get(reply, "jobs"));
-
-		json_dumpf(out, stdout, JSON_INDENT(2));
-		putchar('\n');
-		json_decref(out);
-	} else {
-		char head[4096], *text = NULL;
-		size_t len = 0, tlen = 0;
-
-		/* the lines come as a raw frame after the answer */
-		if (spur_wire_recv_bytes(fd, &text, &tlen, 30000, &err)) {
-			close(fd);
-			json_decref(reply);
-			fprintf(stderr, "%s: error: %s\n", prog, err.msg);
-			return 1;
-		}
-		if (header && spur_jobfmt_line(fmt, NULL, 0, head, &len, sizeof(head)))
-			fputs(head, stdout);
-		fwrite(text, 1, tlen, stdout);
-		free(text);
+	/* the lines come as a raw frame after the answer */
+	if (spur_wire_recv_bytes(fd, &text, &tlen, 30000, &err)) {
+		close(fd);
+		json_decref(reply);
+		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
+		return 1;
 	}
+	if (header && spur_jobfmt_line(fmt, NULL, 0, head, &len, sizeof(head)))
+		fputs(head, stdout);
+	fwrite(text, 1, tlen, stdout);
+	free(text);
 	close(fd);
 	json_decref(reply);
 	return 0;
@@ -131,7 +121,8 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 		{ "Format", required_argument, NULL, 'O' },
 		{ "states", required_argument, NULL, 't' }, { "partition", required_argument, NULL, 'p' },
 		{ "jobs", required_argument, NULL, 'j' },   { "noheader", no_argument, NULL, 'h' },
-		{ "start", no_argument, NULL, 'S' }, /* -S is --sort in Slurm: refused */	    { "json", no_argument, NULL, 'J' },
+		{ "start", no_argument, NULL, 'S' }, /* -S is --sort in Slurm: refused */
+		{ "json", no_argument, NULL, 'J' },
 		{ "all", no_argument, NULL, 'a' },	    { "help", no_argument, NULL, 'H' },
 		{ "name", required_argument, NULL, 'n' },   { "account", required_argument, NULL, 'A' },
 		{ "qos", required_argument, NULL, 'q' },    { "nodelist", required_argument, NULL, 'w' },
@@ -248,36 +239,31 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 		fprintf(stderr, "%s: error: Invalid job format specification: %s\n", prog, fmt);
 		return 1;
 	}
-	req = json_pack("{s:s}", "type", "queue");
 	if (json_out) {
 		/* slurmrestd's document; a filter is not applied to it, so none is taken */
 		if (users || st || parts || jobs_f || names || accounts || qos || nodes) {
-			json_decref(req);
 			fprintf(stderr, "%s: error: --json with filters is not supported by Spur\n",
 				prog);
 			return 1;
 		}
-		json_decref(req);
 		return cli_json_print(prog, "/slurm/" REST_API "/jobs");
 	}
-	if (!json_out) {
+	req = json_pack("{s:s,s:s,s:b}", "type", "queue", "format", fmt, "raw", 1);
+	{
 		const char *filters[][2] = { { "users", users },       { "states", st },
 					     { "partitions", parts }, { "jobs", jobs_f },
 					     { "names", names },       { "accounts", accounts },
 					     { "qos", qos },	       { "nodes", nodes } };
 
-		json_object_set_new(req, "format", json_string(fmt));
 		if (one_per_task) /* -r: pending array tasks one per line */
 			json_object_set_new(req, "array_tasks", json_true());
 		for (size_t i = 0; i < sizeof(filters) / sizeof(filters[0]); i++)
 			if (filters[i][1])
 				json_object_set_new(req, filters[i][0], json_string(filters[i][1]));
 	}
-	if (!json_out)
-		json_object_set_new(req, "raw", json_true());
 	/* -i N: again every N seconds, each time after a blank line */
 	for (int rc;; sleep((unsigned)iterate), putchar('\n')) {
-		rc = queue_once(prog, req, fmt, header, json_out, lng || iterate);
+		rc = queue_once(prog, req, fmt, header, lng || iterate);
 		fflush(stdout);
 		if (rc || !iterate) {
 			json_decref(req);
