@@ -132,10 +132,14 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *names = NULL, *accounts = NULL, *qos = NULL, *nodes = NULL;
-	bool lng = false, one_per_task = false;
+	/* the filters, each a comma list sent as it is, by the letter of its option */
+	static const char letters[] = "utpjnAqw";
+	static const char *const keys[] = { "users", "states", "partitions", "jobs",
+					    "names", "accounts", "qos",	       "nodes" };
+	const char *flt[sizeof(keys) / sizeof(keys[0])] = { NULL };
+	bool lng = false, one_per_task = false, filtered = false;
 	int iterate = 0;
-	const char *fmt = SPUR_SQUEUE_DEFAULT, *users = NULL, *st = NULL, *parts = NULL, *jobs_f = NULL;
+	const char *fmt = SPUR_SQUEUE_DEFAULT;
 	bool header = true, json_out = false;
 	json_t *req;
 	char *pargv[128 + 1];
@@ -151,25 +155,17 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 		return 1;
 	pargc = cli_getopt_argv("squeue", argc, argv, pargv, 128);
 	while ((opt = getopt_long(pargc, pargv, "o:O:u:t:p:j:haJn:A:q:w:li:Vrv", opts, NULL)) != -1) {
+		if (opt && strchr(letters, opt)) {
+			flt[strchr(letters, opt) - letters] = optarg;
+			continue;
+		}
 		switch (opt) {
-		case 'n':
-			names = optarg;
-			break;
-		case 'A':
-			accounts = optarg;
-			break;
-		case 'q':
-			qos = optarg;
-			break;
-		case 'w':
-			nodes = optarg;
-			break;
 		case 'm': {
 			static char me[256];
 			struct passwd *pw = getpwuid(getuid());
 
 			snprintf(me, sizeof(me), "%s", pw ? pw->pw_name : "nobody");
-			users = me;
+			flt[0] = me; /* users */
 			break;
 		}
 		case 'l':
@@ -202,18 +198,6 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 			}
 			fmt = long_fmt;
 			break;
-		case 'u':
-			users = optarg;
-			break;
-		case 't':
-			st = optarg;
-			break;
-		case 'p':
-			parts = optarg;
-			break;
-		case 'j':
-			jobs_f = optarg;
-			break;
 		case 'h':
 			header = false;
 			break;
@@ -239,9 +223,11 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 		fprintf(stderr, "%s: error: Invalid job format specification: %s\n", prog, fmt);
 		return 1;
 	}
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		filtered |= flt[i] != NULL;
 	if (json_out) {
 		/* slurmrestd's document; a filter is not applied to it, so none is taken */
-		if (users || st || parts || jobs_f || names || accounts || qos || nodes) {
+		if (filtered) {
 			fprintf(stderr, "%s: error: --json with filters is not supported by Spur\n",
 				prog);
 			return 1;
@@ -249,18 +235,11 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 		return cli_json_print(prog, "/slurm/" REST_API "/jobs");
 	}
 	req = json_pack("{s:s,s:s,s:b}", "type", "queue", "format", fmt, "raw", 1);
-	{
-		const char *filters[][2] = { { "users", users },       { "states", st },
-					     { "partitions", parts }, { "jobs", jobs_f },
-					     { "names", names },       { "accounts", accounts },
-					     { "qos", qos },	       { "nodes", nodes } };
-
-		if (one_per_task) /* -r: pending array tasks one per line */
-			json_object_set_new(req, "array_tasks", json_true());
-		for (size_t i = 0; i < sizeof(filters) / sizeof(filters[0]); i++)
-			if (filters[i][1])
-				json_object_set_new(req, filters[i][0], json_string(filters[i][1]));
-	}
+	if (one_per_task) /* -r: pending array tasks one per line */
+		json_object_set_new(req, "array_tasks", json_true());
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (flt[i])
+			json_object_set_new(req, keys[i], json_string(flt[i]));
 	/* -i N: again every N seconds, each time after a blank line */
 	for (int rc;; sleep((unsigned)iterate), putchar('\n')) {
 		rc = queue_once(prog, req, fmt, header, lng || iterate);

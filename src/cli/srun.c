@@ -642,6 +642,43 @@ static int outside_step_opts(const char *prog, json_t *job, struct step_opts *so
 	return rc;
 }
 
+/* srun's per-step asks in the step request. */
+static void step_request_opts(json_t *req, const struct step_opts *so)
+{
+	if (so->gpus_per_task)
+		json_object_set_new(req, "gpus_per_task", json_integer(so->gpus_per_task));
+	if (so->cpus_per_task)
+		json_object_set_new(req, "cpus_per_task", json_integer(so->cpus_per_task));
+	if (so->cpu_bind)
+		json_object_set_new(req, "cpu_bind", json_string(so->cpu_bind));
+	if (so->name)
+		json_object_set_new(req, "name", json_string(so->name));
+	if (so->mpi)
+		json_object_set_new(req, "mpi", json_string(so->mpi));
+	if (so->nodelist)
+		json_object_set_new(req, "nodelist", json_string(so->nodelist));
+	if (so->exclude)
+		json_object_set_new(req, "exclude", json_string(so->exclude));
+	if (so->gpus)
+		json_object_set_new(req, "gpus", json_integer(so->gpus));
+	if (so->gpus_per_node)
+		json_object_set_new(req, "gpus_per_node", json_integer(so->gpus_per_node));
+	if (so->exact)
+		json_object_set_new(req, "exact", json_true());
+	if (so->overlap)
+		json_object_set_new(req, "overlap", json_true());
+	if (so->pty) {
+		struct winsize ws = { .ws_row = 24, .ws_col = 80 };
+
+		/* task 0 gets a terminal of this one's size */
+		if (isatty(0))
+			ioctl(0, TIOCGWINSZ, &ws);
+		json_object_set_new(req, "pty", json_true());
+		json_object_set_new(req, "rows", json_integer(ws.ws_row));
+		json_object_set_new(req, "cols", json_integer(ws.ws_col));
+	}
+}
+
 int cli_srun_main(const char *prog, int argc, char **argv)
 {
 	const char *jobid = getenv("SLURM_JOB_ID") ? getenv("SLURM_JOB_ID") : getenv("SPUR_JOB_ID");
@@ -744,38 +781,7 @@ have_command:
 	req = json_pack("{s:s,s:i,s:o,s:i,s:i,s:o,s:s,s:i}", "type", "step", "job_id", atoi(jobid),
 			"argv", args, "ntasks", ntasks, "nodes", nodes, "env", env, "cwd", cwd,
 			"io_port", (int)ntohs(sa.sin_port));
-	if (so.gpus_per_task)
-		json_object_set_new(req, "gpus_per_task", json_integer(so.gpus_per_task));
-	if (so.cpus_per_task)
-		json_object_set_new(req, "cpus_per_task", json_integer(so.cpus_per_task));
-	if (so.cpu_bind)
-		json_object_set_new(req, "cpu_bind", json_string(so.cpu_bind));
-	if (so.name)
-		json_object_set_new(req, "name", json_string(so.name));
-	if (so.mpi)
-		json_object_set_new(req, "mpi", json_string(so.mpi));
-	if (so.nodelist)
-		json_object_set_new(req, "nodelist", json_string(so.nodelist));
-	if (so.exclude)
-		json_object_set_new(req, "exclude", json_string(so.exclude));
-	if (so.gpus)
-		json_object_set_new(req, "gpus", json_integer(so.gpus));
-	if (so.gpus_per_node)
-		json_object_set_new(req, "gpus_per_node", json_integer(so.gpus_per_node));
-	if (so.exact)
-		json_object_set_new(req, "exact", json_true());
-	if (so.overlap)
-		json_object_set_new(req, "overlap", json_true());
-	if (so.pty) {
-		struct winsize ws = { .ws_row = 24, .ws_col = 80 };
-
-		/* task 0 gets a terminal of this one's size */
-		if (isatty(0))
-			ioctl(0, TIOCGWINSZ, &ws);
-		json_object_set_new(req, "pty", json_true());
-		json_object_set_new(req, "rows", json_integer(ws.ws_row));
-		json_object_set_new(req, "cols", json_integer(ws.ws_col));
-	}
+	step_request_opts(req, &so);
 	reply = create_step(prog, jobid, req, &err);
 	if (!reply) {
 		cli_error(prog, "Unable to create step for job %s: %s", jobid, err.msg);
