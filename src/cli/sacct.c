@@ -117,7 +117,11 @@ static void value(int f, const json_t *j, int64_t now, char *buf, size_t len)
 	int64_t start = spur_json_int(j, "start", 0), end = spur_json_int(j, "end", 0);
 
 	if (!strcmp(name, "JobID")) {
-		if (spur_json_int(j, "array_job_id", 0))
+		if (json_object_get(j, "array_task_string")) /* an array's tasks with no record */
+			snprintf(buf, len, "%" JSON_INTEGER_FORMAT "_[%s]",
+				 (json_int_t)spur_json_int(j, "array_job_id", 0),
+				 spur_json_str(j, "array_task_string", ""));
+		else if (spur_json_int(j, "array_job_id", 0))
 			snprintf(buf, len, "%" JSON_INTEGER_FORMAT "_%" JSON_INTEGER_FORMAT,
 				 (json_int_t)spur_json_int(j, "array_job_id", 0),
 				 (json_int_t)spur_json_int(j, "array_task_id", 0));

@@ -142,7 +142,11 @@ static void job_head(const json_t *j, int64_t now)
 	stamp(start, st, sizeof(st));
 	stamp(spur_json_int(j, "end_time", 0), en, sizeof(en));
 	fprintf(out, "JobId=%" JSON_INTEGER_FORMAT, (json_int_t)spur_json_int(j, "job_id", 0));
-	if (json_object_get(j, "array_job_id"))
+	if (json_object_get(j, "array_task_string")) /* the array's tasks with no record */
+		fprintf(out, " ArrayJobId=%" JSON_INTEGER_FORMAT " ArrayTaskId=%s",
+			(json_int_t)spur_json_int(j, "array_job_id", 0),
+			spur_json_str(j, "array_task_string", ""));
+	else if (json_object_get(j, "array_job_id"))
 		fprintf(out, " ArrayJobId=%" JSON_INTEGER_FORMAT " ArrayTaskId=%" JSON_INTEGER_FORMAT,
 			(json_int_t)spur_json_int(j, "array_job_id", 0),
 			(json_int_t)spur_json_int(j, "array_task_id", 0));

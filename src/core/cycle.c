@@ -18,6 +18,22 @@ static void set_reason(struct sched *s, struct core_job *j, enum sched_reason r)
 	}
 }
 
+/* An array's tasks with no record show what its tasks in the window show:
+ * their priority, and the reason unless it is one task's own (a hold);
+ * behind the window they wait for Priority. */
+static void meta_follow(struct core_job *meta, const struct core_job *j, enum sched_reason why)
+{
+	if (meta->state != SCHED_JOB_PENDING)
+		return;
+	meta->prio = j->prio;
+	if (meta->hold_admin || meta->hold_user)
+		why = meta->hold_admin ? SCHED_REASON_HELD_ADMIN : SCHED_REASON_HELD_USER;
+	else if (why == SCHED_REASON_NONE || why == SCHED_REASON_HELD_ADMIN ||
+		 why == SCHED_REASON_HELD_USER)
+		why = SCHED_REASON_PRIORITY;
+	meta->reason = why;
+}
+
 static int64_t job_limit(const struct sched *s, const struct core_job *j, int p)
 {
 	return j->time_limit ? j->time_limit : s->parts[p].default_time;
@@ -507,6 +523,8 @@ static int gather(struct sched *s, int64_t now, struct core_job **cands, size_t 
 			j->prio = core_job_priority(s, j, now);
 			cands[(*ncands)++] = j;
 		}
+		if (j->array >= 0 && s->arrays[j->array].meta)
+			meta_follow(s->arrays[j->array].meta, j, why);
 		i++;
 	}
 	return 0;

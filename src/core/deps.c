@@ -20,7 +20,7 @@ int core_deps_check_targets(const struct sched *s, const struct spur_dep_list *d
 	for (size_t i = 0; i < d->n; i++) {
 		const struct spur_dep *dp = &d->deps[i];
 
-		if (dp->type != SPUR_DEP_SINGLETON && !core_job_find(s, dp->job_id))
+		if (dp->type != SPUR_DEP_SINGLETON && !core_job_view(s, dp->job_id))
 			return spur_error_set(err, SPUR_ENOENT,
 					      "Job dependency problem: job %u does not exist",
 					      dp->job_id);
@@ -71,7 +71,8 @@ static enum dep_result combine(enum dep_result acc, enum dep_result r, bool any,
 static enum dep_result eval_term(const struct sched *s, const struct core_job *j,
 				 const struct spur_dep *d, int64_t now)
 {
-	const struct core_job *t;
+	const struct core_job *t, *tk;
+	const struct core_array *a;
 	enum dep_result r = DEP_OK;
 
 	if (d->type == SPUR_DEP_SINGLETON) {
@@ -88,30 +89,29 @@ static enum dep_result eval_term(const struct sched *s, const struct core_job *j
 		}
 		return DEP_OK;
 	}
-	t = core_job_find(s, d->job_id);
+	t = core_job_view(s, d->job_id);
 	if (!t)
 		return DEP_OK; /* purged (submit checks that it exists): Slurm lifts it */
-	if (t->array < 0)
-		return eval_one(d, t, now);
+	if (t->array < 0 || s->arrays[t->array].array_job_id != d->job_id)
+		return eval_one(d, t, now); /* a job, or one task named by its job id */
+	a = &s->arrays[t->array];
 	if (d->task_id >= 0 || (d->type == SPUR_DEP_AFTERCORR && j->task_id >= 0)) {
 		/* one task: the named one, or for aftercorr the same task id */
 		int32_t want = d->task_id >= 0 ? d->task_id : j->task_id;
-		const struct core_array *a = &s->arrays[t->array];
+		uint32_t id = sched_array_task_id(s, a->array_job_id, (uint32_t)want);
 
-		for (uint32_t k = 0; k < a->ntasks; k++) {
-			const struct core_job *tk = core_job_find(s, a->array_job_id + k);
-
-			if (tk && tk->task_id == want)
-				return eval_one(d, tk, now);
-		}
-		return DEP_NEVER;
+		return id && (tk = core_job_view(s, id)) ? eval_one(d, tk, now) : DEP_NEVER;
 	}
-	/* a whole array: every task must satisfy the term */
-	for (uint32_t k = 0; k < s->arrays[t->array].ntasks; k++) {
-		const struct core_job *tk = core_job_find(s, s->arrays[t->array].array_job_id + k);
-
+	/* a whole array: every task must satisfy the term; those with no
+	 * record are all as the array's meta record is */
+	if (a->nvirtual)
+		r = eval_one(d, a->meta, now);
+	for (uint32_t k = 0; k < a->ntasks && r != DEP_NEVER; k++) {
+		if (!core_array_made(a, k))
+			continue;
+		tk = core_job_find(s, a->array_job_id + k);
 		if (tk)
-			r = combine(r, eval_one(d, tk, now), false, k == 0);
+			r = combine(r, eval_one(d, tk, now), false, k == 0 && !a->nvirtual);
 	}
 	return r;
 }

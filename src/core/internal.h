@@ -86,16 +86,26 @@ struct core_resv {
 	char *users, *accounts;
 };
 
-/* Pending tasks of an array a cycle looks at, at most: the others wait,
- * pending, outside the pending list (deferred) and come in one by one as
- * tasks of the window leave it, so a cycle's work does not grow with the
- * size of the arrays queued (Slurm keeps a pending array as one record). */
+/* Pending tasks of an array a cycle looks at, at most: the others wait
+ * outside the pending list and come in one by one as tasks of the window
+ * leave it, so a cycle's work does not grow with the size of the arrays
+ * queued. A task beyond the window has no record of its own until it comes
+ * in (or an event names it): the array's meta record stands for all of
+ * them, as Slurm keeps a pending array as one record until its tasks
+ * start. */
 #define CORE_ARRAY_WINDOW 1000
 
 struct core_array {
 	uint32_t array_job_id;
 	uint32_t throttle, running, ntasks;
-	uint32_t next; /* tasks [next, ntasks) may be deferred; below, none is */
+	uint32_t task_min, task_max, task_step; /* step 0: the ids are not evenly spaced */
+	uint32_t next;	    /* the window's cursor: tasks below it have been let in */
+	uint32_t nvirtual;  /* tasks with no record of their own */
+	uint32_t *task_ids; /* by index (task k is job array_job_id + k); NULL when nvirtual is 0 */
+	uint8_t *made;	    /* a bit per index: the task has (or had) a record */
+	/* what a task with no record is: PENDING, or CANCELLED once the rest
+	 * of the array was; NULL when nvirtual is 0 */
+	struct core_job *meta;
 };
 
 struct core_job {
@@ -145,6 +155,12 @@ struct ptr_vec {
 	size_t n, cap;
 };
 
+/* Has task k of array a a record (or had one, purged since)? */
+static inline bool core_array_made(const struct core_array *a, uint32_t k)
+{
+	return !a->made || (a->made[k / 8] >> (k % 8)) & 1;
+}
+
 struct sched {
 	struct sched_config cfg;
 	int64_t now, last_cycle;
@@ -164,6 +180,7 @@ struct sched {
 	size_t nresvs, resvs_cap;
 	struct core_array *arrays;
 	size_t narrays, arrays_cap;
+	size_t nvirtual; /* array tasks with no record, all arrays */
 	/* jobs: all of them, by index; id -> index through a hash */
 	struct core_job **jobs;
 	size_t njobs, jobs_cap;
@@ -194,6 +211,9 @@ struct sched {
 
 /* sched.c */
 struct core_job *core_job_find(const struct sched *s, uint32_t id);
+/* The job's record, or for an array task with none yet its array's meta
+ * record (which has the array's id, not the task's); NULL when unknown. */
+const struct core_job *core_job_view(const struct sched *s, uint32_t id);
 int core_emit(struct sched *s, struct sched_action a);
 void core_trace(struct sched *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void core_node_rebucket(struct sched *s, uint32_t n);

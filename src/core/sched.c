@@ -89,6 +89,18 @@ static void job_free(struct core_job *j)
 	spur_free(j);
 }
 
+/* The array's tasks all have records (or were purged): what stood for
+ * the others goes. */
+static void array_rest_free(struct core_array *a)
+{
+	job_free(a->meta);
+	spur_free(a->task_ids);
+	spur_free(a->made);
+	a->meta = NULL;
+	a->task_ids = NULL;
+	a->made = NULL;
+}
+
 void sched_destroy(struct sched *s)
 {
 	if (!s)
@@ -126,6 +138,8 @@ void sched_destroy(struct sched *s)
 		spur_free(s->resvs[i].accounts);
 	}
 	spur_free(s->resvs);
+	for (size_t i = 0; i < s->narrays; i++)
+		array_rest_free(&s->arrays[i]);
 	spur_free(s->arrays);
 	for (size_t i = 0; i < s->njobs; i++)
 		job_free(s->jobs[i]);
@@ -846,14 +860,138 @@ static int jobs_reserve(struct sched *s, size_t more)
 	return 0;
 }
 
-/* A task of array a left the window: the next deferred one comes in. */
+/* The array whose task with no record of its own has this job id, or -1. */
+static int array_of_virtual(const struct sched *s, uint32_t id)
+{
+	if (!s->nvirtual)
+		return -1;
+	for (size_t i = s->narrays; i-- > 0;) {
+		const struct core_array *a = &s->arrays[i];
+
+		if (a->nvirtual && id >= a->array_job_id && id - a->array_job_id < a->ntasks)
+			return core_array_made(a, id - a->array_job_id) ? -1 : (int)i;
+	}
+	return -1;
+}
+
+const struct core_job *core_job_view(const struct sched *s, uint32_t id)
+{
+	const struct core_job *j = core_job_find(s, id);
+	int a;
+
+	if (j)
+		return j;
+	a = array_of_virtual(s, id);
+	return a < 0 ? NULL : s->arrays[a].meta;
+}
+
+static void *mem_dup(const void *p, size_t n)
+{
+	void *q = spur_malloc(n);
+
+	if (q)
+		memcpy(q, p, n);
+	return q;
+}
+
+/* A copy of job t, in no list and with no allocation; NULL when out of
+ * memory. */
+static struct core_job *job_clone(const struct core_job *t)
+{
+	struct core_job *j = spur_malloc(sizeof(*j));
+
+	if (!j)
+		return NULL;
+	*j = *t;
+	j->features = NULL;
+	j->nfeatures = 0;
+	j->req_nodes = j->excl_nodes = NULL;
+	j->deps = (struct spur_dep_list){ 0 };
+	j->alloc = NULL;
+	j->nalloc = 0;
+	j->name = spur_strdup(t->name);
+	j->user = spur_strdup(t->user);
+	if (!j->name || !j->user)
+		goto fail;
+	if (t->nfeatures) {
+		if (!(j->features = spur_calloc(t->nfeatures, sizeof(char *))))
+			goto fail;
+		for (; j->nfeatures < t->nfeatures; j->nfeatures++)
+			if (!(j->features[j->nfeatures] = spur_strdup(t->features[j->nfeatures])))
+				goto fail;
+	}
+	if ((t->nreq && !(j->req_nodes = mem_dup(t->req_nodes, t->nreq * sizeof(uint32_t)))) ||
+	    (t->nexcl && !(j->excl_nodes = mem_dup(t->excl_nodes, t->nexcl * sizeof(uint32_t)))))
+		goto fail;
+	if (t->deps.n) {
+		if (!(j->deps.deps = mem_dup(t->deps.deps, t->deps.n * sizeof(*t->deps.deps))))
+			goto fail;
+		j->deps.n = t->deps.n;
+	}
+	return j;
+fail:
+	job_free(j);
+	return NULL;
+}
+
+/* Task k of array a gets its record, as the meta record is now: pending
+ * outside the pending list (deferred: the window lets it in), or ended as
+ * the rest of the array was. NULL, and nothing changed, when out of memory. */
+static struct core_job *array_make(struct sched *s, int a, uint32_t k)
+{
+	struct core_array *ar = &s->arrays[a];
+	struct core_job *j;
+
+	if (jobs_reserve(s, 1) ||
+	    spur_grow((void **)&s->pending.v, &s->pending.cap, s->njobs + 1, sizeof(void *)) ||
+	    spur_grow((void **)&s->running.v, &s->running.cap, s->njobs + 1, sizeof(void *)) ||
+	    !(j = job_clone(ar->meta)))
+		return NULL;
+	j->id = ar->array_job_id + k;
+	j->task_id = (int32_t)ar->task_ids[k];
+	j->array = a;
+	j->deferred = j->state == SCHED_JOB_PENDING;
+	j->index = (uint32_t)s->njobs;
+	s->jobs[s->njobs] = j;
+	id_insert(s->id_slots, s->id_cap, j->id, (uint32_t)s->njobs + 1);
+	s->njobs++;
+	ar->made[k / 8] |= (uint8_t)(1u << (k % 8));
+	s->nvirtual--;
+	if (!--ar->nvirtual)
+		array_rest_free(ar);
+	return j;
+}
+
+/* The job an event names: its record, made now for an array task that
+ * had none. */
+static struct core_job *core_job_get(struct sched *s, uint32_t id)
+{
+	struct core_job *j = core_job_find(s, id);
+	int a;
+
+	if (j || (a = array_of_virtual(s, id)) < 0)
+		return j;
+	return array_make(s, a, id - s->arrays[a].array_job_id);
+}
+
+/* A task of array a left the window: the next one comes in (its record
+ * made now when it has none). Out of memory, it comes in at a later turn. */
 static void array_promote(struct sched *s, int a)
 {
 	struct core_array *ar = &s->arrays[a];
 
 	while (ar->next < ar->ntasks) {
-		struct core_job *t = core_job_find(s, ar->array_job_id + ar->next++);
+		uint32_t k = ar->next;
+		struct core_job *t;
 
+		if (core_array_made(ar, k)) {
+			t = core_job_find(s, ar->array_job_id + k);
+		} else if (ar->meta->state != SCHED_JOB_PENDING) {
+			t = NULL; /* the rest was cancelled: only tasks with records come in */
+		} else if (!(t = array_make(s, a, k))) {
+			return;
+		}
+		ar->next++;
 		if (t && t->deferred) {
 			t->deferred = false;
 			if (t->state == SCHED_JOB_PENDING) {
@@ -1128,14 +1266,68 @@ out_free:
 	return NULL;
 }
 
-/* Build every task first, then reserve the tables, then insert (which
- * cannot fail): a failed submit leaves the scheduler as it was. */
+/* The task ids' least, greatest and even step (SLURM_ARRAY_TASK_*). */
+static void array_span(struct core_array *a, const uint32_t *ids, size_t n)
+{
+	bool even = true;
+
+	a->task_min = UINT32_MAX;
+	for (size_t i = 0; i < n; i++) {
+		a->task_min = ids[i] < a->task_min ? ids[i] : a->task_min;
+		a->task_max = ids[i] > a->task_max ? ids[i] : a->task_max;
+		if (i && ids[i] <= ids[i - 1])
+			even = false;
+		else if (i > 1)
+			even &= ids[i] - ids[i - 1] == ids[1] - ids[0];
+	}
+	a->task_step = !even ? 0 : n > 1 ? ids[1] - ids[0] : 1;
+}
+
+/* An array's table entry, with its meta record: what its tasks beyond the
+ * window are until each gets a record. On success it takes arr's ids and,
+ * when some task has no record, *meta. */
+static int array_add(struct sched *s, const struct sched_job_spec *sp, struct core_job **meta,
+		     struct spur_array_spec *arr, struct spur_error *err)
+{
+	struct core_array *a;
+	uint32_t window = (uint32_t)(arr->n < CORE_ARRAY_WINDOW ? arr->n : CORE_ARRAY_WINDOW);
+
+	if (spur_grow((void **)&s->arrays, &s->arrays_cap, s->narrays + 1, sizeof(*s->arrays)))
+		return oom(err);
+	a = &s->arrays[s->narrays];
+	*a = (struct core_array){ .array_job_id = sp->id, .throttle = arr->throttle,
+				  .ntasks = (uint32_t)arr->n, .next = window,
+				  .nvirtual = (uint32_t)arr->n - window };
+	array_span(a, arr->ids, arr->n);
+	if (a->nvirtual) {
+		a->made = spur_calloc((arr->n + 7) / 8, 1);
+		if (!a->made)
+			return oom(err);
+		for (uint32_t k = 0; k < window; k++)
+			a->made[k / 8] |= (uint8_t)(1u << (k % 8));
+		a->task_ids = arr->ids;
+		arr->ids = NULL;
+		a->meta = *meta;
+		*meta = NULL;
+		a->meta->id = sp->id;
+		a->meta->state = SCHED_JOB_PENDING;
+		a->meta->reason = SCHED_REASON_PRIORITY;
+		a->meta->array = (int)s->narrays;
+		s->nvirtual += a->nvirtual;
+	}
+	s->narrays++;
+	return 0;
+}
+
+/* Build every record first (a job's, or the tasks' in an array's window),
+ * then reserve the tables, then insert (which cannot fail): a failed
+ * submit leaves the scheduler as it was. */
 static int submit(struct sched *s, const struct sched_event *ev, struct spur_error *err)
 {
 	const struct sched_job_spec *sp = ev->job;
 	struct spur_array_spec arr = { 0 };
-	struct core_job **tasks;
-	size_t ntasks = 1, built = 0;
+	struct core_job **tasks = NULL, *meta = NULL;
+	size_t ntasks = 1, nmade, built = 0;
 	int rc = 0;
 
 	if (!sp || !sp->id)
@@ -1145,23 +1337,28 @@ static int submit(struct sched *s, const struct sched_event *ev, struct spur_err
 			return err ? err->code : SPUR_EPARSE;
 		ntasks = arr.n;
 	}
+	nmade = ntasks < CORE_ARRAY_WINDOW ? ntasks : CORE_ARRAY_WINDOW;
 	for (size_t t = 0; t < ntasks; t++) {
-		if (core_job_find(s, sp->id + (uint32_t)t)) {
+		if (core_job_view(s, sp->id + (uint32_t)t)) {
 			spur_array_fini(&arr);
 			return spur_error_set(err, SPUR_EEXIST, "job %u already exists",
 					      sp->id + (uint32_t)t);
 		}
 	}
-	tasks = spur_calloc(ntasks, sizeof(*tasks));
-	if (!tasks) {
-		rc = oom(err);
+	if (!(meta = job_from_spec(s, sp, ev->time, err))) {
+		rc = err ? err->code : SPUR_ENOMEM;
 		goto out_free_arr;
 	}
-	for (built = 0; built < ntasks; built++) {
-		struct core_job *j = job_from_spec(s, sp, ev->time, err);
+	tasks = spur_calloc(nmade, sizeof(*tasks));
+	if (!tasks) {
+		rc = oom(err);
+		goto out_free_tasks;
+	}
+	for (built = 0; built < nmade; built++) {
+		struct core_job *j = job_clone(meta);
 
 		if (!j) {
-			rc = err ? err->code : SPUR_ENOMEM;
+			rc = oom(err);
 			goto out_free_tasks;
 		}
 		j->id = sp->id + (uint32_t)built;
@@ -1169,39 +1366,28 @@ static int submit(struct sched *s, const struct sched_event *ev, struct spur_err
 		j->array = arr.n ? (int)s->narrays : -1;
 		tasks[built] = j;
 	}
-	if (jobs_reserve(s, ntasks) ||
-	    spur_grow((void **)&s->pending.v, &s->pending.cap, s->njobs + ntasks, sizeof(void *)) ||
-	    spur_grow((void **)&s->running.v, &s->running.cap, s->njobs + ntasks, sizeof(void *)) ||
-	    (arr.n && spur_grow((void **)&s->arrays, &s->arrays_cap, s->narrays + 1,
-				sizeof(*s->arrays)))) {
+	if (jobs_reserve(s, nmade) ||
+	    spur_grow((void **)&s->pending.v, &s->pending.cap, s->njobs + nmade, sizeof(void *)) ||
+	    spur_grow((void **)&s->running.v, &s->running.cap, s->njobs + nmade, sizeof(void *)) ||
+	    (arr.n && array_add(s, sp, &meta, &arr, err))) {
 		rc = oom(err);
 		goto out_free_tasks;
 	}
-	if (arr.n)
-		s->arrays[s->narrays++] = (struct core_array){
-			sp->id, arr.throttle, 0, (uint32_t)arr.n,
-			(uint32_t)(arr.n < CORE_ARRAY_WINDOW ? arr.n : CORE_ARRAY_WINDOW)
-		};
-	for (size_t t = 0; t < ntasks; t++) {
+	for (size_t t = 0; t < nmade; t++) {
 		struct core_job *j = tasks[t];
 
 		j->index = (uint32_t)s->njobs;
 		s->jobs[s->njobs] = j;
 		id_insert(s->id_slots, s->id_cap, j->id, (uint32_t)s->njobs + 1);
 		s->njobs++;
-		if (t < CORE_ARRAY_WINDOW) {
-			core_job_set_state(s, j, SCHED_JOB_PENDING);
-		} else { /* pending beyond the window: not in the list yet */
-			j->state = SCHED_JOB_PENDING;
-			j->reason = SCHED_REASON_PRIORITY;
-			j->deferred = true;
-		}
+		core_job_set_state(s, j, SCHED_JOB_PENDING);
 	}
 	if (ntasks > 1 || arr.n)
 		core_trace(s, "job %u submitted: array of %zu tasks (%u-%u)%s", sp->id, ntasks,
 			   sp->id, sp->id + (uint32_t)ntasks - 1, arr.throttle ? " throttled" : "");
 	else
 		core_trace(s, "job %u submitted", sp->id);
+	job_free(meta);
 	spur_free(tasks);
 	spur_array_fini(&arr);
 	return 0;
@@ -1209,6 +1395,7 @@ out_free_tasks:
 	while (built-- > 0)
 		job_free(tasks[built]);
 	spur_free(tasks);
+	job_free(meta);
 out_free_arr:
 	spur_array_fini(&arr);
 	return rc;
@@ -1253,6 +1440,30 @@ static int cancel(struct sched *s, struct core_job *j, struct spur_error *err)
 	j->end = s->now;
 	core_job_set_state(s, j, SCHED_JOB_CANCELLED);
 	core_trace(s, "job %u cancelled", j->id);
+	return 0;
+}
+
+/* scancel of a whole array: its tasks with no record are cancelled as one,
+ * as Slurm cancels a pending meta record (the tasks with records are
+ * cancelled one by one). A cancel needs no cycle. */
+static int cancel_rest(struct sched *s, const struct sched_event *ev, struct spur_error *err)
+{
+	struct core_array *a = NULL;
+
+	for (size_t i = 0; i < s->narrays && !a; i++)
+		if (s->arrays[i].array_job_id == ev->job_id)
+			a = &s->arrays[i];
+	if (!a)
+		return spur_error_set(err, SPUR_ENOENT, "Invalid job id specified: %u", ev->job_id);
+	if (!a->nvirtual || a->meta->state != SCHED_JOB_PENDING)
+		return spur_error_set(err, SPUR_ESTATE,
+				      "Job/step already completing or completed (array %u)",
+				      ev->job_id);
+	a->meta->hold_user = a->meta->hold_admin = false;
+	a->meta->reason = SCHED_REASON_NONE;
+	a->meta->end = ev->time;
+	a->meta->state = SCHED_JOB_CANCELLED;
+	core_trace(s, "array %u: %u tasks with no record cancelled", ev->job_id, a->nvirtual);
 	return 0;
 }
 
@@ -1516,10 +1727,13 @@ int sched_step(struct sched *s, const struct sched_event *ev, struct sched_actio
 	    ev->type == SCHED_EV_HOLD || ev->type == SCHED_EV_RELEASE ||
 	    ev->type == SCHED_EV_STARTED || ev->type == SCHED_EV_REQUEUE ||
 	    ev->type == SCHED_EV_UPDATE || ev->type == SCHED_EV_STOPPED) {
-		j = core_job_find(s, ev->job_id);
+		if (ev->type == SCHED_EV_CANCEL && ev->array_rest)
+			return cancel_rest(s, ev, err);
+		j = core_job_get(s, ev->job_id);
 		if (!j)
-			return spur_error_set(err, SPUR_ENOENT, "Invalid job id specified: %u",
-					      ev->job_id);
+			return spur_error_set(err, array_of_virtual(s, ev->job_id) < 0 ? SPUR_ENOENT
+											: SPUR_ENOMEM,
+					      "Invalid job id specified: %u", ev->job_id);
 	}
 	switch (ev->type) {
 	case SCHED_EV_TICK:
@@ -1617,13 +1831,33 @@ static void id_renumber(struct sched *s, uint32_t id, uint32_t value)
 	s->id_slots[i] = value;
 }
 
+/* Purge of a task with no record: of an array whose rest ended. */
+static int purge_rest(struct sched *s, uint32_t job_id, struct spur_error *err)
+{
+	int a = array_of_virtual(s, job_id);
+	struct core_array *ar;
+	uint32_t k;
+
+	if (a < 0)
+		return spur_error_set(err, SPUR_ENOENT, "job %u: unknown", job_id);
+	ar = &s->arrays[a];
+	if (ar->meta->state == SCHED_JOB_PENDING)
+		return spur_error_set(err, SPUR_ESTATE, "job %u: not ended (PENDING)", job_id);
+	k = job_id - ar->array_job_id;
+	ar->made[k / 8] |= (uint8_t)(1u << (k % 8));
+	s->nvirtual--;
+	if (!--ar->nvirtual)
+		array_rest_free(ar);
+	return 0;
+}
+
 int sched_job_purge(struct sched *s, uint32_t job_id, struct spur_error *err)
 {
 	struct core_job *j = core_job_find(s, job_id), *last;
 	uint32_t idx;
 
 	if (!j)
-		return spur_error_set(err, SPUR_ENOENT, "job %u: unknown", job_id);
+		return purge_rest(s, job_id, err);
 	if (j->state == SCHED_JOB_PENDING || j->state == SCHED_JOB_RUNNING)
 		return spur_error_set(err, SPUR_ESTATE, "job %u: not ended (%s)", job_id,
 				      sched_job_state_name(j->state));
@@ -1670,11 +1904,99 @@ static void job_info(const struct sched *s, const struct core_job *j, struct sch
 int sched_job_info(const struct sched *s, uint32_t job_id, struct sched_job_info *out)
 {
 	const struct core_job *j = core_job_find(s, job_id);
+	int a;
 
-	if (!j)
+	if (j) {
+		job_info(s, j, out);
+		return 0;
+	}
+	if ((a = array_of_virtual(s, job_id)) < 0)
 		return SPUR_ENOENT;
-	job_info(s, j, out);
+	job_info(s, s->arrays[a].meta, out);
+	out->id = job_id;
+	out->array_task_id = (int32_t)s->arrays[a].task_ids[job_id - s->arrays[a].array_job_id];
+	out->rest = true;
 	return 0;
+}
+
+int sched_array_rest_nth(const struct sched *s, size_t n, struct sched_job_info *meta,
+			 uint32_t *count)
+{
+	for (size_t i = 0; i < s->narrays; i++) {
+		if (!s->arrays[i].nvirtual || n--)
+			continue;
+		job_info(s, s->arrays[i].meta, meta);
+		meta->array_task_id = -1;
+		meta->rest = true;
+		*count = s->arrays[i].nvirtual;
+		return 0;
+	}
+	return SPUR_ENOENT;
+}
+
+static const struct core_array *array_by_id(const struct sched *s, uint32_t array_job_id)
+{
+	for (size_t i = s->narrays; i-- > 0;)
+		if (s->arrays[i].array_job_id == array_job_id)
+			return &s->arrays[i];
+	return NULL;
+}
+
+bool sched_array_rest_task(const struct sched *s, uint32_t array_job_id, uint32_t k,
+			   uint32_t *job_id, uint32_t *task_id)
+{
+	const struct core_array *a = array_by_id(s, array_job_id);
+
+	if (!a || !a->nvirtual || k >= a->ntasks || core_array_made(a, k))
+		return false;
+	*job_id = array_job_id + k;
+	*task_id = a->task_ids[k];
+	return true;
+}
+
+size_t sched_array_rest_ids(const struct sched *s, uint32_t array_job_id, uint32_t *from,
+			    uint32_t *job_ids, uint32_t *task_ids, size_t max)
+{
+	const struct core_array *a = array_by_id(s, array_job_id);
+	size_t n = 0;
+	uint32_t k = *from;
+
+	if (!a || !a->nvirtual)
+		return 0;
+	for (; k < a->ntasks && n < max; k++)
+		if (!core_array_made(a, k)) {
+			job_ids[n] = array_job_id + k;
+			task_ids[n++] = a->task_ids[k];
+		}
+	*from = k;
+	return n;
+}
+
+uint32_t sched_array_rest_pending(const struct sched *s, uint32_t array_job_id)
+{
+	const struct core_array *a = array_by_id(s, array_job_id);
+
+	return a && a->nvirtual && a->meta->state == SCHED_JOB_PENDING ? a->nvirtual : 0;
+}
+
+bool sched_array_span(const struct sched *s, uint32_t array_job_id, uint32_t *min, uint32_t *max,
+		      uint32_t *step)
+{
+	const struct core_array *a = array_by_id(s, array_job_id);
+
+	if (!a)
+		return false;
+	*min = a->task_min;
+	*max = a->task_max;
+	*step = a->task_step;
+	return true;
+}
+
+uint32_t sched_array_size(const struct sched *s, uint32_t array_job_id)
+{
+	const struct core_array *a = array_by_id(s, array_job_id);
+
+	return a ? a->ntasks : 0;
 }
 
 int sched_job_info_nth(const struct sched *s, size_t i, struct sched_job_info *out)
@@ -1687,13 +2009,19 @@ int sched_job_info_nth(const struct sched *s, size_t i, struct sched_job_info *o
 
 uint32_t sched_array_task_id(const struct sched *s, uint32_t array_job_id, uint32_t task)
 {
-	const struct core_job *first = core_job_find(s, array_job_id);
+	const struct core_array *a = array_by_id(s, array_job_id);
 
-	if (!first || first->array < 0)
+	if (!a)
 		return 0;
-	for (uint32_t k = 0; k < s->arrays[first->array].ntasks; k++) {
-		const struct core_job *j = core_job_find(s, array_job_id + k);
+	for (uint32_t k = 0; k < a->ntasks; k++) {
+		const struct core_job *j;
 
+		if (a->nvirtual && !core_array_made(a, k)) {
+			if (a->task_ids[k] == task)
+				return array_job_id + k;
+			continue;
+		}
+		j = core_job_find(s, array_job_id + k);
 		if (j && j->task_id == (int32_t)task)
 			return j->id;
 	}
@@ -1707,7 +2035,7 @@ size_t sched_node_count(const struct sched *s)
 
 size_t sched_job_count(const struct sched *s)
 {
-	return s->njobs;
+	return s->njobs + s->nvirtual;
 }
 
 const char *sched_node_name(const struct sched *s, uint32_t node)

@@ -248,6 +248,7 @@ struct sched_event {
 	uint32_t job_id;
 	int exit_code;
 	bool timed_out, oom, admin;
+	bool array_rest; /* CANCEL: the tasks of array job_id that have no record */
 	const char *node;
 	uint32_t gpu;
 	const char *reason; /* drain/down reason text */
@@ -326,6 +327,7 @@ struct sched_job_info {
 	uint32_t partition;
 	const struct sched_alloc_node *alloc;
 	size_t nalloc;
+	bool rest; /* an array task with no record of its own yet */
 };
 
 /* Copies a job's state; SPUR_ENOENT when unknown. Array tasks have their own
@@ -335,8 +337,35 @@ int sched_job_info(const struct sched *s, uint32_t job_id, struct sched_job_info
 /* The job id of task `task` of array job `array_job_id`, or 0. */
 uint32_t sched_array_task_id(const struct sched *s, uint32_t array_job_id, uint32_t task);
 
+/* An array's tasks beyond the scheduler's window have no record of their
+ * own until they come in (Slurm's pending meta record): sched_job_info
+ * answers for them from the array's, with `rest` set. These list them:
+ * the nth array (from 0) with such tasks, its meta record's state (id =
+ * the array's job id) and how many; ENOENT past the last. */
+int sched_array_rest_nth(const struct sched *s, size_t n, struct sched_job_info *meta,
+			 uint32_t *count);
+/* Task k (0 .. the array's task count - 1) of array job array_job_id, when
+ * it has no record: its job id and task id; false otherwise. */
+bool sched_array_rest_task(const struct sched *s, uint32_t array_job_id, uint32_t k,
+			   uint32_t *job_id, uint32_t *task_id);
+/* The tasks of array job array_job_id with no record, from index *from on:
+ * up to max of them in order into job_ids and task_ids; *from moves past the last
+ * one. Returns how many (0: no more). */
+size_t sched_array_rest_ids(const struct sched *s, uint32_t array_job_id, uint32_t *from,
+			    uint32_t *job_ids, uint32_t *task_ids, size_t max);
+/* How many tasks of array job array_job_id have no record and are pending
+ * (0: none, or not an array). */
+uint32_t sched_array_rest_pending(const struct sched *s, uint32_t array_job_id);
+/* Array job array_job_id's least and greatest task id, and the step
+ * between them when evenly spaced in order (else 0); false: no such array. */
+bool sched_array_span(const struct sched *s, uint32_t array_job_id, uint32_t *min, uint32_t *max,
+		      uint32_t *step);
+/* How many tasks array job array_job_id has, records or not (0: not an array). */
+uint32_t sched_array_size(const struct sched *s, uint32_t array_job_id);
+
 size_t sched_node_count(const struct sched *s);
-/* Jobs the scheduler holds, ended ones not yet purged included. */
+/* Jobs the scheduler holds, ended ones not yet purged included, array
+ * tasks with no record of their own too. */
 size_t sched_job_count(const struct sched *s);
 /* The i-th of them (0 <= i < sched_job_count, in no set order): a walk
  * over every job without a lookup by id for each. */

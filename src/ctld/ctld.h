@@ -41,6 +41,7 @@ struct ctld_job {
 	/* the ops that made this job what it is, for snapshots */
 	json_t *submit_op; /* on the first job of a submission only */
 	json_t *hold_op, *start_op, *end_op, *requeue_op;
+	json_t *rest_op; /* an array's first job: its tasks with no record cancelled */
 	struct ctld_step_use *uses; /* running steps' shares (the leader's) */
 	size_t nuses;
 };
@@ -203,7 +204,12 @@ int ctld_run_cycle(struct ctld *c);
 void ctld_cycle_soon(struct ctld *c);
 /* Forget jobs ended more than MinJobAge ago (a logged op), every so often. */
 void ctld_purge_start(struct ctld *c);
+/* Job id's record; an array task's is made on first use. NULL: unknown. */
 struct ctld_job *ctld_job(struct ctld *c, uint32_t id);
+/* The same, but NULL for an array task the core has no record of yet (the
+ * walks over every id use it: a million-task array is not a million
+ * records). */
+struct ctld_job *ctld_job_rec(struct ctld *c, uint32_t id);
 /* The partition a job runs in, or, pending, the one(s) it asked for (else
  * the default partition). Borrowed. */
 const char *ctld_job_partition(const struct ctld *c, const struct ctld_job *cj,

@@ -121,16 +121,116 @@ static void job_json_more(const struct ctld_job *cj, const struct sched_job_info
 	json_object_set_new(o, "command", json_string(spur_json_str(sp, "command", "")));
 }
 
+/* Array task ids as Slurm writes a set of them, "0-9,12", built from ids
+ * in ascending order: add them one by one, then rs_text. */
+struct range_str {
+	char buf[256];
+	size_t len;
+	uint32_t lo, hi;
+	bool open;
+};
+
+/* False, and id not taken, when the text is as long as a row shows. */
+static bool rs_add(struct range_str *r, uint32_t id)
+{
+	if (r->open && id == r->hi + 1) {
+		r->hi = id;
+		return true;
+	}
+	if (r->open) {
+		if (r->len > 200)
+			return false;
+		r->len += (size_t)snprintf(r->buf + r->len, sizeof(r->buf) - r->len,
+					   r->len ? ",%u" : "%u", r->lo);
+		if (r->hi > r->lo)
+			r->len += (size_t)snprintf(r->buf + r->len, sizeof(r->buf) - r->len, "-%u",
+						   r->hi);
+	}
+	r->lo = r->hi = id;
+	r->open = true;
+	return true;
+}
+
+static const char *rs_text(struct range_str *r)
+{
+	if (r->open) {
+		rs_add(r, r->hi + 2); /* closes the last run */
+		r->open = false;
+	}
+	return r->buf;
+}
+
+/* The task ids of array job id's tasks with no record, from index *from,
+ * into r until its text is full (*from then at the first not taken);
+ * false when there were none. */
+static bool rest_ranges(struct ctld *c, uint32_t id, uint32_t *from, struct range_str *r,
+			uint32_t *first_job)
+{
+	uint32_t jids[1024], tids[1024], at = *from;
+	size_t got;
+	bool any = false;
+
+	memset(r, 0, sizeof(*r));
+	while ((got = sched_array_rest_ids(c->sched, id, &at, jids, tids, 1024))) {
+		for (size_t k = 0; k < got; k++) {
+			if (!rs_add(r, tids[k])) {
+				*from = jids[k] - id;
+				return true;
+			}
+			if (!any)
+				*first_job = jids[k];
+			any = true;
+		}
+	}
+	*from = at;
+	return any;
+}
+
+static json_t *job_json(struct ctld *c, const struct ctld_job *cj, const struct sched_job_info *i);
+
 json_t *ctld_job_json(struct ctld *c, uint32_t id)
 {
 	struct ctld_job *cj = ctld_job(c, id);
 	struct sched_job_info info;
-	const json_t *sp;
-	json_t *o;
 
 	if (!cj || sched_job_info(c->sched, id, &info))
 		return NULL;
-	sp = cj->spec;
+	return job_json(c, cj, &info);
+}
+
+/* An array's tasks that have no record, as one job (Slurm's pending meta
+ * record): the first one's id, "array_task_string" their task ids. */
+static json_t *rest_json(struct ctld *c, const struct sched_job_info *meta)
+{
+	const struct ctld_job *first = ctld_job(c, meta->id);
+	struct sched_job_info t = *meta;
+	struct range_str r;
+	uint32_t from = 0, jid = 0;
+	json_t *o;
+
+	if (!first || !rest_ranges(c, meta->id, &from, &r, &jid))
+		return NULL;
+	t.id = jid;
+	o = job_json(c, first, &t);
+	if (o) {
+		const char *more = from < sched_array_size(c->sched, meta->id) ? ",..." : "";
+		char *str = spur_asprintf("%s%s", rs_text(&r), more);
+
+		json_object_set_new(o, "job_id", json_integer(jid));
+		json_object_set_new(o, "nodelist", json_string(""));
+		json_object_set_new(o, "array_task_string", json_string(str ? str : ""));
+		free(str);
+	}
+	return o;
+}
+
+static json_t *job_json(struct ctld *c, const struct ctld_job *cj, const struct sched_job_info *i)
+{
+	const struct sched_job_info info = *i;
+	uint32_t id = info.id;
+	const json_t *sp = cj->spec;
+	json_t *o;
+
 	o = json_pack("{s:i,s:s,s:s,s:s,s:s,s:s,s:i,s:I,s:I,s:I,s:I,s:i,s:s,s:s,s:i}", "job_id",
 		      (int)id, "name", spur_json_str(sp, "name", ""), "user",
 		      spur_json_str(sp, "user", ""), "account", spur_json_str(sp, "account", ""),
@@ -497,20 +597,161 @@ static size_t collapse_arrays(struct queue_row **order, size_t n, char *buf, siz
 	return out;
 }
 
+struct queue_build {
+	struct queue_row *rows;
+	size_t n, cap;
+};
+
+/* A row for job info (of record cj, or of the array whose first job cj is
+ * when info.rest) when squeue's filters pass; `tasks`: an array rest's
+ * "[..]" for its one row. False when out of memory. */
+static bool queue_add(struct ctld_conn *cn, const json_t *msg, const struct ctld_job *cj,
+		      const struct sched_job_info *info, const char *tasks, struct queue_build *qb)
+{
+	const char *parts = spur_json_str(msg, "partitions", NULL), *ids = spur_json_str(msg, "jobs", NULL);
+	struct spur_jobfmt_job *f;
+	char idtxt[64], plain[16], array[16] = "";
+
+	if (!owns(cn, cj) ||
+	    !queue_state_wanted(spur_json_str(msg, "states", NULL), info->state,
+				sched_job_state_name(info->state)) ||
+	    !spur_jobfmt_in_list(spur_json_str(msg, "users", NULL), spur_json_str(cj->spec, "user", "")) ||
+	    !queue_spec_wanted(msg, cj))
+		return true; /* the cheap filters first: no row for a job not shown */
+	if (spur_grow((void **)&qb->rows, &qb->cap, qb->n + 1, sizeof(*qb->rows)))
+		return false;
+	f = &qb->rows[qb->n].f;
+	fmt_job(cn->c, cj, info, f);
+	if (info->rest) { /* the array's first job lent its record */
+		f->job_id = info->id;
+		f->nodelist = "";
+		f->array_tasks = tasks;
+	}
+	if (ids) {
+		spur_jobfmt_id(f, idtxt, sizeof(idtxt));
+		snprintf(plain, sizeof(plain), "%" PRIu32, f->job_id);
+		/* -j of an array's job id lists all its tasks, as in Slurm */
+		if (f->array_job_id)
+			snprintf(array, sizeof(array), "%" PRIu32, f->array_job_id);
+	}
+	if (!spur_jobfmt_in_list(parts, f->partition) ||
+	    (ids && !spur_jobfmt_in_list(ids, array) &&
+	     (tasks || (!spur_jobfmt_in_list(ids, idtxt) && !spur_jobfmt_in_list(ids, plain)))))
+		return true;
+	qb->rows[qb->n++].state = info->state;
+	return true;
+}
+
+/* The tasks with no record of array `meta` that squeue's -j list names
+ * one by one ("A_T", or a task's own job id), a row each: the list is
+ * walked, not the tasks. */
+static bool queue_rest_named(struct ctld_conn *cn, const json_t *msg, const struct ctld_job *first,
+			     const struct sched_job_info *meta, struct queue_build *qb)
+{
+	const char *ids = spur_json_str(msg, "jobs", "");
+	uint32_t size = sched_array_size(cn->c->sched, meta->id), jid;
+
+	for (const char *p = ids; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		char *end;
+		unsigned long v = strtoul(p, &end, 10), t;
+		struct sched_job_info info;
+
+		if (end == p)
+			continue;
+		if (*end == '_' && v == meta->id) {
+			t = strtoul(end + 1, &end, 10);
+			jid = sched_array_task_id(cn->c->sched, meta->id, (uint32_t)t);
+		} else {
+			jid = v >= meta->id && v - meta->id < size ? (uint32_t)v : 0;
+		}
+		if ((*end && *end != ',') || !jid || sched_job_info(cn->c->sched, jid, &info) ||
+		    !info.rest)
+			continue;
+		if (!queue_add(cn, msg, first, &info, NULL, qb))
+			return false;
+	}
+	return true;
+}
+
+/* An array's tasks with no record, a row each (squeue -r). */
+static bool queue_rest_each(struct ctld_conn *cn, const json_t *msg, const struct ctld_job *first,
+			    const struct sched_job_info *meta, struct queue_build *qb)
+{
+	uint32_t jids[1024], tids[1024], from = 0;
+	size_t got;
+
+	while ((got = sched_array_rest_ids(cn->c->sched, meta->id, &from, jids, tids, 1024))) {
+		for (size_t k = 0; k < got; k++) {
+			struct sched_job_info t = *meta;
+
+			t.id = jids[k];
+			t.array_task_id = (int32_t)tids[k];
+			if (!queue_add(cn, msg, first, &t, NULL, qb))
+				return false;
+		}
+	}
+	return true;
+}
+
+/* The rows of the arrays' tasks that have no record: without -r, one row
+ * per array holding them all ("5_[1000-999999]", as Slurm shows a pending
+ * meta record; another row when the text is too long), with -r (or a -j)
+ * a row each. The rows' strings go into strs. */
+static bool queue_rests(struct ctld_conn *cn, const json_t *msg, struct queue_build *qb,
+			char *strs, size_t len)
+{
+	struct ctld *c = cn->c;
+	bool each = spur_json_bool(msg, "array_tasks", 0);
+	const char *ids = spur_json_str(msg, "jobs", NULL);
+	struct sched_job_info meta;
+	uint32_t count;
+	size_t used = 0;
+	char plain[16];
+
+	for (size_t a = 0; !sched_array_rest_nth(c->sched, a, &meta, &count); a++) {
+		const struct ctld_job *first = ctld_job(c, meta.id);
+		struct sched_job_info t = meta;
+		struct range_str r;
+		uint32_t from = 0;
+
+		if (!first || !owns(cn, first))
+			continue;
+		snprintf(plain, sizeof(plain), "%" PRIu32, meta.id);
+		if (ids && !spur_jobfmt_in_list(ids, plain)) { /* not the whole array */
+			if (!queue_rest_named(cn, msg, first, &meta, qb))
+				return false;
+			continue;
+		}
+		if (each) {
+			if (!queue_rest_each(cn, msg, first, &meta, qb))
+				return false;
+			continue;
+		}
+		while (used + 260 < len && rest_ranges(c, meta.id, &from, &r, &t.id)) {
+			char *row = strs + used;
+
+			used += (size_t)snprintf(row, len - used, "[%s]", rs_text(&r)) + 1;
+			if (!queue_add(cn, msg, first, &t, row, qb))
+				return false;
+		}
+	}
+	return true;
+}
+
 /* squeue: the controller formats the lines itself, so a queue of 100,000
  * jobs crosses the wire as text, not as 100,000 JSON objects. */
 static void queue_text(struct ctld_conn *cn, json_t *msg, const char *fmt)
 {
 	struct ctld *c = cn->c;
-	const char *users = spur_json_str(msg, "users", NULL), *states = spur_json_str(msg, "states", NULL);
-	const char *parts = spur_json_str(msg, "partitions", NULL), *ids = spur_json_str(msg, "jobs", NULL);
 	int64_t now = ctld_now();
-	size_t cap = 1 << 16, len = 0, count = 0, nrows = 0, rows_cap = 0;
+	size_t cap = 1 << 16, len = 0, count = 0, nrows = 0;
 	char *buf = malloc(cap);
-	struct queue_row *rows = NULL, **order;
+	struct queue_build qb = { 0 };
+	struct queue_row *rows, **order;
 	struct sched_job_info info;
 	json_t *reply;
 	char tasks[65536]; /* the collapsed rows' "[1-3,7]" strings */
+	char rest_tasks[16384]; /* the array rests' */
 
 	if (!buf || !spur_jobfmt_valid(fmt)) {
 		free(buf);
@@ -519,50 +760,20 @@ static void queue_text(struct ctld_conn *cn, json_t *msg, const char *fmt)
 	}
 	buf[0] = '\0';
 	for (size_t k = 0; !sched_job_info_nth(c->sched, k, &info); k++) {
-		size_t id = info.id;
-		struct spur_jobfmt_job *f;
-		const char *state;
-		char idtxt[32], plain[16], array[16] = "";
+		const struct ctld_job *cj = ctld_job_rec(c, info.id);
 
-		if (id >= c->jobs_cap || !c->jobs[id] || !owns(cn, c->jobs[id]))
-			continue;
-		/* the cheap filters first: no row for a job not shown */
-		state = sched_job_state_name(info.state);
-		if (!queue_state_wanted(states, info.state, state) ||
-		    !spur_jobfmt_in_list(users, spur_json_str(c->jobs[id]->spec, "user", "")) ||
-		    !queue_spec_wanted(msg, c->jobs[id]))
-			continue;
-		if (spur_grow((void **)&rows, &rows_cap, nrows + 1, sizeof(*rows))) {
-			free(buf);
-			free(rows);
-			reply_error(cn, SPUR_ENOMEM, "out of memory");
-			return;
-		}
-		f = &rows[nrows].f;
-		fmt_job(c, c->jobs[id], &info, f);
-		if (ids) {
-			spur_jobfmt_id(f, idtxt, sizeof(idtxt));
-			snprintf(plain, sizeof(plain), "%" PRIu32, f->job_id);
-			/* -j of an array's job id lists all its tasks, as in Slurm */
-			if (f->array_job_id)
-				snprintf(array, sizeof(array), "%" PRIu32, f->array_job_id);
-		}
-		if (!spur_jobfmt_in_list(parts, f->partition) ||
-		    (ids && !spur_jobfmt_in_list(ids, idtxt) && !spur_jobfmt_in_list(ids, plain) &&
-		     !spur_jobfmt_in_list(ids, array)))
-			continue;
-		rows[nrows].state = info.state;
-		nrows++;
+		if (cj && !queue_add(cn, msg, cj, &info, NULL, &qb))
+			goto out_of_memory;
 	}
+	if (!queue_rests(cn, msg, &qb, rest_tasks, sizeof(rest_tasks)))
+		goto out_of_memory;
+	rows = qb.rows;
+	nrows = qb.n;
 	/* squeue's default order: partition, state (pending first), priority
 	 * (highest first), then id; pointers are sorted, not the rows */
 	order = nrows ? malloc(nrows * sizeof(*order)) : NULL;
-	if (nrows && !order) {
-		free(buf);
-		free(rows);
-		reply_error(cn, SPUR_ENOMEM, "out of memory");
-		return;
-	}
+	if (nrows && !order)
+		goto out_of_memory;
 	for (size_t r = 0; r < nrows; r++)
 		order[r] = &rows[r];
 	if (nrows)
@@ -574,11 +785,8 @@ static void queue_text(struct ctld_conn *cn, json_t *msg, const char *fmt)
 			char *nb = realloc(buf, cap * 2);
 
 			if (!nb) {
-				free(buf);
-				free(rows);
 				free(order);
-				reply_error(cn, SPUR_ENOMEM, "out of memory");
-				return;
+				goto out_of_memory;
 			}
 			buf = nb;
 			cap *= 2;
@@ -599,6 +807,11 @@ static void queue_text(struct ctld_conn *cn, json_t *msg, const char *fmt)
 	reply = json_pack("{s:s%,s:I}", "text", buf, len, "count", (json_int_t)count);
 	free(buf);
 	reply_ok(cn, reply);
+	return;
+out_of_memory:
+	free(buf);
+	free(qb.rows);
+	reply_error(cn, SPUR_ENOMEM, "out of memory");
 }
 
 /* Does an active job pass scancel's filters (-u -t -p -n -A -w)? Each is a
@@ -620,6 +833,10 @@ static bool cancel_filter_ok(struct ctld *c, const struct ctld_job *cj,
 	       spur_jobfmt_in_list(spur_json_str(flt, "partitions", NULL), f.partition);
 }
 
+/* Records one scancel argument may name at most (an array's: those in its
+ * window, running, or named one by one before). */
+#define CANCEL_MAX 65536
+
 /* The jobs one scancel argument names: N (and, when N is an array's job
  * id, every task of it) or N_M (one task). */
 static size_t cancel_targets(struct ctld *c, uint32_t id, long task, uint32_t *out, size_t max)
@@ -632,21 +849,81 @@ static size_t cancel_targets(struct ctld *c, uint32_t id, long task, uint32_t *o
 		out[n++] = id;
 		return n;
 	}
-	/* the whole array: its tasks still active (the ended ones are no
-	 * error), or the first task when none is */
-	for (size_t j = id >= c->purge_low ? id : c->purge_low; j < c->jobs_cap && n < max; j++) {
-		if (!c->jobs[j] || sched_job_info(c->sched, (uint32_t)j, &info) ||
+	if (task >= 0) { /* one task, with a record or not */
+		uint32_t j = sched_array_task_id(c->sched, id, (uint32_t)task);
+
+		if (j && j >= c->purge_low)
+			out[n++] = j;
+		return n;
+	}
+	/* the whole array: its tasks with records still active (the ended ones
+	 * are no error; those with no record are cancelled as one, see
+	 * cancel_rests), or the first task when none is */
+	for (size_t j = id >= c->purge_low ? id : c->purge_low,
+		    end = (size_t)id + sched_array_size(c->sched, id);
+	     j < c->jobs_cap && j < end && n < max; j++) {
+		if (!ctld_job_rec(c, (uint32_t)j) || sched_job_info(c->sched, (uint32_t)j, &info) ||
 		    info.array_job_id != id)
 			continue;
-		if (task >= 0 && (long)info.array_task_id == task)
-			out[n++] = (uint32_t)j;
-		else if (task < 0 &&
-			 (info.state == SCHED_JOB_PENDING || info.state == SCHED_JOB_RUNNING))
+		if (info.state == SCHED_JOB_PENDING || info.state == SCHED_JOB_RUNNING)
 			out[n++] = (uint32_t)j;
 	}
-	if (!n && task < 0 && !sched_job_info(c->sched, id, &info))
+	if (!n && task < 0 && !sched_job_info(c->sched, id, &info) &&
+	    !sched_array_rest_pending(c->sched, id))
 		out[n++] = id;
 	return n;
+}
+
+/* The state of array id's tasks that have no record (its meta record's). */
+static bool rest_meta(struct ctld *c, uint32_t id, struct sched_job_info *meta)
+{
+	uint32_t count;
+
+	for (size_t k = 0; !sched_array_rest_nth(c->sched, k, meta, &count); k++)
+		if (meta->id == id)
+			return true;
+	return false;
+}
+
+/* The arrays whose tasks with no record a scancel cancels: those it names
+ * whole, or every one passing its filters. Appended to *rests; false when
+ * out of memory. */
+static bool cancel_rests(struct ctld_conn *cn, const json_t *jobs, const json_t *flt,
+			 uint32_t **rests, size_t *n, size_t *cap)
+{
+	struct ctld *c = cn->c;
+	struct sched_job_info meta;
+	uint32_t count;
+	size_t idx;
+	json_t *item;
+
+	if (json_is_array(jobs)) {
+		json_array_foreach(jobs, idx, item) {
+			uint32_t id = (uint32_t)spur_json_int(item, "job_id", 0);
+			long task = (long)spur_json_int(item, "task_id", -1);
+
+			if (task >= 0 || !sched_array_rest_pending(c->sched, id) ||
+			    !owns(cn, ctld_job(c, id)) ||
+			    (json_is_object(flt) &&
+			     (!rest_meta(c, id, &meta) || !cancel_filter_ok(c, ctld_job(c, id), &meta, flt))))
+				continue;
+			if (spur_grow((void **)rests, cap, *n + 1, sizeof(**rests)))
+				return false;
+			(*rests)[(*n)++] = id;
+		}
+		return true;
+	}
+	for (size_t k = 0; json_is_object(flt) && !sched_array_rest_nth(c->sched, k, &meta, &count); k++) {
+		struct ctld_job *cj = ctld_job(c, meta.id);
+
+		if (meta.state != SCHED_JOB_PENDING || !cj || !owns(cn, cj) ||
+		    !cancel_filter_ok(c, cj, &meta, flt))
+			continue;
+		if (spur_grow((void **)rests, cap, *n + 1, sizeof(**rests)))
+			return false;
+		(*rests)[(*n)++] = meta.id;
+	}
+	return true;
 }
 
 static void cancel_error(json_t *errors, uint32_t id, long task, const char *msg)
@@ -694,8 +971,8 @@ static void handle_cancel(struct ctld_conn *cn, json_t *msg)
 	const json_t *jobs = json_object_get(msg, "jobs"), *flt = json_object_get(msg, "filter");
 	int sig = (int)spur_json_int(msg, "signal", 0);
 	json_t *errors = json_array(), *one = NULL, *reply, *item;
-	uint32_t *ids = NULL;
-	size_t nids = 0, cap = 0, count = 0, ncancel = 0, idx;
+	uint32_t *ids = NULL, *rests = NULL;
+	size_t nids = 0, cap = 0, count = 0, ncancel = 0, idx, nrests = 0, rests_cap = 0;
 	struct spur_error err;
 
 	if (sig < 0 || sig > 64) {
@@ -715,16 +992,16 @@ static void handle_cancel(struct ctld_conn *cn, json_t *msg)
 			long task = (long)spur_json_int(item, "task_id", -1);
 			size_t got;
 
-			if (spur_grow((void **)&ids, &cap, nids + 1024, sizeof(*ids)))
+			if (spur_grow((void **)&ids, &cap, nids + CANCEL_MAX, sizeof(*ids)))
 				goto out_of_memory;
-			got = cancel_targets(c, id, task, ids + nids, 1024);
-			if (!got)
+			got = cancel_targets(c, id, task, ids + nids, CANCEL_MAX);
+			if (!got && (task >= 0 || !sched_array_rest_pending(c->sched, id)))
 				cancel_error(errors, id, task, "Invalid job id specified");
 			nids += got;
 		}
 	} else if (json_is_object(flt)) {
 		for (size_t j = c->purge_low; j < c->jobs_cap; j++) {
-			if (!c->jobs[j])
+			if (!ctld_job_rec(c, (uint32_t)j))
 				continue;
 			if (spur_grow((void **)&ids, &cap, nids + 1, sizeof(*ids)))
 				goto out_of_memory;
@@ -742,12 +1019,13 @@ static void handle_cancel(struct ctld_conn *cn, json_t *msg)
 		const char *why;
 		bool commit = false;
 
+		struct ctld_job *cj = ctld_job(c, ids[i]);
+
 		if (json_is_object(flt) &&
-		    (!c->jobs[ids[i]] || !owns(cn, c->jobs[ids[i]]) ||
-		     sched_job_info(c->sched, ids[i], &info) ||
-		     !cancel_filter_ok(c, c->jobs[ids[i]], &info, flt)))
+		    (!cj || !owns(cn, cj) || sched_job_info(c->sched, ids[i], &info) ||
+		     !cancel_filter_ok(c, cj, &info, flt)))
 			continue;
-		if (!owns(cn, c->jobs[ids[i]])) {
+		if (!owns(cn, cj)) {
 			/* scancel's "Kill job error on job id N: ..." */
 			if (!json_is_object(flt))
 				cancel_error(errors, ids[i], -1, ACCESS_DENIED);
@@ -762,34 +1040,60 @@ static void handle_cancel(struct ctld_conn *cn, json_t *msg)
 		if (commit)
 			ids[ncancel++] = ids[i];
 	}
+	/* the tasks of arrays with no record (not for a signal: none runs) */
+	if (!sig && !cancel_rests(cn, jobs, flt, &rests, &nrests, &rests_cap))
+		goto out_of_memory;
+	for (size_t i = 0; i < nrests; i++)
+		count += sched_array_rest_pending(c->sched, rests[i]);
 	json_decref(one);
+	one = NULL;
 	reply = json_pack("{s:s,s:I,s:o}", "type", "ok", "count", (json_int_t)count, "errors", errors);
-	if (!ncancel)
+	if (!ncancel && !nrests)
 		ctld_conn_send(cn, reply);
-	/* the reply goes with the last cancellation, once it is committed */
-	for (size_t i = 0; i < ncancel; i++) {
+	/* the reply goes with the last cancellation, once it is committed; the
+	 * rests first, so that no task comes in as those before it go */
+	for (size_t i = 0; i < ncancel + nrests; i++) {
 		struct sched_job_info info;
-		json_t *op = json_pack("{s:s,s:i,s:I}", "op", "cancel", "id", (int)ids[i], "time",
+		bool rest = i < nrests, last = i + 1 == ncancel + nrests;
+		uint32_t id = rest ? rests[i] : ids[i - nrests];
+		json_t *op = json_pack("{s:s,s:i,s:I}", "op", "cancel", "id", (int)id, "time",
 				       (json_int_t)ctld_now());
 
-		if (!sched_job_info(c->sched, ids[i], &info) && info.state == SCHED_JOB_RUNNING)
-			ctld_signal_job(c, ids[i], sig ? sig : SIGTERM);
-		if (ctld_commit(c, op, i + 1 == ncancel ? cn : NULL, i + 1 == ncancel ? reply : NULL,
-				&err)) {
-			spur_error_log("job %u: %s", ids[i], err.msg);
-			if (i + 1 == ncancel)
+		if (rest)
+			json_object_set_new(op, "rest", json_true());
+		else if (!sched_job_info(c->sched, id, &info) && info.state == SCHED_JOB_RUNNING)
+			ctld_signal_job(c, id, sig ? sig : SIGTERM);
+		if (ctld_commit(c, op, last ? cn : NULL, last ? reply : NULL, &err)) {
+			spur_error_log("job %u: %s", id, err.msg);
+			if (last)
 				reply_error(cn, err.code, err.msg);
 		}
 		json_decref(op);
 	}
 	free(ids);
+	free(rests);
 	ctld_cycle_soon(c);
 	return;
 out_of_memory:
 	free(ids);
+	free(rests);
 	json_decref(one);
 	json_decref(errors);
 	reply_error(cn, SPUR_ENOMEM, "out of memory");
+}
+
+/* The arrays' tasks with no record the caller may see, an object each
+ * array (pending ones; with all, cancelled ones too). */
+static void rests_json(struct ctld_conn *cn, json_t *jobs, bool all)
+{
+	struct sched_job_info meta;
+	uint32_t count;
+	json_t *o;
+
+	for (size_t a = 0; !sched_array_rest_nth(cn->c->sched, a, &meta, &count); a++)
+		if ((all || meta.state == SCHED_JOB_PENDING) && owns(cn, ctld_job(cn->c, meta.id)) &&
+		    (o = rest_json(cn->c, &meta)))
+			json_array_append_new(jobs, o);
 }
 
 static void handle_queue(struct ctld_conn *cn, json_t *msg)
@@ -808,13 +1112,14 @@ static void handle_queue(struct ctld_conn *cn, json_t *msg)
 	for (size_t id = c->purge_low; id < c->jobs_cap; id++) {
 		struct sched_job_info info;
 
-		if (!c->jobs[id] || !owns(cn, c->jobs[id]) ||
+		if (!ctld_job_rec(c, (uint32_t)id) || !owns(cn, c->jobs[id]) ||
 		    sched_job_info(c->sched, (uint32_t)id, &info))
 			continue;
 		if (!all && info.state != SCHED_JOB_PENDING && info.state != SCHED_JOB_RUNNING)
 			continue;
 		json_array_append_new(jobs, ctld_job_json(c, (uint32_t)id));
 	}
+	rests_json(cn, jobs, all);
 	reply_ok(cn, json_pack("{s:o,s:I}", "jobs", jobs, "now", (json_int_t)ctld_now()));
 }
 
@@ -825,8 +1130,9 @@ static void all_jobs(struct ctld_conn *cn)
 	json_t *jobs = json_array(), *o;
 
 	for (uint32_t id = c->purge_low; id < c->next_id && id < c->jobs_cap; id++)
-		if (c->jobs[id] && owns(cn, c->jobs[id]) && (o = ctld_job_json(c, id)))
+		if (ctld_job_rec(c, id) && owns(cn, c->jobs[id]) && (o = ctld_job_json(c, id)))
 			json_array_append_new(jobs, o);
+	rests_json(cn, jobs, true);
 	reply_ok(cn, json_pack("{s:o,s:I}", "jobs", jobs, "now", (json_int_t)ctld_now()));
 }
 
@@ -878,6 +1184,8 @@ static void handle_stats(struct ctld_conn *cn, json_t *msg)
 	size_t counts[8] = { 0 };
 	json_t *by = json_object(), *jobs = json_array(), *v;
 	const char *key;
+	struct sched_job_info meta;
+	uint32_t count;
 
 	(void)msg;
 	/* counts only, so any user may read them (spurrestd needs no rights) */
@@ -885,13 +1193,24 @@ static void handle_stats(struct ctld_conn *cn, json_t *msg)
 		struct sched_job_info info;
 		char k[300];
 
-		if (!c->jobs[id] || sched_job_info(c->sched, (uint32_t)id, &info))
+		if (!ctld_job_rec(c, (uint32_t)id) || sched_job_info(c->sched, (uint32_t)id, &info))
 			continue;
 		if ((size_t)info.state < sizeof(counts) / sizeof(counts[0]))
 			counts[info.state]++;
 		snprintf(k, sizeof(k), "%s\t%s", sched_job_state_name(info.state),
 			 ctld_job_partition(c, c->jobs[id], &info));
 		json_object_set_new(by, k, json_integer(spur_json_int(by, k, 0) + 1));
+	}
+	for (size_t a = 0; !sched_array_rest_nth(c->sched, a, &meta, &count); a++) {
+		char k[300];
+
+		if (!ctld_job(c, meta.id))
+			continue;
+		if ((size_t)meta.state < sizeof(counts) / sizeof(counts[0]))
+			counts[meta.state] += count;
+		snprintf(k, sizeof(k), "%s\t%s", sched_job_state_name(meta.state),
+			 ctld_job_partition(c, ctld_job(c, meta.id), &meta));
+		json_object_set_new(by, k, json_integer(spur_json_int(by, k, 0) + count));
 	}
 	json_object_foreach(by, key, v) {
 		const char *tab = strchr(key, '\t');
@@ -1850,18 +2169,57 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 			       (json_int_t)ctld_now()));
 }
 
+/* sacct's rows for the arrays' tasks that have no record (so none in the
+ * accounting database yet): one per array, as Slurm's pending meta record
+ * ("5_[1000-999999]"). */
+static void acct_rests(struct ctld *c, const char *jobs, const char *user, json_t *rows)
+{
+	struct sched_job_info meta;
+	uint32_t count, from = 0, jid = 0;
+	struct range_str r;
+	char plain[16];
+	const char *txt;
+
+	for (size_t a = 0; !sched_array_rest_nth(c->sched, a, &meta, &count); a++, from = 0) {
+		const struct ctld_job *first = ctld_job(c, meta.id);
+		const json_t *sp = first ? first->spec : NULL;
+
+		snprintf(plain, sizeof(plain), "%" PRIu32, meta.id);
+		if (!first || (user && strcmp(user, spur_json_str(sp, "user", ""))) ||
+		    (jobs && !spur_jobfmt_in_list(jobs, plain)) ||
+		    !rest_ranges(c, meta.id, &from, &r, &jid))
+			continue;
+		txt = rs_text(&r);
+		json_array_append_new(
+			rows,
+			json_pack("{s:i,s:i,s:i,s:s,s:s,s:s,s:s,s:s,s:i,s:I,s:i,s:I,s:I,s:s,s:I,s:s,s:I,s:s,s:s,s:[]}",
+				  "job_id", (int)jid, "array_job_id", (int)meta.id, "array_task_id",
+				  -1, "name", spur_json_str(sp, "name", ""), "user",
+				  spur_json_str(sp, "user", ""), "account", spur_json_str(sp, "account", ""),
+				  "partition", ctld_job_partition(c, first, &meta), "state",
+				  sched_job_state_name(meta.state), "exit_code", 0, "submit",
+				  (json_int_t)meta.submit_time, "start", 0, "end",
+				  (json_int_t)(meta.state == SCHED_JOB_PENDING ? 0 : meta.end_time), "nnodes",
+				  (json_int_t)spur_json_int(sp, "nodes", 1), "nodelist", "None assigned",
+				  "cpus", (json_int_t)spur_json_int(sp, "cpus_per_task", 1), "gres",
+				  spur_json_str(sp, "gres", ""), "time_limit",
+				  (json_int_t)spur_json_int(sp, "time_limit", 0), "workdir",
+				  spur_json_str(sp, "workdir", ""), "array_task_string", txt, "steps"));
+	}
+}
+
 static void handle_acct(struct ctld_conn *cn, json_t *msg)
 {
 	struct spur_error err;
 	/* a user's history is their own */
-	json_t *rows = ctld_acct_query(cn->c, spur_json_str(msg, "jobs", NULL),
-				       is_admin(cn) ? spur_json_str(msg, "user", NULL) : cn->who.user,
-				       &err);
+	const char *user = is_admin(cn) ? spur_json_str(msg, "user", NULL) : cn->who.user;
+	json_t *rows = ctld_acct_query(cn->c, spur_json_str(msg, "jobs", NULL), user, &err);
 
 	if (!rows) {
 		reply_error(cn, err.code, err.msg);
 		return;
 	}
+	acct_rests(cn->c, spur_json_str(msg, "jobs", NULL), user, rows);
 	reply_ok(cn, json_pack("{s:o,s:I}", "jobs", rows, "now", (json_int_t)ctld_now()));
 }
 

@@ -21,9 +21,40 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+static int job_slot(struct ctld *c, uint32_t id);
+
+/* An array task's controller record, made on first use: the core lets the
+ * tasks of a large array in a window at a time, and the tasks beyond it
+ * have no record there (nor here) until then. With rest_too, also for a
+ * task the core has no record of yet. */
+static struct ctld_job *task_make(struct ctld *c, uint32_t id, bool rest_too)
+{
+	struct sched_job_info info;
+	struct ctld_job *first, *cj;
+
+	if (sched_job_info(c->sched, id, &info) || !info.array_job_id ||
+	    info.array_job_id == id || (info.rest && !rest_too) ||
+	    info.array_job_id >= c->jobs_cap || !(first = c->jobs[info.array_job_id]) ||
+	    job_slot(c, id) || !(cj = calloc(1, sizeof(*cj))))
+		return NULL;
+	cj->id = id;
+	cj->spec = json_incref(first->spec);
+	c->jobs[id] = cj;
+	return cj;
+}
+
 struct ctld_job *ctld_job(struct ctld *c, uint32_t id)
 {
-	return id < c->jobs_cap ? c->jobs[id] : NULL;
+	if (id < c->jobs_cap && c->jobs[id])
+		return c->jobs[id];
+	return task_make(c, id, true);
+}
+
+struct ctld_job *ctld_job_rec(struct ctld *c, uint32_t id)
+{
+	if (id >= c->jobs_cap)
+		return NULL;
+	return c->jobs[id] ? c->jobs[id] : task_make(c, id, false);
 }
 
 const char *ctld_job_partition(const struct ctld *c, const struct ctld_job *cj,
@@ -113,18 +144,12 @@ static int spec_from_json(const json_t *j, uint32_t id, struct sched_job_spec *s
 	return 0;
 }
 
-/* How many ids a submission takes: its array tasks, or one. */
-static uint32_t id_count(const json_t *j)
+/* How many ids a submission (first job id) took: its array's tasks, or one. */
+static uint32_t id_count(struct ctld *c, uint32_t id)
 {
-	const char *array = spur_json_str(j, "array", NULL);
-	struct spur_array_spec a;
-	uint32_t n = 1;
+	uint32_t n = sched_array_size(c->sched, id);
 
-	if (array && spur_array_parse(array, SPUR_ARRAY_MAX_ID, &a, NULL) == 0) {
-		n = (uint32_t)a.n;
-		spur_array_fini(&a);
-	}
-	return n;
+	return n ? n : 1;
 }
 
 static int apply_submit(struct ctld *c, json_t *op, bool replay, struct spur_error *err)
@@ -136,7 +161,7 @@ static int apply_submit(struct ctld *c, json_t *op, bool replay, struct spur_err
 	struct sched_event ev = { .type = SCHED_EV_SUBMIT, .time = spur_json_int(op, "time", 0),
 				  .job = &sp, .defer_cycle = true };
 	struct sched_actions acts;
-	uint32_t n = id_count(job);
+	uint32_t n;
 	int rc;
 
 	if (!id || !json_is_object(job))
@@ -154,13 +179,19 @@ static int apply_submit(struct ctld *c, json_t *op, bool replay, struct spur_err
 	spur_gres_fini(&g);
 	if (rc)
 		return rc;
+	n = id_count(c, id);
+	/* a record for each task the core has one of (an array's window); the
+	 * others get theirs as they come in */
+	if (job_slot(c, id + n - 1))
+		return spur_error_set(err, SPUR_ENOMEM, "out of memory");
 	for (uint32_t k = 0; k < n; k++) {
-		struct ctld_job *cj = calloc(1, sizeof(*cj));
+		struct ctld_job *cj;
+		struct sched_job_info info;
 
-		if (!cj || job_slot(c, id + k)) {
-			free(cj);
+		if (sched_job_info(c->sched, id + k, &info) || info.rest)
+			break;
+		if (!(cj = calloc(1, sizeof(*cj))))
 			return spur_error_set(err, SPUR_ENOMEM, "out of memory");
-		}
 		cj->id = id + k;
 		cj->spec = json_incref(job);
 		c->jobs[id + k] = cj;
@@ -172,7 +203,7 @@ static int apply_submit(struct ctld *c, json_t *op, bool replay, struct spur_err
 		c->next_id = id + n;
 	if (!c->replaying)
 		ctld_acct_batch(c, true);
-	for (uint32_t k = 0; k < n; k++)
+	for (uint32_t k = 0; k < n && c->jobs[id + k]; k++)
 		ctld_acct_record(c, id + k);
 	if (!c->replaying)
 		ctld_acct_batch(c, false);
@@ -287,35 +318,19 @@ static void put_per_node(json_t *env, const struct sched_job_info *info, long lo
 }
 
 /* SLURM_ARRAY_TASK_COUNT/MIN/MAX, and _STEP when the ids are evenly
- * spaced, from the array's --array as submitted. */
-static void put_array_env(struct ctld *c, json_t *env, const json_t *spec)
+ * spaced, from the array's --array as submitted (the core keeps them: a
+ * task's start does not parse a million ids). */
+static void put_array_env(struct ctld *c, json_t *env, uint32_t array_job_id)
 {
-	struct spur_array_spec a = { 0 };
-	struct spur_error err;
-	uint32_t min = UINT32_MAX, max = 0, step = 0;
-	bool even = true;
+	uint32_t min, max, step, n = sched_array_size(c->sched, array_job_id);
 
-	if (spur_array_parse(spur_json_str(spec, "array", ""),
-			     c->conf->max_array_size ? c->conf->max_array_size - 1 : 0, &a, &err))
+	if (!n || !sched_array_span(c->sched, array_job_id, &min, &max, &step))
 		return;
-	for (size_t i = 0; i < a.n; i++) {
-		min = a.ids[i] < min ? a.ids[i] : min;
-		max = a.ids[i] > max ? a.ids[i] : max;
-		if (i && a.ids[i] <= a.ids[i - 1])
-			even = false;
-		else if (i == 1)
-			step = a.ids[1] - a.ids[0];
-		else if (i > 1)
-			even &= a.ids[i] - a.ids[i - 1] == step;
-	}
-	if (a.n) {
-		put_env_int(env, "ARRAY_TASK_COUNT", (long long)a.n);
-		put_env_int(env, "ARRAY_TASK_MIN", min);
-		put_env_int(env, "ARRAY_TASK_MAX", max);
-		if (even)
-			put_env_int(env, "ARRAY_TASK_STEP", a.n > 1 ? step : 1);
-	}
-	spur_array_fini(&a);
+	put_env_int(env, "ARRAY_TASK_COUNT", (long long)n);
+	put_env_int(env, "ARRAY_TASK_MIN", min);
+	put_env_int(env, "ARRAY_TASK_MAX", max);
+	if (step)
+		put_env_int(env, "ARRAY_TASK_STEP", step);
 }
 
 /* SLURM_WORKING_CLUSTER, as Slurm writes it: NAME:HOST:PORT:PROTOCOL:
@@ -405,7 +420,7 @@ json_t *ctld_job_env(struct ctld *c, struct ctld_job *cj, const struct sched_job
 	if (info->array_job_id) {
 		put_env_int(env, "ARRAY_JOB_ID", info->array_job_id);
 		put_env_int(env, "ARRAY_TASK_ID", info->array_task_id);
-		put_array_env(c, env, spec);
+		put_array_env(c, env, info->array_job_id);
 	}
 	if (ngpus) {
 		put_env(env, "JOB_GPUS", gpus);
@@ -575,6 +590,26 @@ static int apply_start(struct ctld *c, json_t *op, bool replay, struct spur_erro
 }
 
 /* ---------------------------------------------------------------- end */
+
+/* {"op":"cancel","id":ARRAY,"rest":true}: an array's tasks that have no
+ * record yet are cancelled as one (as Slurm cancels a pending meta
+ * record); the op stays with the array's first job for snapshots. */
+static int apply_cancel_rest(struct ctld *c, json_t *op, bool replay, struct spur_error *err)
+{
+	uint32_t id = (uint32_t)spur_json_int(op, "id", 0);
+	struct ctld_job *cj = ctld_job(c, id);
+	struct sched_event ev = { .type = SCHED_EV_CANCEL, .time = spur_json_int(op, "time", 0),
+				  .job_id = id, .array_rest = true, .defer_cycle = true };
+	struct sched_actions acts;
+
+	if (!cj)
+		return spur_error_set(err, SPUR_ENOENT, "Invalid job id specified");
+	if (sched_step(c->sched, &ev, &acts, err))
+		return replay && err->code == SPUR_ESTATE ? 0 : err->code;
+	json_decref(cj->rest_op);
+	cj->rest_op = json_incref(op);
+	return 0;
+}
 
 static void reply_waiter(struct ctld *c, struct ctld_job *cj)
 {
@@ -850,6 +885,7 @@ static void job_free(struct ctld_job *cj)
 	ctld_steps_clear(cj);
 	json_decref(cj->spec);
 	json_decref(cj->submit_op);
+	json_decref(cj->rest_op);
 	json_decref(cj->hold_op);
 	json_decref(cj->start_op);
 	json_decref(cj->end_op);
@@ -864,13 +900,13 @@ static void job_free(struct ctld_job *cj)
  * ended (their latest end in *end); else 0. */
 static uint32_t submission_ended(struct ctld *c, const struct ctld_job *cj, int64_t *end)
 {
-	uint32_t n = id_count(cj->spec);
+	uint32_t n = id_count(c, cj->id);
 
 	*end = 0;
 	for (uint32_t k = 0; k < n; k++) {
 		struct sched_job_info info;
 
-		if (!ctld_job(c, cj->id + k) || sched_job_info(c->sched, cj->id + k, &info) ||
+		if (sched_job_info(c->sched, cj->id + k, &info) ||
 		    info.state == SCHED_JOB_PENDING || info.state == SCHED_JOB_RUNNING)
 			return 0;
 		if (info.end_time > *end)
@@ -899,7 +935,8 @@ static int apply_purge(struct ctld *c, json_t *op, struct spur_error *err)
 		for (uint32_t k = 0; k < n; k++) {
 			if (sched_job_purge(c->sched, id + k, err))
 				spur_warn("purge: %s", err->msg);
-			job_free(c->jobs[id + k]);
+			if (c->jobs[id + k])
+				job_free(c->jobs[id + k]);
 			c->jobs[id + k] = NULL;
 		}
 	}
@@ -964,6 +1001,8 @@ int ctld_apply(struct ctld *c, json_t *op, bool replay, struct spur_error *err)
 		rc = apply_start(c, op, replay, err);
 	else if (!strcmp(kind, "finish"))
 		rc = apply_end(c, op, false, replay, err);
+	else if (!strcmp(kind, "cancel") && spur_json_bool(op, "rest", 0))
+		rc = apply_cancel_rest(c, op, replay, err);
 	else if (!strcmp(kind, "cancel"))
 		rc = apply_end(c, op, true, replay, err);
 	else if (!strcmp(kind, "requeue"))
@@ -1065,7 +1104,7 @@ static int by_seq(const void *a, const void *b)
  * job that has started since, are left out. */
 json_t *ctld_state_ops(struct ctld *c)
 {
-	json_t **v = calloc(5 * c->jobs_cap + json_array_size(c->resv_ops) + 1, sizeof(*v));
+	json_t **v = calloc(6 * c->jobs_cap + json_array_size(c->resv_ops) + 1, sizeof(*v));
 	json_t *ops = json_array(), *r;
 	size_t n = 0, k;
 
@@ -1093,6 +1132,8 @@ json_t *ctld_state_ops(struct ctld *c)
 			v[n++] = cj->start_op;
 		if (cj->end_op)
 			v[n++] = cj->end_op;
+		if (cj->rest_op)
+			v[n++] = cj->rest_op;
 	}
 	qsort(v, n, sizeof(*v), by_seq);
 	for (size_t i = 0; i < n; i++)

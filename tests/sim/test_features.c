@@ -142,6 +142,84 @@ static void test_array_window(void **state)
 	sim_destroy(sim);
 }
 
+/* A large array is one record until its tasks come in: beyond the window
+ * a task has no record (sched_job_info answers from the array's meta
+ * record, `rest` set), a task named by an event gets one, a whole-array
+ * cancel cancels the rest as one, and an ended rest is purged. A job
+ * after the whole array waits on the rest and, once it is cancelled,
+ * can never run. */
+static void test_array_one_record(void **state)
+{
+	struct sim *sim = one_node(SCHED_TOPO_MI300X, "mi300x", 0);
+	struct sched *s = sim_sched(sim);
+	struct sched_job_spec a = job(1, 1, 8, H), d = job(200001, 1, 8, H);
+	struct sched_job_info info, meta;
+	struct spur_error err;
+	uint32_t count = 0, jid = 0, tid = 0;
+	enum { WINDOW = 1000 }; /* the core's CORE_ARRAY_WINDOW */
+
+	(void)state;
+	a.array = "0-199999:1";
+	d.dependency = "afterok:1";
+	assert_int_equal(sim_submit_now(sim, &a, 10, 0, &err), 0);
+	assert_int_equal(sim_submit_now(sim, &d, 10, 0, &err), 0);
+	assert_int_equal(sched_job_count(s), 200001);
+	/* records: the window's, one more for the task that started, and d's */
+	assert_int_equal(sched_job_info_nth(s, WINDOW + 1, &info), 0);
+	assert_int_equal(sched_job_info_nth(s, WINDOW + 2, &info), SPUR_ENOENT);
+	assert_int_equal(sched_array_rest_nth(s, 0, &meta, &count), 0);
+	assert_int_equal(count, 200000 - WINDOW - 1);
+	assert_int_equal(meta.id, 1);
+	assert_int_equal(sched_array_rest_nth(s, 1, &meta, &count), SPUR_ENOENT);
+	assert_int_equal(sched_job_info(s, 150001, &info), 0);
+	assert_true(info.rest);
+	assert_int_equal(info.array_task_id, 150000);
+	assert_int_equal(info.state, SCHED_JOB_PENDING);
+	assert_int_equal(sched_array_task_id(s, 1, 150000), 150001);
+	assert_true(sched_array_rest_task(s, 1, 150000, &jid, &tid));
+	assert_int_equal(jid, 150001);
+	/* an event names a task with no record: it gets one */
+	assert_int_equal(sim_event(sim, (struct sched_event){ .type = SCHED_EV_HOLD,
+							      .time = sim_now(sim),
+							      .job_id = 150001 },
+				   &err),
+			 0);
+	assert_int_equal(sched_job_info(s, 150001, &info), 0);
+	assert_false(info.rest);
+	assert_int_equal(info.reason, SCHED_REASON_PRIORITY); /* deferred: not seen yet */
+	assert_false(sched_array_rest_task(s, 1, 150000, &jid, &tid));
+	/* the rest is cancelled as one; a second time is an error */
+	assert_int_equal(sim_event(sim, (struct sched_event){ .type = SCHED_EV_CANCEL,
+							      .time = sim_now(sim),
+							      .job_id = 1, .array_rest = true },
+				   &err),
+			 0);
+	assert_int_equal(sim_event(sim, (struct sched_event){ .type = SCHED_EV_CANCEL,
+							      .time = sim_now(sim),
+							      .job_id = 1, .array_rest = true },
+				   &err),
+			 SPUR_ESTATE);
+	assert_int_equal(sched_job_info(s, 199001, &info), 0);
+	assert_int_equal(info.state, SCHED_JOB_CANCELLED);
+	assert_int_equal(sim_job_state(sim, 150001), SCHED_JOB_PENDING); /* had its record */
+	sim_run_until(sim, sim_now(sim) + 20 * WINDOW);
+	/* the tasks with records ran (the held one waits); none of the rest did */
+	assert_int_equal(sim_job_state(sim, WINDOW + 1), SCHED_JOB_COMPLETED);
+	assert_int_equal(sim_job_reason(sim, 150001), SCHED_REASON_HELD_USER);
+	assert_int_equal(sched_job_info(s, WINDOW + 2, &info), 0);
+	assert_int_equal(info.state, SCHED_JOB_CANCELLED);
+	assert_int_equal(sim_job_state(sim, 200001), SCHED_JOB_PENDING);
+	assert_int_equal(sim_job_reason(sim, 200001), SCHED_REASON_DEPENDENCY_NEVER);
+	/* a pending rest is not purged; an ended one is, task by task */
+	assert_int_equal(sched_job_purge(s, 150001, &err), SPUR_ESTATE);
+	for (uint32_t id = WINDOW + 2; id <= 200000; id++)
+		if (id != 150001)
+			assert_int_equal(sched_job_purge(s, id, &err), 0);
+	assert_int_equal(sched_array_rest_nth(s, 0, &meta, &count), SPUR_ENOENT);
+	assert_int_equal(sched_job_info(s, 199001, &info), SPUR_ENOENT);
+	sim_destroy(sim);
+}
+
 /* ---------------------------------------------------------------- GRES */
 
 static void test_gres_types(void **state)
@@ -1036,6 +1114,7 @@ int main(void)
 		cmocka_unit_test(test_requeue),
 		cmocka_unit_test(test_max_job_test),
 		cmocka_unit_test(test_array_window),
+		cmocka_unit_test(test_array_one_record),
 		cmocka_unit_test(test_gres_types),
 		cmocka_unit_test(test_gpu_islands),
 		cmocka_unit_test(test_gpu_first_free_baseline),
