@@ -643,9 +643,9 @@ static int update_key(const char *prog, const char *key, const char *v, json_t *
 
 static int update_job(const char *prog, int argc, char **argv)
 {
-	json_t *set = json_object(), *reply;
+	json_t *set = json_object(), *reply, *req;
 	struct spur_error err;
-	long id = 0;
+	long id = 0, task = -1;
 
 	for (int i = 0; i < argc; i++) {
 		const char *eq = strchr(argv[i], '=');
@@ -662,7 +662,8 @@ static int update_job(const char *prog, int argc, char **argv)
 			char *end;
 
 			id = strtol(eq, &end, 10);
-			if (*end || id <= 0) {
+			task = *end == '_' ? strtol(end + 1, &end, 10) : -1;
+			if (*end || id <= 0 || (end[-1] == '_')) {
 				cli_error(prog, "Invalid job id specified");
 				goto fail;
 			}
@@ -694,8 +695,10 @@ static int update_job(const char *prog, int argc, char **argv)
 		cli_error(prog, "update needs JobId=ID");
 		goto fail;
 	}
-	reply = cli_call(json_pack("{s:s,s:i,s:o}", "type", "update", "job_id", (int)id, "set", set),
-			 &err);
+	req = json_pack("{s:s,s:i,s:o}", "type", "update", "job_id", (int)id, "set", set);
+	if (task >= 0) /* J_T: that task alone; J: every task of an array */
+		json_object_set_new(req, "task_id", json_integer(task));
+	reply = cli_call(req, &err);
 	if (!reply) {
 		cli_error(prog, "%s for job %ld", err.msg, id);
 		return 1;

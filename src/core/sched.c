@@ -1443,22 +1443,34 @@ static int cancel(struct sched *s, struct core_job *j, struct spur_error *err)
 	return 0;
 }
 
+/* The meta record of array id's pending tasks that have no record: what
+ * a hold, release or update of the whole array changes for them. */
+static struct core_job *rest_meta(struct sched *s, uint32_t id, struct spur_error *err)
+{
+	for (size_t i = 0; i < s->narrays; i++) {
+		struct core_array *a = &s->arrays[i];
+
+		if (a->array_job_id != id)
+			continue;
+		if (!a->nvirtual || a->meta->state != SCHED_JOB_PENDING)
+			break;
+		return a->meta;
+	}
+	spur_error_set(err, SPUR_ESTATE, "Job/step already completing or completed (array %u)", id);
+	return NULL;
+}
+
 /* scancel of a whole array: its tasks with no record are cancelled as one,
  * as Slurm cancels a pending meta record (the tasks with records are
  * cancelled one by one). A cancel needs no cycle. */
 static int cancel_rest(struct sched *s, const struct sched_event *ev, struct spur_error *err)
 {
-	struct core_array *a = NULL;
+	struct core_job *meta = rest_meta(s, ev->job_id, err);
+	struct core_array *a;
 
-	for (size_t i = 0; i < s->narrays && !a; i++)
-		if (s->arrays[i].array_job_id == ev->job_id)
-			a = &s->arrays[i];
-	if (!a)
-		return spur_error_set(err, SPUR_ENOENT, "Invalid job id specified: %u", ev->job_id);
-	if (!a->nvirtual || a->meta->state != SCHED_JOB_PENDING)
-		return spur_error_set(err, SPUR_ESTATE,
-				      "Job/step already completing or completed (array %u)",
-				      ev->job_id);
+	if (!meta)
+		return err->code;
+	a = &s->arrays[meta->array];
 	a->meta->hold_user = a->meta->hold_admin = false;
 	a->meta->reason = SCHED_REASON_NONE;
 	a->meta->end = ev->time;
@@ -1729,7 +1741,12 @@ int sched_step(struct sched *s, const struct sched_event *ev, struct sched_actio
 	    ev->type == SCHED_EV_UPDATE || ev->type == SCHED_EV_STOPPED) {
 		if (ev->type == SCHED_EV_CANCEL && ev->array_rest)
 			return cancel_rest(s, ev, err);
-		j = core_job_get(s, ev->job_id);
+		if (ev->array_rest && ev->type != SCHED_EV_HOLD && ev->type != SCHED_EV_RELEASE &&
+		    ev->type != SCHED_EV_UPDATE)
+			return spur_error_set(err, SPUR_EINVAL, "an array's rest takes no such event");
+		j = ev->array_rest ? rest_meta(s, ev->job_id, err) : core_job_get(s, ev->job_id);
+		if (!j && ev->array_rest)
+			return err->code;
 		if (!j)
 			return spur_error_set(err, array_of_virtual(s, ev->job_id) < 0 ? SPUR_ENOENT
 											: SPUR_ENOMEM,

@@ -248,7 +248,7 @@ struct sched_event {
 	uint32_t job_id;
 	int exit_code;
 	bool timed_out, oom, admin;
-	bool array_rest; /* CANCEL: the tasks of array job_id that have no record */
+	bool array_rest; /* CANCEL, HOLD, RELEASE, UPDATE: array job_id's tasks with no record */
 	const char *node;
 	uint32_t gpu;
 	const char *reason; /* drain/down reason text */

@@ -42,6 +42,10 @@ struct ctld_job {
 	json_t *submit_op; /* on the first job of a submission only */
 	json_t *hold_op, *start_op, *end_op, *requeue_op;
 	json_t *rest_op; /* an array's first job: its tasks with no record cancelled */
+	/* ops a snapshot keeps beyond those above: on an array's first job the
+	 * whole array's holds, releases and updates; on a task its own updates */
+	json_t *extra_ops;
+	bool own_spec; /* an array task's spec copied from the array's, then updated */
 	struct ctld_step_use *uses; /* running steps' shares (the leader's) */
 	size_t nuses;
 };

@@ -265,6 +265,17 @@ static json_t *job_json(struct ctld *c, const struct ctld_job *cj, const struct 
 
 /* Commit op (stolen) for job id; answer the client once it is committed;
  * run a cycle. */
+/* An array's job id, not "J_T", names every task of it, as in Slurm
+ * (scontrol hold, release, update): the op says so. */
+static json_t *whole_array(struct ctld_conn *cn, const json_t *msg, json_t *op)
+{
+	uint32_t id = (uint32_t)spur_json_int(msg, "job_id", 0);
+
+	if (op && !spur_json_bool(msg, "one_task", 0) && sched_array_size(cn->c->sched, id))
+		json_object_set_new(op, "array", json_true());
+	return op;
+}
+
 static void commit_reply(struct ctld_conn *cn, json_t *op, uint32_t id)
 {
 	struct spur_error err;
@@ -1809,8 +1820,9 @@ static void handle_update(struct ctld_conn *cn, json_t *msg)
 		return;
 	}
 	commit_reply(cn,
-		     json_pack("{s:s,s:i,s:I,s:o}", "op", "update", "id", (int)id, "time",
-			       (json_int_t)ctld_now(), "set", clean),
+		     whole_array(cn, msg,
+				 json_pack("{s:s,s:i,s:I,s:o}", "op", "update", "id", (int)id, "time",
+					   (json_int_t)ctld_now(), "set", clean)),
 		     id);
 }
 
@@ -1851,9 +1863,9 @@ static void handle_hold(struct ctld_conn *cn, json_t *msg)
 	/* a user's hold is a user hold, as in Slurm; their release leaves an
 	 * administrator's hold in place */
 	commit_reply(cn,
-		     json_pack("{s:s,s:i,s:I,s:b}", "op", hold ? "hold" : "release", "id", (int)id,
-			       "time", (json_int_t)ctld_now(), "admin",
-			       spur_json_bool(msg, "admin", 0) && is_admin(cn)),
+		     whole_array(cn, msg, json_pack("{s:s,s:i,s:I,s:b}", "op", hold ? "hold" : "release",
+						    "id", (int)id, "time", (json_int_t)ctld_now(),
+						    "admin", spur_json_bool(msg, "admin", 0) && is_admin(cn))),
 		     id);
 }
 
@@ -2594,6 +2606,7 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 
 		json_object_set_new(msg, "job_id", json_integer(id));
 		json_object_del(msg, "task_id");
+		json_object_set_new(msg, "one_task", json_true()); /* not the whole array */
 	}
 	table[t].fn(cn, msg);
 }

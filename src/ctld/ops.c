@@ -662,6 +662,59 @@ static int apply_end(struct ctld *c, json_t *op, bool cancel, bool replay,
 	return 0;
 }
 
+/* An op on a whole array ("array": true; cj its first job): the event
+ * for each of its pending tasks with a record, then for those with none
+ * (the array's meta record). The first refusal (a partition that is not
+ * there...) is the op's error, before anything changed; a task no longer
+ * pending is passed over. The op stays with the first job for snapshots. */
+static int array_apply(struct ctld *c, struct ctld_job *cj, json_t *op, struct sched_event *ev,
+		       struct spur_error *err)
+{
+	uint32_t id = cj->id, n = sched_array_size(c->sched, id);
+	struct sched_actions acts;
+	size_t took = 0;
+
+	for (uint32_t k = 0; k < n; k++) {
+		struct sched_job_info info;
+
+		if (!ctld_job_rec(c, id + k) || sched_job_info(c->sched, id + k, &info) ||
+		    info.state != SCHED_JOB_PENDING)
+			continue;
+		ev->job_id = id + k;
+		if (sched_step(c->sched, ev, &acts, err)) {
+			if (!took)
+				return err->code;
+			spur_warn("job %u: %s", id + k, err->msg);
+			continue;
+		}
+		took++;
+	}
+	ev->job_id = id;
+	ev->array_rest = true;
+	if (sched_array_rest_pending(c->sched, id)) {
+		if (!sched_step(c->sched, ev, &acts, err))
+			took++;
+		else if (!took)
+			return err->code;
+	}
+	if (!took)
+		return spur_error_set(err, SPUR_ESTATE, "Job is no longer pending execution");
+	if (!cj->extra_ops)
+		cj->extra_ops = json_array();
+	json_array_append(cj->extra_ops, op);
+	return 0;
+}
+
+/* The accounting rows of array id's pending tasks with records. */
+static void array_acct(struct ctld *c, uint32_t id)
+{
+	uint32_t n = sched_array_size(c->sched, id);
+
+	for (uint32_t k = 0; k < n && id + k < c->jobs_cap; k++)
+		if (c->jobs[id + k])
+			ctld_acct_record(c, id + k);
+}
+
 static int apply_hold(struct ctld *c, json_t *op, bool hold, struct spur_error *err)
 {
 	uint32_t id = (uint32_t)spur_json_int(op, "id", 0);
@@ -676,6 +729,12 @@ static int apply_hold(struct ctld *c, json_t *op, bool hold, struct spur_error *
 
 	if (!cj)
 		return spur_error_set(err, SPUR_ENOENT, "Invalid job id specified");
+	if (spur_json_bool(op, "array", 0)) {
+		if (array_apply(c, cj, op, &ev, err))
+			return err->code;
+		array_acct(c, id);
+		return 0;
+	}
 	if (sched_step(c->sched, &ev, &acts, err))
 		return err->code == SPUR_ESTATE
 			       ? spur_error_set(err, SPUR_ESTATE, "Job is no longer pending execution")
@@ -863,6 +922,7 @@ static int apply_update(struct ctld *c, json_t *op, struct spur_error *err)
 				  .nodes = (uint32_t)spur_json_int(set, "nodes", 0),
 				  .defer_cycle = true };
 	struct sched_actions acts;
+	struct sched_job_info info;
 	const char *k;
 	json_t *v;
 
@@ -870,11 +930,41 @@ static int apply_update(struct ctld *c, json_t *op, struct spur_error *err)
 		return spur_error_set(err, SPUR_ENOENT, "Invalid job id specified");
 	if (!json_is_object(set))
 		return spur_error_set(err, SPUR_EINVAL, "update: nothing to set");
-	if (sched_step(c->sched, &ev, &acts, err))
-		return err->code;
+	if (spur_json_bool(op, "array", 0)) {
+		/* the tasks share the array's spec: it changes for all (and so do
+		 * the copies of those updated alone) */
+		if (array_apply(c, cj, op, &ev, err))
+			return err->code;
+		for (uint32_t t = id + 1; t < id + sched_array_size(c->sched, id) && t < c->jobs_cap; t++)
+			if (c->jobs[t] && c->jobs[t]->own_spec)
+				json_object_foreach((json_t *)set, k, v)
+					json_object_set(c->jobs[t]->spec, k, v);
+	} else {
+		if (sched_step(c->sched, &ev, &acts, err))
+			return err->code;
+		if (!sched_job_info(c->sched, id, &info) && info.array_job_id) {
+			/* one task of an array: its own copy of the spec, and the op
+			 * kept for snapshots (the submission's has the array's) */
+			if (!cj->own_spec) {
+				json_t *copy = json_deep_copy(cj->spec);
+
+				if (copy) {
+					json_decref(cj->spec);
+					cj->spec = copy;
+					cj->own_spec = true;
+				}
+			}
+			if (!cj->extra_ops)
+				cj->extra_ops = json_array();
+			json_array_append(cj->extra_ops, op);
+		}
+	}
 	json_object_foreach((json_t *)set, k, v)
 		json_object_set(cj->spec, k, v);
-	ctld_acct_record(c, id);
+	if (spur_json_bool(op, "array", 0))
+		array_acct(c, id);
+	else
+		ctld_acct_record(c, id);
 	return 0;
 }
 
@@ -886,6 +976,7 @@ static void job_free(struct ctld_job *cj)
 	json_decref(cj->spec);
 	json_decref(cj->submit_op);
 	json_decref(cj->rest_op);
+	json_decref(cj->extra_ops);
 	json_decref(cj->hold_op);
 	json_decref(cj->start_op);
 	json_decref(cj->end_op);
@@ -1102,43 +1193,50 @@ static int by_seq(const void *a, const void *b)
  * sub-sequence of the log: times never go back, and a job's resources are
  * free again before the next one takes them). A release, and the hold of a
  * job that has started since, are left out. */
+/* Add op to the list v (grown as needed); false when out of memory. */
+static bool push_op(json_t ***v, size_t *n, size_t *cap, json_t *op)
+{
+	if (!op)
+		return true;
+	if (spur_grow((void **)v, cap, *n + 1, sizeof(**v)))
+		return false;
+	(*v)[(*n)++] = op;
+	return true;
+}
+
 json_t *ctld_state_ops(struct ctld *c)
 {
-	json_t **v = calloc(6 * c->jobs_cap + json_array_size(c->resv_ops) + 1, sizeof(*v));
+	json_t **v = NULL;
 	json_t *ops = json_array(), *r;
-	size_t n = 0, k;
+	size_t n = 0, cap = 0, k;
+	bool ok = ops != NULL;
 
-	if (!ops || !v) {
-		json_decref(ops);
-		free(v);
-		return NULL;
-	}
 	/* the reservations before the jobs that name them (by seq, as applied) */
 	json_array_foreach(c->resv_ops, k, r)
-		v[n++] = r;
-	for (size_t i = 1; i < c->jobs_cap; i++) {
+		ok = ok && push_op(&v, &n, &cap, r);
+	for (size_t i = 1; ok && i < c->jobs_cap; i++) {
 		struct ctld_job *cj = c->jobs[i];
 
 		if (!cj)
 			continue;
-		if (cj->submit_op)
-			v[n++] = cj->submit_op;
-		if (cj->requeue_op)
-			v[n++] = cj->requeue_op;
+		ok = push_op(&v, &n, &cap, cj->submit_op) && push_op(&v, &n, &cap, cj->requeue_op);
 		if (cj->hold_op && !cj->start_op && !cj->end_op &&
 		    !strcmp(spur_json_str(cj->hold_op, "op", ""), "hold"))
-			v[n++] = cj->hold_op;
-		if (cj->start_op)
-			v[n++] = cj->start_op;
-		if (cj->end_op)
-			v[n++] = cj->end_op;
-		if (cj->rest_op)
-			v[n++] = cj->rest_op;
+			ok = ok && push_op(&v, &n, &cap, cj->hold_op);
+		ok = ok && push_op(&v, &n, &cap, cj->start_op) && push_op(&v, &n, &cap, cj->end_op) &&
+		     push_op(&v, &n, &cap, cj->rest_op);
+		json_array_foreach(cj->extra_ops, k, r)
+			ok = ok && push_op(&v, &n, &cap, r);
+	}
+	if (!ok) {
+		json_decref(ops);
+		spur_free(v);
+		return NULL;
 	}
 	qsort(v, n, sizeof(*v), by_seq);
 	for (size_t i = 0; i < n; i++)
 		json_array_append(ops, v[i]);
-	free(v);
+	spur_free(v);
 	return json_pack("{s:i,s:I,s:o}", "version", 1, "next_id", (json_int_t)c->next_id, "ops",
 			 ops);
 }

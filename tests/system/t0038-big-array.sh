@@ -56,6 +56,12 @@ check "... every pending task is still there" \
 check "... the cancelled one still CANCELLED" sh -c "squeue -h -t all -j ${a}_777777 -o %T | grep -qx CANCELLED"
 check "... the other job still held" sh -c "squeue -h -j $b -o %r | grep -qx JobHeldUser"
 echo "# controller after restart: $(rss_mb) MB; squeue: $(ms squeue) ms"
+check "scontrol hold of the array holds every task" scontrol hold "$a"
+check "... those with no record too" \
+	sh -c "squeue -h -o '%i %r' | grep -E '^${a}_\\[[0-9].*999999\\] ' | grep -q JobHeldAdmin"
+check "... and those with one" sh -c "squeue -h -r -t PD -j $a -o %r | sort -u | grep -qx JobHeldAdmin"
+check "scontrol release of the array releases them" scontrol release "$a"
+check "... none held" sh -c "! squeue -h -r -t PD -j $a -o %r | grep -q Held"
 check "scancel of the array cancels every task" scancel "$a"
 check "... none left pending or running" wait_until 20 sh -c "[ -z \"\$(squeue -h -j $a -o %i)\" ]"
 check "... the rest shows CANCELLED as one row" \
@@ -64,4 +70,19 @@ check "... and stays cancelled after kill -9" restart_ctld
 check "... (nothing of it pending)" sh -c "[ -z \"\$(squeue -h -j $a -o %i)\" ]"
 check "no running task was requeued" sh -c "! grep -qi requeue '$T/ctld.log'"
 scancel "$b"
+
+# hold, release and update: of the array's id, every task; of J_T, that one
+c=$(sbatch --parsable --array=0-3 --begin=now+1hour -o /dev/null --wrap true)
+check "hold of a small array's id holds all its tasks" scontrol hold "$c"
+check "... all four" sh -c "[ \$(squeue -h -r -j $c -o %r | grep -c JobHeldAdmin) -eq 4 ]"
+check "release of one task releases that one" scontrol release "${c}_2"
+check "... only it" sh -c "[ \$(squeue -h -r -j $c -o '%i %r' | grep -c '^${c}_2 BeginTime') -eq 1 -a \$(squeue -h -r -j $c -o %r | grep -c Held) -eq 3 ]"
+check "update of one task changes that one" scontrol update JobId="${c}_1" TimeLimit=5
+check "... only it" sh -c "squeue -h -r -j $c -o '%i %l' | tr '\n' ' ' | grep -q '^${c}_0 UNLIMITED ${c}_1 5:00 ${c}_2 UNLIMITED'"
+check "update of the array's id changes every task" scontrol update JobId="$c" TimeLimit=7
+check "... each shows it" sh -c "[ \$(squeue -h -r -j $c -o %l | grep -c '^7:00\$') -eq 4 ]"
+check "all of it survives kill -9" restart_ctld
+check "... holds and limits as they were" \
+	sh -c "squeue -h -r -j $c -o '%i %r %l' | tr '\n' ' ' | grep -q '^${c}_0 JobHeldAdmin 7:00 ${c}_1 JobHeldAdmin 7:00 ${c}_2 BeginTime 7:00 ${c}_3 JobHeldAdmin 7:00'"
+scancel "$c"
 finish
