@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* PMI-1 wire protocol for a step's tasks (see pmi_simple.h). */
+/* The PMI-1 and PMI-2 wire protocols for a step's tasks (see
+ * pmi_simple.h): a task starts in PMI-1 and moves to PMI-2 when its init
+ * line asks for version 2 (Slurm's libpmi2, MPICH's PMI-2 client). */
 #define _GNU_SOURCE
 #include "agent/pmi_simple.h"
 
@@ -20,7 +22,8 @@ struct pmi_conn {
 	struct spurd_pmi_step *s;
 	uint32_t rank;
 	bool open, in_barrier;
-	char line[SPUR_PMI_MAX_LINE + 1];
+	bool v2; /* PMI-2 messages since its init */
+	char line[SPUR_PMI2_LEN_FIELD + SPUR_PMI2_MAX_BODY + 1];
 	size_t len;
 };
 
@@ -145,6 +148,69 @@ static void barrier_ready(struct spurd_pmi_step *s)
 	free(lines);
 }
 
+/* One PMI-2 message to the task: cmd, then n key/value pairs. */
+static void reply2(struct pmi_conn *c, const char *cmd, const char *const *kv, size_t n)
+{
+	char buf[SPUR_PMI2_LEN_FIELD + SPUR_PMI2_MAX_BODY];
+	size_t len = spur_pmi2_format(buf, sizeof(buf), cmd, kv, n);
+
+	if (len)
+		reply(c, "%.*s", (int)len, buf);
+}
+
+/* A PMI-2 request (Slurm's mpi/pmi2 answers the same). */
+static void handle2(struct pmi_conn *c, const struct spur_pmi_msg *m)
+{
+	struct spurd_pmi_step *s = c->s;
+	const char *cmd = spur_pmi_get(m, "cmd"), *key = spur_pmi_get(m, "key");
+	const char *val = spur_pmi_get(m, "value");
+	char rank[16], size[16], resp[96];
+
+	snprintf(rank, sizeof(rank), "%u", c->rank);
+	snprintf(size, sizeof(size), "%u", s->ntasks);
+	if (!strcmp(cmd, "fullinit")) {
+		const char *kv[] = { "rc", "0", "pmi-version", "2", "pmi-subversion", "0", "rank", rank,
+				     "size", size, "appnum", "0", "debugged", "FALSE", "pmiverbose",
+				     "FALSE" };
+		reply2(c, "fullinit-response", kv, 8);
+	} else if (!strcmp(cmd, "job-getid")) {
+		reply2(c, "job-getid-response", (const char *const[]){ "rc", "0", "jobid", s->kvsname }, 2);
+	} else if (!strcmp(cmd, "info-getjobattr") || !strcmp(cmd, "kvs-get") ||
+		   !strcmp(cmd, "info-getnodeattr")) {
+		/* job attributes: the process mapping and the universe size; a
+		 * node attribute is one of this node's puts */
+		const char *v = !key ? NULL
+				: !strcmp(cmd, "info-getjobattr")
+					? (!strcmp(key, "PMI_process_mapping") ? s->mapping
+					   : !strcmp(key, "universeSize")       ? size
+										: NULL)
+					: json_string_value(json_object_get(s->kvs, key));
+
+		snprintf(resp, sizeof(resp), "%s-response", cmd);
+		if (v)
+			reply2(c, resp, (const char *const[]){ "rc", "0", "found", "TRUE", "value", v }, 3);
+		else
+			reply2(c, resp, (const char *const[]){ "rc", "0", "found", "FALSE" }, 2);
+	} else if ((!strcmp(cmd, "kvs-put") || !strcmp(cmd, "info-putnodeattr")) && key && val) {
+		if (!strcmp(cmd, "kvs-put"))
+			json_object_set_new(s->pending, key, json_string(val));
+		json_object_set_new(s->kvs, key, json_string(val));
+		snprintf(resp, sizeof(resp), "%s-response", cmd);
+		reply2(c, resp, (const char *const[]){ "rc", "0" }, 1);
+	} else if (!strcmp(cmd, "kvs-fence") && !c->in_barrier) {
+		c->in_barrier = true;
+		if (++s->waiting == s->count)
+			barrier_ready(s);
+	} else if (!strcmp(cmd, "finalize")) {
+		reply2(c, "finalize-response", (const char *const[]){ "rc", "0" }, 1);
+	} else if (!strcmp(cmd, "abort")) {
+		s->abort_fn(s->ctx, (int)c->rank, 1);
+	} else {
+		snprintf(resp, sizeof(resp), "%.80s-response", cmd);
+		reply2(c, resp, (const char *const[]){ "rc", "-1", "errmsg", "not supported" }, 2);
+	}
+}
+
 static void handle(struct pmi_conn *c, char *line)
 {
 	struct spurd_pmi_step *s = c->s;
@@ -158,7 +224,11 @@ static void handle(struct pmi_conn *c, char *line)
 	cmd = spur_pmi_get(&m, "cmd");
 	key = spur_pmi_get(&m, "key");
 	val = spur_pmi_get(&m, "value");
-	if (!strcmp(cmd, "init"))
+	if (!strcmp(cmd, "init") && spur_pmi_get(&m, "pmi_version") &&
+	    !strcmp(spur_pmi_get(&m, "pmi_version"), "2")) {
+		reply(c, "cmd=response_to_init pmi_version=2 pmi_subversion=0 rc=0\n");
+		c->v2 = true;
+	} else if (!strcmp(cmd, "init"))
 		reply(c, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n");
 	else if (!strcmp(cmd, "get_maxes"))
 		reply(c, "cmd=maxes rc=0 kvsname_max=64 keylen_max=64 vallen_max=%d\n",
@@ -209,6 +279,34 @@ static void on_closed(uv_handle_t *h)
 	}
 }
 
+/* PMI-2: whole messages out of what has come so far; false when the
+ * task does not speak it. */
+static bool take_frames(struct pmi_conn *c)
+{
+	while (c->open && c->len >= SPUR_PMI2_LEN_FIELD) {
+		char head[SPUR_PMI2_LEN_FIELD + 1], *end, body[SPUR_PMI2_MAX_BODY + 1];
+		long want;
+		struct spur_pmi_msg m;
+
+		memcpy(head, c->line, SPUR_PMI2_LEN_FIELD);
+		head[SPUR_PMI2_LEN_FIELD] = '\0';
+		want = strtol(head, &end, 10);
+		if (end == head || strspn(end, " ") != strlen(end) || want <= 0 ||
+		    want > SPUR_PMI2_MAX_BODY)
+			return false;
+		if (c->len < SPUR_PMI2_LEN_FIELD + (size_t)want)
+			return true;
+		memcpy(body, c->line + SPUR_PMI2_LEN_FIELD, (size_t)want);
+		c->len -= SPUR_PMI2_LEN_FIELD + (size_t)want;
+		memmove(c->line, c->line + SPUR_PMI2_LEN_FIELD + want, c->len);
+		if (spur_pmi2_parse(body, (size_t)want, &m))
+			reply2(c, "error-response", (const char *const[]){ "rc", "-1", "errmsg", "malformed" }, 2);
+		else
+			handle2(c, &m);
+	}
+	return true;
+}
+
 static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
 {
 	struct pmi_conn *c = st->data;
@@ -216,6 +314,13 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
 	for (ssize_t i = 0; i < n; i++) {
 		char ch = buf->base[i];
 
+		if (c->v2) {
+			if (c->len == sizeof(c->line) - 1 || (c->line[c->len++] = ch, !take_frames(c))) {
+				n = -1;
+				break;
+			}
+			continue;
+		}
 		if (ch == '\n') {
 			c->line[c->len] = '\0';
 			c->len = 0;
@@ -302,7 +407,11 @@ void spurd_pmi_fence_done(struct spurd_pmi_step *s, unsigned seq, const char *he
 	for (uint32_t i = 0; i < s->count; i++)
 		if (s->conns[i].in_barrier) {
 			s->conns[i].in_barrier = false;
-			reply(&s->conns[i], "cmd=barrier_out rc=0\n");
+			if (s->conns[i].v2)
+				reply2(&s->conns[i], "kvs-fence-response",
+				       (const char *const[]){ "rc", "0" }, 1);
+			else
+				reply(&s->conns[i], "cmd=barrier_out rc=0\n");
 		}
 }
 

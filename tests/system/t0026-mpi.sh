@@ -6,7 +6,8 @@
 # --mpi, and by OpenMPI's mpirun inside sbatch (which starts its daemons
 # with srun --kill-on-bad-exit --nodelist ...); srun -K ends a step whose
 # rank fails; MPICH (Debian's, simple PMI) by srun --mpi=pmi2 on 2 and 4
-# nodes; another --mpi type is refused by name. The nodes are agents on this
+# nodes; Slurm's own PMI-2 client library by srun --mpi=pmi2 (the PMI-2
+# wire protocol); another --mpi type is refused by name. The nodes are agents on this
 # one host, so OpenMPI's shared-memory transport is kept to TCP between
 # "nodes" (their segment names would clash). Needs mpicc; skipped without.
 . "$(dirname "$0")/lib.sh"
@@ -62,6 +63,42 @@ if command -v mpicc.mpich >/dev/null; then
 	check "... and 8 ranks on 4 nodes" sums mpich4.out 8
 else
 	not_ok "mpicc.mpich present (make deps installs mpich)"
+fi
+# the PMI-2 wire protocol, spoken by Slurm's own client library (Debian's
+# libpmi2-0-dev, from Slurm 22.05): init, job id, the process mapping, a
+# put and a fence on every rank, then each rank gets its neighbour's value
+# (a ';' in it, escaped on the wire as ";;")
+if [ -e /usr/include/slurm/pmi2.h ]; then
+	cat >p2.c <<'C'
+#include <slurm/pmi2.h>
+#include <stdio.h>
+int main(void)
+{
+	int spawned, size, rank, appnum, len, flag;
+	char jobid[64], key[32], val[64], got[64] = "", map[256] = "";
+
+	if (PMI2_Init(&spawned, &size, &rank, &appnum) != PMI2_SUCCESS ||
+	    PMI2_Job_GetId(jobid, sizeof(jobid)) != PMI2_SUCCESS)
+		return 2;
+	snprintf(key, sizeof(key), "k%d", rank);
+	snprintf(val, sizeof(val), "v;%d", rank);
+	if (PMI2_KVS_Put(key, val) != PMI2_SUCCESS || PMI2_KVS_Fence() != PMI2_SUCCESS)
+		return 3;
+	snprintf(key, sizeof(key), "k%d", (rank + 1) % size);
+	if (PMI2_KVS_Get(jobid, PMI2_ID_NULL, key, got, sizeof(got), &len) != PMI2_SUCCESS)
+		return 4;
+	PMI2_Info_GetJobAttr("PMI_process_mapping", map, sizeof(map), &flag);
+	printf("rank %d of %d got %s map %s\n", rank, size, got, map);
+	return PMI2_Finalize() == PMI2_SUCCESS ? 0 : 5;
+}
+C
+	check "a PMI-2 client builds against Slurm's libpmi2" cc -o p2 p2.c -lpmi2
+	sbatch --wait -N2 -n4 -o p2.out --wrap "srun --mpi=pmi2 $T/p2; echo rc=\$?" >/dev/null
+	check "srun --mpi=pmi2 serves the PMI-2 wire protocol: 4 ranks on 2 nodes exchange keys" \
+		sh -c "[ \$(grep -c '^rank [0-3] of 4 got v;[0-3] map (vector,(0,2,2))\$' p2.out) -eq 4 ] && grep -qx rc=0 p2.out"
+	check "... each its neighbour's" sh -c "grep -qx 'rank 3 of 4 got v;0 map (vector,(0,2,2))' p2.out"
+else
+	not_ok "libpmi2-0-dev present (make deps installs it)"
 fi
 sbatch --wait -o pmi1.out --wrap "srun --mpi=openmpi true; echo rc=\$?" >/dev/null
 check "another --mpi type is refused by name" sh -c "grep -q 'mpi other than none, pmi2 and pmix is not supported' pmi1.out && grep -qx rc=1 pmi1.out"

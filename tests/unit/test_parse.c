@@ -4,6 +4,7 @@
 
 #include "common/gres.h"
 #include "common/jobspec.h"
+#include "common/pmiwire.h"
 #include "common/size.h"
 #include "common/tres.h"
 
@@ -241,6 +242,36 @@ static void test_dependency(void **state)
 	assert_non_null(strstr(err.msg, "cannot be mixed"));
 }
 
+/* PMI-1 lines and PMI-2 messages as MPICH and Slurm's libpmi2 write them. */
+static void test_pmi_wire(void **state)
+{
+	char line[] = "cmd=put kvsname=k key=a value=1", bad[] = "put key=a";
+	char body[] = "cmd=kvs-put;key=k1;value=v;;1;;;", out[128];
+	char torn[] = "cmd=kvs-get;key=k", nokey[] = "cmd=x;=v;";
+	const char *kv[] = { "rc", "0", "value", "a;b" };
+	struct spur_pmi_msg m;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(spur_pmi_parse(line, &m), 0);
+	assert_string_equal(spur_pmi_get(&m, "value"), "1");
+	assert_int_equal(spur_pmi_parse(bad, &m), -1);
+	/* ";;" is one ';' inside a value */
+	assert_int_equal(spur_pmi2_parse(body, strlen(body), &m), 0);
+	assert_string_equal(spur_pmi_get(&m, "cmd"), "kvs-put");
+	assert_string_equal(spur_pmi_get(&m, "value"), "v;1;");
+	assert_null(spur_pmi_get(&m, "x"));
+	assert_int_equal(spur_pmi2_parse(torn, strlen(torn), &m), -1);
+	assert_int_equal(spur_pmi2_parse(nokey, strlen(nokey), &m), -1);
+	/* the length field, left-aligned as libpmi2 writes it, then the body */
+	n = spur_pmi2_format(out, sizeof(out), "kvs-get-response", kv, 2);
+	assert_int_equal(n, 6 + strlen("cmd=kvs-get-response;rc=0;value=a;;b;"));
+	assert_memory_equal(out, "37    cmd=kvs-get-response;rc=0;value=a;;b;", n);
+	assert_int_equal(spur_pmi2_parse(out + 6, n - 6, &m), 0);
+	assert_string_equal(spur_pmi_get(&m, "value"), "a;b");
+	assert_int_equal(spur_pmi2_format(out, 20, "kvs-get-response", kv, 2), 0);
+}
+
 static void test_alloc_failures(void **state)
 {
 	struct spur_gres_list g = { 0 };
@@ -268,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_tres),
 		cmocka_unit_test(test_array),
 		cmocka_unit_test(test_dependency),
+		cmocka_unit_test(test_pmi_wire),
 		cmocka_unit_test(test_alloc_failures),
 	};
 
