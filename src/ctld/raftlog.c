@@ -797,6 +797,15 @@ static void on_raft_closed(struct raft *raft)
 	struct ctld *c = raft->data;
 
 	c->raft->closed = true;
+	/* libraft 0.15's raft_uv can fire its close callback a second time in
+	 * the same loop turn, and libraft's then frees the address, the log
+	 * and the configuration again (an ASan double free at exit, seen in
+	 * t0020 after failed writes): leave it nothing to free twice, and no
+	 * callback to call again */
+	raft->address = NULL;
+	memset(&raft->log, 0, sizeof(raft->log));
+	memset(&raft->configuration, 0, sizeof(raft->configuration));
+	raft->close_cb = NULL;
 }
 
 void ctld_raft_close(struct ctld *c)
