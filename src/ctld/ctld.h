@@ -256,7 +256,7 @@ int64_t ctld_now(void);
 /* acct.c: job history for sacct */
 int ctld_acct_open(struct ctld *c, struct spur_error *err);
 void ctld_acct_close(struct ctld *c);
-void ctld_acct_batch(struct ctld *c, bool begin);
+void ctld_acct_flush(struct ctld *c);
 void ctld_acct_record(struct ctld *c, uint32_t id);
 /* Send the batch script to the job's first node. */
 void ctld_launch(struct ctld *c, struct ctld_job *cj, const json_t *alloc);

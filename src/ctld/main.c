@@ -259,7 +259,7 @@ static void on_agent_ping(uv_timer_t *t)
 static void on_ready(struct ctld *c)
 {
 	c->replaying = false;
-	ctld_acct_batch(c, false);
+	ctld_acct_flush(c);
 	/* allocations held by connections to the previous process are gone */
 	for (size_t i = 1; i < c->jobs_cap; i++)
 		if (c->jobs[i] && ctld_job_interactive(c->jobs[i]))

@@ -201,12 +201,8 @@ static int apply_submit(struct ctld *c, json_t *op, bool replay, struct spur_err
 		c->interactive_live += n;
 	if (id + n > c->next_id)
 		c->next_id = id + n;
-	if (!c->replaying)
-		ctld_acct_batch(c, true);
 	for (uint32_t k = 0; k < n && c->jobs[id + k]; k++)
 		ctld_acct_record(c, id + k);
-	if (!c->replaying)
-		ctld_acct_batch(c, false);
 	return 0;
 }
 

@@ -130,10 +130,12 @@ static int to_raft_buffer(json_t *doc, struct raft_buffer *b)
 static int fsm_snapshot(struct raft_fsm *fsm, struct raft_buffer *bufs[], unsigned *n)
 {
 	struct ctld *c = fsm->data;
-	json_t *doc = ctld_state_ops(c);
+	json_t *doc;
 	int rc;
 
-	if (!doc)
+	/* the log before the snapshot goes: the rows it wrote must be in */
+	ctld_acct_flush(c);
+	if (!(doc = ctld_state_ops(c)))
 		return RAFT_NOMEM;
 	*bufs = raft_malloc(sizeof(**bufs));
 	if (!*bufs) {
@@ -394,14 +396,12 @@ static void on_poll(uv_timer_t *t)
 		uv_stop(c->loop);
 		return;
 	}
+	/* the leader's accounting rows are committed every 20 ms, a
+	 * follower's (it applies the others' ops) once a second */
+	if (c->raft->ready || second)
+		ctld_acct_flush(c);
 	if (c->raft->ready)
 		return;
-	/* a follower applies the others' ops: its accounting database is
-	 * written in one transaction a second */
-	if (second) {
-		ctld_acct_batch(c, false);
-		ctld_acct_batch(c, true);
-	}
 	if (raft_state(&c->raft->raft) != RAFT_LEADER || ctld_raft_room(c, NULL, NULL))
 		return;
 	req = calloc(1, sizeof(*req));
@@ -547,7 +547,6 @@ int ctld_raft_open(struct ctld *c, const struct ctld_raft_opts *o, struct spur_e
 	/* a controller cut off and back does not depose a working leader */
 	raft_set_pre_vote(&r->raft, true);
 	c->replaying = true;
-	ctld_acct_batch(c, true);
 	if ((rc = raft_start(&r->raft))) {
 		char what[200];
 

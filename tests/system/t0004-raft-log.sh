@@ -39,6 +39,9 @@ after=$(states)
 check "every job has the state it had" [ "$after" = "$before" ]
 [ "$after" = "$before" ] || diff <(echo "$before") <(echo "$after")
 check "exit codes survive" sh -c "scontrol show job $(echo $done_ids | cut -d' ' -f2) | grep -q 'ExitCode=2:0'"
+want_codes=$(for i in $(seq 1 12); do echo "$((i % 3)):0"; done)
+check "sacct has every finished job and its exit code after kill -9" \
+	sh -c "[ \"\$(sacct -n -X -P -o ExitCode -j $(echo $done_ids | tr ' ' ','))\" = '$want_codes' ]"
 check "the held job is still held" sh -c "squeue -h -j $held -o %r | grep -qx JobHeldUser"
 check "array tasks survive" sh -c "[ \$(sacct -n -X -P -o JobID -j $arr | grep -c '^${arr}_') -eq 4 ]"
 check "the 2-node job still runs" sh -c "squeue -h -j $long -o %t | grep -qxE 'R|CG|CD' || scontrol show job $long | grep -q COMPLETED"
@@ -53,6 +56,14 @@ check "the 2-node job's result arrives" \
 check "it ran once, to the end" [ "$(grep -c 'long done' long.out)" -eq 1 ]
 next=$(sbatch --parsable --wait --wrap true)
 check "ids continue" [ "$next" -gt "$arr" ]
+# accounting rows are committed every 20 ms: a kill right after a job
+# ends loses none (the log has the job's end, and writes the row again)
+last=$(sbatch --parsable --wait -o /dev/null --wrap 'exit 3')
+kill -9 "$(cat ctld.pid)"
+wait "$(cat ctld.pid)" 2>/dev/null
+start_ctld -n 16
+check "a job ended just before kill -9 is in sacct, FAILED 3:0" \
+	wait_until 20 sh -c "[ \"\$(sacct -n -X -P -o State,ExitCode -j $last)\" = 'FAILED|3:0' ]"
 scontrol release "$held"
 check "the held job runs when released" \
 	wait_until 20 sh -c "scontrol show job $held | grep -q JobState=COMPLETED"
