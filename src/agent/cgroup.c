@@ -313,11 +313,16 @@ static const char *set_limits(const struct spurd_cgroup *cg, int c, const char *
 			return "devices.deny";
 	}
 
-	if (c == 0 && cg->cpuset) {
-		if (cg->version == 1 && cpuset_inherit(cg->base[0], dir))
+	if (c == 0 && cg->cpuset && cg->version == 1) {
+		/* a new v1 cpuset takes no task until it has mems and cpus; each
+		 * write of cpuset.cpus rebuilds the kernel's scheduling domains,
+		 * so the job's go in at once */
+		if (get(cg->base[0], "cpuset.mems", v, sizeof(v)) || put(dir, "cpuset.mems", v))
 			return "cpuset.mems";
-		if (cpus && *cpus && put(dir, "cpuset.cpus", cpus))
+		if (put(dir, "cpuset.cpus", cpus))
 			return "cpuset.cpus";
+	} else if (c == 0 && cg->cpuset && cpus && *cpus && put(dir, "cpuset.cpus", cpus)) {
+		return "cpuset.cpus";
 	}
 	snprintf(v, sizeof(v), "%llu", (unsigned long long)mem_mb * 1024 * 1024);
 	if (c == 1 && cg->memory && mem_mb) {
@@ -334,6 +339,23 @@ static const char *set_limits(const struct spurd_cgroup *cg, int c, const char *
 	return NULL;
 }
 
+/* v1: is controller c's folder of no use to this job (no CPUs to pin it
+ * to, no device to deny)? It is then not made: each folder costs the
+ * kernel a mkdir, its files and an rmdir a job. The memory folder is made
+ * always (peak use, OOM kills, and what kills the job's last processes). */
+static bool v1_idle(const struct spurd_cgroup *cg, int c, const struct spurd_cgroup_limits *lim)
+{
+	bool deny = false;
+
+	if (cg->version != 1)
+		return false;
+	if (c == 0)
+		return !lim->cpus || !*lim->cpus;
+	for (size_t i = 0; c == 3 && lim->deny && lim->deny[i]; i++)
+		deny |= access(lim->deny[i], F_OK) == 0;
+	return c == 3 && !deny;
+}
+
 int spurd_cgroup_job(const struct spurd_cgroup *cg, uint32_t id, uint32_t run,
 		     const struct spurd_cgroup_limits *lim, struct spurd_cgroup_dirs *dirs,
 		     char *why, size_t wlen)
@@ -343,7 +365,7 @@ int spurd_cgroup_job(const struct spurd_cgroup *cg, uint32_t id, uint32_t run,
 		char *dir = dirs->dir[dirs->n];
 		const char *failed;
 
-		if (!cg->base[c][0])
+		if (!cg->base[c][0] || v1_idle(cg, c, lim))
 			continue;
 		job_path(cg, c, id, run, dir, sizeof(dirs->dir[0]));
 		/* v2: one folder holds the three */
@@ -376,6 +398,9 @@ void spurd_cgroup_job_dirs(const struct spurd_cgroup *cg, uint32_t id, uint32_t 
 		if (!cg->base[c][0])
 			continue;
 		job_path(cg, c, id, run, dirs->dir[dirs->n], sizeof(dirs->dir[0]));
+		/* v1: only the folders the job was given (v1_idle) */
+		if (cg->version == 1 && access(dirs->dir[dirs->n], F_OK))
+			continue;
 		if (!dirs->n || strcmp(dirs->dir[dirs->n], dirs->dir[dirs->n - 1]))
 			dirs->n++;
 	}

@@ -8,6 +8,7 @@
 #include "agent/healthcheck.h"
 #include "agent/pmi_simple.h"
 #include "agent/pmix_host.h"
+#include "agent/spool.h"
 #include "agent/supervise.h"
 #include "common/auth.h"
 #include "common/jobspec.h"
@@ -56,6 +57,7 @@ struct agent {
 	uv_signal_t sterm, sint; /* SIGTERM, SIGINT: stop (jobs run on) */
 	uv_loop_t *loop;
 	const char *node, *spool;
+	struct spurd_spool pool; /* the job folders in spool */
 	struct spur_hostport ctl[AGENT_MAX_CTLDS]; /* the controllers, tried in turn */
 	size_t nctl, cur; /* ctl[cur]: the one connected or being tried */
 	uint64_t heard;	 /* loop time of the last message (or of the connect) */
@@ -215,19 +217,14 @@ static void on_job_closed(uv_handle_t *h)
 	unlink_job(j->a, j);
 }
 
-/* The job's folder goes once its result is handed on. */
-static void remove_job_dir(const struct agent *a, uint32_t id, uint32_t run)
+/* The job's folder goes (back to the spool's pool) once its result is
+ * handed on. */
+static void remove_job_dir(struct agent *a, uint32_t id, uint32_t run)
 {
-	static const char *const files[] = { "slurm_script", "state" };
-	char dir[4096], path[4200];
+	char dir[4096];
 
 	job_dir(a, id, run, dir, sizeof(dir));
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
-		unlink(path);
-	}
-	if (rmdir(dir) && errno != ENOENT)
-		spur_warn("job %u: cannot remove %s: %s", id, dir, strerror(errno));
+	spurd_spool_free(&a->pool, dir);
 }
 
 /* Mark (v = 1) or free (v = 0) the CPUs of a cpuset list ("0-3,6"). */
@@ -585,13 +582,13 @@ static void put_task_env(json_t *env, int rank, int local)
 
 /* Write the job's script into its spool folder: a new file (never through
  * a link someone left there), the job user's, which it runs as. */
-static int write_script(const char *dir, const char *path, const json_t *m)
+static int write_script(struct agent *a, const char *dir, const char *path, const json_t *m)
 {
 	const char *text = spur_json_str(m, "script", "");
 	size_t len = strlen(text);
 	int fd;
 
-	if (mkdir_p(dir, 0700))
+	if (spurd_spool_make(&a->pool, dir))
 		return -1;
 	unlink(path); /* a job run again (requeued) on this node */
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0700);
@@ -745,7 +742,7 @@ static void launch(struct agent *a, const json_t *m)
 		return; /* launched already (a repeated message after a reconnect) */
 	job_dir(a, id, run, dir, sizeof(dir));
 	snprintf(script, sizeof(script), "%s/slurm_script", dir);
-	if (write_script(dir, script, m)) {
+	if (write_script(a, dir, script, m)) {
 		spur_error_log("job %u: cannot write %s: %s", id, script, strerror(errno));
 		launch_failed(a, id, 1);
 		return;
@@ -1807,6 +1804,8 @@ static int agent_run(struct agent *a, const char *cgline, const char *conf_gpus)
 		fprintf(stderr, "spurd: error: %s\n", why);
 		return 1;
 	}
+	if (spurd_spool_init(&a->pool, a->spool))
+		spur_warn("spool folder %s: no pool of job folders: %s", a->spool, strerror(errno));
 	adopt_jobs(a);
 	if (a->health_program)
 		spurd_healthcheck_start(&a->hc, a->loop, a->health_program, a->health_interval,

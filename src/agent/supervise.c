@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -68,17 +69,43 @@ static int put_line(const char *dir, const char *line)
 }
 
 
+/* SLURM_TASK_PID=, filled in by the job's process (job_env). */
+static char task_pid[48];
+
+/* The job's environment and SLURM_TASK_PID, whose value the job's process
+ * writes (into task_pid) once it has its pid. NULL: no memory. */
+__attribute__((noinline)) static char **job_env(char **env)
+{
+	size_t n = 0;
+	char **v;
+
+	while (env && env[n])
+		n++;
+	if (!(v = calloc(n + 2, sizeof(*v))))
+		return NULL;
+	memcpy(v, env, n * sizeof(*v));
+	v[n] = task_pid;
+	return v;
+}
+
 /* In the job's process, before its script starts: become the job's user,
- * enter its folder (as slurmstepd: /tmp when it cannot), open its output.
- * Returns only on failure, having said why. */
-static void become_job(const struct spurd_supervise_args *a)
+ * enter its folder (as slurmstepd: /tmp when it cannot), open its output,
+ * run its TaskProlog (env NULL: none) and exec. Returns only on failure,
+ * having said why. Run in a vfork child where there is no TaskProlog or
+ * TaskEpilog: it shares the supervisor's memory until the exec, so it
+ * allocates nothing and changes its ids with the raw system calls, which
+ * act on this process alone. */
+static void become_job(const struct spurd_supervise_args *a, char **env)
 {
 	int out, err, in, mode, argc;
-	char **env, *argv[256];
+	char *argv[256];
 
+	snprintf(task_pid, sizeof(task_pid), "SLURM_TASK_PID=%ld", (long)getpid());
 	if (getuid() == 0 && a->uid != 0 &&
-	    (setgroups(a->ngroups > 0 ? (size_t)a->ngroups : 1, a->ngroups > 0 ? a->groups : &a->gid) ||
-	     setgid(a->gid) || setuid(a->uid))) {
+	    (syscall(SYS_setgroups, a->ngroups > 0 ? (size_t)a->ngroups : 1,
+		     a->ngroups > 0 ? a->groups : &a->gid) ||
+	     syscall(SYS_setresgid, a->gid, a->gid, a->gid) ||
+	     syscall(SYS_setresuid, a->uid, a->uid, a->uid))) {
 		perror("slurmstepd: error: cannot become the job's user");
 		return;
 	}
@@ -108,8 +135,10 @@ static void become_job(const struct spurd_supervise_args *a)
 		argv[argc + 1] = (char *)a->args[argc];
 	argv[0] = (char *)a->script;
 	argv[argc + 1] = NULL;
-	env = spurd_task_prolog(a->task_prolog, spurd_env_with_task_pid(a->env));
-	spurd_task_epilog_wrap(a->task_epilog, env);
+	if (!env) {
+		env = spurd_task_prolog(a->task_prolog, spurd_env_with_task_pid(a->env));
+		spurd_task_epilog_wrap(a->task_epilog, env);
+	}
 	execve(a->script, argv, env);
 	fprintf(stderr, "slurmstepd: error: execve(): %s: %s\n", a->script, strerror(errno));
 }
@@ -155,6 +184,36 @@ static void join_cgroup(const char *cgroup, const char *pid)
 		close(fd);
 }
 
+/* The job's process, in a process group of its own, with the default
+ * signal handlers. Without a TaskProlog or TaskEpilog it is a vfork child
+ * (the supervisor is a copy of the agent: a fork would copy its page
+ * tables, and the exec throw the copy away, for every job), else a fork
+ * child, which runs them. Its pid, or -1. */
+static pid_t start_job(const struct spurd_supervise_args *a)
+{
+	static const int reset[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT, SIGALRM };
+	static char **env; /* static: nothing the vfork child uses is in a register */
+	sigset_t all, old;
+	pid_t pid;
+
+	env = a->task_prolog || a->task_epilog ? NULL : job_env(a->env);
+	/* no handler of the supervisor's runs in the child (on its memory) */
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	pid = env ? vfork() : fork();
+	if (pid == 0) {
+		setpgid(0, 0);
+		for (size_t i = 0; i < sizeof(reset) / sizeof(reset[0]); i++)
+			signal(reset[i], SIG_DFL);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		become_job(a, env);
+		_exit(1);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	free(env);
+	return pid;
+}
+
 int spurd_supervise(const struct spurd_supervise_args *a)
 {
 	static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT };
@@ -188,21 +247,11 @@ int spurd_supervise(const struct spurd_supervise_args *a)
 		return 1;
 	}
 
-	child = fork();
-	if (child < 0) {
+	if ((child = start_job(a)) < 0) {
 		perror("spurd: supervisor: fork");
 		snprintf(buf, sizeof(buf), "%ld 0\n1 0\n", (long)getpid());
 		put_line(dir, buf);
 		return 1;
-	}
-	if (child == 0) {
-		setpgid(0, 0);
-		sa.sa_handler = SIG_DFL;
-		for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
-			sigaction(forwarded[i], &sa, NULL);
-		sigaction(SIGALRM, &sa, NULL);
-		become_job(a);
-		_exit(1);
 	}
 	setpgid(child, child);
 	snprintf(buf, sizeof(buf), "%ld %ld\n", (long)getpid(), (long)child);

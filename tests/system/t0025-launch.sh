@@ -71,6 +71,24 @@ check "a fork bomb stops at the job's pids limit" \
 	sh -c "n=\$(awk '/^started/ {print \$2}' '$T/bomb.out'); [ -n \"\$n\" ] && [ \$n -lt 4096 ] && [ \$n -gt 1000 ]"
 check "the node lives on (idle again, its agent up)" wait_until 20 nodes_idle 2
 
+# the job's process is a vfork child of its supervisor: its own pid in
+# SLURM_TASK_PID, its user's ids, the job's cgroups
+as_user sbatch --wait -w mi1 -o "$T/vf.out" --wrap 'echo "$$ $SLURM_TASK_PID $(id -un)"; cat /proc/self/cgroup' >/dev/null
+check "a batch script's SLURM_TASK_PID is its own pid" sh -c "head -n 1 '$T/vf.out' | awk '{exit !(\$1 == \$2 && \$3 == \"spurtest\")}'"
+check "it is in the job's memory cgroup" grep -q "memory.*/$SPURD_CGROUP_NAME/mi1/job_" "$T/vf.out"
+if grep -q ':cpuset:' /proc/self/cgroup && [ "$(nproc)" -lt 8 ]; then
+	# v1: no folder where it would confine nothing (CPUs=8 on a smaller
+	# host: no cpusets; no GPU device to deny)
+	check "v1: no cpuset folder for a job with no CPUs to pin" sh -c "! grep -q 'cpuset:.*/job_' '$T/vf.out'"
+	check "v1: no devices folder for a job with no device to deny" sh -c "! grep -q 'devices:.*/job_' '$T/vf.out'"
+fi
+# a finished job's spool folder goes back to the pool, emptied, for the next
+spool=$T/spool/mi1
+check "the spool's pool of job folders is root's alone" sh -c "[ \"\$(stat -c '%U %a' '$spool/.free')\" = 'root 700' ]"
+check "a folder in it holds no script and an empty state file" sh -c "d=\$(ls -d '$spool'/.free/* | head -n 1); [ -n \"\$d\" ] && [ ! -e \"\$d/slurm_script\" ] && [ ! -s \"\$d/state\" ]"
+as_user sbatch --wait -w mi1 -o "$T/vf2.out" --wrap 'cat "$0"; echo "$SLURM_JOB_ID"' >/dev/null
+check "the next job in a recycled folder has its own script and result" sh -c "grep -q '^cat ' '$T/vf2.out' && [ \"\$(sacct -n -X -P -j \$(tail -n 1 '$T/vf2.out') -o State)\" = COMPLETED ]"
+
 as_user sbatch --wait -o "$T/grp.out" --wrap 'id -Gn; srun -n1 id -Gn' >/dev/null
 check "the batch script keeps the user's supplementary groups" sh -c "head -n 1 '$T/grp.out' | grep -qw spurgrp"
 check "so do srun's tasks" sh -c "sed -n 2p '$T/grp.out' | grep -qw spurgrp"
