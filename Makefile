@@ -15,7 +15,7 @@ TRACE        ?= $(shell d=$$PWD; while [ "$$d" != / ]; do \
 # Debian 12 packages the build and the tests need (checked with dpkg-query).
 DEB_PACKAGES := meson ninja-build pkg-config gcc clang libclang-rt-14-dev libcmocka-dev python3 \
                 libjansson-dev libuv1-dev libsqlite3-dev libraft-dev libjwt-dev \
-                libmicrohttpd-dev chromium libpmix-dev libpmi2-0-dev openmpi-bin libopenmpi-dev mpich libmpich-dev liblua5.4-dev tmux \
+                libmicrohttpd-dev chromium libpmix-dev libpmi2-0-dev openmpi-bin libopenmpi-dev mpich libmpich-dev liblua5.4-dev libbpf-dev tmux \
                 expect
 
 .PHONY: all deps build check asan clang fuzz bench demo clean expect-suite

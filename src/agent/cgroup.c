@@ -2,13 +2,18 @@
 /* cgroup v2 and v1 limits for batch jobs (see cgroup.h). */
 #include "agent/cgroup.h"
 
+#include "agent/devfence.h"
+
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -128,7 +133,8 @@ static int cpuset_inherit(const char *parent, const char *dir)
 
 static int init_v2(struct spurd_cgroup *cg, const char *mnt, const char *name, const char *node)
 {
-	char have[512], missing[128] = "", lvl[2][4200];
+	char have[512], missing[128] = "", lvl[2][4200], why[300];
+	struct statfs fs;
 	bool *on[] = { &cg->cpuset, &cg->memory, &cg->pids };
 
 	if (get(mnt, "cgroup.controllers", have, sizeof(have))) {
@@ -159,13 +165,20 @@ static int init_v2(struct spurd_cgroup *cg, const char *mnt, const char *name, c
 		snprintf(cg->why, sizeof(cg->why),
 			 "%s not available in the cgroup v2 hierarchy %s, which has: %s", missing, mnt,
 			 *have ? have : "no controllers");
-	if (!cg->cpuset && !cg->memory && !cg->pids) {
+	/* v2 has no devices controller: a BPF program fences them, on any
+	 * cgroup2 folder (also one without controllers: a hybrid host's) */
+	if (statfs(mnt, &fs) || fs.f_type != CGROUP2_SUPER_MAGIC)
+		snprintf(why, sizeof(why), "%s is not a cgroup2 file system", mnt);
+	else if ((cg->devices = spurd_devfence_works(why, sizeof(why))))
+		snprintf(cg->base[3], sizeof(cg->base[3]), "%s", lvl[1]);
+	if (!cg->cpuset && !cg->memory && !cg->pids && !cg->devices) {
 		rmdir(lvl[1]);
 		rmdir(lvl[0]);
 		return -1;
 	}
+	if (!cg->devices)
+		add_why(cg, "no device fencing on cgroup v2:", why);
 	cg->version = 2;
-	add_why(cg, "no device fencing on cgroup v2:", "it needs a BPF program, not built");
 	return 0;
 }
 
@@ -228,10 +241,14 @@ void spurd_cgroup_describe(const struct spurd_cgroup *cg, char *buf, size_t len)
 		return;
 	}
 	if (cg->version == 2)
-		snprintf(buf, len, "cgroup: v2 %s: %s%s%s%s%s",
-			 cg->base[0][0] ? cg->base[0] : cg->base[1][0] ? cg->base[1] : cg->base[2],
+		snprintf(buf, len, "cgroup: v2 %s: %s%s%s%s%s%s",
+			 cg->base[0][0]	  ? cg->base[0]
+			 : cg->base[1][0] ? cg->base[1]
+			 : cg->base[2][0] ? cg->base[2]
+					  : cg->base[3],
 			 cg->cpuset ? "cpuset " : "", cg->memory ? "memory.max " : "",
-			 cg->pids ? "pids.max " : "", *cg->why ? "; " : "", cg->why);
+			 cg->pids ? "pids.max " : "", cg->devices ? "devices(bpf) " : "",
+			 *cg->why ? "; " : "", cg->why);
 	else
 		snprintf(buf, len, "cgroup: v1: %s%s%s%s%s%s%s", cg->cpuset ? "cpuset " : "",
 			 cg->memory ? "memory.limit_in_bytes " : "",
@@ -268,6 +285,33 @@ static void empty_v1(const char *dir)
 	}
 }
 
+/* A folder's processes killed, and the folder gone. */
+static void remove_dir(const struct spurd_cgroup *cg, const char *dir)
+{
+	if (cg->version == 2)
+		put(dir, "cgroup.kill", "1"); /* also what left the job's group */
+	else
+		empty_v1(dir);
+	rmdir(dir);
+}
+
+/* The step folders (spurd_cgroup_step) under a job's folder: gone first,
+ * a folder with folders in it cannot go. */
+static void remove_steps(const struct spurd_cgroup *cg, const char *job)
+{
+	DIR *d = opendir(job);
+	struct dirent *e;
+	char dir[4500];
+
+	while (d && (e = readdir(d)))
+		if (!strncmp(e->d_name, "step_", 5)) {
+			snprintf(dir, sizeof(dir), "%s/%s", job, e->d_name);
+			remove_dir(cg, dir);
+		}
+	if (d)
+		closedir(d);
+}
+
 static void remove_job(const struct spurd_cgroup *cg, uint32_t id, uint32_t run)
 {
 	static const char *const files[] = { "cpuset.cpus", "memory.max", "pids.max",
@@ -278,6 +322,7 @@ static void remove_job(const struct spurd_cgroup *cg, uint32_t id, uint32_t run)
 		if (!cg->base[c][0] || (c > 0 && !strcmp(cg->base[c], cg->base[c - 1])))
 			continue;
 		job_path(cg, c, id, run, dir, sizeof(dir));
+		remove_steps(cg, dir);
 		if (cg->version == 2)
 			put(dir, "cgroup.kill", "1"); /* processes that left the job's group */
 		else
@@ -302,6 +347,19 @@ static const char *set_limits(const struct spurd_cgroup *cg, int c, const char *
 	uint64_t mem_mb = lim->mem_mb, pids = lim->pids;
 	char v[64];
 
+	if (c == 3 && cg->devices && cg->version == 2) {
+		struct spurd_devfence_dev devs[SPURD_DEVFENCE_MAX];
+		size_t n = spurd_devfence_devs(lim->deny, devs, SPURD_DEVFENCE_MAX);
+		char why[300];
+
+		int rc = n ? spurd_devfence_attach(dir, devs, n, why, sizeof(why)) : 0;
+
+		if (rc) {
+			errno = -rc;
+			return "BPF device program";
+		}
+		return NULL;
+	}
 	for (size_t i = 0; c == 3 && cg->devices && lim->deny && lim->deny[i]; i++) {
 		struct stat st;
 
@@ -452,4 +510,57 @@ void spurd_cgroup_job_cpus(const struct spurd_cgroup *cg, uint32_t id, uint32_t 
 		return;
 	job_path(cg, 0, id, run, dir, sizeof(dir));
 	get(dir, "cpuset.cpus", buf, len);
+}
+
+/* The folder of step in the devices hierarchy (v1) or the job's (v2). */
+static void step_path(const struct spurd_cgroup *cg, uint32_t id, uint32_t run, uint32_t step,
+		      char *job, size_t jlen, char *buf, size_t len)
+{
+	job_path(cg, 3, id, run, job, jlen);
+	snprintf(buf, len, "%s/step_%u", job, step);
+}
+
+int spurd_cgroup_step(const struct spurd_cgroup *cg, uint32_t id, uint32_t run, uint32_t step,
+		      const char *const *deny, struct spurd_cgroup_dirs *dirs, char *why,
+		      size_t wlen)
+{
+	struct spurd_devfence_dev devs[SPURD_DEVFENCE_MAX];
+	struct spurd_cgroup_limits lim = { .deny = deny };
+	char job[4200], dir[4300];
+	const char *failed;
+	int k;
+
+	if (!cg->devices || !spurd_devfence_devs(deny, devs, SPURD_DEVFENCE_MAX))
+		return 0;
+	step_path(cg, id, run, step, job, sizeof(job), dir, sizeof(dir));
+	/* v1: a job given all of the node's GPUs had no devices folder */
+	if ((mkdir(job, 0755) && errno != EEXIST) || (mkdir(dir, 0755) && errno != EEXIST)) {
+		snprintf(why, wlen, "cannot make %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if ((failed = set_limits(cg, 3, dir, &lim))) {
+		snprintf(why, wlen, "%s/%s: %s", dir, failed, strerror(errno));
+		rmdir(dir);
+		return -1;
+	}
+	/* the step's folder stands for the job's in its hierarchy */
+	for (k = 0; k < dirs->n && strcmp(dirs->dir[k], job); k++)
+		;
+	if (k == dirs->n && dirs->n < SPURD_CG_MAX)
+		dirs->n++;
+	snprintf(dirs->dir[k < SPURD_CG_MAX ? k : SPURD_CG_MAX - 1], sizeof(dirs->dir[0]), "%s",
+		 dir);
+	return 0;
+}
+
+void spurd_cgroup_step_done(const struct spurd_cgroup *cg, uint32_t id, uint32_t run,
+			    uint32_t step)
+{
+	char job[4200], dir[4300];
+
+	if (!cg->devices)
+		return;
+	step_path(cg, id, run, step, job, sizeof(job), dir, sizeof(dir));
+	if (!access(dir, F_OK))
+		remove_dir(cg, dir);
 }

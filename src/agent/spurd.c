@@ -119,6 +119,7 @@ struct task {
 struct step {
 	struct agent *a;
 	uint32_t job_id, step_id;
+	uint32_t cg_run; /* its job's run, where it has a devices folder of its own */
 	json_t *msg; /* the request, until io is connected */
 	uv_tcp_t io;
 	uv_connect_t creq;
@@ -834,6 +835,8 @@ static void on_step_closed(uv_handle_t *h)
 			break;
 		}
 	}
+	if (st->cg_run)
+		spurd_cgroup_step_done(&st->a->cg, st->job_id, st->cg_run, st->step_id);
 	/* what the step held on this node is free for the next step */
 	if (st->a->connected)
 		send_msg(st->a, json_pack("{s:s,s:i,s:i}", "type", "step_end", "job_id",
@@ -1176,9 +1179,20 @@ static void start_tasks(struct step *st)
 	l->ngroups = spurd_user_groups((uid_t)spur_json_int(m, "uid", 0),
 				       (gid_t)spur_json_int(m, "gid", 0), l->groups,
 				       SPURD_MAX_GROUPS);
-	/* the tasks live inside the job's limits, as its script does */
-	if (j)
+	/* the tasks live inside the job's limits, as its script does, and
+	 * open only the step's GPUs */
+	if (j) {
+		const char *deny[SPUR_GPU_MAX + 1];
+		char why[512];
+
 		spurd_cgroup_job_dirs(&a->cg, j->id, j->run, &l->cgd);
+		gpus_denied(a, m, deny);
+		if (spurd_cgroup_step(&a->cg, j->id, j->run, st->step_id, deny, &l->cgd, why,
+				      sizeof(why)))
+			spur_warn("job %u step %u: %s", j->id, st->step_id, why);
+		else
+			st->cg_run = j->run;
+	}
 	l->job_cpus = j ? j->cpus : NULL;
 	for (int c = 0; c < l->cgd.n; c++)
 		l->cgroups[c] = l->cgd.dir[c];

@@ -48,4 +48,18 @@ check "the three others are denied (EPERM), to the script and to srun's task" \
 	sh -c "[ \$(grep -c ' EPERM\$' job.out) = 6 ]"
 sbatch --wait --gpus=4 -o all.out --wrap "python3 $T/probe.py $T/dev" >/dev/null
 check "a job given every GPU opens them all" sh -c "[ \$(grep -c ' ENXIO\$' all.out) = 4 ]"
+# a step given fewer GPUs than its job opens only its own (a devices
+# folder of its own, under the job's), as Slurm's per-step cgroup
+cat >step.sh <<SH
+#!/bin/sh
+echo "visible \$CUDA_VISIBLE_DEVICES"
+python3 $T/probe.py $T/dev | sed 's/^/job /'
+srun -n1 --gpus=1 sh -c 'echo "stepgpu \$CUDA_VISIBLE_DEVICES"; python3 $T/probe.py $T/dev | sed "s/^/step /"'
+SH
+sbatch --wait --gpus=2 -o step.out step.sh >/dev/null
+sg=$(awk '/^stepgpu/ {print $2}' step.out)
+check "the job opens its two GPUs" sh -c "[ \$(grep -c '^job gpu[0-3] ENXIO\$' step.out) = 2 ]"
+check "its one-GPU step opens only its own, the other three denied" \
+	sh -c "[ -n '$sg' ] && grep -qx 'step gpu$sg ENXIO' step.out && [ \$(grep -c '^step gpu[0-3] EPERM\$' step.out) = 3 ]"
+check "no step folder is left behind" sh -c "! find /sys/fs/cgroup -path '*/$SPURD_CGROUP_NAME/*' -name 'step_*' 2>/dev/null | grep -q ."
 finish
