@@ -8,6 +8,7 @@
 #include "agent/healthcheck.h"
 #include "agent/pmi_simple.h"
 #include "agent/pmix_host.h"
+#include "agent/attach.h"
 #include "agent/spool.h"
 #include "agent/supervise.h"
 #include "common/auth.h"
@@ -128,6 +129,7 @@ struct step {
 	struct spurd_pmix_step *pmix; /* srun --mpi=pmix: the step's namespace */
 	struct spurd_pmi_step *pmi;   /* srun --mpi=pmi2: its PMI-1 wire server */
 	struct spur_wire_reader rd;   /* srun's answers (fences) */
+	struct spurd_attach_set attached; /* sattach's connections */
 	struct step *next;
 };
 
@@ -822,7 +824,58 @@ static void launch(struct agent *a, const json_t *m)
 
 static void step_write(struct step *st, json_t *m)
 {
+	const char *type = spur_json_str(m, "type", "");
+
+	/* sattach gets the tasks' output and exits as srun does */
+	if (!strcmp(type, "io") || !strcmp(type, "exit"))
+		spurd_attach_send(&st->attached, m);
 	spur_uv_send((uv_stream_t *)&st->io, m);
+}
+
+/* What sattach gets first: the step's hello (its node, the step's tasks),
+ * and the exits of this node's tasks already done. */
+static json_t *step_greet(void *ctx)
+{
+	struct step *st = ctx;
+	json_t *frames = json_array();
+
+	json_array_append_new(frames,
+			      json_pack("{s:s,s:s,s:I,s:b,s:I}", "type", "hello", "node", st->a->node,
+					"node_index", (json_int_t)spur_json_int(st->msg, "step_node", 0),
+					"step", 1, "ntasks",
+					(json_int_t)spur_json_int(st->msg, "ntasks", 1)));
+	for (size_t i = 0; i < st->ntasks; i++)
+		if (st->tasks[i].exited)
+			json_array_append_new(frames, json_pack("{s:s,s:i,s:i}", "type", "exit",
+								"rank", st->tasks[i].rank, "code",
+								st->tasks[i].code));
+	return frames;
+}
+
+/* A node without the step says so, and hangs up. */
+static json_t *no_step_greet(void *ctx)
+{
+	struct agent *a = ctx;
+
+	return json_pack("[{s:s,s:s,s:b}]", "type", "hello", "node", a->node, "step", 0);
+}
+
+/* sattach JOB.STEP: connect to it for the step's tasks here. */
+static void attach_step(struct agent *a, const json_t *m)
+{
+	uint32_t job = (uint32_t)spur_json_int(m, "job_id", 0);
+	uint32_t id = (uint32_t)spur_json_int(m, "step_id", 0);
+	const char *host = spur_json_str(m, "io_host", "127.0.0.1");
+	int port = (int)spur_json_int(m, "io_port", 0), rc;
+	struct step *st = steps;
+
+	while (st && !(st->job_id == job && st->step_id == id && st->msg))
+		st = st->next;
+	rc = st ? spurd_attach_open(a->loop, &st->attached, step_greet, st, host, port)
+		: spurd_attach_open(a->loop, NULL, no_step_greet, a, host, port);
+	if (rc)
+		spur_warn("job %u step %u: cannot reach sattach at %s:%d: %s", job, id, host, port,
+			  uv_strerror(rc));
 }
 
 static void on_step_closed(uv_handle_t *h)
@@ -835,6 +888,7 @@ static void on_step_closed(uv_handle_t *h)
 			break;
 		}
 	}
+	spurd_attach_close_all(&st->attached);
 	if (st->cg_run)
 		spurd_cgroup_step_done(&st->a->cg, st->job_id, st->cg_run, st->step_id);
 	/* what the step held on this node is free for the next step */
@@ -1416,6 +1470,7 @@ static void launch_step(struct agent *a, json_t *m)
 	st->job_id = (uint32_t)spur_json_int(m, "job_id", 0);
 	st->step_id = (uint32_t)spur_json_int(m, "step_id", 0);
 	st->msg = json_incref(m);
+	st->attached = (struct spurd_attach_set){ .greet = step_greet, .ctx = st };
 	st->ntasks = st->live = n;
 	st->next = steps;
 	steps = st;
@@ -1517,7 +1572,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 		const char *type = spur_json_str(msg, "type", "");
 
 		if (!a->trusted && (!strcmp(type, "launch") || !strcmp(type, "step") ||
-				    !strcmp(type, "signal"))) {
+				    !strcmp(type, "signal") || !strcmp(type, "attach"))) {
 			/* only a controller that holds the key starts work here */
 			spur_error_log("%s from a controller that has not shown the cluster key; "
 				       "ignored",
@@ -1538,6 +1593,8 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 			launch(a, msg);
 		} else if (!strcmp(type, "step")) {
 			launch_step(a, msg);
+		} else if (!strcmp(type, "attach")) {
+			attach_step(a, msg);
 		} else if (!strcmp(type, "signal")) {
 			uint32_t sid = (uint32_t)spur_json_int(msg, "job_id", 0);
 

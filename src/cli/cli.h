@@ -17,6 +17,7 @@ int cli_sinfo_main(const char *prog, int argc, char **argv);
 int cli_sacct_main(const char *prog, int argc, char **argv);
 int cli_srun_main(const char *prog, int argc, char **argv);
 int cli_salloc_main(const char *prog, int argc, char **argv);
+int cli_sattach_main(const char *prog, int argc, char **argv);
 int cli_controller_main(const char *prog, int argc, char **argv);
 /* scontrol ping: each SlurmctldHost UP or DOWN; 0 when one is up. */
 int cli_scontrol_ping(const char *prog);
@@ -31,6 +32,15 @@ int cli_getopt_argv(const char *name, int argc, char **argv, char **out, int max
 
 /* --version, -V: "slurm 22.05.8 (Spur VERSION)" */
 void cli_version(void);
+
+/* A step's output frame ("io": rank, fd 1 or 2, data) to stdout or stderr;
+ * label (-l): "rank: " before each line, st[rank] keeping where lines
+ * start (st: ntasks of them, at_line_start true at first). */
+struct cli_out_state {
+	bool at_line_start[2];
+};
+struct json_t;
+void cli_print_io(const struct json_t *m, bool label, struct cli_out_state *st, int ntasks);
 
 /* "prog: error: message" on stderr, as Slurm's commands print it. */
 void cli_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

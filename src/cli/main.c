@@ -24,6 +24,7 @@ static const struct {
 	{ "acct", "sacct", cli_sacct_main, "job history from accounting (sacct)" },
 	{ "run", "srun", cli_srun_main, "run tasks over a job's nodes (srun)" },
 	{ "alloc", "salloc", cli_salloc_main, "get an allocation and run a command in it (salloc)" },
+	{ "attach", "sattach", cli_sattach_main, "the output of a running step's tasks (sattach)" },
 	{ "control", "scontrol", cli_scontrol_main,
 	  "show job|node|hostnames|hostlist|hostlistsorted (scontrol)" },
 	{ "controller", NULL, cli_controller_main,

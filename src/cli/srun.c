@@ -25,11 +25,7 @@
 extern char **environ;
 
 
-struct out_state {
-	bool at_line_start[2];
-};
-
-static void print_io(const json_t *m, bool label, struct out_state *st, int ntasks)
+void cli_print_io(const json_t *m, bool label, struct cli_out_state *st, int ntasks)
 {
 	int fd = (int)spur_json_int(m, "fd", 1);
 	int rank = (int)spur_json_int(m, "rank", 0);
@@ -260,7 +256,7 @@ struct relay {
 	struct pollfd *pfd; /* [0]: the listening socket; with --pty, stdin once all connected */
 	struct spur_wire_reader *rd;
 	int *node_of; /* per connection: the node it said it is, -1 */
-	struct out_state *st;
+	struct cli_out_state *st;
 	struct fences fences;
 	json_t *names; /* the step's nodes, in order */
 };
@@ -329,7 +325,7 @@ static void relay_msg(struct relay *r, int k, json_t *m)
 		rank = 0;
 	if (!strcmp(type, "io")) {
 		json_object_set_new(m, "rank", json_integer(rank));
-		print_io(m, r->label, r->st, r->total);
+		cli_print_io(m, r->label, r->st, r->total);
 	} else if (!strcmp(type, "hello")) {
 		if (r->node_of[k] < 0)
 			r->hellos++;

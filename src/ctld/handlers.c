@@ -2078,6 +2078,61 @@ static const char *step_mpi(struct ctld_conn *cn, const json_t *msg)
 	return NULL;
 }
 
+/* The client's address, where the agents reach srun or sattach. */
+static void peer_host(struct ctld_conn *cn, char *host, size_t len)
+{
+	struct sockaddr_storage peer;
+	int plen = sizeof(peer);
+
+	snprintf(host, len, "127.0.0.1");
+	if (uv_tcp_getpeername(&cn->tcp, (struct sockaddr *)&peer, &plen) == 0 &&
+	    peer.ss_family == AF_INET)
+		uv_ip4_name((struct sockaddr_in *)&peer, host, len);
+}
+
+/* sattach JOB.STEP: every node of the job is asked to connect to sattach;
+ * those running the step send its output from then on, the others say
+ * they have none of it. The reply names the nodes asked. */
+static void handle_attach(struct ctld_conn *cn, json_t *msg)
+{
+	struct ctld *c = cn->c;
+	uint32_t id = (uint32_t)spur_json_int(msg, "job_id", 0);
+	json_int_t step = spur_json_int(msg, "step_id", -1), port = spur_json_int(msg, "io_port", 0);
+	struct ctld_job *cj = ctld_job(c, id);
+	struct sched_job_info info;
+	char host[64];
+	json_t *names;
+
+	if (!cj || sched_job_info(c->sched, id, &info)) {
+		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
+		return;
+	}
+	if (denied(cn, id))
+		return;
+	if (info.state != SCHED_JOB_RUNNING || step < 0 || step >= (json_int_t)cj->next_step) {
+		reply_error(cn, SPUR_ENOENT, "Job step not found");
+		return;
+	}
+	if (port <= 0 || port > 65535) {
+		reply_error(cn, SPUR_EINVAL, "attach: io_port out of range");
+		return;
+	}
+	peer_host(cn, host, sizeof(host));
+	names = json_array();
+	for (size_t k = 0; k < info.nalloc; k++) {
+		struct ctld_conn *agent = c->agents[info.alloc[k].node];
+
+		if (!agent)
+			continue;
+		ctld_conn_send(agent, json_pack("{s:s,s:i,s:I,s:s,s:I}", "type", "attach", "job_id",
+						(int)id, "step_id", step, "io_host", host,
+						"io_port", port));
+		json_array_append_new(names,
+				      json_string(c->conf->nodes[info.alloc[k].node].name));
+	}
+	reply_ok(cn, json_pack("{s:o}", "nodes", names));
+}
+
 static void handle_step(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
@@ -2088,9 +2143,7 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 	uint16_t gpus[1024];
 	struct spur_error err;
 	uint32_t step;
-	struct sockaddr_storage peer;
-	int plen = sizeof(peer);
-	char host[64] = "127.0.0.1";
+	char host[64];
 	const char *mpi;
 	json_t *layout, *names;
 
@@ -2128,9 +2181,7 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 			return;
 		}
 	}
-	if (uv_tcp_getpeername(&cn->tcp, (struct sockaddr *)&peer, &plen) == 0 &&
-	    peer.ss_family == AF_INET)
-		uv_ip4_name((struct sockaddr_in *)&peer, host, sizeof(host));
+	peer_host(cn, host, sizeof(host));
 	/* every node's share of the ranks (block distribution, the first
 	 * nodes take the remainder): PMIx tells each rank where all are */
 	layout = json_array();
@@ -2492,6 +2543,7 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 		{ "release", handle_hold, A_USER, false },
 		{ "step", handle_step, A_USER, false },
 		{ "step_done", handle_step_done, A_USER, false },
+		{ "attach", handle_attach, A_USER, false },
 		{ "step_end", handle_step_end, A_NODE, false },
 		{ "complete", handle_complete, A_USER, false },
 		{ "requeue", handle_requeue, A_USER, false },
