@@ -347,28 +347,25 @@ static const char *set_limits(const struct spurd_cgroup *cg, int c, const char *
 	uint64_t mem_mb = lim->mem_mb, pids = lim->pids;
 	char v[64];
 
-	if (c == 3 && cg->devices && cg->version == 2) {
+	if (c == 3 && cg->devices) {
 		struct spurd_devfence_dev devs[SPURD_DEVFENCE_MAX];
 		size_t n = spurd_devfence_devs(lim->deny, devs, SPURD_DEVFENCE_MAX);
 		char why[300];
+		int rc;
 
-		int rc = n ? spurd_devfence_attach(dir, devs, n, why, sizeof(why)) : 0;
-
-		if (rc) {
-			errno = -rc;
-			return "BPF device program";
+		if (cg->version == 2) {
+			if (n && (rc = spurd_devfence_attach(dir, devs, n, why, sizeof(why)))) {
+				errno = -rc;
+				return "BPF device program";
+			}
+			return NULL;
 		}
-		return NULL;
-	}
-	for (size_t i = 0; c == 3 && cg->devices && lim->deny && lim->deny[i]; i++) {
-		struct stat st;
-
-		if (stat(lim->deny[i], &st) || !(S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)))
-			continue; /* nothing there to open */
-		snprintf(v, sizeof(v), "%c %u:%u rwm", S_ISCHR(st.st_mode) ? 'c' : 'b',
-			 major(st.st_rdev), minor(st.st_rdev));
-		if (put(dir, "devices.deny", v))
-			return "devices.deny";
+		for (size_t i = 0; i < n; i++) {
+			snprintf(v, sizeof(v), "%c %u:%u rwm", devs[i].block ? 'b' : 'c',
+				 devs[i].major, devs[i].minor);
+			if (put(dir, "devices.deny", v))
+				return "devices.deny";
+		}
 	}
 
 	if (c == 0 && cg->cpuset && cg->version == 1) {
@@ -403,15 +400,13 @@ static const char *set_limits(const struct spurd_cgroup *cg, int c, const char *
  * always (peak use, OOM kills, and what kills the job's last processes). */
 static bool v1_idle(const struct spurd_cgroup *cg, int c, const struct spurd_cgroup_limits *lim)
 {
-	bool deny = false;
+	struct spurd_devfence_dev devs[SPURD_DEVFENCE_MAX];
 
 	if (cg->version != 1)
 		return false;
 	if (c == 0)
 		return !lim->cpus || !*lim->cpus;
-	for (size_t i = 0; c == 3 && lim->deny && lim->deny[i]; i++)
-		deny |= access(lim->deny[i], F_OK) == 0;
-	return c == 3 && !deny;
+	return c == 3 && !spurd_devfence_devs(lim->deny, devs, SPURD_DEVFENCE_MAX);
 }
 
 int spurd_cgroup_job(const struct spurd_cgroup *cg, uint32_t id, uint32_t run,
