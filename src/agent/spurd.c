@@ -35,6 +35,7 @@
 #include <sys/fsuid.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <uv.h>
 
@@ -62,6 +63,7 @@ struct agent {
 	struct spur_hostport ctl[AGENT_MAX_CTLDS]; /* the controllers, tried in turn */
 	size_t nctl, cur; /* ctl[cur]: the one connected or being tried */
 	uint64_t heard;	 /* loop time of the last message (or of the connect) */
+	uint64_t silence_ms; /* no word for this long: the controller is given up */
 	bool connecting; /* a connect is in flight since heard */
 	uv_timer_t alive;
 	uint32_t cpus;
@@ -1520,6 +1522,16 @@ static void on_tcp_closed(uv_handle_t *h)
 	uv_timer_start(&a->retry, on_retry, a->cur ? 50 : 1000, 0);
 }
 
+/* Bytes from the controller wait in the socket, not yet read. */
+static bool unread(struct agent *a)
+{
+	uv_os_fd_t fd;
+	char b;
+
+	return !uv_fileno((uv_handle_t *)&a->tcp, &fd) &&
+	       recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 1;
+}
+
 /* A controller that stops talking (paused, cut off by the network) is
  * left for the next one: the leader sends a ping every second. A connect
  * that hangs is given up too. */
@@ -1528,7 +1540,14 @@ static void on_alive(uv_timer_t *t)
 	struct agent *a = t->data;
 	uint64_t quiet = uv_now(a->loop) - a->heard;
 
-	if (a->connected && quiet > AGENT_SILENCE_MS) {
+	/* libuv runs timers before it polls: an agent that got no CPU for
+	 * seconds (a node flooded with work) finds the controller's frames
+	 * waiting unread, and they count as heard */
+	if (a->connected && quiet > a->silence_ms && unread(a)) {
+		a->heard = uv_now(a->loop);
+		return;
+	}
+	if (a->connected && quiet > a->silence_ms) {
 		spur_warn("controller %s:%u silent for %llu ms; trying the next one",
 			  a->ctl[a->cur].host, a->ctl[a->cur].port, (unsigned long long)quiet);
 		disconnect(a);
@@ -1673,6 +1692,22 @@ static bool on_health_busy(void *ctx)
 	return false;
 }
 
+/* The steps running here and what each holds of its job on this node (the
+ * controller's "share" of the step), for a controller that took over: it
+ * keeps steps' shares in memory only. */
+static json_t *running_steps(void)
+{
+	json_t *out = json_array();
+
+	for (const struct step *st = steps; st; st = st->next)
+		if (st->msg)
+			json_array_append_new(out, json_pack("{s:I,s:I,s:O*}", "job_id",
+							     (json_int_t)st->job_id, "step_id",
+							     (json_int_t)st->step_id, "share",
+							     json_object_get(st->msg, "share")));
+	return out;
+}
+
 static void on_connect(uv_connect_t *req, int status)
 {
 	struct agent *a = req->data;
@@ -1728,10 +1763,10 @@ static void on_connect(uv_connect_t *req, int status)
 	for (size_t i = 0; i < json_array_size(a->unsent); i++)
 		json_array_append_new(jobs, json_integer(spur_json_int(
 						    json_array_get(a->unsent, i), "job_id", 0)));
-	send_msg(a, json_pack("{s:s,s:s,s:i,s:I,s:o,s:o,s:o,s:s,s:s}", "type", "register", "node",
-			      a->node, "cpus", (int)a->cpus, "memory", (json_int_t)a->mem_mb, "gpus",
-			      gpus, "jobs", jobs, "gpus_failed", failed_gpus(a), "gpu_reason",
-			      a->gpu_why, "auth", tok));
+	send_msg(a, json_pack("{s:s,s:s,s:i,s:I,s:o,s:o,s:o,s:o,s:s,s:s}", "type", "register",
+			      "node", a->node, "cpus", (int)a->cpus, "memory", (json_int_t)a->mem_mb,
+			      "gpus", gpus, "jobs", jobs, "steps", running_steps(), "gpus_failed",
+			      failed_gpus(a), "gpu_reason", a->gpu_why, "auth", tok));
 	free(tok);
 	for (size_t i = 0; i < json_array_size(a->unsent); i++)
 		send_msg(a, json_incref(json_array_get(a->unsent, i)));
@@ -1816,6 +1851,14 @@ static int agent_ctlds(struct agent *a, const struct spur_conf *conf, const char
 	} else {
 		a->nctl = spur_conf_ctld_addrs(conf, a->ctl, AGENT_MAX_CTLDS);
 	}
+	/* several controllers: a silent one is left for the next at once (the
+	 * leader pings every second); with one there is no other to go to, and
+	 * a reconnect would drop what it is sending (a controller busy for
+	 * seconds sending a step to a thousand nodes is not gone): only a
+	 * connection dead for three MessageTimeouts is given up */
+	a->silence_ms = AGENT_SILENCE_MS;
+	if (a->nctl == 1 && 3000ULL * conf->message_timeout > a->silence_ms)
+		a->silence_ms = 3000ULL * conf->message_timeout;
 	for (size_t i = 0; i < a->nctl; i++)
 		len += (size_t)snprintf(ctld_list + len, sizeof(ctld_list) - len, "%s%s:%u",
 					i ? "," : "", a->ctl[i].host, a->ctl[i].port);

@@ -29,6 +29,7 @@
 struct attach {
 	int lfd, nconn, answered, expect, with_step, ntasks, out_filter, err_filter;
 	bool label, quiet;
+	int verbose; /* -v: the nodes asked to connect, on stderr */
 	struct pollfd pfd[ATTACH_MAX_NODES + 1];
 	struct spur_wire_reader rd[ATTACH_MAX_NODES + 1];
 	bool step_here[ATTACH_MAX_NODES + 1]; /* this connection's node runs the step */
@@ -43,6 +44,7 @@ static int usage(const char *prog, int rc)
 		"      --output-filter=N   only the output of task N\n"
 		"      --error-filter=N    only the error output of task N\n"
 		"  -Q, --quiet             quiet mode (suppress informational messages)\n"
+		"  -v, --verbose           say which nodes were asked for the step's output\n"
 		"  -h, --help              show this message\n"
 		"  -V, --version           print the version\n",
 		prog);
@@ -53,18 +55,20 @@ static int parse(const char *prog, int argc, char **argv, struct attach *at)
 {
 	static const struct option opts[] = {
 		{ "label", no_argument, NULL, 'l' },	     { "output-filter", required_argument, NULL, 'O' },
-		{ "error-filter", required_argument, NULL, 'E' }, { "input-filter", required_argument, NULL, 'I' },
+		{ "error-filter", required_argument, NULL, 'E' }, { "input-filter", optional_argument, NULL, 'I' },
 		{ "layout", no_argument, NULL, 'L' },	     { "pty", no_argument, NULL, 'P' },
 		{ "quiet", no_argument, NULL, 'Q' },	     { "help", no_argument, NULL, 'h' },
 		{ "usage", no_argument, NULL, 'u' },	     { "version", no_argument, NULL, 'V' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "+lQhuV", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+lQhuVv", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'l': at->label = true; break;
 		case 'Q': at->quiet = true; break;
+		case 'v': at->verbose++; break;
 		case 'O': at->out_filter = atoi(optarg); break;
 		case 'E': at->err_filter = atoi(optarg); break;
 		case 'I':
@@ -180,6 +184,17 @@ static int parse_jobstep(const char *s, unsigned *job, unsigned *step)
 	return sscanf(s, "%u.%u%c", job, step, &tail) == 2 ? 0 : -1;
 }
 
+static void say_nodes(const char *prog, const char *jobstep, const json_t *nodes)
+{
+	const json_t *n;
+	size_t i;
+
+	fprintf(stderr, "%s: asked %zu node(s) for job step %s:", prog, json_array_size(nodes), jobstep);
+	json_array_foreach(nodes, i, n)
+		fprintf(stderr, " %s", json_string_value(n) ? json_string_value(n) : "?");
+	fputc('\n', stderr);
+}
+
 static int listen_any(struct sockaddr_in *sa)
 {
 	socklen_t sl = sizeof(*sa);
@@ -230,6 +245,8 @@ int cli_sattach_main(const char *prog, int argc, char **argv)
 		goto out;
 	}
 	at->expect = (int)json_array_size(json_object_get(reply, "nodes"));
+	if (at->verbose && !at->quiet)
+		say_nodes(prog, pargv[optind], json_object_get(reply, "nodes"));
 	json_decref(reply);
 	rc = relay(prog, at, pargv[optind]);
 out:

@@ -273,6 +273,14 @@ int ctld_steps_take(struct ctld_job *cj, const struct sched_job_info *info, cons
 /* The step ended on allocation node `node` (-1: everywhere). */
 void ctld_steps_release(struct ctld_job *cj, uint32_t step, long node);
 void ctld_steps_clear(struct ctld_job *cj);
+/* What step holds on allocation node `node`, as the agent is told it
+ * ("share": node, cpus, gpus); NULL where it holds nothing (--overlap). */
+json_t *ctld_steps_share(const struct ctld_job *cj, uint32_t step, size_t node);
+/* A controller that took over learns a running step's share from the
+ * agent's registration (share NULL: an --overlap step); the job's step
+ * numbers go on past it. SPUR_EINVAL for a share outside the allocation. */
+int ctld_steps_restore(struct ctld_job *cj, const struct sched_job_info *info, uint32_t step,
+		       const json_t *share);
 /* A step's start or end ("step" operation) into the accounting's steps. */
 void ctld_acct_step(struct ctld *c, const json_t *op);
 json_t *ctld_acct_query(struct ctld *c, const char *jobs, const char *user, struct spur_error *err);

@@ -1594,6 +1594,29 @@ static void handle_gpu_failed(struct ctld_conn *cn, json_t *msg)
 	ctld_cycle_soon(c);
 }
 
+/* The steps a registering agent runs: their shares, which a controller
+ * that took over does not have (the leader keeps them in memory). */
+static void known_steps(struct ctld *c, const char *node, const json_t *steps)
+{
+	const json_t *s;
+	size_t i;
+
+	json_array_foreach(steps, i, s)
+	{
+		uint32_t id = (uint32_t)spur_json_int(s, "job_id", 0);
+		json_int_t step = spur_json_int(s, "step_id", -1);
+		struct ctld_job *cj = ctld_job(c, id);
+		struct sched_job_info info;
+
+		if (!cj || step < 0 || step > UINT32_MAX || sched_job_info(c->sched, id, &info) ||
+		    info.state != SCHED_JOB_RUNNING)
+			continue;
+		if (ctld_steps_restore(cj, &info, (uint32_t)step, json_object_get(s, "share")))
+			spur_warn("node %s: job %u step %u: its share is not in the allocation", node,
+				  id, (uint32_t)step);
+	}
+}
+
 static void handle_register(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
@@ -1646,6 +1669,7 @@ static void handle_register(struct ctld_conn *cn, json_t *msg)
 	 * takes no launch or signal before it) */
 	lost_jobs(c, idx, json_object_get(msg, "jobs"));
 	stale_jobs(c, idx, json_object_get(msg, "jobs"));
+	known_steps(c, name, json_object_get(msg, "steps"));
 	ctld_cycle_soon(c);
 }
 
@@ -2207,7 +2231,11 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 		size_t here = tasks[k];
 		json_t *m = step_part(c, cj, &info, msg, sel[k], step, rank, here, nt, nn);
 
+		json_t *share = ctld_steps_share(cj, step, sel[k]);
+
 		step_gpus(json_object_get(m, "env"), gpus[k]);
+		if (share)
+			json_object_set_new(m, "share", share);
 
 		json_object_set_new(m, "io_host", json_string(host));
 		json_object_set_new(m, "step_node", json_integer((json_int_t)k));

@@ -1004,6 +1004,19 @@ static uint32_t submission_ended(struct ctld *c, const struct ctld_job *cj, int6
 
 /* {"op":"purge","ids":[first job of each submission]}: forget them, every
  * task; accounting keeps their history. Replayed, what is gone is skipped. */
+/* A step's start or end: into the accounting; the job's next step number
+ * goes past it on every controller (a new leader numbers on from there). */
+static int apply_step(struct ctld *c, const json_t *op)
+{
+	struct ctld_job *cj = ctld_job(c, (uint32_t)spur_json_int(op, "id", 0));
+	json_int_t step = spur_json_int(op, "step", -1);
+
+	if (cj && step >= (json_int_t)cj->next_step && step < UINT32_MAX)
+		cj->next_step = (uint32_t)step + 1;
+	ctld_acct_step(c, op);
+	return 0;
+}
+
 static int apply_purge(struct ctld *c, json_t *op, struct spur_error *err)
 {
 	const json_t *ids = json_object_get(op, "ids");
@@ -1102,8 +1115,8 @@ int ctld_apply(struct ctld *c, json_t *op, bool replay, struct spur_error *err)
 		rc = apply_stop(c, op, replay, err);
 	else if (!strcmp(kind, "resv") || !strcmp(kind, "resv_del"))
 		rc = ctld_apply_resv(c, op, !strcmp(kind, "resv_del"), err);
-	else if (!strcmp(kind, "step")) /* accounting only: the state has no steps */
-		ctld_acct_step(c, op), rc = 0;
+	else if (!strcmp(kind, "step")) /* accounting, and the job's step numbers */
+		rc = apply_step(c, op);
 	else
 		return spur_error_set(err, SPUR_EINVAL, "unknown operation '%s'", kind);
 	/* the order ops were applied in, for snapshots */

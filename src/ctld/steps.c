@@ -5,7 +5,9 @@
  * job's there); a step that would need what running steps hold waits
  * ("Requested nodes are busy") unless it or they run with --overlap. The
  * leader keeps this in memory only: the agents say when a step ended on
- * their node (step_end), and a job's end frees all. */
+ * their node (step_end), and a job's end frees all; each agent is told its
+ * share of the step and lists it when it registers, so a controller that
+ * takes over learns what running steps hold. */
 #include "ctld.h"
 
 #include "common/alloc.h"
@@ -108,4 +110,42 @@ void ctld_steps_clear(struct ctld_job *cj)
 	spur_free(cj->uses);
 	cj->uses = NULL;
 	cj->nuses = 0;
+}
+
+json_t *ctld_steps_share(const struct ctld_job *cj, uint32_t step, size_t node)
+{
+	for (size_t u = 0; u < cj->nuses; u++)
+		if (cj->uses[u].step == step && cj->uses[u].node == node)
+			return json_pack("{s:I,s:I,s:I}", "node", (json_int_t)node, "cpus",
+					 (json_int_t)cj->uses[u].cpus, "gpus",
+					 (json_int_t)cj->uses[u].gpus);
+	return NULL;
+}
+
+int ctld_steps_restore(struct ctld_job *cj, const struct sched_job_info *info, uint32_t step,
+		       const json_t *share)
+{
+	json_int_t node = spur_json_int(share, "node", -1), cpus = spur_json_int(share, "cpus", -1);
+	json_int_t gpus = spur_json_int(share, "gpus", -1);
+	struct ctld_step_use *grown;
+
+	if (step >= cj->next_step)
+		cj->next_step = step + 1;
+	if (!share)
+		return 0; /* an --overlap step holds nothing */
+	if (node < 0 || (size_t)node >= info->nalloc || cpus < 0 ||
+	    cpus > (json_int_t)info->alloc[node].cpus || gpus < 0 ||
+	    (gpus & ~(json_int_t)info->alloc[node].gpu_mask))
+		return SPUR_EINVAL;
+	for (size_t u = 0; u < cj->nuses; u++)
+		if (cj->uses[u].step == step && cj->uses[u].node == (uint32_t)node)
+			return 0;
+	grown = spur_realloc(cj->uses, (cj->nuses + 1) * sizeof(*cj->uses));
+	if (!grown)
+		return SPUR_ENOMEM;
+	cj->uses = grown;
+	cj->uses[cj->nuses++] = (struct ctld_step_use){
+		.step = step, .node = (uint32_t)node, .cpus = (uint32_t)cpus, .gpus = (uint16_t)gpus
+	};
+	return 0;
 }

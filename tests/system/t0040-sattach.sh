@@ -43,9 +43,10 @@ check "the job completes" wait_until 20 sh -c "scontrol show job $j | grep -q Jo
 j2=$(sbatch --parsable -o /dev/null --wrap "srun true; sleep 60")
 check "a second job's step 0 is done" \
 	wait_until 20 sh -c "sacct -n -P -j $j2 -o JobID,State | grep -qx '$j2.0|COMPLETED'"
-sattach "$j2.0" >ended.out 2>&1
+sattach -v "$j2.0" >ended.out 2>&1
 check "sattach to a step that ended: exit 1, said" \
 	sh -c "[ $? = 1 ] && grep -q 'is not running on any node' ended.out"
+check "-v names the node asked" grep -q 'asked 1 node(s) for job step [0-9]*\.0: mi[12]$' ended.out
 sattach "$j2.5" >nostep.out 2>&1
 check "to a step that never was: exit 1, said" sh -c "[ $? = 1 ] && grep -q 'Job step not found' nostep.out"
 scancel "$j2"
