@@ -1543,11 +1543,11 @@ static void on_alive(uv_timer_t *t)
 	/* libuv runs timers before it polls: an agent that got no CPU for
 	 * seconds (a node flooded with work) finds the controller's frames
 	 * waiting unread, and they count as heard */
-	if (a->connected && quiet > a->silence_ms && unread(a)) {
-		a->heard = uv_now(a->loop);
-		return;
-	}
 	if (a->connected && quiet > a->silence_ms) {
+		if (unread(a)) {
+			a->heard = uv_now(a->loop);
+			return;
+		}
 		spur_warn("controller %s:%u silent for %llu ms; trying the next one",
 			  a->ctl[a->cur].host, a->ctl[a->cur].port, (unsigned long long)quiet);
 		disconnect(a);

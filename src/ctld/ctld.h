@@ -273,6 +273,9 @@ int ctld_steps_take(struct ctld_job *cj, const struct sched_job_info *info, cons
 /* The step ended on allocation node `node` (-1: everywhere). */
 void ctld_steps_release(struct ctld_job *cj, uint32_t step, long node);
 void ctld_steps_clear(struct ctld_job *cj);
+/* Step `step` of the job exists (started here or on another controller):
+ * the job's next step number goes past it. */
+void ctld_steps_seen(struct ctld_job *cj, uint32_t step);
 /* What step holds on allocation node `node`, as the agent is told it
  * ("share": node, cpus, gpus); NULL where it holds nothing (--overlap). */
 json_t *ctld_steps_share(const struct ctld_job *cj, uint32_t step, size_t node);

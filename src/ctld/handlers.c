@@ -2230,7 +2230,6 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 	for (size_t k = 0, rank = 0; k < nn; k++) {
 		size_t here = tasks[k];
 		json_t *m = step_part(c, cj, &info, msg, sel[k], step, rank, here, nt, nn);
-
 		json_t *share = ctld_steps_share(cj, step, sel[k]);
 
 		step_gpus(json_object_get(m, "env"), gpus[k]);

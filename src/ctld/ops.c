@@ -1002,8 +1002,6 @@ static uint32_t submission_ended(struct ctld *c, const struct ctld_job *cj, int6
 	return n;
 }
 
-/* {"op":"purge","ids":[first job of each submission]}: forget them, every
- * task; accounting keeps their history. Replayed, what is gone is skipped. */
 /* A step's start or end: into the accounting; the job's next step number
  * goes past it on every controller (a new leader numbers on from there). */
 static int apply_step(struct ctld *c, const json_t *op)
@@ -1011,12 +1009,14 @@ static int apply_step(struct ctld *c, const json_t *op)
 	struct ctld_job *cj = ctld_job(c, (uint32_t)spur_json_int(op, "id", 0));
 	json_int_t step = spur_json_int(op, "step", -1);
 
-	if (cj && step >= (json_int_t)cj->next_step && step < UINT32_MAX)
-		cj->next_step = (uint32_t)step + 1;
+	if (cj && step >= 0 && step <= UINT32_MAX)
+		ctld_steps_seen(cj, (uint32_t)step);
 	ctld_acct_step(c, op);
 	return 0;
 }
 
+/* {"op":"purge","ids":[first job of each submission]}: forget them, every
+ * task; accounting keeps their history. Replayed, what is gone is skipped. */
 static int apply_purge(struct ctld *c, json_t *op, struct spur_error *err)
 {
 	const json_t *ids = json_object_get(op, "ids");

@@ -112,14 +112,28 @@ void ctld_steps_clear(struct ctld_job *cj)
 	cj->nuses = 0;
 }
 
-json_t *ctld_steps_share(const struct ctld_job *cj, uint32_t step, size_t node)
+void ctld_steps_seen(struct ctld_job *cj, uint32_t step)
+{
+	if (step >= cj->next_step && step < UINT32_MAX)
+		cj->next_step = step + 1;
+}
+
+/* What step holds on allocation node `node`; NULL: nothing. */
+static const struct ctld_step_use *find_use(const struct ctld_job *cj, uint32_t step, size_t node)
 {
 	for (size_t u = 0; u < cj->nuses; u++)
 		if (cj->uses[u].step == step && cj->uses[u].node == node)
-			return json_pack("{s:I,s:I,s:I}", "node", (json_int_t)node, "cpus",
-					 (json_int_t)cj->uses[u].cpus, "gpus",
-					 (json_int_t)cj->uses[u].gpus);
+			return &cj->uses[u];
 	return NULL;
+}
+
+json_t *ctld_steps_share(const struct ctld_job *cj, uint32_t step, size_t node)
+{
+	const struct ctld_step_use *use = find_use(cj, step, node);
+
+	return use ? json_pack("{s:I,s:I,s:I}", "node", (json_int_t)node, "cpus",
+			       (json_int_t)use->cpus, "gpus", (json_int_t)use->gpus)
+		   : NULL;
 }
 
 int ctld_steps_restore(struct ctld_job *cj, const struct sched_job_info *info, uint32_t step,
@@ -129,17 +143,15 @@ int ctld_steps_restore(struct ctld_job *cj, const struct sched_job_info *info, u
 	json_int_t gpus = spur_json_int(share, "gpus", -1);
 	struct ctld_step_use *grown;
 
-	if (step >= cj->next_step)
-		cj->next_step = step + 1;
+	ctld_steps_seen(cj, step);
 	if (!share)
 		return 0; /* an --overlap step holds nothing */
 	if (node < 0 || (size_t)node >= info->nalloc || cpus < 0 ||
 	    cpus > (json_int_t)info->alloc[node].cpus || gpus < 0 ||
 	    (gpus & ~(json_int_t)info->alloc[node].gpu_mask))
 		return SPUR_EINVAL;
-	for (size_t u = 0; u < cj->nuses; u++)
-		if (cj->uses[u].step == step && cj->uses[u].node == (uint32_t)node)
-			return 0;
+	if (find_use(cj, step, (size_t)node))
+		return 0;
 	grown = spur_realloc(cj->uses, (cj->nuses + 1) * sizeof(*cj->uses));
 	if (!grown)
 		return SPUR_ENOMEM;
