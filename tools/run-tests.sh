@@ -11,6 +11,7 @@ python3 - "$build/meson-logs/testlog.json" "$rc" <<'PY'
 import json, re, sys
 
 passed = failed = 0
+digest = []  # what failed, printed last: CI keeps only an output's tail
 for line in open(sys.argv[1]):
     t = json.loads(line)
     out = (t.get("stdout") or "") + "\n" + (t.get("stderr") or "")
@@ -27,6 +28,12 @@ for line in open(sys.argv[1]):
         f = 1  # crashed or leaked after its cases passed
     passed += p
     failed += f
+    if t["result"] not in ("OK", "SKIP", "EXPECTEDFAIL"):
+        why = [l for l in out.splitlines() if l.startswith("FAIL:") or "histcheck:" in l
+               or "ERROR: " in l or "runtime error" in l]
+        digest.append("failed: %s: %s" % (t["name"], " | ".join(why[:6])[:600]))
+for d in digest[:10]:
+    print(d)
 print(f"check: {passed} passed, {failed} failed")
 sys.exit(1 if failed or sys.argv[2] != "0" else 0)
 PY

@@ -35,6 +35,8 @@ check "every submission is recorded" [ "$(wc -l <hist.jsonl)" -eq 80 ]
 # the others waited for the new controller
 check "the clients waited through the restart: the rest acknowledged" \
 	[ "$(grep -c '"rc": 0' hist.jsonl)" -ge 78 ]
+# what the clients were told otherwise (for a failure's digest)
+grep -v '"rc": 0' hist.jsonl | cut -c1-200 | sed 's/^/histcheck: not acknowledged: /'
 check "the history holds: nothing acknowledged lost, nothing twice, no overlapping runs" \
 	python3 "$HC" check hist.jsonl runs
 finish

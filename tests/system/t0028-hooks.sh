@@ -50,7 +50,8 @@ scancel "$k"
 rm -f pc-fail
 touch sick
 check "a failing check drains the nodes with its first line as the reason" \
-	wait_until 10 sh -c "[ \$(sinfo -R -h -o '%E %N' | grep -c 'HealthCheck: scratch is full') -ge 1 ]"
+	wait_until 10 sh -c "[ \$(sinfo -R -h -o '%E %N' | grep -c 'HealthCheck: scratch is full') -ge 1 ] &&
+		[ \$(sinfo -h -N -o '%N %t' | awk '\$2 ~ /^drain/ {print \$1}' | sort -u | wc -l) = 2 ]"
 check "the drained nodes take no new job" sh -c "j=\$(sbatch --parsable --wrap true) && sleep 1 && [ \"\$(squeue -h -j \$j -o %t)\" = PD ]"
 rm -f sick
 scontrol update nodename=mi[1-2] state=resume >/dev/null 2>&1
