@@ -19,7 +19,8 @@
 	X(PERM, "permission denied")                       \
 	X(AGAIN, "try again")                              \
 	X(STATE, "invalid state")                          \
-	X(RETRY, "not done: send it again")
+	X(RETRY, "not done: send it again")                \
+	X(LIMIT, "over an accounting limit")
 
 enum spur_errno {
 	SPUR_OK = 0,

@@ -34,9 +34,16 @@ static void meta_follow(struct core_job *meta, const struct core_job *j, enum sc
 	meta->reason = why;
 }
 
+/* A job that asked for no time gets its partition's default, or its
+ * associations' or QOS' MaxWall when less (as Slurm). */
 static int64_t job_limit(const struct sched *s, const struct core_job *j, int p)
 {
-	return j->time_limit ? j->time_limit : s->parts[p].default_time;
+	int64_t mw;
+
+	if (j->time_limit)
+		return j->time_limit;
+	mw = s->cfg.enforce_limits ? core_limits_max_wall(s, j) : SCHED_INFINITE;
+	return mw < s->parts[p].default_time ? mw : s->parts[p].default_time;
 }
 
 static int64_t end_of(int64_t start, int64_t limit)
@@ -511,6 +518,8 @@ static int gather(struct sched *s, int64_t now, struct core_job **cands, size_t 
 		} else if (j->resv >= 0 && now < s->resvs[j->resv].start) {
 			why = SCHED_REASON_RESERVATION;
 			*timer = min64(*timer, s->resvs[j->resv].start);
+		} else if ((why = core_limits_static(s, j)) != SCHED_REASON_NONE) {
+			/* a limit it can never meet as it asks: it waits, as in Slurm */
 		} else if ((why = usable_parts(s, j)) == SCHED_REASON_NONE && j->nreq) {
 			for (size_t k = 0; k < j->nreq; k++)
 				if (s->nodes[j->req_nodes[k]].state != NODE_UP)
@@ -565,6 +574,7 @@ int core_cycle(struct sched *s, int64_t now)
 	}
 	for (size_t c = 0; c < ncands; c++) {
 		struct core_job *j = cands[c];
+		enum sched_reason lim;
 		int64_t when;
 
 		if (j->state != SCHED_JOB_PENDING)
@@ -573,6 +583,11 @@ int core_cycle(struct sched *s, int64_t now)
 		if (j->array >= 0 && s->arrays[j->array].throttle &&
 		    s->arrays[j->array].running >= s->arrays[j->array].throttle) {
 			set_reason(s, j, SCHED_REASON_ARRAY_TASK_LIMIT);
+			continue;
+		}
+		/* held by a limit: no start, no reservation, nothing blocked */
+		if ((lim = core_limits_now(s, j)) != SCHED_REASON_NONE) {
+			set_reason(s, j, lim);
 			continue;
 		}
 		if (!(s->cfg.fifo && blocked)) {

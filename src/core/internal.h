@@ -66,17 +66,49 @@ struct core_part {
 	uint32_t nnodes;
 };
 
+/* What a limit counts: running jobs' TRES, running jobs, pending and
+ * running jobs (limits.c). */
+struct core_use {
+	int64_t tres[SCHED_TRES_MAX];
+	uint32_t jobs, submitted;
+};
+
 struct core_qos {
 	char *name;
 	uint32_t priority;
 	uint64_t preempts; /* bitmask of qos indexes */
 	bool preempt_requeue;
+	bool deleted, deny_on_limit;
+	double usage_factor;
+	struct sched_limits lim;
+	struct core_use use;
 };
 
 struct core_account {
 	char *name;
 	uint32_t shares;
 	double usage; /* decayed billing-seconds */
+	int parent;   /* account index, -1: under the root */
+	bool deleted, declared; /* declared: made by sched_set_account, not by a job */
+	struct sched_limits lim;
+	struct core_use use;
+};
+
+/* A user's association with an account (limits.c). */
+struct core_uassoc {
+	char *user;
+	int account;
+	uint32_t shares;
+	bool deleted;
+	struct sched_limits lim;
+	struct core_use use;
+};
+
+/* A user's use of a QOS (MaxTRESPerUser, MaxJobsPerUser). */
+struct core_quser {
+	char *user;
+	int qos;
+	struct core_use use;
 };
 
 struct core_resv {
@@ -113,6 +145,8 @@ struct core_job {
 	uint32_t index; /* in sched.jobs */
 	char *name, *user;
 	int account, qos; /* indexes */
+	int uassoc, quser; /* limits.c: the user's association and QOS use, -1 */
+	int64_t *ctres;	   /* limits.c: the TRES charged while running */
 	enum sched_job_state state;
 	enum sched_reason reason;
 	uint64_t parts;
@@ -176,6 +210,12 @@ struct sched {
 	size_t nqos, qos_cap;
 	struct core_account *accounts;
 	size_t naccounts, accounts_cap;
+	struct core_uassoc *uassocs;
+	size_t nuassocs, uassocs_cap;
+	struct core_quser *qusers;
+	size_t nqusers, qusers_cap;
+	uint32_t *assoc_slots, *quser_slots; /* hashes: index + 1 */
+	size_t assoc_slots_cap, quser_slots_cap;
 	struct core_resv *resvs;
 	size_t nresvs, resvs_cap;
 	struct core_array *arrays;
@@ -239,6 +279,26 @@ int64_t core_node_earliest(const struct sched *s, const struct core_job *j, uint
 			   int64_t limit);
 uint32_t core_job_gpus_per_node(const struct core_job *j);
 uint32_t core_job_cpus_per_node(const struct core_job *j);
+
+/* limits.c */
+int core_account_index(struct sched *s, const char *name, bool create);
+/* At submit: the job's association and QOS use (made as needed); live
+ * submissions (enforce) checked against associations and submit limits,
+ * as n jobs (an array's tasks). */
+int core_limits_bind(struct sched *s, struct core_job *j, bool enforce, uint32_t n,
+		     struct spur_error *err);
+/* sign +1: count j (as it is now) in its association's, accounts' and QOS'
+ * use; -1: take it out (what +1 put in). */
+void core_limits_charge(struct sched *s, struct core_job *j, int sign);
+/* A limit a job can never meet as it asks (MaxWall, MaxTRES per job or per
+ * node), else SCHED_REASON_NONE. */
+enum sched_reason core_limits_static(const struct sched *s, const struct core_job *j);
+/* A limit the job would break if it started now (Grp*, MaxJobs, per user). */
+enum sched_reason core_limits_now(const struct sched *s, const struct core_job *j);
+/* The smallest MaxWall over the job's QOS and associations, or SCHED_INFINITE. */
+int64_t core_limits_max_wall(const struct sched *s, const struct core_job *j);
+void core_limits_free(struct sched *s);
+const char *core_limit_reason_name(unsigned code);
 
 /* prio.c */
 void core_fairshare_update(struct sched *s, int64_t now);

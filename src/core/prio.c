@@ -31,6 +31,9 @@ void core_fairshare_update(struct sched *s, int64_t now)
 			if (j->alloc[k].shards && n->shards_per_gpu)
 				bill += 16.0 * j->alloc[k].shards / n->shards_per_gpu;
 		}
+		/* a QOS' UsageFactor scales what its jobs are charged */
+		if (j->qos >= 0)
+			bill *= s->qos[j->qos].usage_factor;
 		if (now > since)
 			s->accounts[j->account].usage += bill * (double)(now - since);
 		j->last_charge = now;

@@ -32,6 +32,8 @@ static const char *const reason_names[] = {
 
 const char *sched_reason_name(enum sched_reason r)
 {
+	if (r >= SCHED_REASON_LIMIT)
+		return core_limit_reason_name((unsigned)(r - SCHED_REASON_LIMIT));
 	return (unsigned)r < sizeof(reason_names) / sizeof(reason_names[0]) ? reason_names[r] : "?";
 }
 
@@ -86,6 +88,7 @@ static void job_free(struct core_job *j)
 	spur_free(j->excl_nodes);
 	spur_dep_fini(&j->deps);
 	spur_free(j->alloc);
+	spur_free(j->ctres);
 	spur_free(j);
 }
 
@@ -131,6 +134,7 @@ void sched_destroy(struct sched *s)
 	for (size_t i = 0; i < s->naccounts; i++)
 		spur_free(s->accounts[i].name);
 	spur_free(s->accounts);
+	core_limits_free(s);
 	for (size_t i = 0; i < s->nresvs; i++) {
 		spur_free(s->resvs[i].name);
 		spur_free(s->resvs[i].nodes);
@@ -585,6 +589,8 @@ int sched_add_qos(struct sched *s, const struct sched_qos_spec *spec, struct spu
 		spur_free(names[k]);
 	spur_free(names);
 	q.priority = spec->priority;
+	q.usage_factor = 1.0;
+	sched_limits_none(&q.lim);
 	q.preempt_requeue = spec->preempt_requeue;
 	if (spur_grow((void **)&s->qos, &s->qos_cap, s->nqos + 1, sizeof(q)) ||
 	    !(q.name = spur_strdup(spec->name)))
@@ -593,28 +599,10 @@ int sched_add_qos(struct sched *s, const struct sched_qos_spec *spec, struct spu
 	return 0;
 }
 
-static int account_index(struct sched *s, const char *name, bool create)
-{
-	struct core_account a = { 0 };
-
-	name = name && *name ? name : "(null)";
-	for (size_t i = 0; i < s->naccounts; i++)
-		if (!strcmp(s->accounts[i].name, name))
-			return (int)i;
-	if (!create)
-		return -1;
-	if (spur_grow((void **)&s->accounts, &s->accounts_cap, s->naccounts + 1, sizeof(a)) ||
-	    !(a.name = spur_strdup(name)))
-		return SPUR_ENOMEM;
-	a.shares = 1;
-	s->accounts[s->naccounts] = a;
-	return (int)s->naccounts++;
-}
-
 int sched_set_account_shares(struct sched *s, const char *account, uint32_t shares,
 			     struct spur_error *err)
 {
-	int a = account_index(s, account, true);
+	int a = core_account_index(s, account, true);
 
 	if (a < 0)
 		return oom(err);
@@ -909,6 +897,7 @@ static struct core_job *job_clone(const struct core_job *t)
 	j->deps = (struct spur_dep_list){ 0 };
 	j->alloc = NULL;
 	j->nalloc = 0;
+	j->ctres = NULL;
 	j->name = spur_strdup(t->name);
 	j->user = spur_strdup(t->user);
 	if (!j->name || !j->user)
@@ -1006,6 +995,13 @@ void core_job_set_state(struct sched *s, struct core_job *j, enum sched_job_stat
 {
 	bool was_pending = j->state == SCHED_JOB_PENDING && !j->deferred;
 	bool was_running = j->state == SCHED_JOB_RUNNING;
+	bool was_active = j->state == SCHED_JOB_PENDING || was_running;
+	bool active = st == SCHED_JOB_PENDING || st == SCHED_JOB_RUNNING;
+	bool moved = was_active != active || was_running != (st == SCHED_JOB_RUNNING);
+
+	/* what the limits count: out as it was, in as it is now */
+	if (was_active && moved)
+		core_limits_charge(s, j, -1);
 
 	if (j->deferred && st == SCHED_JOB_PENDING)
 		return; /* still waiting its turn in its array */
@@ -1030,6 +1026,8 @@ void core_job_set_state(struct sched *s, struct core_job *j, enum sched_job_stat
 		if (j->array >= 0)
 			s->arrays[j->array].running++;
 	}
+	if (active && moved)
+		core_limits_charge(s, j, 1);
 }
 
 /* Give back a running job's resources and charge its usage. */
@@ -1170,10 +1168,11 @@ static struct core_job *job_from_spec(struct sched *s, const struct sched_job_sp
 	j->resv = -1;
 	j->gpu_type = -1;
 	j->qos = -1;
+	j->uassoc = j->quser = -1;
 	j->state = SCHED_JOB_COMPLETED; /* not in a list until queued */
 	j->name = spur_strdup(sp->name ? sp->name : "");
 	j->user = spur_strdup(sp->user ? sp->user : "");
-	j->account = account_index(s, sp->account, true);
+	j->account = core_account_index(s, sp->account, true);
 	if (!j->name || !j->user || j->account < 0)
 		goto out_oom;
 	if (resolve_parts(s, sp->partitions, &j->parts, err))
@@ -1349,6 +1348,8 @@ static int submit(struct sched *s, const struct sched_event *ev, struct spur_err
 		rc = err ? err->code : SPUR_ENOMEM;
 		goto out_free_arr;
 	}
+	if ((rc = core_limits_bind(s, meta, ev->enforce, (uint32_t)ntasks, err)))
+		goto out_free_tasks;
 	tasks = spur_calloc(nmade, sizeof(*tasks));
 	if (!tasks) {
 		rc = oom(err);
@@ -1496,7 +1497,7 @@ static int resolve_change(struct sched *s, const struct sched_event *ev, struct 
 	ch->account = ch->qos = -1;
 	if (ev->partitions && resolve_parts(s, ev->partitions, &ch->parts, err))
 		return err->code;
-	if (ev->account && (ch->account = account_index(s, ev->account, true)) < 0)
+	if (ev->account && (ch->account = core_account_index(s, ev->account, true)) < 0)
 		return spur_error_set(err, SPUR_ENOMEM, "out of memory");
 	if (ev->qos && *ev->qos && (ch->qos = qos_index(s, ev->qos)) < 0)
 		return spur_error_set(err, SPUR_ENOENT, "invalid qos specification: %s", ev->qos);
@@ -1531,10 +1532,16 @@ static int update(struct sched *s, const struct sched_event *ev, struct core_job
 		j->nice = ev->nice;
 	if (ev->partitions)
 		j->parts = ch.parts;
-	if (ev->account)
-		j->account = ch.account;
-	if (ev->qos)
-		j->qos = ch.qos;
+	if (ev->account || ev->qos) {
+		/* the job counts under its new association and QOS */
+		core_limits_charge(s, j, -1);
+		if (ev->account)
+			j->account = ch.account;
+		if (ev->qos)
+			j->qos = ch.qos;
+		core_limits_bind(s, j, false, 1, NULL);
+		core_limits_charge(s, j, 1);
+	}
 	if (ev->dependency) {
 		spur_dep_fini(&j->deps);
 		j->deps = ch.deps; /* "" leaves it empty */

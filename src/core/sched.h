@@ -40,6 +40,10 @@ struct sched_config {
 	bool fifo; /* baseline: strict FIFO by submit time, no backfill */
 	/* pending jobs a cycle tries, highest priority first (0: all) */
 	uint32_t max_job_test;
+	/* AccountingStorageEnforce: associations (a job's user must have an
+	 * association with its account), limits (associations' and QOS'
+	 * limits hold jobs), qos (a job's QOS must exist) */
+	bool enforce_assoc, enforce_limits, enforce_qos;
 };
 
 /* Defaults: weights as a typical GPU site (age 1000, fairshare 10000, size
@@ -153,6 +157,91 @@ int sched_del_reservation(struct sched *s, const char *name, struct spur_error *
 /* Does a reservation hold node at some time in [t0, t1)? */
 bool sched_node_reserved(const struct sched *s, uint32_t node, int64_t t0, int64_t t1);
 
+/* ---------------------------------------------------------------- limits */
+
+/* Trackable resources a limit counts: cpu, mem (MB), node, gres/gpu, then
+ * gres/gpu:TYPE for each GPU type of the nodes, in the order first seen. */
+#define SCHED_TRES_MAX 12
+enum { SCHED_TRES_CPU, SCHED_TRES_MEM, SCHED_TRES_NODE, SCHED_TRES_GPU, SCHED_TRES_GPU_TYPE };
+#define SCHED_NO_LIMIT (-1)
+
+/* An association's or a QOS' limits; SCHED_NO_LIMIT where none. Max* of
+ * an association apply per job (jobs, submit: per user) and are inherited
+ * down the tree where a child sets none; Grp* hold for the whole subtree. */
+struct sched_limits {
+	int64_t grp_tres[SCHED_TRES_MAX];
+	int64_t max_tres_per_job[SCHED_TRES_MAX];
+	int64_t max_tres_per_node[SCHED_TRES_MAX];
+	int64_t max_tres_per_user[SCHED_TRES_MAX]; /* QOS only */
+	int64_t grp_jobs, grp_submit;	/* running, and pending + running */
+	int64_t max_jobs, max_submit;	/* the same, per user */
+	int64_t max_wall;		/* seconds */
+};
+void sched_limits_none(struct sched_limits *l);
+
+/* "cpu=4,mem=10G,node=2,gres/gpu=8,gres/gpu:mi300x=4" into tres[] (the
+ * others left as they are; "=-1" clears one). mem takes K/M/G/T, MB when
+ * bare. SPUR_EINVAL names an unknown TRES. */
+int sched_tres_parse(const struct sched *s, const char *text, int64_t tres[SCHED_TRES_MAX],
+		     struct spur_error *err);
+/* Slurm's TRES text for tres[] ("cpu=4,mem=10G,gres/gpu=8"; "" when none
+ * is set). */
+void sched_tres_format(const struct sched *s, const int64_t tres[SCHED_TRES_MAX], char *buf,
+		       size_t len);
+
+/* An account under parent (NULL or "root": under the root), created or
+ * replaced. Moving it under one of its own descendants is refused. */
+struct sched_account_spec {
+	const char *name, *parent;
+	uint32_t shares; /* 0: 1 */
+	struct sched_limits lim;
+};
+int sched_set_account(struct sched *s, const struct sched_account_spec *spec,
+		      struct spur_error *err);
+/* SPUR_ESTATE while it has sub-accounts, users or pending/running jobs. */
+int sched_del_account(struct sched *s, const char *name, struct spur_error *err);
+
+/* A user's association with an account, created or replaced. */
+struct sched_user_spec {
+	const char *user, *account;
+	uint32_t shares;
+	struct sched_limits lim;
+};
+int sched_set_user_assoc(struct sched *s, const struct sched_user_spec *spec,
+			 struct spur_error *err);
+/* SPUR_ESTATE while the user has pending or running jobs under it. */
+int sched_del_user_assoc(struct sched *s, const char *user, const char *account,
+			 struct spur_error *err);
+/* Does user have an association with account? */
+bool sched_user_assoc_exists(const struct sched *s, const char *user, const char *account);
+
+/* A QOS' priority, preemption, usage factor and limits, created or
+ * replaced (sched_add_qos creates one with no limits). */
+struct sched_qos_limits_spec {
+	const char *name;
+	uint32_t priority;
+	const char *preempt; /* comma list of QOS names */
+	bool preempt_requeue;
+	double usage_factor; /* 0: 1 */
+	bool deny_on_limit;  /* Flags=DenyOnLimit: a job over a per-job limit is refused */
+	struct sched_limits lim;
+};
+int sched_set_qos(struct sched *s, const struct sched_qos_limits_spec *spec,
+		  struct spur_error *err);
+/* SPUR_ESTATE while a pending or running job uses it. */
+int sched_del_qos(struct sched *s, const char *name, struct spur_error *err);
+
+/* What an association (user NULL: the account's own) or a QOS (account
+ * NULL, user NULL) holds now: running jobs, pending + running jobs, TRES
+ * of the running ones. SPUR_ENOENT when unknown. */
+struct sched_usage {
+	int64_t tres[SCHED_TRES_MAX];
+	uint32_t jobs, submitted;
+	double raw_usage; /* decayed billing-seconds (accounts only) */
+};
+int sched_usage(const struct sched *s, const char *account, const char *user, const char *qos,
+		struct sched_usage *out);
+
 /* ---------------------------------------------------------------- jobs */
 
 struct sched_job_spec {
@@ -215,6 +304,9 @@ enum sched_reason {
 	SCHED_REASON_ARRAY_TASK_LIMIT,
 	SCHED_REASON_RESERVATION,
 	SCHED_REASON_NODE_FAIL_REQUEUED,
+	/* from here, a limit that holds the job: Slurm's Assoc* and QOS*
+	 * reasons (sched_reason_name names each) */
+	SCHED_REASON_LIMIT = 64,
 };
 const char *sched_reason_name(enum sched_reason r);
 
@@ -263,6 +355,7 @@ struct sched_event {
 	 * ("" none), features ("" none), node count */
 	const char *partitions, *account, *qos, *dependency, *constraint;
 	uint32_t nodes;
+	bool enforce; /* SUBMIT, live (not replayed): associations and submit limits checked */
 	enum sched_job_state stop_state; /* STOPPED */
 	enum sched_reason stop_reason;	 /* STOPPED, to PENDING */
 };
