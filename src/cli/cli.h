@@ -18,6 +18,7 @@ int cli_sacct_main(const char *prog, int argc, char **argv);
 int cli_srun_main(const char *prog, int argc, char **argv);
 int cli_salloc_main(const char *prog, int argc, char **argv);
 int cli_sattach_main(const char *prog, int argc, char **argv);
+int cli_sacctmgr_main(const char *prog, int argc, char **argv);
 int cli_controller_main(const char *prog, int argc, char **argv);
 /* scontrol ping: each SlurmctldHost UP or DOWN; 0 when one is up. */
 int cli_scontrol_ping(const char *prog);

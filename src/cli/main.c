@@ -25,6 +25,8 @@ static const struct {
 	{ "run", "srun", cli_srun_main, "run tasks over a job's nodes (srun)" },
 	{ "alloc", "salloc", cli_salloc_main, "get an allocation and run a command in it (salloc)" },
 	{ "attach", "sattach", cli_sattach_main, "the output of a running step's tasks (sattach)" },
+	{ "acctmgr", "sacctmgr", cli_sacctmgr_main,
+	  "accounts, users, associations and QOS (sacctmgr)" },
 	{ "control", "scontrol", cli_scontrol_main,
 	  "show job|node|hostnames|hostlist|hostlistsorted (scontrol)" },
 	{ "controller", NULL, cli_controller_main,

@@ -325,7 +325,7 @@ static const struct keydef {
  * as accepted but not acted on). */
 static const char *const acted_extra_keys[] = {
 	"JobSubmitPlugins", "LaunchParameters", "AuthAltParameters", "AuthAltTypes",
-	"PlugStackConfig", "DependencyParameters", NULL,
+	"PlugStackConfig", "DependencyParameters", "AccountingStorageEnforce", NULL,
 };
 
 /* Keys of the global table whose values Spur keeps without acting on them. */

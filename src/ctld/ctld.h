@@ -67,6 +67,7 @@ struct ctld {
 	uv_timer_t purge_timer;
 	uint64_t op_seq; /* ops applied so far */
 	json_t *resv_ops; /* the reservations' "resv" ops, live ones (resv.c) */
+	json_t *assoc;	  /* accounts, users, associations, QOS (assoc.c); NULL: none */
 	uint32_t interactive_live; /* interactive jobs not ended (their limits) */
 	struct ctld_conn **agents; /* by node index, NULL when not connected */
 	char (*node_reason)[160];  /* by node index: why it drained ("" none) */

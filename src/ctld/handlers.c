@@ -3,6 +3,7 @@
 #include "ctld.h"
 #include "partaccess.h"
 #include "resv.h"
+#include "assoc.h"
 
 #include "common/alloc.h"
 #include "common/hostlist.h"
@@ -439,6 +440,10 @@ static void handle_submit(struct ctld_conn *cn, json_t *msg)
 	}
 	json_object_set_new(job, "user", json_string(cn->who.user));
 	json_object_set_new(job, "uid", json_integer(cn->who.uid));
+	/* no -A: the user's default account (sacctmgr) */
+	if (!*spur_json_str(job, "account", "") && ctld_assoc_default_account(c, cn->who.user))
+		json_object_set_new(job, "account",
+				    json_string(ctld_assoc_default_account(c, cn->who.user)));
 	json_object_set_new(job, "gid", json_integer(cn->who.gid));
 	/* the site's job_submit.lua may change the job or refuse it */
 	if (c->jobsubmit &&
@@ -2562,6 +2567,8 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 		{ "resv_create", ctld_handle_resv_create, A_ADMIN, false },
 		{ "resv_delete", ctld_handle_resv_delete, A_ADMIN, false },
 		{ "resvs", ctld_handle_resvs, A_USER, true },
+		{ "assoc_show", ctld_handle_assoc_show, A_USER, true },
+		{ "assoc_change", ctld_handle_assoc_change, A_ADMIN, false },
 		{ "nodes", handle_nodes, A_USER, false },
 		{ "register", handle_register, A_AGENT, false },
 		{ "finished", handle_finished, A_NODE, false },

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* spurctld: the controller daemon. */
 #include "ctld.h"
+#include "assoc.h"
 
 #include "common/alloc.h"
 #include "common/log.h"
@@ -68,10 +69,14 @@ int ctld_build_core(struct ctld *c, struct spur_error *err)
 	cfg.decay_half_life = cf->priority_decay_half_life;
 	cfg.max_age = cf->priority_max_age;
 	cfg.favor_small = cf->priority_favor_small;
-	for (size_t i = 0; i < cf->nextra; i++)
+	for (size_t i = 0; i < cf->nextra; i++) {
 		if (!strcasecmp(cf->extra[i].key, "DependencyParameters") &&
 		    strstr(cf->extra[i].value, "kill_invalid_depend"))
 			cfg.kill_invalid_depend = true;
+		if (!strcasecmp(cf->extra[i].key, "AccountingStorageEnforce") &&
+		    ctld_assoc_enforce(cf->extra[i].value, &cfg, err))
+			return err->code;
+	}
 	/* SchedulerParameters: one pass here, bounded by the larger bound */
 	cfg.max_job_test = cf->bf_max_job_test > cf->default_queue_depth ? cf->bf_max_job_test
 									  : cf->default_queue_depth;
@@ -83,10 +88,12 @@ int ctld_build_core(struct ctld *c, struct spur_error *err)
 		return err->code;
 	if (cf->preempt_type && !strcmp(cf->preempt_type, "preempt/partition_prio"))
 		cfg.preempt_partition_prio = !off;
+	else if (cf->preempt_type && !strcmp(cf->preempt_type, "preempt/qos"))
+		cfg.preempt_qos = !off; /* sacctmgr's QOS Preempt= lists */
 	else if (cf->preempt_type && strcmp(cf->preempt_type, "preempt/none"))
 		return spur_error_set(err, SPUR_EINVAL,
-				      "PreemptType=%s is not supported (use preempt/partition_prio "
-				      "or preempt/none)",
+				      "PreemptType=%s is not supported (use preempt/partition_prio, "
+				      "preempt/qos or preempt/none)",
 				      cf->preempt_type);
 	c->sched = sched_create(&cfg, err);
 	if (!c->sched)
@@ -158,6 +165,9 @@ int ctld_build_core(struct ctld *c, struct spur_error *err)
 		if (sched_add_partition(c->sched, &ps, err))
 			return err->code;
 	}
+	/* every cluster has the QOS "normal" (sacctmgr may change it) */
+	if (sched_add_qos(c->sched, &(struct sched_qos_spec){ .name = "normal" }, err))
+		return err->code;
 	/* no node takes work before its agent registers */
 	for (size_t i = 0; i < cf->nnodes; i++) {
 		struct sched_event ev = { .type = SCHED_EV_NODE_DRAIN, .time = 0,
@@ -217,6 +227,7 @@ static void teardown(struct ctld *c)
 	uv_loop_close(c->loop);
 	ctld_jobs_free(c);
 	json_decref(c->resv_ops);
+	ctld_assoc_clear(c);
 	free(c->jobs);
 	free(c->agents);
 	free(c->node_reason);

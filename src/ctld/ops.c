@@ -5,6 +5,7 @@
  * the state. */
 #include "ctld.h"
 #include "resv.h"
+#include "assoc.h"
 
 #include "common/alloc.h"
 #include "common/gres.h"
@@ -173,6 +174,9 @@ static int apply_submit(struct ctld *c, json_t *op, bool replay, struct spur_err
 	if (replay && id < c->next_id)
 		return 0;
 	sp.submit_time = ev.time;
+	/* associations and submit limits hold for new submissions, not for
+	 * ones the log already accepted */
+	ev.enforce = !replay;
 	rc = spec_from_json(job, id, &sp, &g, err);
 	if (!rc)
 		rc = sched_step(c->sched, &ev, &acts, err);
@@ -1115,6 +1119,8 @@ int ctld_apply(struct ctld *c, json_t *op, bool replay, struct spur_error *err)
 		rc = apply_stop(c, op, replay, err);
 	else if (!strcmp(kind, "resv") || !strcmp(kind, "resv_del"))
 		rc = ctld_apply_resv(c, op, !strcmp(kind, "resv_del"), err);
+	else if (!strcmp(kind, "assoc") || !strcmp(kind, "assoc_state"))
+		rc = ctld_apply_assoc(c, op, err);
 	else if (!strcmp(kind, "step")) /* accounting, and the job's step numbers */
 		rc = apply_step(c, op);
 	else
@@ -1243,6 +1249,9 @@ json_t *ctld_state_ops(struct ctld *c)
 		return NULL;
 	}
 	qsort(v, n, sizeof(*v), by_seq);
+	/* accounts and QOS before every job that names them */
+	if ((r = ctld_assoc_state_op(c)))
+		json_array_append_new(ops, r);
 	for (size_t i = 0; i < n; i++)
 		json_array_append(ops, v[i]);
 	spur_free(v);
@@ -1271,9 +1280,10 @@ int ctld_state_restore(struct ctld *c, const json_t *doc, struct spur_error *err
 		return spur_error_set(err, SPUR_EINVAL, "not a version 1 snapshot");
 	/* a follower that is far behind drops what it has */
 	if (c->next_id > (c->conf->first_job_id ? c->conf->first_job_id : 1) ||
-	    json_array_size(c->resv_ops)) {
+	    json_array_size(c->resv_ops) || c->assoc) {
 		ctld_jobs_free(c);
 		json_array_clear(c->resv_ops);
+		ctld_assoc_clear(c);
 		c->next_id = c->conf->first_job_id ? c->conf->first_job_id : 1;
 		sched_destroy(c->sched);
 		c->sched = NULL;
