@@ -257,6 +257,7 @@ static int edit(const struct acm_opts *o, const char *ent, const struct acm_word
 	bool acct = !strncasecmp(ent, "account", 7);
 	const char *tab = user ? "assocs" : qos ? "qos" : "accounts", *key;
 	const char *own = user ? "name,names,user,users" : "name,names,account,accounts";
+	const char *acct_cond = acm_cond(w, "account,accounts");
 
 	if (!r || (!user && !qos && !acct)) {
 		if (r)
@@ -278,7 +279,8 @@ static int edit(const struct acm_opts *o, const char *ent, const struct acm_word
 		json_t *copy;
 
 		if (!acm_name_match(w, qos ? "name,names" : own, name) ||
-		    (user && !acm_name_match(w, "account,accounts", spur_json_str(rec, "account", ""))))
+		    (user && acct_cond &&
+		     !acm_list_has(acct_cond, spur_json_str(rec, "account", ""))))
 			continue;
 		if (user && del && !acm_cond(w, "account,accounts")) {
 			/* the user goes, every association with it */

@@ -277,7 +277,8 @@ static void assoc_walk(const json_t *st, const char *cluster, const char *acct, 
 	const char *parent = strcmp(acct, "root") ? spur_json_str(json_object_get(accts, acct),
 								  "parent", "root")
 						  : "";
-	bool acct_ok = acm_name_match(w, "account,accounts", acct);
+	const char *accounts = acm_cond(w, "account,accounts");
+	bool acct_ok = !accounts || acm_list_has(accounts, acct);
 	const char *users = acm_cond(w, "user,users");
 
 	if (!ak || !uk)

@@ -1,0 +1,96 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Accounts, users, QOS and limits (AccountingStorageEnforce=
+# associations,limits,qos) as a site uses them: sacctmgr builds the tree,
+# jobs of a real second user (baruser, made here) are held with Slurm's
+# pending reasons or refused with Slurm's message, and the tree survives a
+# kill -9 of the controller and a dump/load round trip. GPUs are the
+# agents' simulated ones.
+. "$(dirname "$0")/lib.sh"
+needs_root runuser useradd
+cd "$T"
+write_conf 2 gpu:mi300x:8
+echo "AccountingStorageEnforce=associations,limits,qos" >>slurm.conf
+start_ctld
+start_agents 2
+check "2 nodes register" wait_until 20 nodes_idle 2
+id baruser >/dev/null 2>&1 || useradd -m baruser
+chmod 755 "$T"
+mkdir -m 777 out
+bar() { runuser -u baruser -- "$@"; }
+sub() { bar sbatch --parsable -o /dev/null "$@"; }
+reason() { squeue -h -j "$1" -o %r; }
+export -f bar reason
+
+check "sacctmgr add account" sacctmgr -i add account proj1 Description=p Organization=o
+check "sacctmgr add account under a parent" sacctmgr -i add account sub1 Parent=proj1
+check "sacctmgr add user with two accounts" sacctmgr -i add user baruser Account=proj1,sub1
+check "sacctmgr add qos" sacctmgr -i add qos gold Priority=100
+check "without -i sacctmgr asks; y commits" bash -c "echo y | sacctmgr add qos silver | grep -q 'Would you like to commit changes'"
+check "... and a no discards" bash -c "echo n | sacctmgr add qos bronze | grep -q 'Changes Discarded' && ! sacctmgr -n -P show qos format=Name | grep -qx bronze"
+check "show assoc, in Slurm's tree order" \
+	bash -c "[ \"\$(sacctmgr -n -P show assoc format=Account,User | tr '\n' ' ')\" = 'root| root|root proj1| proj1|baruser sub1| sub1|baruser ' ]"
+check "show user: the first account is the default" \
+	bash -c "sacctmgr -n -P show user format=User,DefaultAccount | grep -qx 'baruser|proj1'"
+check "show account -P with a header" bash -c "sacctmgr -P show account | head -1 | grep -qx 'Account|Descr|Org'"
+check "a field sacctmgr does not have is refused" bash -c "! sacctmgr show assoc format=Nope 2>err && grep -q 'Invalid field requested' err"
+check "a limit Spur does not carry out is refused by name" \
+	bash -c "! sacctmgr -i modify account proj1 set GrpTRESMins=cpu=10 2>err && grep -q 'GrpTRESMins is not supported' err"
+
+# GrpTRES on the account, inherited by what runs under it and its sub-account
+check "set GrpTRES=gres/gpu=8" sacctmgr -i modify account proj1 set GrpTRES=gres/gpu=8
+check "... shown" bash -c "sacctmgr -n -P show assoc format=Account,User,GrpTRES | grep -qx 'proj1||gres/gpu=8'"
+a=$(sub -A proj1 --gpus=8 --wrap 'sleep 30')
+b=$(sub -A sub1 --gpus=8 --wrap 'sleep 30')
+check "the first 8-GPU job runs" wait_until 10 bash -c "[ \"\$(squeue -h -j $a -o %t)\" = R ]"
+check "the second waits with AssocGrpGRES (its sub-account counts)" wait_until 10 bash -c "[ \"\$(reason $b)\" = AssocGrpGRES ]"
+scancel "$a"
+check "... and runs once the first ends" wait_until 15 bash -c "[ \"\$(squeue -h -j $b -o %t)\" = R ]"
+scancel "$b"
+check "a job under an account the user lacks is refused" \
+	bash -c "! bar sbatch -A nosuch --wrap true 2>err && grep -q 'Invalid account or account/partition combination specified' err"
+c=$(sub --wrap true)
+check "no -A: the default account" bash -c "[ \"\$(sacct -n -X -P -j $c -o Account)\" = proj1 ]"
+
+# MaxJobs and MaxSubmitJobs on the user's association
+check "set MaxJobs=1 MaxSubmitJobs=2" sacctmgr -i modify user baruser where account=proj1 set MaxJobs=1 MaxSubmitJobs=2
+d=$(sub -A proj1 --wrap 'sleep 30')
+e=$(sub -A proj1 --wrap 'sleep 30')
+check "a second running job waits with AssocMaxJobsLimit" wait_until 10 bash -c "[ \"\$(reason $e)\" = AssocMaxJobsLimit ]"
+check "a third submission is refused with Slurm's message" \
+	bash -c "! bar sbatch -A proj1 --wrap true 2>err && grep -q 'Job violates accounting/QOS policy (job submit limit, user.s size and/or time limits)' err"
+check "deleting an association with active jobs is refused" \
+	bash -c "! sacctmgr -i delete user baruser where account=proj1 2>err && grep -q 'Job(s) active' err"
+scancel "$d" "$e"
+check "set MaxJobs=-1 MaxSubmitJobs=-1 clears them" sacctmgr -i modify user baruser where account=proj1 set MaxJobs=-1 MaxSubmitJobs=-1
+
+# QOS limits: MaxWall, per-user GPUs, DenyOnLimit
+check "QOS MaxWall and MaxTRESPerUser" sacctmgr -i modify qos gold set MaxWall=01:00:00 MaxTRESPerUser=gres/gpu=4
+f=$(sub -A proj1 --qos=gold -t 2:00:00 --wrap true)
+check "a job over the QOS' MaxWall waits with QOSMaxWallDurationPerJobLimit" wait_until 10 bash -c "[ \"\$(reason $f)\" = QOSMaxWallDurationPerJobLimit ]"
+g=$(sub -A proj1 --qos=gold --gpus=4 --wrap 'sleep 30')
+h=$(sub -A proj1 --qos=gold --gpus=1 --wrap 'sleep 30')
+check "a user's fifth GPU in the QOS waits with QOSMaxGRESPerUser" wait_until 10 bash -c "[ \"\$(reason $h)\" = QOSMaxGRESPerUser ]"
+scancel "$f" "$g" "$h"
+check "Flags=DenyOnLimit" sacctmgr -i modify qos gold set Flags=DenyOnLimit
+check "... refuses a job over MaxWall at submission" \
+	bash -c "! bar sbatch -A proj1 --qos=gold -t 2:00:00 --wrap true 2>err && grep -q 'Job violates accounting/QOS policy' err"
+
+# the tree is cluster state: it survives kill -9 and a restart
+kill -9 "$(cat ctld.pid)"
+wait "$(cat ctld.pid)" 2>/dev/null
+start_ctld
+check "the controller answers after kill -9" wait_until 20 squeue
+check "the associations survived" \
+	bash -c "[ \"\$(sacctmgr -n -P show assoc format=Account,User,GrpTRES | tr '\n' ' ')\" = 'root|| root|root| proj1||gres/gpu=8 proj1|baruser| sub1|| sub1|baruser| ' ]"
+check "... and the QOS' limits hold" \
+	bash -c "! bar sbatch -A proj1 --qos=gold -t 2:00:00 --wrap true 2>/dev/null"
+
+# dump, remove, load: the same tree
+check "sacctmgr dump" sacctmgr dump systest File=tree.cfg
+sacctmgr -n -P show assoc >before
+check "remove the user and the accounts" bash -c "sacctmgr -i delete user baruser && sacctmgr -i delete account sub1 && sacctmgr -i delete account proj1"
+check "... gone" bash -c "[ \"\$(sacctmgr -n -P show assoc format=Account | tr '\n' ' ')\" = 'root root ' ]"
+check "sacctmgr load" sacctmgr -i load File=tree.cfg
+check "... the same associations again" bash -c "sacctmgr -n -P show assoc | diff before -"
+finish
