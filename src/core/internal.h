@@ -99,6 +99,7 @@ struct core_uassoc {
 	char *user;
 	int account;
 	uint32_t shares;
+	double usage; /* decayed billing-seconds, as the account's */
 	bool deleted;
 	struct sched_limits lim;
 	struct core_use use;

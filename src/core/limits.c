@@ -512,11 +512,14 @@ int sched_usage(const struct sched *s, const char *account, const char *user, co
 	memset(out, 0, sizeof(*out));
 	if (qos && qos_find(s, qos) >= 0)
 		u = &s->qos[qos_find(s, qos)].use;
-	else if (account && user && a >= 0 && uassoc_find(s, user, a) >= 0)
+	else if (account && user && a >= 0 && uassoc_find(s, user, a) >= 0) {
 		u = &s->uassocs[uassoc_find(s, user, a)].use;
+		out->raw_usage = s->uassocs[uassoc_find(s, user, a)].usage;
+	}
 	else if (account && !user && a >= 0) {
 		u = &s->accounts[a].use;
 		out->raw_usage = s->accounts[a].usage;
+		out->fairshare = core_fairshare_factor(s, a);
 	}
 	if (!u)
 		return SPUR_ENOENT;

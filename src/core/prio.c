@@ -18,6 +18,8 @@ void core_fairshare_update(struct sched *s, int64_t now)
 
 		for (size_t a = 0; a < s->naccounts; a++)
 			s->accounts[a].usage *= f;
+		for (size_t u = 0; u < s->nuassocs; u++)
+			s->uassocs[u].usage *= f;
 	}
 	for (size_t i = 0; i < s->running.n; i++) {
 		struct core_job *j = s->running.v[i];
@@ -36,6 +38,8 @@ void core_fairshare_update(struct sched *s, int64_t now)
 			bill *= s->qos[j->qos].usage_factor;
 		if (now > since)
 			s->accounts[j->account].usage += bill * (double)(now - since);
+		if (now > since && j->uassoc >= 0)
+			s->uassocs[j->uassoc].usage += bill * (double)(now - since);
 		j->last_charge = now;
 	}
 	s->last_cycle = now;
@@ -57,10 +61,12 @@ double core_fairshare_factor(const struct sched *s, int account)
 	return exp2(-u / sh);
 }
 
-uint32_t core_job_priority(const struct sched *s, const struct core_job *j, int64_t now)
+/* Each factor of Slurm's multifactor priority, weighted. */
+static void factors(const struct sched *s, const struct core_job *j, int64_t now,
+		    struct sched_prio *f)
 {
 	const struct sched_config *c = &s->cfg;
-	double age, size, part = 0, qos = 0, fs, prio;
+	double age, size, part = 0, qos = 0;
 	uint16_t max_factor = 1;
 	uint32_t max_qos = 0;
 
@@ -88,12 +94,35 @@ uint32_t core_job_priority(const struct sched *s, const struct core_job *j, int6
 		max_qos = s->qos[q].priority > max_qos ? s->qos[q].priority : max_qos;
 	if (j->qos >= 0 && max_qos)
 		qos = (double)s->qos[j->qos].priority / max_qos;
-	fs = core_fairshare_factor(s, j->account);
-	prio = c->w_age * age + c->w_fairshare * fs + c->w_job_size * size + c->w_partition * part +
-	       c->w_qos * qos - j->nice;
+	f->age = c->w_age * age;
+	f->fairshare = c->w_fairshare * core_fairshare_factor(s, j->account);
+	f->job_size = c->w_job_size * size;
+	f->partition = c->w_partition * part;
+	f->qos = c->w_qos * qos;
+	f->nice = j->nice;
+}
+
+uint32_t core_job_priority(const struct sched *s, const struct core_job *j, int64_t now)
+{
+	struct sched_prio f;
+	double prio;
+
+	factors(s, j, now, &f);
+	prio = f.age + f.fairshare + f.job_size + f.partition + f.qos - f.nice;
 	if (prio < 1)
 		prio = 1;
 	if (prio > 4e9)
 		prio = 4e9;
 	return (uint32_t)prio;
+}
+
+int sched_job_prio(const struct sched *s, uint32_t id, struct sched_prio *out)
+{
+	const struct core_job *j = core_job_view(s, id);
+
+	if (!j)
+		return SPUR_ENOENT;
+	factors(s, j, s->now, out);
+	out->priority = core_job_priority(s, j, s->now);
+	return 0;
 }

@@ -237,7 +237,8 @@ int sched_del_qos(struct sched *s, const char *name, struct spur_error *err);
 struct sched_usage {
 	int64_t tres[SCHED_TRES_MAX];
 	uint32_t jobs, submitted;
-	double raw_usage; /* decayed billing-seconds (accounts only) */
+	double raw_usage; /* decayed billing-seconds (accounts, associations) */
+	double fairshare; /* the account's fair-share factor, as priorities use it */
 };
 int sched_usage(const struct sched *s, const char *account, const char *user, const char *qos,
 		struct sched_usage *out);
@@ -484,6 +485,14 @@ int sched_node_leaf(const struct sched *s, uint32_t node);
  * decision, "[  120] job 42 start on gpu[01-02] gpus=0-7 (backfill)". */
 const char *sched_trace(const struct sched *s);
 void sched_trace_clear(struct sched *s);
+
+/* A job's multifactor priority, each factor weighted (sprio). */
+struct sched_prio {
+	double age, fairshare, job_size, partition, qos;
+	int32_t nice;
+	uint32_t priority;
+};
+int sched_job_prio(const struct sched *s, uint32_t id, struct sched_prio *out);
 
 /* Statistics of the last cycle. */
 struct sched_cycle_stats {

@@ -335,15 +335,15 @@ static json_t *use_json(const struct sched *s, const struct sched_usage *u)
 	char tres[512];
 
 	sched_tres_format(s, u->tres, tres, sizeof(tres));
-	return json_pack("{s:s,s:i,s:i,s:f}", "tres", tres, "jobs", (int)u->jobs, "submitted",
-			 (int)u->submitted, "raw_usage", u->raw_usage);
+	return json_pack("{s:s,s:i,s:i,s:f,s:f}", "tres", tres, "jobs", (int)u->jobs, "submitted",
+			 (int)u->submitted, "raw_usage", u->raw_usage, "fairshare", u->fairshare);
 }
 
 /* The state, each account's, association's and QOS' use beside it. */
 void ctld_handle_assoc_show(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
-	json_t *use = json_object(), *doc;
+	json_t *use = json_pack("{s:{},s:{},s:{}}", "accounts", "assocs", "qos"), *doc;
 	struct sched_usage u;
 	const char *key;
 	json_t *rec;
@@ -352,14 +352,16 @@ void ctld_handle_assoc_show(struct ctld_conn *cn, json_t *msg)
 	doc = json_deep_copy(table(c, "accounts") ? c->assoc : NULL);
 	json_object_foreach(table(c, "accounts"), key, rec)
 		if (!sched_usage(c->sched, key, NULL, NULL, &u))
-			json_object_set_new(use, key, use_json(c->sched, &u));
+			json_object_set_new(json_object_get(use, "accounts"), key,
+					    use_json(c->sched, &u));
 	json_object_foreach(table(c, "assocs"), key, rec)
 		if (!sched_usage(c->sched, spur_json_str(rec, "account", ""),
 				 spur_json_str(rec, "user", ""), NULL, &u))
-			json_object_set_new(use, key, use_json(c->sched, &u));
+			json_object_set_new(json_object_get(use, "assocs"), key,
+					    use_json(c->sched, &u));
 	json_object_foreach(table(c, "qos"), key, rec)
 		if (!sched_usage(c->sched, NULL, NULL, key, &u))
-			json_object_set_new(use, key, use_json(c->sched, &u));
+			json_object_set_new(json_object_get(use, "qos"), key, use_json(c->sched, &u));
 	ctld_conn_send(cn, json_pack("{s:s,s:o,s:o,s:s,s:I}", "type", "ok", "state",
 				     doc ? doc : json_object(), "use", use, "cluster",
 				     c->conf->cluster_name ? c->conf->cluster_name : "cluster",

@@ -92,7 +92,9 @@ struct ctld {
 	uint64_t conns_refused; /* over a peer's cap, since the last log line */
 	struct { /* since this process started: sdiag, /metrics */
 		uint64_t submitted, cycles, cycle_us_last, cycle_us_max, cycle_us_total;
+		uint64_t started, backfilled, depth_total, depth_last;
 		int64_t started_at;
+		json_t *rpc_types, *rpc_users; /* NAME: [count, total us] (report.c) */
 	} stats;
 };
 

@@ -4,6 +4,7 @@
 #include "partaccess.h"
 #include "resv.h"
 #include "assoc.h"
+#include "report.h"
 
 #include "common/alloc.h"
 #include "common/hostlist.h"
@@ -1236,7 +1237,7 @@ static void handle_stats(struct ctld_conn *cn, json_t *msg)
 						      "count", v));
 	}
 	json_decref(by);
-	reply_ok(cn, json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:O,s:O,s:O,s:o}", "submitted",
+	reply_ok(cn, ctld_stats_more(c, json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:O,s:O,s:O,s:o}", "submitted",
 			       (json_int_t)c->stats.submitted, "cycles",
 			       (json_int_t)c->stats.cycles, "cycle_us_last",
 			       (json_int_t)c->stats.cycle_us_last, "cycle_us_max",
@@ -1247,7 +1248,7 @@ static void handle_stats(struct ctld_conn *cn, json_t *msg)
 			       (json_int_t)counts[SCHED_JOB_RUNNING], "term",
 			       json_object_get(m, "term"), "commit_index",
 			       json_object_get(m, "commit_index"), "last_applied",
-			       json_object_get(m, "last_applied"), "jobs", jobs));
+			       json_object_get(m, "last_applied"), "jobs", jobs)));
 	json_decref(m);
 }
 
@@ -2568,6 +2569,7 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 		{ "resv_delete", ctld_handle_resv_delete, A_ADMIN, false },
 		{ "resvs", ctld_handle_resvs, A_USER, true },
 		{ "assoc_show", ctld_handle_assoc_show, A_USER, true },
+		{ "prio", ctld_handle_prio, A_USER, true },
 		{ "assoc_change", ctld_handle_assoc_change, A_ADMIN, false },
 		{ "nodes", handle_nodes, A_USER, false },
 		{ "register", handle_register, A_AGENT, false },
@@ -2694,5 +2696,11 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 		json_object_del(msg, "task_id");
 		json_object_set_new(msg, "one_task", json_true()); /* not the whole array */
 	}
-	table[t].fn(cn, msg);
+	{
+		uint64_t t0 = uv_hrtime();
+
+		table[t].fn(cn, msg);
+		ctld_rpc_note(c, table[t].type, cn->authed ? cn->who.user : "?",
+			      (uv_hrtime() - t0) / 1000);
+	}
 }

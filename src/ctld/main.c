@@ -2,6 +2,7 @@
 /* spurctld: the controller daemon. */
 #include "ctld.h"
 #include "assoc.h"
+#include "report.h"
 
 #include "common/alloc.h"
 #include "common/log.h"
@@ -228,6 +229,7 @@ static void teardown(struct ctld *c)
 	ctld_jobs_free(c);
 	json_decref(c->resv_ops);
 	ctld_assoc_clear(c);
+	ctld_stats_free(c);
 	free(c->jobs);
 	free(c->agents);
 	free(c->node_reason);

@@ -1372,6 +1372,15 @@ int ctld_run_cycle(struct ctld *c)
 	c->stats.cycle_us_total += us;
 	if (us > c->stats.cycle_us_max)
 		c->stats.cycle_us_max = us;
+	{
+		struct sched_cycle_stats cs;
+
+		sched_last_cycle(c->sched, &cs);
+		c->stats.started += cs.started;
+		c->stats.backfilled += cs.backfilled;
+		c->stats.depth_last = cs.pending_seen;
+		c->stats.depth_total += cs.pending_seen;
+	}
 	for (size_t i = 0; i < acts.n; i++) {
 		const struct sched_action *a = &acts.v[i];
 

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* sprio: each pending job's multifactor priority and its weighted factors,
+ * the scheduler's own figures. */
+#include "client.h"
+#include "sacctmgr.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct prio_opts {
+	bool longer, noheader, norm, weights;
+	const char *jobs, *users;
+};
+
+static const char *const factor_keys[] = { "age", "fairshare", "job_size", "partition_f", "qos" };
+static const char *const weight_keys[] = { "age", "fairshare", "job_size", "partition", "qos" };
+
+static void header(const struct prio_opts *o)
+{
+	printf("%15s %9s ", "JOBID", "PARTITION");
+	if (o->longer)
+		printf("%8s ", "USER");
+	printf("%10s %10s %10s %10s %10s %10s %10s %6s\n", "PRIORITY", "SITE", "AGE", "FAIRSHARE",
+	       "JOBSIZE", "PARTITION", "QOS", "NICE");
+}
+
+static void job_row(const struct prio_opts *o, const json_t *j, const json_t *weights)
+{
+	char id[32];
+
+	snprintf(id, sizeof(id), "%lld", (long long)spur_json_int(j, "job_id", 0));
+	printf("%15s %9.9s ", id, spur_json_str(j, "partition", ""));
+	if (o->longer)
+		printf("%8.8s ", spur_json_str(j, "user", ""));
+	if (o->norm)
+		printf("%10.7f %10d", spur_json_int(j, "priority", 0) / 4294967295.0, 0);
+	else
+		printf("%10lld %10d", (long long)spur_json_int(j, "priority", 0), 0);
+	for (size_t f = 0; f < 5; f++) {
+		double v = json_real_value(json_object_get(j, factor_keys[f]));
+		json_int_t w = spur_json_int(weights, weight_keys[f], 1);
+
+		if (o->norm)
+			printf(" %10.7f", w ? v / (double)w : 0);
+		else
+			printf(" %10.0f", v);
+	}
+	printf(" %6lld\n", (long long)spur_json_int(j, "nice", 0));
+}
+
+int cli_sprio_main(const char *prog, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "long", no_argument, NULL, 'l' },	    { "noheader", no_argument, NULL, 'h' },
+		{ "norm", no_argument, NULL, 'n' },	    { "weights", no_argument, NULL, 'w' },
+		{ "jobs", required_argument, NULL, 'j' },   { "user", required_argument, NULL, 'u' },
+		{ "help", no_argument, NULL, 'H' },	    { "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct prio_opts o = { 0 };
+	struct spur_error err;
+	char *gargv[256], id[32];
+	int gargc = cli_getopt_argv(prog, argc, argv, gargv, 256), c;
+	json_t *r, *j, *weights;
+	size_t i;
+
+	while ((c = getopt_long(gargc, gargv, "lhnwj:u:V", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'l': o.longer = true; break;
+		case 'h': o.noheader = true; break;
+		case 'n': o.norm = true; break;
+		case 'w': o.weights = true; break;
+		case 'j': o.jobs = optarg; break;
+		case 'u': o.users = optarg; break;
+		case 'V': cli_version(); return 0;
+		case 'H': printf("Usage: sprio [-l] [-h] [-n] [-w] [-j JOBS] [-u USERS]\n"); return 0;
+		default:
+			fprintf(stderr, "%s: the other sprio options are not supported\n", prog);
+			return 1;
+		}
+	}
+	if (!(r = cli_call(json_pack("{s:s}", "type", "prio"), &err))) {
+		cli_error(prog, "%s", err.msg);
+		return 1;
+	}
+	weights = json_object_get(r, "weights");
+	if (!o.noheader)
+		header(&o);
+	if (o.weights) {
+		printf("%15s %9s ", "Weights", "");
+		if (o.longer)
+			printf("%8s ", "");
+		printf("%10s %10d", "", 1);
+		for (size_t f = 0; f < 5; f++)
+			printf(" %10lld", (long long)spur_json_int(weights, weight_keys[f], 0));
+		printf("\n");
+	}
+	json_array_foreach(json_object_get(r, "jobs"), i, j) {
+		snprintf(id, sizeof(id), "%lld", (long long)spur_json_int(j, "job_id", 0));
+		if ((o.jobs && !acm_list_has(o.jobs, id)) ||
+		    (o.users && !acm_list_has(o.users, spur_json_str(j, "user", ""))))
+			continue;
+		if (!o.weights)
+			job_row(&o, j, weights);
+	}
+	json_decref(r);
+	return 0;
+}
