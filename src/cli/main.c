@@ -30,6 +30,7 @@ static const struct {
 	{ "share", "sshare", cli_sshare_main, "fair share over the account tree (sshare)" },
 	{ "prio", "sprio", cli_sprio_main, "pending jobs' priority factors (sprio)" },
 	{ "diag", "sdiag", cli_sdiag_main, "the controller's statistics (sdiag)" },
+	{ "report", "sreport", cli_sreport_main, "usage reports from the accounting (sreport)" },
 	{ "control", "scontrol", cli_scontrol_main,
 	  "show job|node|hostnames|hostlist|hostlistsorted (scontrol)" },
 	{ "controller", NULL, cli_controller_main,

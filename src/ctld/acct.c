@@ -19,7 +19,7 @@ static const char schema[] =
 	" id INTEGER PRIMARY KEY, array_job_id INTEGER, array_task_id INTEGER,"
 	" name TEXT, user TEXT, uid INTEGER, account TEXT, partition TEXT, state TEXT,"
 	" exit_code INTEGER, submit INTEGER, start INTEGER, end INTEGER, nnodes INTEGER,"
-	" nodelist TEXT, cpus INTEGER, gres TEXT, time_limit INTEGER, workdir TEXT);"
+	" nodelist TEXT, cpus INTEGER, gres TEXT, time_limit INTEGER, workdir TEXT, gpus INTEGER);"
 	"CREATE INDEX IF NOT EXISTS jobs_user ON jobs(user);"
 	"CREATE TABLE IF NOT EXISTS steps ("
 	" job_id INTEGER, step TEXT, name TEXT, state TEXT, exit_code INTEGER, start INTEGER,"
@@ -43,6 +43,8 @@ int ctld_acct_open(struct ctld *c, struct spur_error *err)
 	/* a database made before steps kept their MaxRSS gets the column (it
 	 * is there already on the others: that error is the expected one) */
 	sqlite3_exec(c->acct, "ALTER TABLE steps ADD COLUMN max_rss INTEGER", NULL, NULL, NULL);
+	/* the same for the jobs' GPUs (sreport's gres/gpu) */
+	sqlite3_exec(c->acct, "ALTER TABLE jobs ADD COLUMN gpus INTEGER", NULL, NULL, NULL);
 	return 0;
 }
 
@@ -155,11 +157,27 @@ void ctld_acct_step(struct ctld *c, const json_t *op)
 		 spur_json_str(op, "nodes", ""), 0);
 }
 
+/* The GPUs a job holds (held): from its allocation while it runs, else its
+ * first node's GPUs times its nodes (an ended job's allocation is gone). */
+static int64_t job_gpus(const struct ctld_job *cj, const struct sched_job_info *info)
+{
+	int64_t n = 0;
+
+	for (size_t i = 0; i < info->nalloc; i++)
+		n += __builtin_popcount(info->alloc[i].gpu_mask);
+	if (info->nalloc || !cj->gpus || !*cj->gpus || !cj->start)
+		return n;
+	n = 1;
+	for (const char *p = cj->gpus; *p; p++)
+		n += *p == ',';
+	return n * (int64_t)spur_json_int(cj->spec, "nodes", 1);
+}
+
 /* Write what is known of job id now. */
 void ctld_acct_record(struct ctld *c, uint32_t id)
 {
 	static const char sql[] =
-		"INSERT OR REPLACE INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+		"INSERT OR REPLACE INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 	struct ctld_job *cj = ctld_job(c, id);
 	struct sched_job_info info;
 	sqlite3_stmt *st;
@@ -203,6 +221,7 @@ void ctld_acct_record(struct ctld *c, uint32_t id)
 	sqlite3_bind_text(st, 17, spur_json_str(sp, "gres", ""), -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 18, spur_json_int(sp, "time_limit", 0));
 	sqlite3_bind_text(st, 19, spur_json_str(sp, "workdir", ""), -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 20, job_gpus(cj, &info));
 	if (sqlite3_step(st) != SQLITE_DONE)
 		spur_error_log("accounting: job %u: %s", id, sqlite3_errmsg(c->acct));
 	sqlite3_reset(st);
@@ -260,13 +279,14 @@ json_t *ctld_acct_query(struct ctld *c, const char *jobs, const char *user, stru
 {
 	static const char sql[] =
 		"SELECT id, array_job_id, array_task_id, name, user, account, partition, state,"
-		" exit_code, submit, start, end, nnodes, nodelist, cpus, gres, time_limit, workdir"
+		" exit_code, submit, start, end, nnodes, nodelist, cpus, gres, time_limit, workdir,"
+		" gpus"
 		" FROM jobs WHERE (?1 IS NULL OR user = ?1) ORDER BY id";
 	static const char *const cols[] = { "job_id",	 "array_job_id", "array_task_id", "name",
 					    "user",	 "account",	 "partition",	  "state",
 					    "exit_code", "submit",	 "start",	  "end",
 					    "nnodes",	 "nodelist",	 "cpus",	  "gres",
-					    "time_limit", "workdir" };
+					    "time_limit", "workdir",	 "gpus" };
 	sqlite3_stmt *st;
 	json_t *rows = json_array();
 
@@ -284,7 +304,7 @@ json_t *ctld_acct_query(struct ctld *c, const char *jobs, const char *user, stru
 
 		snprintf(idtxt, sizeof(idtxt), "%lld", sqlite3_column_int64(st, 0));
 		snprintf(arrtxt, sizeof(arrtxt), "%lld", sqlite3_column_int64(st, 1));
-		for (int k = 0; k < 18; k++) {
+		for (int k = 0; k < 19; k++) {
 			if (sqlite3_column_type(st, k) == SQLITE_TEXT)
 				json_object_set_new(r, cols[k],
 						    json_string((const char *)sqlite3_column_text(st, k)));

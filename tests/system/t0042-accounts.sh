@@ -44,6 +44,8 @@ a=$(sub -A proj1 --gpus=8 --wrap 'sleep 30')
 b=$(sub -A sub1 --gpus=8 --wrap 'sleep 30')
 check "the first 8-GPU job runs" wait_until 10 bash -c "[ \"\$(squeue -h -j $a -o %t)\" = R ]"
 check "the second waits with AssocGrpGRES (its sub-account counts)" wait_until 10 bash -c "[ \"\$(reason $b)\" = AssocGrpGRES ]"
+# (it has run two seconds, for sreport below)
+wait_until 10 bash -c "[ \$(sacct -n -X -P -j $a -o ElapsedRaw) -ge 2 ]"
 scancel "$a"
 check "... and runs once the first ends" wait_until 15 bash -c "[ \"\$(squeue -h -j $b -o %t)\" = R ]"
 scancel "$b"
@@ -75,6 +77,19 @@ scancel "$f" "$g" "$h"
 check "Flags=DenyOnLimit" sacctmgr -i modify qos gold set Flags=DenyOnLimit
 check "... refuses a job over MaxWall at submission" \
 	bash -c "! bar sbatch -A proj1 --qos=gold -t 2:00:00 --wrap true 2>err && grep -q 'Job violates accounting/QOS policy' err"
+
+# the admin commands, from the same state
+check "sshare -a: the user's row under its account" bash -c "sshare -a -P | grep -q '^  proj1|baruser|1|'"
+k=$(sub -A proj1 -H --wrap true)
+check "sprio: a pending job's priority and factors" bash -c "[ \"\$(sprio -h -j $k | awk '{print \$1, NF}')\" = '$k 10' ]"
+scancel "$k"
+check "sdiag: submissions and RPC counts by type" bash -c "sdiag | grep -q '^Jobs submitted: [1-9]' && sdiag | grep -qE '^\s+submit +count:[1-9]'"
+check "sreport cluster Utilization" bash -c "sreport -P -n cluster Utilization start=today end=now | grep -q '^systest|'"
+# proj1's GPU seconds: its one 8-GPU job's run (sacct's ElapsedRaw), to the second
+gs=$(( $(sacct -n -X -P -j "$a" -o ElapsedRaw) * 8 ))
+check "sreport GPU seconds by account and user: what the 8-GPU job used ($gs)" \
+	bash -c "sreport -P -n cluster AccountUtilizationByUser start=today end=now -t Seconds --tres=gres/gpu | grep -qx 'systest|proj1|baruser|baruser|$gs|0'"
+check "sreport user TopUsage and job SizesByAccount" bash -c "sreport user TopUsage start=today end=now | grep -q baruser && sreport job SizesByAccount start=today end=now | grep -q proj1"
 
 # the tree is cluster state: it survives kill -9 and a restart
 kill -9 "$(cat ctld.pid)"
