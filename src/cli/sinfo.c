@@ -244,7 +244,9 @@ static int print_reasons(const char *prog, const json_t *nodes, bool header)
 		list = hl ? spur_hostlist_ranged(hl, &err) : NULL;
 		if (t && localtime_r(&t, &tm))
 			strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-		printf("%-20.20s %-9.9s %-19.19s %s\n", why, "root", stamp, list ? list : "");
+		printf("%-20.20s %-9.9s %-19.19s %s\n", why,
+		       spur_json_str(json_array_get(nodes, i), "reason_user", "root"), stamp,
+		       list ? list : "");
 		spur_free(list);
 		spur_hostlist_destroy(hl);
 	}

@@ -50,6 +50,9 @@ struct ctld_job {
 	size_t nuses;
 };
 
+/* A node's state set by an administrator or a failed check (nodeadmin.c). */
+enum { CTLD_ADMIN_NONE, CTLD_ADMIN_DRAIN, CTLD_ADMIN_DOWN };
+
 struct ctld {
 	uv_loop_t *loop;
 	struct spur_conf *conf;
@@ -71,7 +74,8 @@ struct ctld {
 	uint32_t interactive_live; /* interactive jobs not ended (their limits) */
 	struct ctld_conn **agents; /* by node index, NULL when not connected */
 	char (*node_reason)[160];  /* by node index: why it drained ("" none) */
-	bool *node_admin;	   /* by node index: drained or downed by scontrol */
+	uint8_t *node_admin;	   /* by node index: CTLD_ADMIN_*, by scontrol or a check */
+	char (*node_reason_user)[32]; /* by node index: who set the reason */
 	int64_t *node_reason_time; /* by node index: when the reason was set */
 	struct ctld_raft *raft;
 	size_t self;	       /* this controller's SlurmctldHost entry */

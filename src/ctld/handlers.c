@@ -5,6 +5,7 @@
 #include "resv.h"
 #include "assoc.h"
 #include "report.h"
+#include "nodeadmin.h"
 
 #include "common/alloc.h"
 #include "common/hostlist.h"
@@ -1304,6 +1305,10 @@ static void handle_nodes(struct ctld_conn *cn, json_t *msg)
 			      "reason", c->node_reason[i], "reason_time",
 			      (json_int_t)c->node_reason_time[i]);
 		if (o)
+			json_object_set_new(o, "reason_user",
+					    json_string(*c->node_reason_user[i] ? c->node_reason_user[i]
+										: "root"));
+		if (o)
 			json_object_update_new(
 				o, json_pack("{s:i,s:i,s:i,s:i,s:s,s:s,s:i,s:I,s:b}", "sockets",
 					     (int)n->sockets, "cores_per_socket", (int)n->cores_per_socket,
@@ -1488,6 +1493,23 @@ static void gpus_failed(struct ctld *c, long idx, const json_t *gpus, const char
 
 /* scontrol update NodeName=LIST State=...: every name is checked before any
  * node changes. */
+/* The nodes of hl (every one known) given state by user, in the log. */
+static int admin_commit(struct ctld *c, struct spur_hostlist *hl, const char *state,
+			const char *why, const char *user, struct spur_error *err)
+{
+	size_t n = spur_hostlist_count(hl);
+	const char **names = calloc(n + 1, sizeof(*names));
+	int rc;
+
+	if (!names)
+		return spur_error_set(err, SPUR_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		names[i] = spur_hostlist_nth(hl, i);
+	rc = ctld_node_admin_commit(c, names, n, state, why, user, err);
+	free(names);
+	return rc;
+}
+
 static void handle_node_update(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
@@ -1522,6 +1544,14 @@ static void handle_node_update(struct ctld_conn *cn, json_t *msg)
 			return;
 		}
 	}
+	/* the state, reason, user and time into the log first: a new leader
+	 * keeps them */
+	if (admin_commit(c, hl, resume ? "" : type == SCHED_EV_NODE_DOWN ? "DOWN" : "DRAIN", why,
+			 cn->who.user, &err)) {
+		spur_hostlist_destroy(hl);
+		reply_error(cn, err.code, err.msg);
+		return;
+	}
 	for (size_t i = 0; i < spur_hostlist_count(hl); i++) {
 		const char *name = spur_hostlist_nth(hl, i);
 		long idx = spur_conf_node_index(c->conf, name);
@@ -1542,9 +1572,8 @@ static void handle_node_update(struct ctld_conn *cn, json_t *msg)
 		for (size_t k = 0; k < acts.n && ns < 256; k++)
 			if (acts.v[k].type == SCHED_ACT_REQUEUE || acts.v[k].type == SCHED_ACT_FAIL)
 				stop[ns++] = acts.v[k].job_id;
-		c->node_admin[idx] = !resume;
-		snprintf(c->node_reason[idx], sizeof(c->node_reason[idx]), "%s",
-			 resume ? (c->agents[idx] ? "" : "not registered") : why);
+		if (resume && !c->agents[idx])
+			snprintf(c->node_reason[idx], sizeof(c->node_reason[idx]), "not registered");
 		spur_info("node %s: %s by scontrol%s%s", name, resume ? "resumed" : state,
 			  *why ? ": " : "", why);
 		for (size_t k = 0; k < ns; k++)
@@ -1570,9 +1599,8 @@ static void drain_node(struct ctld *c, long idx, const char *why)
 		spur_warn("node %s: %s", name, err.msg);
 		return;
 	}
-	c->node_admin[idx] = true;
-	snprintf(c->node_reason[idx], sizeof(c->node_reason[idx]), "%s", why);
-	c->node_reason_time[idx] = ev.time;
+	if (ctld_node_admin_commit(c, &name, 1, "DRAIN", why, "root", &err))
+		spur_error_log("node %s: %s", name, err.msg);
 	spur_warn("node %s: drained: %s", name, why);
 }
 
@@ -1648,7 +1676,10 @@ static void handle_register(struct ctld_conn *cn, json_t *msg)
 	}
 	if (c->node_admin[idx]) {
 		/* an administrator's drain outlasts the agent's reconnection */
-		struct sched_event dr = { .type = SCHED_EV_NODE_DRAIN, .time = ev.time, .node = name,
+		struct sched_event dr = { .type = c->node_admin[idx] == CTLD_ADMIN_DOWN
+							  ? SCHED_EV_NODE_DOWN
+							  : SCHED_EV_NODE_DRAIN,
+					  .time = ev.time, .node = name,
 					  .reason = c->node_reason[idx], .defer_cycle = true };
 
 		sched_step(c->sched, &dr, &acts, &err);

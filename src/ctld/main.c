@@ -185,9 +185,13 @@ int ctld_build_core(struct ctld *c, struct spur_error *err)
 		c->node_reason = calloc(cf->nnodes + 1, sizeof(*c->node_reason));
 	if (!c->node_admin)
 		c->node_admin = calloc(cf->nnodes + 1, sizeof(*c->node_admin));
+	if (!c->node_reason_user)
+		c->node_reason_user = calloc(cf->nnodes + 1, sizeof(*c->node_reason_user));
 	if (!c->node_reason_time)
 		c->node_reason_time = calloc(cf->nnodes + 1, sizeof(*c->node_reason_time));
-	return c->agents && c->node_reason && c->node_admin && c->node_reason_time ? 0
+	return c->agents && c->node_reason && c->node_admin && c->node_reason_time &&
+			       c->node_reason_user
+		       ? 0
 										   : SPUR_ENOMEM;
 }
 
@@ -234,6 +238,7 @@ static void teardown(struct ctld *c)
 	free(c->agents);
 	free(c->node_reason);
 	free(c->node_admin);
+	free(c->node_reason_user);
 	free(c->node_reason_time);
 	free(c->peers);
 	ctld_acct_close(c);

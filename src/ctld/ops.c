@@ -6,6 +6,7 @@
 #include "ctld.h"
 #include "resv.h"
 #include "assoc.h"
+#include "nodeadmin.h"
 
 #include "common/alloc.h"
 #include "common/gres.h"
@@ -1119,6 +1120,8 @@ int ctld_apply(struct ctld *c, json_t *op, bool replay, struct spur_error *err)
 		rc = apply_stop(c, op, replay, err);
 	else if (!strcmp(kind, "resv") || !strcmp(kind, "resv_del"))
 		rc = ctld_apply_resv(c, op, !strcmp(kind, "resv_del"), err);
+	else if (!strcmp(kind, "node_admin"))
+		rc = ctld_apply_node_admin(c, op, err);
 	else if (!strcmp(kind, "assoc") || !strcmp(kind, "assoc_state"))
 		rc = ctld_apply_assoc(c, op, err);
 	else if (!strcmp(kind, "step")) /* accounting, and the job's step numbers */
@@ -1252,6 +1255,8 @@ json_t *ctld_state_ops(struct ctld *c)
 	/* accounts and QOS before every job that names them */
 	if ((r = ctld_assoc_state_op(c)))
 		json_array_append_new(ops, r);
+	if ((r = ctld_node_admin_state_op(c)))
+		json_array_append_new(ops, r);
 	for (size_t i = 0; i < n; i++)
 		json_array_append(ops, v[i]);
 	spur_free(v);
@@ -1270,6 +1275,14 @@ void ctld_jobs_free(struct ctld *c)
 	c->purge_low = 0;
 }
 
+static bool any_admin(const struct ctld *c)
+{
+	for (size_t i = 0; i < c->conf->nnodes; i++)
+		if (c->node_admin[i])
+			return true;
+	return false;
+}
+
 int ctld_state_restore(struct ctld *c, const json_t *doc, struct spur_error *err)
 {
 	const json_t *ops = json_object_get(doc, "ops");
@@ -1280,10 +1293,15 @@ int ctld_state_restore(struct ctld *c, const json_t *doc, struct spur_error *err
 		return spur_error_set(err, SPUR_EINVAL, "not a version 1 snapshot");
 	/* a follower that is far behind drops what it has */
 	if (c->next_id > (c->conf->first_job_id ? c->conf->first_job_id : 1) ||
-	    json_array_size(c->resv_ops) || c->assoc) {
+	    json_array_size(c->resv_ops) || c->assoc || any_admin(c)) {
 		ctld_jobs_free(c);
 		json_array_clear(c->resv_ops);
 		ctld_assoc_clear(c);
+		for (size_t n = 0; n < c->conf->nnodes; n++)
+			if (c->node_admin[n]) { /* the snapshot says which are */
+				c->node_admin[n] = CTLD_ADMIN_NONE;
+				c->node_reason[n][0] = '\0';
+			}
 		c->next_id = c->conf->first_job_id ? c->conf->first_job_id : 1;
 		sched_destroy(c->sched);
 		c->sched = NULL;

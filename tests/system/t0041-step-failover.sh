@@ -25,12 +25,15 @@ j=$(sbatch --parsable -N1 -c 2 --gpus=2 -o job.out --wrap "
 	touch $T/go
 	wait")
 check "step 0 runs, holding one GPU" wait_until 20 grep -q '^A [0-9]$' job.out
+scontrol update nodename=mi1 state=drain reason="swap a fan" >/dev/null
 L=$(leader)
 kill_ctl "$L"
 check "a new leader is elected" wait_until 20 another_leads "$L"
 N=$(leader)
 check "the agent registers with it" wait_until 30 grep -q 'node mi1 registered' "ctl$N.log"
 touch failed-over
+check "an administrator's drain survives the failover: reason, user, time; draining" \
+	bash -c "sinfo -R -h | grep -qE '^swap a fan +root +[0-9]{4}-.* mi1\$' && sinfo -h -N -o %t | grep -qx 'drng'"
 check "the job completes" wait_until 60 sh -c "sacct -n -X -P -j $j -o State | grep -qx COMPLETED"
 a=$(awk '$1 == "A" {print $2}' job.out)
 b=$(awk '$1 == "B" {print $2}' job.out)

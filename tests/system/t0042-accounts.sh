@@ -91,13 +91,17 @@ check "sreport GPU seconds by account and user: what the 8-GPU job used ($gs)" \
 	bash -c "sreport -P -n cluster AccountUtilizationByUser start=today end=now -t Seconds --tres=gres/gpu | grep -qx 'systest|proj1|baruser|baruser|$gs|0'"
 check "sreport user TopUsage and job SizesByAccount" bash -c "sreport user TopUsage start=today end=now | grep -q baruser && sreport job SizesByAccount start=today end=now | grep -q proj1"
 
-# the tree is cluster state: it survives kill -9 and a restart
+# the tree is cluster state: it survives kill -9 and a restart (as does an
+# administrator's drain)
+scontrol update nodename=mi2 state=drain reason="new NIC" >/dev/null
 kill -9 "$(cat ctld.pid)"
 wait "$(cat ctld.pid)" 2>/dev/null
 start_ctld
 check "the controller answers after kill -9" wait_until 20 squeue
 check "the associations survived" \
 	bash -c "[ \"\$(sacctmgr -n -P show assoc format=Account,User,GrpTRES | tr '\n' ' ')\" = 'root|| root|root| proj1||gres/gpu=8 proj1|baruser| sub1|| sub1|baruser| ' ]"
+check "... and the drain, with its reason and user" \
+	bash -c "sinfo -R -h | grep -qE '^new NIC +root +[0-9]{4}-.* mi2\$'"
 check "... and the QOS' limits hold" \
 	bash -c "! bar sbatch -A proj1 --qos=gold -t 2:00:00 --wrap true 2>/dev/null"
 
