@@ -49,6 +49,10 @@ wait_until 10 bash -c "[ \$(sacct -n -X -P -j $a -o ElapsedRaw) -ge 2 ]"
 scancel "$a"
 check "... and runs once the first ends" wait_until 15 bash -c "[ \"\$(squeue -h -j $b -o %t)\" = R ]"
 scancel "$b"
+# proj1's GPU seconds: its one 8-GPU job's run (sacct's ElapsedRaw), to the second
+gs=$(( $(sacct -n -X -P -j "$a" -o ElapsedRaw) * 8 ))
+check "sreport GPU seconds by account and user: what the 8-GPU job used ($gs)" \
+	bash -c "sreport -P -n cluster AccountUtilizationByUser start=today end=now -t Seconds --tres=gres/gpu | grep -qx 'systest|proj1|baruser|baruser|$gs|0'"
 check "a job under an account the user lacks is refused" \
 	bash -c "! bar sbatch -A nosuch --wrap true 2>err && grep -q 'Invalid account or account/partition combination specified' err"
 c=$(sub --wrap true)
@@ -85,10 +89,6 @@ check "sprio: a pending job's priority and factors" bash -c "[ \"\$(sprio -h -j 
 scancel "$k"
 check "sdiag: submissions and RPC counts by type" bash -c "sdiag | grep -q '^Jobs submitted: [1-9]' && sdiag | grep -qE '^\s+submit +count:[1-9]'"
 check "sreport cluster Utilization" bash -c "sreport -P -n cluster Utilization start=today end=now | grep -q '^systest|'"
-# proj1's GPU seconds: its one 8-GPU job's run (sacct's ElapsedRaw), to the second
-gs=$(( $(sacct -n -X -P -j "$a" -o ElapsedRaw) * 8 ))
-check "sreport GPU seconds by account and user: what the 8-GPU job used ($gs)" \
-	bash -c "sreport -P -n cluster AccountUtilizationByUser start=today end=now -t Seconds --tres=gres/gpu | grep -qx 'systest|proj1|baruser|baruser|$gs|0'"
 check "sreport user TopUsage and job SizesByAccount" bash -c "sreport user TopUsage start=today end=now | grep -q baruser && sreport job SizesByAccount start=today end=now | grep -q proj1"
 
 # the tree is cluster state: it survives kill -9 and a restart (as does an
