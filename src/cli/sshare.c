@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* sshare: the account tree's shares and decayed usage, as Slurm prints it.
- * The fair-share factor is the scheduler's own (classic: 2^(-U/S) of the
- * account, docs/design.md), shown on user rows. */
+ * The fair-share factor on user rows is the scheduler's own: Fair Tree's
+ * rank of the user's association (docs/design.md). */
 #include "client.h"
 #include "sacctmgr.h"
 
@@ -115,14 +115,6 @@ struct walk {
 	const char *me;
 };
 
-/* The fair-share factor the scheduler uses for an account (its own
- * answer: 2^(-U/S) over every account). */
-static double factor(const struct walk *w, const char *acct)
-{
-	return json_real_value(json_object_get(
-		json_object_get(json_object_get(w->use, "accounts"), acct), "fairshare"));
-}
-
 static void walk(const struct walk *w, const char *acct, int depth, double norm, double parent_use)
 {
 	double sib = 0, use = strcmp(acct, "root") ? raw_usage(w->use, "accounts", acct) : w->total;
@@ -162,7 +154,8 @@ static void walk(const struct walk *w, const char *acct, int depth, double norm,
 		ur.raw_usage = raw_usage(w->use, "assocs", k);
 		ur.norm_usage = w->total > 0 ? ur.raw_usage / w->total : 0;
 		ur.eff_usage = use > 0 ? ur.raw_usage / use : 0;
-		ur.fs = factor(w, acct);
+		ur.fs = json_real_value(json_object_get(
+			json_object_get(json_object_get(w->use, "assocs"), k), "fairshare"));
 		ur.is_user = true;
 		print_row(w->o, &ur);
 	}

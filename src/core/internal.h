@@ -100,6 +100,7 @@ struct core_uassoc {
 	int account;
 	uint32_t shares;
 	double usage; /* decayed billing-seconds, as the account's */
+	double fs;    /* Fair Tree's factor, rank / users (fairtree.c) */
 	bool deleted;
 	struct sched_limits lim;
 	struct core_use use;
@@ -213,6 +214,7 @@ struct sched {
 	size_t naccounts, accounts_cap;
 	struct core_uassoc *uassocs;
 	size_t nuassocs, uassocs_cap;
+	bool fairtree; /* the last update ranked users (core_fairtree_update) */
 	struct core_quser *qusers;
 	size_t nqusers, qusers_cap;
 	uint32_t *assoc_slots, *quser_slots; /* hashes: index + 1 */
@@ -300,6 +302,10 @@ enum sched_reason core_limits_now(const struct sched *s, const struct core_job *
 int64_t core_limits_max_wall(const struct sched *s, const struct core_job *j);
 void core_limits_free(struct sched *s);
 const char *core_limit_reason_name(unsigned code);
+
+/* fairtree.c: Slurm's Fair Tree over the declared accounts and users'
+ * associations (each association's fs); false when there is no tree. */
+bool core_fairtree_update(struct sched *s);
 
 /* prio.c */
 void core_fairshare_update(struct sched *s, int64_t now);

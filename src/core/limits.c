@@ -515,6 +515,8 @@ int sched_usage(const struct sched *s, const char *account, const char *user, co
 	else if (account && user && a >= 0 && uassoc_find(s, user, a) >= 0) {
 		u = &s->uassocs[uassoc_find(s, user, a)].use;
 		out->raw_usage = s->uassocs[uassoc_find(s, user, a)].usage;
+		out->fairshare = s->fairtree ? s->uassocs[uassoc_find(s, user, a)].fs
+					     : core_fairshare_factor(s, a);
 	}
 	else if (account && !user && a >= 0) {
 		u = &s->accounts[a].use;

@@ -43,6 +43,7 @@ void core_fairshare_update(struct sched *s, int64_t now)
 		j->last_charge = now;
 	}
 	s->last_cycle = now;
+	s->fairtree = core_fairtree_update(s);
 }
 
 /* 2^(-U/S): U the account's share of all usage, S its share of all shares. */
@@ -95,7 +96,10 @@ static void factors(const struct sched *s, const struct core_job *j, int64_t now
 	if (j->qos >= 0 && max_qos)
 		qos = (double)s->qos[j->qos].priority / max_qos;
 	f->age = c->w_age * age;
-	f->fairshare = c->w_fairshare * core_fairshare_factor(s, j->account);
+	/* Fair Tree's rank for a user with an association, else the account's
+	 * classic factor */
+	f->fairshare = c->w_fairshare * (s->fairtree && j->uassoc >= 0 ? s->uassocs[j->uassoc].fs
+								   : core_fairshare_factor(s, j->account));
 	f->job_size = c->w_job_size * size;
 	f->partition = c->w_partition * part;
 	f->qos = c->w_qos * qos;

@@ -238,7 +238,8 @@ struct sched_usage {
 	int64_t tres[SCHED_TRES_MAX];
 	uint32_t jobs, submitted;
 	double raw_usage; /* decayed billing-seconds (accounts, associations) */
-	double fairshare; /* the account's fair-share factor, as priorities use it */
+	double fairshare; /* the fair-share factor priorities use: Fair Tree's rank
+			     for a user's association, else the account's classic one */
 };
 int sched_usage(const struct sched *s, const char *account, const char *user, const char *qos,
 		struct sched_usage *out);

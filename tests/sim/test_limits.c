@@ -287,13 +287,48 @@ static void test_remove_and_move(void **state)
 	sim_destroy(sim);
 }
 
+/* Fair Tree: B (no usage) ranks above A (used an hour); B's two users tie
+ * at the top rank, A's one user gets rank 1 of 3; the next pending jobs
+ * start in that order. */
+static void test_fair_tree(void **state)
+{
+	struct sim *sim = cluster(false);
+	struct sched_job_spec a = job(1, 4, 8, H), b = job(2, 4, 8, H), c = job(3, 4, 8, H);
+	struct sched_usage u;
+	struct spur_error err;
+
+	(void)state;
+	account(sim, "A", NULL, "", SCHED_NO_LIMIT);
+	account(sim, "B", NULL, "", SCHED_NO_LIMIT);
+	user(sim, "a1", "A");
+	user(sim, "b1", "B");
+	user(sim, "b2", "B");
+	a.user = "a1", a.account = "A";
+	assert_int_equal(sim_submit_now(sim, &a, H, 0, &err), 0);
+	b.user = "a1", b.account = "A";
+	c.user = "b1", c.account = "B";
+	sim_submit(sim, 10, &b, H, 0);
+	sim_submit(sim, 20, &c, H, 0);
+	sim_run_until(sim, H + 1);
+	assert_int_equal(sched_usage(sim_sched(sim), "B", "b1", NULL, &u), 0);
+	assert_true(u.fairshare == 1.0);
+	assert_int_equal(sched_usage(sim_sched(sim), "B", "b2", NULL, &u), 0);
+	assert_true(u.fairshare == 1.0);
+	assert_int_equal(sched_usage(sim_sched(sim), "A", "a1", NULL, &u), 0);
+	assert_true(u.fairshare > 0.33 && u.fairshare < 0.34);
+	/* b1's job, submitted later, went first */
+	assert_int_equal(sim_job_state(sim, 3), SCHED_JOB_RUNNING);
+	assert_int_equal(sim_job_state(sim, 2), SCHED_JOB_PENDING);
+	sim_destroy(sim);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tres_text),	 cmocka_unit_test(test_grp_tres_subtree),
 		cmocka_unit_test(test_max_jobs_inherited), cmocka_unit_test(test_max_wall),
 		cmocka_unit_test(test_submit_limits),	 cmocka_unit_test(test_qos_per_user),
-		cmocka_unit_test(test_remove_and_move),
+		cmocka_unit_test(test_remove_and_move),	 cmocka_unit_test(test_fair_tree),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
