@@ -91,18 +91,60 @@ static struct sched *build(const struct sched_config *cfg)
 	return s;
 }
 
+/* The limits run: 1,000 accounts under 10 parents, 10,000 users (user i
+ * in account i % 1,000), GrpTRES=gres/gpu=64 on every account, MaxJobs=20
+ * per user. */
+#define ACCOUNTS 1000
+#define USERS 10000
+static char acct_names[ACCOUNTS][16], user_names[USERS][16];
+
+static void add_limits(struct sched *s)
+{
+	struct spur_error err;
+
+	for (int p = 0; p < 10; p++) {
+		char name[16];
+		struct sched_account_spec a = { .name = name };
+
+		snprintf(name, sizeof(name), "dept%d", p);
+		sched_limits_none(&a.lim);
+		if (sched_set_account(s, &a, &err))
+			die(&err);
+	}
+	for (int i = 0; i < ACCOUNTS; i++) {
+		char parent[16];
+		struct sched_account_spec a = { .name = acct_names[i], .parent = parent };
+
+		snprintf(acct_names[i], sizeof(acct_names[i]), "a%d", i);
+		snprintf(parent, sizeof(parent), "dept%d", i % 10);
+		sched_limits_none(&a.lim);
+		a.lim.grp_tres[SCHED_TRES_GPU] = 64;
+		if (sched_set_account(s, &a, &err))
+			die(&err);
+	}
+	for (int i = 0; i < USERS; i++) {
+		struct sched_user_spec u = { .user = user_names[i], .account = acct_names[i % ACCOUNTS] };
+
+		snprintf(user_names[i], sizeof(user_names[i]), "u%d", i);
+		sched_limits_none(&u.lim);
+		u.lim.max_jobs = 20;
+		if (sched_set_user_assoc(s, &u, &err))
+			die(&err);
+	}
+}
+
 /* A job mix shaped like large GPU clusters: mostly 1-8 GPUs on one node,
  * some multi-node 8-GPU jobs; a third constrained to a GPU type. */
-static void make_job(struct sched_job_spec *j, uint32_t id)
+static void make_job(struct sched_job_spec *j, uint32_t id, bool limits)
 {
 	static const char *const accounts[] = { "ml", "hpc", "vision", "nlp", "speech" };
-	uint32_t r = rnd(100);
+	uint32_t r = rnd(100), u = rnd(USERS);
 
 	memset(j, 0, sizeof(*j));
 	j->id = id;
 	j->name = "bench";
-	j->user = "u";
-	j->account = accounts[rnd(5)];
+	j->user = limits ? user_names[u] : "u";
+	j->account = limits ? acct_names[u % ACCOUNTS] : accounts[rnd(5)];
 	j->nodes = 1;
 	j->gpus_per_node = r < 50 ? 1 : r < 65 ? 2 : r < 80 ? 4 : 8;
 	if (r >= 92) {
@@ -147,9 +189,11 @@ static struct result run(const struct sched_config *cfg)
 	size_t nrun = 0, started;
 
 	rng = 88172645463325252ull;
+	if (cfg->enforce_limits)
+		add_limits(s);
 	m0 = mallinfo2();
 	for (uint32_t id = 1; id <= JOBS; id++) {
-		make_job(&j, id);
+		make_job(&j, id, cfg->enforce_limits);
 		ev = (struct sched_event){ .type = SCHED_EV_SUBMIT, .time = 0, .job = &j,
 					   .defer_cycle = true };
 		if (sched_step(s, &ev, &acts, &err))
@@ -187,15 +231,18 @@ static struct result run(const struct sched_config *cfg)
 
 int main(void)
 {
-	struct sched_config cfg, base;
-	struct result spur, first;
+	struct sched_config cfg, base, lim;
+	struct result spur, first, limited;
 
 	sched_config_default(&cfg);
 	cfg.trace = false;
 	base = cfg;
 	base.place = SCHED_PLACE_FIRST;
+	lim = cfg;
+	lim.enforce_assoc = lim.enforce_limits = true;
 	spur = run(&cfg);
 	first = run(&base);
+	limited = run(&lim);
 	printf("cluster: %d nodes, %d GPUs, %d pending jobs\n", NODES, NODES * 8, JOBS);
 	printf("spur cycle, idle cluster:   %8.1f ms  (%zu jobs started, %zu of %d GPUs busy)\n",
 	       spur.cold_ms, spur.cold_started, spur.gpus_busy, NODES * 8);
@@ -211,5 +258,14 @@ int main(void)
 	printf("first-free cycle, churn:    %8.1f ms  ratio %.2f\n", first.churn_ms,
 	       spur.churn_ms / first.churn_ms);
 	printf("memory per pending job:     %8.0f bytes\n", spur.bytes_per_job);
+	printf("with limits (%d accounts, %d users, GrpTRES=gres/gpu=64 each, MaxJobs=20):\n",
+	       ACCOUNTS, USERS);
+	printf("  cycle, idle cluster:      %8.1f ms  (%zu started)  ratio to no limits %.2f\n",
+	       limited.cold_ms, limited.cold_started, limited.cold_ms / spur.cold_ms);
+	printf("  cycle, full cluster:      %8.1f ms  ratio %.2f\n", limited.full_ms,
+	       limited.full_ms / spur.full_ms);
+	printf("  cycle, 2%% churn:          %8.1f ms  ratio %.2f\n", limited.churn_ms,
+	       limited.churn_ms / spur.churn_ms);
+	printf("  memory per pending job:   %8.0f bytes\n", limited.bytes_per_job);
 	return 0;
 }
