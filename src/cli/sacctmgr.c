@@ -44,7 +44,7 @@ static const struct {
 	{ "qos,qoslevel", "QOS", V_STR },
 	{ "defaultqos,defqos", "DefaultQOS", V_STR },
 	/* refused by name by the controller */
-	{ "grptresmins", "GrpTRESMins", V_STR },
+	{ "grptresmins", "GrpTRESMins", V_TRES },
 	{ "maxtresmins,maxtresminsperjob", "MaxTRESMins", V_STR },
 	{ "grptresrunmins", "GrpTRESRunMins", V_STR },
 	{ "grpwall", "GrpWall", V_STR },

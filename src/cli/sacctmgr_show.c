@@ -224,6 +224,7 @@ static void put_limits(json_t *row, const json_t *rec)
 {
 	put(row, "GrpJobs", rec, "GrpJobs");
 	put(row, "GrpTRES", rec, "GrpTRES");
+	put(row, "GrpTRESMins", rec, "GrpTRESMins");
 	put(row, "GrpSubmit", rec, "GrpSubmitJobs");
 	put(row, "MaxJobs", rec, "MaxJobs");
 	put(row, "MaxTRES", rec, "MaxTRES");
@@ -367,6 +368,7 @@ static json_t *qos_row(const char *name, const json_t *r)
 	put(row, "Flags", r, "Flags");
 	put(row, "UsageFactor", r, "UsageFactor");
 	put(row, "GrpTRES", r, "GrpTRES");
+	put(row, "GrpTRESMins", r, "GrpTRESMins");
 	put(row, "GrpJobs", r, "GrpJobs");
 	put(row, "GrpSubmit", r, "GrpSubmitJobs");
 	put(row, "MaxTRES", r, "MaxTRES");

@@ -71,6 +71,7 @@ struct core_part {
 struct core_use {
 	int64_t tres[SCHED_TRES_MAX];
 	uint32_t jobs, submitted;
+	double tres_secs[SCHED_TRES_MAX]; /* decayed TRES-seconds (GrpTRESMins) */
 };
 
 struct core_qos {
@@ -293,6 +294,9 @@ int core_limits_bind(struct sched *s, struct core_job *j, bool enforce, uint32_t
 /* sign +1: count j (as it is now) in its association's, accounts' and QOS'
  * use; -1: take it out (what +1 put in). */
 void core_limits_charge(struct sched *s, struct core_job *j, int sign);
+/* Decay every association's and QOS' TRES-seconds by f, then add what
+ * running jobs used over the last dt seconds. */
+void core_limits_usage(struct sched *s, double f, int64_t now);
 /* A limit a job can never meet as it asks (MaxWall, MaxTRES per job or per
  * node), else SCHED_REASON_NONE. */
 enum sched_reason core_limits_static(const struct sched *s, const struct core_job *j);

@@ -22,7 +22,7 @@ void sched_limits_none(struct sched_limits *l)
 {
 	for (int t = 0; t < SCHED_TRES_MAX; t++)
 		l->grp_tres[t] = l->max_tres_per_job[t] = l->max_tres_per_node[t] =
-			l->max_tres_per_user[t] = SCHED_NO_LIMIT;
+			l->max_tres_per_user[t] = l->grp_tres_mins[t] = SCHED_NO_LIMIT;
 	l->grp_jobs = l->grp_submit = l->max_jobs = l->max_submit = l->max_wall = SCHED_NO_LIMIT;
 }
 
@@ -503,6 +503,42 @@ void core_limits_charge(struct sched *s, struct core_job *j, int sign)
 		use_add(&s->qusers[j->quser].use, j, t, sign);
 }
 
+static void decay(struct core_use *u, double f)
+{
+	for (int t = 0; t < SCHED_TRES_MAX; t++)
+		u->tres_secs[t] *= f;
+}
+
+static void add_secs(struct core_use *u, const int64_t *t, double secs)
+{
+	for (int k = 0; k < SCHED_TRES_MAX; k++)
+		u->tres_secs[k] += (double)t[k] * secs;
+}
+
+void core_limits_usage(struct sched *s, double f, int64_t now)
+{
+	for (size_t a = 0; f != 1.0 && a < s->naccounts; a++)
+		decay(&s->accounts[a].use, f);
+	for (size_t u = 0; f != 1.0 && u < s->nuassocs; u++)
+		decay(&s->uassocs[u].use, f);
+	for (size_t q = 0; f != 1.0 && q < s->nqos; q++)
+		decay(&s->qos[q].use, f);
+	for (size_t i = 0; i < s->running.n; i++) {
+		struct core_job *j = s->running.v[i];
+		int64_t since = j->last_charge > j->start ? j->last_charge : j->start;
+		double secs = now > since ? (double)(now - since) : 0;
+
+		if (!j->ctres || secs <= 0)
+			continue;
+		for (int a = j->account; a >= 0; a = s->accounts[a].parent)
+			add_secs(&s->accounts[a].use, j->ctres, secs);
+		if (j->uassoc >= 0)
+			add_secs(&s->uassocs[j->uassoc].use, j->ctres, secs);
+		if (j->qos >= 0)
+			add_secs(&s->qos[j->qos].use, j->ctres, secs);
+	}
+}
+
 int sched_usage(const struct sched *s, const char *account, const char *user, const char *qos,
 		struct sched_usage *out)
 {
@@ -653,8 +689,8 @@ enum sched_reason core_limits_static(const struct sched *s, const struct core_jo
 
 /* use + want over lim's Grp* (and per-user TRES when user)? */
 static enum sched_reason grp_over(const struct sched_limits *lim, const struct sched_limits *q,
-				  const struct core_use *use, const int64_t *want, int scope,
-				  bool per_user)
+				  const struct core_use *use, const int64_t *want, int64_t wall,
+				  int scope, bool per_user)
 {
 	const int64_t *tres = per_user ? lim->max_tres_per_user : lim->grp_tres;
 	int64_t jobs = per_user ? lim->max_jobs : lim->grp_jobs;
@@ -663,6 +699,13 @@ static enum sched_reason grp_over(const struct sched_limits *lim, const struct s
 		if (tres[t] != SCHED_NO_LIMIT && (!q || q->grp_tres[t] == SCHED_NO_LIMIT) &&
 		    use->tres[t] + want[t] > tres[t])
 			return reason(scope, (per_user ? K_USER : K_GRP) * 4 + tres_class(t));
+	/* GrpTRESMins: used (decayed) plus the job's TRES over its time */
+	for (int t = 0; !per_user && t < SCHED_TRES_MAX; t++)
+		if (lim->grp_tres_mins[t] != SCHED_NO_LIMIT &&
+		    (!q || q->grp_tres_mins[t] == SCHED_NO_LIMIT) &&
+		    use->tres_secs[t] / 60 + (double)want[t] * (double)wall / 60 >
+			    (double)lim->grp_tres_mins[t])
+			return reason(scope, K_MINS * 4 + tres_class(t));
 	if (jobs != SCHED_NO_LIMIT && (!q || q->grp_jobs == SCHED_NO_LIMIT) &&
 	    (int64_t)use->jobs + 1 > jobs)
 		return reason(scope, per_user ? C_MAX_JOBS : C_GRP_JOBS);
@@ -674,19 +717,24 @@ enum sched_reason core_limits_now(const struct sched *s, const struct core_job *
 	const struct sched_limits *q = j->qos >= 0 ? &s->qos[j->qos].lim : NULL;
 	int64_t want[SCHED_TRES_MAX], mj;
 	enum sched_reason r = SCHED_REASON_NONE;
+	/* the job's time for GrpTRESMins: its own, else its MaxWall (none: 0) */
+	int64_t wall = j->time_limit > 0 && j->time_limit != SCHED_INFINITE ? j->time_limit
+		       : core_limits_max_wall(s, j) != SCHED_INFINITE ? core_limits_max_wall(s, j)
+								       : 0;
 
 	if (!s->cfg.enforce_limits)
 		return SCHED_REASON_NONE;
 	job_tres(s, j, want);
 	if (q)
-		r = grp_over(q, NULL, &s->qos[j->qos].use, want, S_QOS, false);
+		r = grp_over(q, NULL, &s->qos[j->qos].use, want, wall, S_QOS, false);
 	if (q && r == SCHED_REASON_NONE && j->quser >= 0)
-		r = grp_over(q, NULL, &s->qusers[j->quser].use, want, S_QOS, true);
+		r = grp_over(q, NULL, &s->qusers[j->quser].use, want, wall, S_QOS, true);
 	if (r == SCHED_REASON_NONE && j->uassoc >= 0)
 		r = grp_over(&s->uassocs[j->uassoc].lim, q, &s->uassocs[j->uassoc].use, want,
-			     S_ASSOC, false);
+			     wall, S_ASSOC, false);
 	for (int a = j->account; r == SCHED_REASON_NONE && a >= 0; a = s->accounts[a].parent)
-		r = grp_over(&s->accounts[a].lim, q, &s->accounts[a].use, want, S_ASSOC, false);
+		r = grp_over(&s->accounts[a].lim, q, &s->accounts[a].use, want, wall, S_ASSOC,
+			     false);
 	mj = assoc_max(s, j, offsetof(struct sched_limits, max_jobs));
 	if (r == SCHED_REASON_NONE && j->uassoc >= 0 && mj != SCHED_NO_LIMIT &&
 	    (!q || q->max_jobs == SCHED_NO_LIMIT) && s->uassocs[j->uassoc].use.jobs + 1 > mj)

@@ -21,6 +21,10 @@ void core_fairshare_update(struct sched *s, int64_t now)
 		for (size_t u = 0; u < s->nuassocs; u++)
 			s->uassocs[u].usage *= f;
 	}
+	core_limits_usage(s, s->cfg.decay_half_life > 0
+				     ? exp2(-(double)dt / (double)s->cfg.decay_half_life)
+				     : 1.0,
+			  now);
 	for (size_t i = 0; i < s->running.n; i++) {
 		struct core_job *j = s->running.v[i];
 		double bill = 0;

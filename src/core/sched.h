@@ -173,6 +173,9 @@ struct sched_limits {
 	int64_t max_tres_per_job[SCHED_TRES_MAX];
 	int64_t max_tres_per_node[SCHED_TRES_MAX];
 	int64_t max_tres_per_user[SCHED_TRES_MAX]; /* QOS only */
+	/* TRES-minutes used (decayed by PriorityDecayHalfLife) plus what a job
+	 * would use over its time limit */
+	int64_t grp_tres_mins[SCHED_TRES_MAX];
 	int64_t grp_jobs, grp_submit;	/* running, and pending + running */
 	int64_t max_jobs, max_submit;	/* the same, per user */
 	int64_t max_wall;		/* seconds */

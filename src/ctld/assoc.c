@@ -100,7 +100,7 @@ static int count_field(const json_t *rec, const char *key, int64_t *out, struct 
 
 /* Slurm's limits not carried out: refused by name, never kept. */
 static const char *const unsupported[] = {
-	"GrpTRESMins", "MaxTRESMins", "GrpTRESRunMins", "GrpWall", "MaxTRESMinsPerJob",
+	"MaxTRESMins", "GrpTRESRunMins", "GrpWall", "MaxTRESMinsPerJob",
 	"MaxTRESRunMinsPerUser", "MinTRES", "MaxTRESPerAccount", "MaxJobsPerAccount",
 	"MaxSubmitJobsPerAccount", "GraceTime", "MinPrioThreshold", NULL,
 };
@@ -119,6 +119,7 @@ static int rec_limits(struct ctld *c, const json_t *rec, struct sched_limits *l,
 	    tres_field(c, rec, "MaxTRES", l->max_tres_per_job, err) ||
 	    tres_field(c, rec, "MaxTRESPerNode", l->max_tres_per_node, err) ||
 	    tres_field(c, rec, "MaxTRESPerUser", l->max_tres_per_user, err) ||
+	    tres_field(c, rec, "GrpTRESMins", l->grp_tres_mins, err) ||
 	    count_field(rec, "GrpJobs", &l->grp_jobs, err) ||
 	    count_field(rec, "GrpSubmitJobs", &l->grp_submit, err) ||
 	    count_field(rec, "MaxJobs", &l->max_jobs, err) ||

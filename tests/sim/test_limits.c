@@ -322,6 +322,32 @@ static void test_fair_tree(void **state)
 	sim_destroy(sim);
 }
 
+/* GrpTRESMins: GPU-minutes used (decayed) plus a job's GPUs over its time
+ * limit: 8 GPUs for 5 minutes fit 60 GPU-minutes once, not twice. */
+static void test_grp_tres_mins(void **state)
+{
+	struct sim *sim = cluster(true);
+	struct sched_account_spec acct = { .name = "ml" };
+	struct sched_job_spec a = job(1, 1, 8, 300), b = job(2, 1, 8, 300);
+	struct spur_error err;
+
+	(void)state;
+	sched_limits_none(&acct.lim);
+	assert_int_equal(sched_tres_parse(sim_sched(sim), "gres/gpu=60", acct.lim.grp_tres_mins,
+					  &err),
+			 0);
+	assert_int_equal(sched_set_account(sim_sched(sim), &acct, &err), 0);
+	user(sim, "alice", "ml");
+	assert_int_equal(sim_submit_now(sim, &a, 300, 0, &err), 0);
+	assert_int_equal(sim_job_state(sim, 1), SCHED_JOB_RUNNING);
+	sim_run_until(sim, 400);
+	assert_int_equal(sim_job_state(sim, 1), SCHED_JOB_COMPLETED);
+	assert_int_equal(sim_submit_now(sim, &b, 300, 0, &err), 0);
+	assert_int_equal(sim_job_state(sim, 2), SCHED_JOB_PENDING);
+	assert_string_equal(reason_of(sim, 2), "AssocGrpGRESMinutes");
+	sim_destroy(sim);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_max_jobs_inherited), cmocka_unit_test(test_max_wall),
 		cmocka_unit_test(test_submit_limits),	 cmocka_unit_test(test_qos_per_user),
 		cmocka_unit_test(test_remove_and_move),	 cmocka_unit_test(test_fair_tree),
+		cmocka_unit_test(test_grp_tres_mins),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -35,7 +35,7 @@ check "show user: the first account is the default" \
 check "show account -P with a header" bash -c "sacctmgr -P show account | head -1 | grep -qx 'Account|Descr|Org'"
 check "a field sacctmgr does not have is refused" bash -c "! sacctmgr show assoc format=Nope 2>err && grep -q 'Invalid field requested' err"
 check "a limit Spur does not carry out is refused by name" \
-	bash -c "! sacctmgr -i modify account proj1 set GrpTRESMins=cpu=10 2>err && grep -q 'GrpTRESMins is not supported' err"
+	bash -c "! sacctmgr -i modify account proj1 set MaxTRESMins=cpu=10 2>err && grep -q 'MaxTRESMins is not supported' err"
 
 # GrpTRES on the account, inherited by what runs under it and its sub-account
 check "set GrpTRES=gres/gpu=8" sacctmgr -i modify account proj1 set GrpTRES=gres/gpu=8
