@@ -18,6 +18,20 @@
 
 static const char *const kinds[] = { "accounts", "users", "assocs", "qos" };
 
+static bool in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; *p;) {
+		size_t l = strcspn(p, ",");
+
+		if (l == n && !strncmp(p, name, n))
+			return true;
+		p += l + (p[l] == ',');
+	}
+	return false;
+}
+
 static json_t *table(struct ctld *c, const char *kind)
 {
 	json_t *t;
@@ -319,6 +333,44 @@ void ctld_assoc_clear(struct ctld *c)
 {
 	json_decref(c->assoc);
 	c->assoc = NULL;
+}
+
+/* key of rec, else of the nearest account up from account (NULL: none). */
+static const char *inherited(struct ctld *c, const json_t *rec, const char *account,
+			     const char *key)
+{
+	const char *v = spur_json_str(rec, key, NULL);
+	int depth = 0;
+
+	while (!v && account && strcmp(account, "root") && depth++ < 64) {
+		const json_t *a = json_object_get(table(c, "accounts"), account);
+
+		v = spur_json_str(a, key, NULL);
+		account = a ? spur_json_str(a, "parent", "root") : NULL;
+	}
+	return v;
+}
+
+int ctld_assoc_qos(struct ctld *c, json_t *job, struct spur_error *err)
+{
+	const char *user = spur_json_str(job, "user", ""), *acct = spur_json_str(job, "account", "");
+	char key[512];
+	const json_t *rec;
+	const char *list, *def, *qos = spur_json_str(job, "qos", "");
+
+	if (!c->assoc)
+		return 0;
+	snprintf(key, sizeof(key), "%s|%s", user, acct);
+	rec = json_object_get(table(c, "assocs"), key);
+	list = inherited(c, rec, acct, "QOS");
+	def = inherited(c, rec, acct, "DefaultQOS");
+	if (!*qos && def && *def) {
+		json_object_set_new(job, "qos", json_string(def));
+		qos = def;
+	}
+	if (c->enforce_qos && list && *list && !in_list(list, *qos ? qos : "normal"))
+		return spur_error_set(err, SPUR_EINVAL, "Invalid qos specification");
+	return 0;
 }
 
 const char *ctld_assoc_default_account(const struct ctld *c, const char *user)

@@ -25,6 +25,10 @@ int ctld_apply_assoc(struct ctld *c, json_t *op, struct spur_error *err);
 json_t *ctld_assoc_state_op(struct ctld *c);
 /* Forget it all (a snapshot replaces it). */
 void ctld_assoc_clear(struct ctld *c);
+/* The association's QOS list and DefaultQOS (its own, else the nearest
+ * account's up the tree): a job with no QOS gets the default; with
+ * AccountingStorageEnforce=qos one outside the list is refused. */
+int ctld_assoc_qos(struct ctld *c, json_t *job, struct spur_error *err);
 /* The user's default account, or NULL. */
 const char *ctld_assoc_default_account(const struct ctld *c, const char *user);
 

@@ -446,6 +446,11 @@ static void handle_submit(struct ctld_conn *cn, json_t *msg)
 	if (!*spur_json_str(job, "account", "") && ctld_assoc_default_account(c, cn->who.user))
 		json_object_set_new(job, "account",
 				    json_string(ctld_assoc_default_account(c, cn->who.user)));
+	/* the association's DefaultQOS; with enforce=qos, its QOS list */
+	if (ctld_assoc_qos(c, job, &err)) {
+		reply_error(cn, err.code, err.msg);
+		return;
+	}
 	json_object_set_new(job, "gid", json_integer(cn->who.gid));
 	/* the site's job_submit.lua may change the job or refuse it */
 	if (c->jobsubmit &&
@@ -508,6 +513,7 @@ static void fmt_job(struct ctld *c, const struct ctld_job *cj, const struct sche
 	f->name = spur_json_str(sp, "name", "");
 	f->user = spur_json_str(sp, "user", "");
 	f->account = spur_json_str(sp, "account", "");
+	f->qos = spur_json_str(sp, "qos", "");
 	f->state = sched_job_state_name(info->state);
 	f->reason = sched_reason_name(info->reason);
 	f->nodelist = cj->nodes ? cj->nodes : "";

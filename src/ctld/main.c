@@ -77,6 +77,7 @@ int ctld_build_core(struct ctld *c, struct spur_error *err)
 		if (!strcasecmp(cf->extra[i].key, "AccountingStorageEnforce") &&
 		    ctld_assoc_enforce(cf->extra[i].value, &cfg, err))
 			return err->code;
+		c->enforce_qos = cfg.enforce_qos;
 	}
 	/* SchedulerParameters: one pass here, bounded by the larger bound */
 	cfg.max_job_test = cf->bf_max_job_test > cf->default_queue_depth ? cf->bf_max_job_test

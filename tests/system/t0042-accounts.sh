@@ -105,6 +105,14 @@ check "... and the drain, with its reason and user" \
 check "... and the QOS' limits hold" \
 	bash -c "! bar sbatch -A proj1 --qos=gold -t 2:00:00 --wrap true 2>/dev/null"
 
+# an association's QOS list and default QOS
+check "set QOS=normal,gold DefaultQOS=normal" sacctmgr -i modify user baruser where account=proj1 set QOS=normal,gold DefaultQOS=normal
+q=$(sub -A proj1 -H --wrap true)
+check "a job with no --qos gets the default" bash -c "[ \"\$(squeue -h -j $q -o %q)\" = normal ]"
+scancel "$q"
+check "a QOS outside the association's list is refused" \
+	bash -c "! bar sbatch -A proj1 --qos=silver --wrap true 2>err && grep -q 'Invalid qos specification' err"
+
 # dump, remove, load: the same tree
 check "sacctmgr dump" sacctmgr dump systest File=tree.cfg
 sacctmgr -n -P show assoc >before
