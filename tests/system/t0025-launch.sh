@@ -117,5 +117,5 @@ touch "$T/prolog-fails"
 j=$(as_user sbatch --parsable -o /dev/null --wrap true)
 check "a failed Prolog drains the node with its reason" wait_until 10 sh -c "sinfo -R -h | grep -q 'Prolog error'"
 check "and requeues the job held" wait_until 10 sh -c "[ \"\$(squeue -h -j $j -o '%t %r')\" = 'PD JobHeldAdmin' ]"
-check "the jobs' cgroups are gone" sh -c "! ls -d /sys/fs/cgroup/*/$SPURD_CGROUP_NAME/mi*/job_* 2>/dev/null"
+check "the jobs' cgroups are gone" wait_until 10 sh -c "! ls -d /sys/fs/cgroup/*/$SPURD_CGROUP_NAME/mi*/job_* 2>/dev/null"
 finish
