@@ -113,7 +113,87 @@ static void names_of(const struct acm_words *w, char *out, size_t len)
 		snprintf(out + strlen(out), len - strlen(out), "%s%s", *out ? "," : "", n);
 }
 
-static int add_accounts(const struct acm_opts *o, const struct acm_words *w, const json_t *st)
+/* The settings of rec other than its keys, as "  KEY = VALUE" lines. */
+static void say_settings(const json_t *rec, const char *const *skip, int width)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach((json_t *)rec, k, v) {
+		bool s = false;
+
+		for (size_t i = 0; skip[i]; i++)
+			s |= !strcmp(skip[i], k);
+		if (s)
+			continue;
+		if (json_is_string(v))
+			printf("  %-*s = %s\n", width, k, json_string_value(v));
+		else if (json_is_integer(v))
+			printf("  %-*s = %lld\n", width, k, (long long)json_integer_value(v));
+		else if (json_is_real(v))
+			printf("  %-*s = %g\n", width, k, json_real_value(v));
+	}
+}
+
+/* What sacctmgr says it adds, as Slurm words it. */
+static void say_added(const json_t *changes, const char *what, const char *cluster)
+{
+	static const char *const acct_skip[] = { "name", "parent", "Description", "Organization", NULL };
+	static const char *const assoc_skip[] = { "user", "account", NULL };
+	static const char *const qos_skip[] = { "name", "Priority", NULL };
+	const json_t *ch, *first = NULL;
+	size_t i;
+	bool user = !strcmp(what, "User");
+
+	if (!json_array_size(changes))
+		return;
+	printf(" Adding %s(s)\n", what);
+	json_array_foreach(changes, i, ch) {
+		const json_t *rec = json_object_get(ch, "rec");
+		const char *kind = spur_json_str(ch, "kind", "");
+
+		if ((user && !strcmp(kind, "user")) || (!user && strcmp(kind, "assoc"))) {
+			printf("  %s\n", spur_json_str(rec, "name", ""));
+			first = first ? first : rec;
+		}
+	}
+	if (!strcmp(what, "QOS")) {
+		printf(" Settings\n  Description    = %s\n", spur_json_str(first, "name", ""));
+		if (json_object_get(first, "Priority"))
+			printf("  Priority                 = %lld\n",
+			       (long long)spur_json_int(first, "Priority", 0));
+		say_settings(first, qos_skip, 24);
+		return;
+	}
+	if (!user)
+		printf(" Settings\n  Description     = %s\n  Organization    = %s\n Associations\n",
+		       spur_json_str(first, "Description", ""), spur_json_str(first, "Organization", ""));
+	else
+		printf(" Associations =\n");
+	json_array_foreach(changes, i, ch) {
+		const json_t *rec = json_object_get(ch, "rec");
+
+		if (user && !strcmp(spur_json_str(ch, "kind", ""), "assoc"))
+			printf("  U = %-9s A = %-10s C = %-10s\n", spur_json_str(rec, "user", ""),
+			       spur_json_str(rec, "account", ""), cluster);
+		else if (!user)
+			printf("  A = %-10s C = %-10s\n", spur_json_str(rec, "name", ""), cluster);
+	}
+	if (user) {
+		printf(" Non Default Settings\n");
+		json_array_foreach(changes, i, ch)
+			if (!strcmp(spur_json_str(ch, "kind", ""), "assoc")) {
+				say_settings(json_object_get(ch, "rec"), assoc_skip, 13);
+				break;
+			}
+		return;
+	}
+	printf(" Settings\n  Parent        = %s\n", spur_json_str(first, "parent", "root"));
+	say_settings(first, acct_skip, 13);
+}
+
+static int add_accounts(const struct acm_opts *o, const struct acm_words *w, const json_t *st,
+			const char *cluster)
 {
 	json_t *changes = json_array();
 	char names[4096], name[256];
@@ -125,8 +205,6 @@ static int add_accounts(const struct acm_opts *o, const struct acm_words *w, con
 		json_decref(changes);
 		return 1;
 	}
-	if (!o->quiet)
-		printf(" Adding Account(s)\n");
 	for (const char *np = names; (np = next_name(np, name, sizeof(name)));) {
 		json_t *rec;
 
@@ -141,14 +219,15 @@ static int add_accounts(const struct acm_opts *o, const struct acm_words *w, con
 			json_decref(changes);
 			return 1;
 		}
-		if (!o->quiet)
-			printf("  %s\n", name);
 		change(changes, "account", "set", rec);
 	}
+	if (!o->quiet)
+		say_added(changes, "Account", cluster);
 	return send_changes(o, changes);
 }
 
-static int add_users(const struct acm_opts *o, const struct acm_words *w, const json_t *st)
+static int add_users(const struct acm_opts *o, const struct acm_words *w, const json_t *st,
+		     const char *cluster)
 {
 	json_t *changes = json_array(), *users = json_object_get(st, "users");
 	const char *accts = acm_cond(w, "account,accounts"), *def = acm_cond(w, "defaultaccount");
@@ -163,8 +242,6 @@ static int add_users(const struct acm_opts *o, const struct acm_words *w, const 
 		json_decref(changes);
 		return 1;
 	}
-	if (!o->quiet)
-		printf(" Adding User(s)\n");
 	for (const char *np = names; (np = next_name(np, name, sizeof(name)));) {
 		json_t *urec = json_deep_copy(json_object_get(users, name));
 
@@ -177,8 +254,6 @@ static int add_users(const struct acm_opts *o, const struct acm_words *w, const 
 				json_decref(rec);
 				continue;
 			}
-			if (!o->quiet)
-				printf("  U = %-9s A = %-10s\n", name, acct);
 			change(changes, "assoc", "set", rec);
 		}
 		if (!urec) {
@@ -195,6 +270,8 @@ static int add_users(const struct acm_opts *o, const struct acm_words *w, const 
 		}
 		change(changes, "user", "set", urec);
 	}
+	if (!o->quiet)
+		say_added(changes, "User", cluster);
 	return send_changes(o, changes);
 }
 
@@ -204,8 +281,6 @@ static int add_qos(const struct acm_opts *o, const struct acm_words *w, const js
 	char names[4096], name[256];
 
 	names_of(w, names, sizeof(names));
-	if (!o->quiet)
-		printf(" Adding QOS(s)\n");
 	for (const char *np = names; (np = next_name(np, name, sizeof(name)));) {
 		json_t *rec = json_pack("{s:s}", "name", name);
 
@@ -218,10 +293,10 @@ static int add_qos(const struct acm_opts *o, const struct acm_words *w, const js
 			json_decref(changes);
 			return 1;
 		}
-		if (!o->quiet)
-			printf("  %s\n", name);
 		change(changes, "qos", "set", rec);
 	}
+	if (!o->quiet)
+		say_added(changes, "QOS", NULL);
 	return send_changes(o, changes);
 }
 
@@ -234,9 +309,9 @@ int acm_add(const struct acm_opts *o, const char *ent, const struct acm_words *w
 	if (!r)
 		return 1;
 	if (!strncasecmp(ent, "account", 7))
-		rc = add_accounts(o, w, st);
+		rc = add_accounts(o, w, st, spur_json_str(r, "cluster", ""));
 	else if (!strncasecmp(ent, "user", 4))
-		rc = add_users(o, w, st);
+		rc = add_users(o, w, st, spur_json_str(r, "cluster", ""));
 	else if (!strncasecmp(ent, "qos", 3))
 		rc = add_qos(o, w, st);
 	else {
@@ -258,6 +333,7 @@ static int edit(const struct acm_opts *o, const char *ent, const struct acm_word
 	const char *tab = user ? "assocs" : qos ? "qos" : "accounts", *key;
 	const char *own = user ? "name,names,user,users" : "name,names,account,accounts";
 	const char *acct_cond = acm_cond(w, "account,accounts");
+	const char *cluster = spur_json_str(r, "cluster", "");
 
 	if (!r || (!user && !qos && !acct)) {
 		if (r)
@@ -272,8 +348,10 @@ static int edit(const struct acm_opts *o, const char *ent, const struct acm_word
 		cli_error(o->prog, "No conditions given");
 		goto fail;
 	}
-	if (!o->quiet)
-		printf(del ? " Deleting %s(s)...\n" : " Modified %s...\n", ent);
+	if (!o->quiet && del)
+		printf(" Deleting %s(s)...\n", user ? "user" : qos ? "QOS" : "account");
+	else if (!o->quiet)
+		printf(" Modified %s...\n", user ? "user associations" : qos ? "qos" : "account associations");
 	json_object_foreach((json_t *)json_object_get(st, tab), key, rec) {
 		const char *name = user ? spur_json_str(rec, "user", "") : key;
 		json_t *copy;
@@ -297,9 +375,14 @@ static int edit(const struct acm_opts *o, const char *ent, const struct acm_word
 			json_decref(copy);
 			goto fail;
 		}
-		if (!o->quiet)
-			printf("  %s%s%s\n", name, user ? " in " : "",
-			       user ? spur_json_str(rec, "account", "") : "");
+		if (!o->quiet && (del || qos))
+			printf("  %s\n", name);
+		else if (!o->quiet && user)
+			printf("  C = %-10s A = %-10s U = %-9s\n", cluster,
+			       spur_json_str(rec, "account", ""), name);
+		else if (!o->quiet)
+			printf("  C = %-10s A = %s of %s\n", cluster, name,
+			       spur_json_str(rec, "parent", "root"));
 		change(changes, user ? "assoc" : qos ? "qos" : "account", del ? "del" : "set", copy);
 	}
 	/* the user records themselves: DefaultAccount, AdminLevel */

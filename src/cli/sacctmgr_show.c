@@ -59,7 +59,7 @@ static const struct col qos_cols[] = {
 	{ "PreemptExemptTime", "", 19, true },
 	{ "PreemptMode", "", 11, true },
 	{ "Flags", "", 40, true },
-	{ "UsageThres", "", 11, true },
+	{ "UsageThres", "", 10, true },
 	{ "UsageFactor", "", 11, true },
 	{ "GrpTRES", "", 13, true },
 	{ "GrpTRESMins", "", 13, true },
@@ -306,6 +306,31 @@ out:
 	free(uk);
 }
 
+/* Rows in name order (sacctmgr sorts by name, root among the others). */
+static int row_cmp(const void *a, const void *b)
+{
+	const json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+
+	return strcmp(spur_json_str(x, "Account", spur_json_str(x, "User", "")),
+		      spur_json_str(y, "Account", spur_json_str(y, "User", "")));
+}
+
+static json_t *sorted_rows(json_t *rows)
+{
+	size_t n = json_array_size(rows);
+	json_t **v = calloc(n + 1, sizeof(*v)), *out = json_array();
+
+	for (size_t i = 0; v && i < n; i++)
+		v[i] = json_array_get(rows, i);
+	if (v)
+		qsort(v, n, sizeof(*v), row_cmp);
+	for (size_t i = 0; v && i < n; i++)
+		json_array_append(out, v[i]);
+	free(v);
+	json_decref(rows);
+	return out;
+}
+
 static json_t *account_rows(const json_t *st, const struct acm_words *w)
 {
 	const json_t *accts = json_object_get(st, "accounts");
@@ -328,7 +353,7 @@ static json_t *account_rows(const json_t *st, const struct acm_words *w)
 		json_array_append_new(rows, row);
 	}
 	free(ak);
-	return rows;
+	return sorted_rows(rows);
 }
 
 static json_t *user_rows(const json_t *st, const struct acm_words *w)
@@ -353,7 +378,7 @@ static json_t *user_rows(const json_t *st, const struct acm_words *w)
 		json_array_append_new(rows, row);
 	}
 	free(k);
-	return rows;
+	return sorted_rows(rows);
 }
 
 static json_t *qos_row(const char *name, const json_t *r)
@@ -382,17 +407,17 @@ static json_t *qos_row(const char *name, const json_t *r)
 
 static json_t *qos_rows(const json_t *st, const struct acm_words *w)
 {
-	const json_t *qos = json_object_get(st, "qos");
-	const char **k = sorted_keys(qos);
+	const json_t *qos = json_object_get(st, "qos"), *rec;
 	json_t *rows = json_array();
+	const char *k;
 
-	/* every cluster has "normal" (the controller makes it) */
-	if (!json_object_get(qos, "normal") && acm_name_match(w, "name,names", "normal"))
-		json_array_append_new(rows, qos_row("normal", NULL));
-	for (size_t i = 0; k && k[i]; i++)
-		if (acm_name_match(w, "name,names", k[i]))
-			json_array_append_new(rows, qos_row(k[i], json_object_get(qos, k[i])));
-	free(k);
+	/* every cluster has "normal" (the controller makes it), first; the
+	 * others in the order they were added, as sacctmgr lists them */
+	if (acm_name_match(w, "name,names", "normal"))
+		json_array_append_new(rows, qos_row("normal", json_object_get(qos, "normal")));
+	json_object_foreach((json_t *)qos, k, rec)
+		if (strcmp(k, "normal") && acm_name_match(w, "name,names", k))
+			json_array_append_new(rows, qos_row(k, rec));
 	return rows;
 }
 

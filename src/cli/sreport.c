@@ -61,7 +61,7 @@ static void cells(const struct rep *r, const char *const *v, const int *w, size_
 	putchar('\n');
 }
 
-static void title(const struct rep *r, const char *what, bool secs)
+static void title(const struct rep *r, const char *what, bool secs, bool sizes)
 {
 	char a[32], b[32];
 
@@ -74,7 +74,11 @@ static void title(const struct rep *r, const char *what, bool secs)
 		printf("%s %s - %s (%lld secs)\n", what, a, b, (long long)(r->end - r->start));
 	else
 		printf("%s %s - %s\n", what, a, b);
-	printf("Usage reported in %s %s\n", r->unit == 'p' ? "Percentage of Total" : r->gpu ? "TRES" : "CPU",
+	if (sizes)
+		printf("Time reported in %s\n", r->unit == 'h' ? "Hours" : r->unit == 's' ? "Seconds"
+					      : r->unit == 'p' ? "Percentage of Total" : "Minutes");
+	else
+		printf("Usage reported in %s %s\n", r->unit == 'p' ? "Percentage of Total" : r->gpu ? "TRES" : "CPU",
 	       r->unit == 'h' ? "Hours" : r->unit == 's' ? "Seconds" : r->unit == 'p' ? "" : "Minutes");
 	printf("--------------------------------------------------------------------------------\n");
 }
@@ -98,7 +102,7 @@ static void utilization(const struct rep *r, time_t now)
 {
 	static const char *const h[] = { "Cluster", "Allocated", "Down", "PLND Down", "Idle",
 					 "Planned", "Reported" };
-	static const int w[] = { 9, 13, 9, 9, 13, 9, 13 };
+	static const int w[] = { 9, 8, 8, 8, 8, 8, 8 };
 	double alloc = 0;
 	size_t i;
 	json_t *j;
@@ -116,7 +120,7 @@ static void utilization(const struct rep *r, time_t now)
 	value(r, r->capacity, v[6], 32);
 	for (int k = 0; k < 7; k++)
 		row[k] = v[k];
-	title(r, "Cluster Utilization", false);
+	title(r, "Cluster Utilization", false, false);
 	head(r, h, w, 7);
 	cells(r, row, w, 7);
 }
@@ -148,13 +152,13 @@ static void account_by_user(const struct rep *r, time_t now)
 {
 	static const char *const h[] = { "Cluster", "Account", "Login", "Proper Name", "Used",
 					 "Energy" };
-	static const int w[] = { 9, 15, 9, 15, 10, 8 };
+	static const int w[] = { 9, 15, 9, 15, 8, 8 };
 	json_t *acc = sums(r, now, 0), *au = sums(r, now, 1), *v;
 	double total = 0;
 	const char *k, *row[6];
 	char used[32];
 
-	title(r, "Cluster/Account/User Utilization", true);
+	title(r, "Cluster/Account/User Utilization", true, false);
 	head(r, h, w, 6);
 	json_object_foreach(acc, k, v)
 		total += json_real_value(v);
@@ -194,7 +198,7 @@ static void top_usage(const struct rep *r, time_t now, int top)
 {
 	static const char *const h[] = { "Cluster", "Login", "Proper Name", "Account", "Used",
 					 "Energy" };
-	static const int w[] = { 9, 9, 15, 15, 10, 8 };
+	static const int w[] = { 9, 9, 15, 15, 8, 8 };
 	json_t *ua = sums(r, now, 2), *v;
 	size_t n = json_object_size(ua), k = 0;
 	json_t **rows = calloc(n + 1, sizeof(*rows));
@@ -202,7 +206,7 @@ static void top_usage(const struct rep *r, time_t now, int top)
 	char used[32], t[64], user[128];
 
 	snprintf(t, sizeof(t), "Top %d Users", top);
-	title(r, t, true);
+	title(r, t, true, false);
 	head(r, h, w, 6);
 	json_object_foreach(ua, key, v)
 		if (rows)
@@ -258,7 +262,7 @@ static void sizes_by_account(const struct rep *r, time_t now)
 		json_array_set_new(a, (size_t)b, json_real(json_real_value(json_array_get(a, (size_t)b)) + s));
 		total += s;
 	}
-	title(r, "Job Sizes", true);
+	title(r, "Job Sizes", true, true);
 	head(r, h, w, 8);
 	json_object_foreach(acc, k, a) {
 		double sum = 0;

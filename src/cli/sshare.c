@@ -67,7 +67,7 @@ static void print_row(const struct share_opts *o, const struct row *r)
 	cell(o, r->account, 20, true, false);
 	cell(o, r->user, 10, false, false);
 	cell(o, r->root ? "" : b[0], 10, false, false);
-	cell(o, b[1], 11, false, false);
+	cell(o, r->root ? "" : b[1], 11, false, false);
 	cell(o, b[2], 11, false, false);
 	if (o->longer)
 		cell(o, b[5], 11, false, false);
@@ -75,8 +75,8 @@ static void print_row(const struct share_opts *o, const struct row *r)
 	cell(o, r->is_user ? b[4] : "", 10, false, !o->longer);
 	if (o->longer) {
 		cell(o, r->root ? "" : b[6], 10, false, false);
-		cell(o, "", 28, false, false);
-		cell(o, "", 28, false, true);
+		cell(o, "", 30, false, false);
+		cell(o, "", 30, false, true);
 	}
 	putchar('\n');
 }
@@ -86,8 +86,8 @@ static void header(const struct share_opts *o)
 	static const char *const h[] = { "Account",  "User",	     "RawShares", "NormShares",
 					 "RawUsage", "NormUsage",    "EffectvUsage", "FairShare",
 					 "LevelFS",  "GrpTRESMins", "TRESRunMins" };
-	static const int w[] = { 20, 10, 10, 11, 11, 11, 13, 10, 10, 28, 28 };
-	size_t n = o->longer ? 11 : 8;
+	static const int w[] = { 20, 10, 10, 11, 11, 11, 13, 10, 10, 30, 30 };
+	size_t n = o->longer ? 11 : 7;
 
 	if (o->noheader)
 		return;
@@ -128,7 +128,7 @@ static void walk(const struct walk *w, const char *acct, int depth, double norm,
 	r.norm_shares = strcmp(acct, "root") ? norm : 1.0;
 	r.raw_usage = use;
 	r.norm_usage = w->total > 0 ? use / w->total : 0;
-	r.eff_usage = parent_use > 0 ? use / parent_use : strcmp(acct, "root") ? 0 : 1;
+	r.eff_usage = parent_use > 0 ? use / parent_use : strcmp(acct, "root") || use <= 0 ? 0 : 1;
 	r.root = !strcmp(acct, "root");
 	if (shown && !(w->o->users && !w->o->all))
 		print_row(w->o, &r);
