@@ -57,6 +57,35 @@ static int send_changes(const struct acm_opts *o, json_t *changes)
 	return 0;
 }
 
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* rec's QOS list (its own, else "normal") with v's names added (op '+'),
+ * taken out ('-') or as they are ('='), sorted as sacctmgr shows them. */
+static int qos_change(json_t *rec, char op, const char *v)
+{
+	const char *old = op == '=' ? "" : spur_json_str(rec, "QOS", "normal");
+	char buf[2048], *names[128], *save = NULL, out[2048] = "";
+	size_t n = 0;
+
+	snprintf(buf, sizeof(buf), "%s,%s", old, op == '-' ? "" : v);
+	for (char *t = strtok_r(buf, ",", &save); t && n < 128; t = strtok_r(NULL, ",", &save)) {
+		bool dup = false;
+
+		for (size_t i = 0; i < n; i++)
+			dup |= !strcmp(names[i], t);
+		if (!dup && !(op == '-' && acm_list_has(v, t)))
+			names[n++] = t;
+	}
+	qsort(names, n, sizeof(*names), name_cmp);
+	for (size_t i = 0; i < n; i++)
+		snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s", i ? "," : "", names[i]);
+	json_object_set_new(rec, "QOS", json_string(out));
+	return 0;
+}
+
 /* Settings after set (or all, for add) into rec; words is the setting's
  * class (user: DefaultAccount, AdminLevel; the rest: associations). */
 static int apply_settings(const struct acm_opts *o, const struct acm_words *w, json_t *rec,
@@ -71,6 +100,24 @@ static int apply_settings(const struct acm_opts *o, const struct acm_words *w, j
 							     "cluster,clusters,format",
 							     word))
 			continue;
+		if (word[0] && strchr("+-", word[strlen(word) - 1])) {
+			/* QOS+=X, QOS-=X: the list grows or shrinks */
+			char base[64];
+
+			snprintf(base, sizeof(base), "%.*s", (int)strlen(word) - 1, word);
+			if (!acm_list_has("qos,qoslevel", base)) {
+				cli_error(o->prog, "%s=: only QOS takes += and -=", word);
+				return -1;
+			}
+			if (only_user != 1)
+				qos_change(rec, word[strlen(word) - 1], w->kv[i].val);
+			continue;
+		}
+		if (acm_list_has("qos,qoslevel", word)) {
+			if (only_user != 1)
+				qos_change(rec, '=', w->kv[i].val);
+			continue;
+		}
 		if ((k = acm_key(word)) < 0) {
 			cli_error(o->prog, "Unknown option: %s=%s (not supported)", word,
 				  w->kv[i].val);
@@ -378,7 +425,7 @@ static int edit(const struct acm_opts *o, const char *ent, const struct acm_word
 		if (!o->quiet && (del || qos))
 			printf("  %s\n", name);
 		else if (!o->quiet && user)
-			printf("  C = %-10s A = %-10s U = %-9s\n", cluster,
+			printf("  C = %-10s A = %-20s U = %-9s\n", cluster,
 			       spur_json_str(rec, "account", ""), name);
 		else if (!o->quiet)
 			printf("  C = %-10s A = %s of %s\n", cluster, name,

@@ -14,16 +14,46 @@ struct prio_opts {
 	const char *jobs, *users;
 };
 
-static const char *const factor_keys[] = { "age", "fairshare", "job_size", "partition_f", "qos" };
-static const char *const weight_keys[] = { "age", "fairshare", "job_size", "partition", "qos" };
+/* The factor columns after SITE, as sprio orders them: AGE, ASSOC,
+ * FAIRSHARE, JOBSIZE, PARTITION, QOS. ASSOC has no weight in Spur (its
+ * column shows 0 under -l). */
+static const char *const heads[] = { "AGE", "ASSOC", "FAIRSHARE", "JOBSIZE", "PARTITION", "QOS" };
+static const char *const factor_keys[] = { "age", NULL, "fairshare", "job_size", "partition_f", "qos" };
+static const char *const weight_keys[] = { "age", NULL, "fairshare", "job_size", "partition", "qos" };
 
-static void header(const struct prio_opts *o)
+/* Shown: every factor with -l, else those with a weight (as sprio). */
+static bool shown(const struct prio_opts *o, const json_t *weights, int f)
 {
-	printf("%15s %9s ", "JOBID", "PARTITION");
+	return o->longer || (weight_keys[f] && spur_json_int(weights, weight_keys[f], 0));
+}
+
+static void header(const struct prio_opts *o, const json_t *weights)
+{
+	printf("%15s %-9s", "JOBID", "PARTITION");
 	if (o->longer)
-		printf("%8s ", "USER");
-	printf("%10s %10s %10s %10s %10s %10s %10s %6s\n", "PRIORITY", "SITE", "AGE", "FAIRSHARE",
-	       "JOBSIZE", "PARTITION", "QOS", "NICE");
+		printf(" %8s", "USER");
+	printf(" %10s %10s", "PRIORITY", "SITE");
+	for (int f = 0; f < 6; f++)
+		if (shown(o, weights, f))
+			printf(" %10s", heads[f]);
+	if (o->longer)
+		printf(" %11s %20s", "NICE", "TRES");
+	printf("\n");
+}
+
+static void weights_row(const struct prio_opts *o, const json_t *weights)
+{
+	printf("%15s %-9s", "Weights", "");
+	if (o->longer)
+		printf(" %8s", "");
+	printf(" %10s %10d", "", 1);
+	for (int f = 0; f < 6; f++)
+		if (shown(o, weights, f))
+			printf(" %10lld", weight_keys[f] ? (long long)spur_json_int(weights, weight_keys[f], 0)
+							 : 0LL);
+	if (o->longer)
+		printf(" %11s %20s", "", "");
+	printf("\n");
 }
 
 static void job_row(const struct prio_opts *o, const json_t *j, const json_t *weights)
@@ -31,23 +61,27 @@ static void job_row(const struct prio_opts *o, const json_t *j, const json_t *we
 	char id[32];
 
 	snprintf(id, sizeof(id), "%lld", (long long)spur_json_int(j, "job_id", 0));
-	printf("%15s %9.9s ", id, spur_json_str(j, "partition", ""));
+	printf("%15s %-9.9s", id, spur_json_str(j, "partition", ""));
 	if (o->longer)
-		printf("%8.8s ", spur_json_str(j, "user", ""));
+		printf(" %8.8s", spur_json_str(j, "user", ""));
 	if (o->norm)
-		printf("%10.7f %10d", spur_json_int(j, "priority", 0) / 4294967295.0, 0);
+		printf(" %10.7f %10.7f", spur_json_int(j, "priority", 0) / 4294967295.0, 0.0);
 	else
-		printf("%10lld %10d", (long long)spur_json_int(j, "priority", 0), 0);
-	for (size_t f = 0; f < 5; f++) {
-		double v = json_real_value(json_object_get(j, factor_keys[f]));
-		json_int_t w = spur_json_int(weights, weight_keys[f], 1);
+		printf(" %10lld %10d", (long long)spur_json_int(j, "priority", 0), 0);
+	for (int f = 0; f < 6; f++) {
+		double v = factor_keys[f] ? json_real_value(json_object_get(j, factor_keys[f])) : 0;
+		json_int_t w = weight_keys[f] ? spur_json_int(weights, weight_keys[f], 0) : 0;
 
+		if (!shown(o, weights, f))
+			continue;
 		if (o->norm)
 			printf(" %10.7f", w ? v / (double)w : 0);
 		else
 			printf(" %10.0f", v);
 	}
-	printf(" %6lld\n", (long long)spur_json_int(j, "nice", 0));
+	if (o->longer)
+		printf(" %11lld %20s", (long long)spur_json_int(j, "nice", 0), "");
+	printf("\n");
 }
 
 int cli_sprio_main(const char *prog, int argc, char **argv)
@@ -87,16 +121,9 @@ int cli_sprio_main(const char *prog, int argc, char **argv)
 	}
 	weights = json_object_get(r, "weights");
 	if (!o.noheader)
-		header(&o);
-	if (o.weights) {
-		printf("%15s %9s ", "Weights", "");
-		if (o.longer)
-			printf("%8s ", "");
-		printf("%10s %10d", "", 1);
-		for (size_t f = 0; f < 5; f++)
-			printf(" %10lld", (long long)spur_json_int(weights, weight_keys[f], 0));
-		printf("\n");
-	}
+		header(&o, weights);
+	if (o.weights)
+		weights_row(&o, weights);
 	json_array_foreach(json_object_get(r, "jobs"), i, j) {
 		snprintf(id, sizeof(id), "%lld", (long long)spur_json_int(j, "job_id", 0));
 		if ((o.jobs && !acm_list_has(o.jobs, id)) ||

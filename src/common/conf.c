@@ -331,7 +331,7 @@ static const char *const acted_extra_keys[] = {
 /* Keys of the global table whose values Spur keeps without acting on them. */
 static const char *const stored_unacted_keys[] = {
 	"DefMemPerCPU", "DefMemPerGPU", "DefMemPerNode", "OverTimeLimit", "InactiveLimit",
-	"WaitTime", "ReturnToService", NULL,
+	"WaitTime", "ReturnToService", "PriorityWeightAssoc", NULL,
 };
 
 /* Plugin choices: Spur does the one named; another is not acted on. */
@@ -1733,6 +1733,13 @@ struct spur_conf *spur_conf_default(struct spur_error *err)
 	c->disable_root_jobs = true; /* Slurm says NO; Spur is safe by default */
 	c->ctld_debug = c->agent_debug = SPUR_LOG_INFO;
 	c->priority_decay_half_life = 7 * 86400;
+	/* Spur's weights when slurm.conf names none (a typical GPU site's); a
+	 * weight set to 0 there is 0 */
+	c->priority_weight_age = 1000;
+	c->priority_weight_fairshare = 10000;
+	c->priority_weight_job_size = 1000;
+	c->priority_weight_partition = 1000;
+	c->priority_weight_qos = 2000;
 	c->priority_max_age = 7 * 86400;
 	c->max_job_count = 10000;
 	c->max_array_size = 1001;

@@ -743,31 +743,37 @@ enum sched_reason core_limits_now(const struct sched *s, const struct core_job *
 }
 
 /* Submit limits: GrpSubmitJobs up the tree, MaxSubmitJobs per user, the
- * QOS' own first. */
-static bool submit_ok(const struct sched *s, const struct core_job *j, uint32_t n)
+ * QOS' own first. The limit broken, in Slurm's words, or NULL. */
+static const char *submit_over(const struct sched *s, const struct core_job *j, uint32_t n)
 {
 	const struct sched_limits *q = qos_lim(s, j);
 	int64_t ms = q->max_submit;
 
 	if (q->grp_submit != SCHED_NO_LIMIT && s->qos[j->qos].use.submitted + n > q->grp_submit)
-		return false;
+		return "QOSGrpSubmitJobsLimit";
 	if (ms != SCHED_NO_LIMIT)
-		return j->quser < 0 || s->qusers[j->quser].use.submitted + n <= ms;
+		return j->quser < 0 || s->qusers[j->quser].use.submitted + n <= ms
+			       ? NULL
+			       : "QOSMaxSubmitJobPerUserLimit";
 	if (j->uassoc >= 0 && s->uassocs[j->uassoc].lim.grp_submit != SCHED_NO_LIMIT &&
 	    s->uassocs[j->uassoc].use.submitted + n > s->uassocs[j->uassoc].lim.grp_submit)
-		return false;
+		return "AssocGrpSubmitJobsLimit";
 	for (int a = j->account; a >= 0; a = s->accounts[a].parent)
 		if (s->accounts[a].lim.grp_submit != SCHED_NO_LIMIT &&
 		    s->accounts[a].use.submitted + n > s->accounts[a].lim.grp_submit)
-			return false;
+			return "AssocGrpSubmitJobsLimit";
 	ms = assoc_max(s, j, offsetof(struct sched_limits, max_submit));
-	return ms == SCHED_NO_LIMIT || j->uassoc < 0 || s->uassocs[j->uassoc].use.submitted + n <= ms;
+	return ms == SCHED_NO_LIMIT || j->uassoc < 0 || s->uassocs[j->uassoc].use.submitted + n <= ms
+		       ? NULL
+		       : "AssocMaxSubmitJobLimit";
 }
 
 int core_limits_bind(struct sched *s, struct core_job *j, bool enforce, uint32_t n,
 		     struct spur_error *err)
 {
 	long u = uassoc_find(s, j->user, j->account);
+	enum sched_reason deny;
+	const char *over;
 
 	j->uassoc = u >= 0 && !s->uassocs[u].deleted ? (int)u : -1;
 	j->quser = -1;
@@ -781,10 +787,15 @@ int core_limits_bind(struct sched *s, struct core_job *j, bool enforce, uint32_t
 	j->quser = j->qos >= 0 ? (int)u : -1;
 	if (!enforce || !s->cfg.enforce_limits)
 		return 0;
-	if (!submit_ok(s, j, n) ||
-	    (j->qos >= 0 && s->qos[j->qos].deny_on_limit && core_limits_static(s, j)))
+	/* the limit's name after a tab: sbatch says it on a line of its own */
+	over = submit_over(s, j, n);
+	if (!over && j->qos >= 0 && s->qos[j->qos].deny_on_limit &&
+	    (deny = core_limits_static(s, j)) != SCHED_REASON_NONE)
+		over = sched_reason_name(deny);
+	if (over)
 		return spur_error_set(err, SPUR_ELIMIT,
 				      "Job violates accounting/QOS policy (job submit limit, user's "
-				      "size and/or time limits)");
+				      "size and/or time limits)\t%s",
+				      over);
 	return 0;
 }

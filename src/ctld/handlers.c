@@ -471,11 +471,16 @@ static void handle_submit(struct ctld_conn *cn, json_t *msg)
 	json_decref(op);
 	if (rc) {
 		/* Slurm's phrase to the user; the detail in parentheses to the log */
-		char *paren = strstr(err.msg, " (");
+		char *paren = strstr(err.msg, " ("), *tab = strchr(err.msg, '\t');
 
 		spur_info("submission by %s refused: %s", spur_json_str(job, "user", "?"), err.msg);
 		if (paren && !strncmp(err.msg, "Requested node configuration", 28))
 			*paren = '\0';
+		if (tab) { /* a limit's name: its own line first, as sbatch prints it */
+			*tab = '\0';
+			reply_error_detail(cn, rc, err.msg, tab + 1);
+			return;
+		}
 		reply_error(cn, rc, err.msg);
 		return;
 	}

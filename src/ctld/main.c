@@ -59,14 +59,11 @@ int ctld_build_core(struct ctld *c, struct spur_error *err)
 
 	sched_config_default(&cfg);
 	cfg.trace = spur_log_enabled(SPUR_LOG_DEBUG);
-	cfg.w_age = cf->priority_weight_age ? cf->priority_weight_age : cfg.w_age;
-	cfg.w_fairshare = cf->priority_weight_fairshare ? cf->priority_weight_fairshare
-							: cfg.w_fairshare;
-	cfg.w_job_size = cf->priority_weight_job_size ? cf->priority_weight_job_size
-						      : cfg.w_job_size;
-	cfg.w_partition = cf->priority_weight_partition ? cf->priority_weight_partition
-							: cfg.w_partition;
-	cfg.w_qos = cf->priority_weight_qos ? cf->priority_weight_qos : cfg.w_qos;
+	cfg.w_age = cf->priority_weight_age;
+	cfg.w_fairshare = cf->priority_weight_fairshare;
+	cfg.w_job_size = cf->priority_weight_job_size;
+	cfg.w_partition = cf->priority_weight_partition;
+	cfg.w_qos = cf->priority_weight_qos;
 	cfg.decay_half_life = cf->priority_decay_half_life;
 	cfg.max_age = cf->priority_max_age;
 	cfg.favor_small = cf->priority_favor_small;

@@ -76,17 +76,9 @@ void ctld_handle_prio(struct ctld_conn *cn, json_t *msg)
 					"nice", (int)p.nice));
 	}
 	ctld_conn_send(cn, json_pack("{s:s,s:o,s:{s:i,s:i,s:i,s:i,s:i}}", "type", "ok", "jobs",
-				     jobs, "weights", "age",
-				     (int)(cf->priority_weight_age ? cf->priority_weight_age : 1000),
-				     "fairshare",
-				     (int)(cf->priority_weight_fairshare ? cf->priority_weight_fairshare
-									 : 10000),
-				     "job_size",
-				     (int)(cf->priority_weight_job_size ? cf->priority_weight_job_size
-									: 1000),
-				     "partition",
-				     (int)(cf->priority_weight_partition ? cf->priority_weight_partition
-									 : 1000),
-				     "qos",
-				     (int)(cf->priority_weight_qos ? cf->priority_weight_qos : 2000)));
+				     jobs, "weights", "age", (int)cf->priority_weight_age,
+				     "fairshare", (int)cf->priority_weight_fairshare, "job_size",
+				     (int)cf->priority_weight_job_size, "partition",
+				     (int)cf->priority_weight_partition, "qos",
+				     (int)cf->priority_weight_qos));
 }

@@ -85,7 +85,7 @@ check "... refuses a job over MaxWall at submission" \
 # the admin commands, from the same state
 check "sshare -a: the user's row under its account" bash -c "sshare -a -P | grep -q '^  proj1|baruser|1|'"
 k=$(sub -A proj1 -H --wrap true)
-check "sprio: a pending job's priority and factors" bash -c "[ \"\$(sprio -h -j $k | awk '{print \$1, NF}')\" = '$k 10' ]"
+check "sprio: a pending job's priority and factors" bash -c "[ \"\$(sprio -h -j $k | awk '{print \$1, NF}')\" = '$k 9' ]"
 scancel "$k"
 check "sdiag: submissions and RPC counts by type" bash -c "sdiag | grep -q '^Jobs submitted: [1-9]' && sdiag | grep -qE '^\s+submit +count:[1-9]'"
 check "sreport cluster Utilization" bash -c "sreport -P -n cluster Utilization start=today end=now | grep -q '^systest|'"

@@ -4,13 +4,25 @@
 # slurmdbd (tests/compat/golden/slurm-accounts.txt, captured on
 # ../shared/slurm-golden): the same commands on a cluster of the same
 # name. Dates are compared as a placeholder; sreport's rows are left out
-# (slurmdbd had rolled up no usage yet, so Slurm printed none).
+# (slurmdbd had rolled up no usage yet, so Slurm printed none). Second
+# part, with limits enforced and every priority weight 0 as in the
+# capture: a real second user's jobs held (Slurm's pending reasons),
+# refused (the limit's name on its own line, then the message), sprio.
 . "$(dirname "$0")/lib.sh"
 GOLD="$(cd "$(dirname "$0")/../compat/golden" && pwd)/slurm-accounts.txt"
 cd "$T"
 write_conf 2 gpu:mi300x:8
-sed -i 's/^ClusterName=.*/ClusterName=bench/' slurm.conf
+sed -i -e 's/^ClusterName=.*/ClusterName=bench/' -e 's/^PartitionName=gpu/PartitionName=batch/' slurm.conf
 grep -q '^ClusterName=bench' slurm.conf || echo ClusterName=bench >>slurm.conf
+# as the capture's second part: limits enforced, every priority weight 0
+cat >>slurm.conf <<'CONF'
+AccountingStorageEnforce=associations,limits,qos
+PriorityWeightAge=0
+PriorityWeightFairshare=0
+PriorityWeightJobSize=0
+PriorityWeightPartition=0
+PriorityWeightQOS=0
+CONF
 start_ctld
 start_agents 2
 check "2 nodes register" wait_until 20 nodes_idle 2
@@ -54,4 +66,52 @@ for r in "sreport_util:cluster Utilization" "sreport_aubu:cluster AccountUtiliza
 		cat diff.txt
 	fi
 done
+
+# the second part: jobs held by limits, refusals, sprio
+needs_root runuser useradd
+id baruser >/dev/null 2>&1 || useradd -m baruser
+chmod 755 "$T"
+bar() { runuser -u baruser -- "$@"; }
+sub() { bar sbatch --parsable -o /dev/null "$@"; }
+: >reasons
+a=$(sub -A proj1 --gpus=8 --wrap 'sleep 60')
+b=$(sub -A proj1 --gpus=8 --wrap 'sleep 60')
+wait_until 10 bash -c "[ -n \"\$(squeue -h -j $b -o %r | grep -v None)\" ]"
+squeue -h -j "$b" -o %r >>reasons
+scancel "$a" "$b"
+{ sacctmgr -i modify user baruser where account=proj1 set MaxJobs=1 MaxSubmitJobs=2; echo "rc=$?"; } >out 2>&1
+same "sacctmgr modify_user"
+wait_until 10 bash -c "[ -z \"\$(squeue -h -u baruser)\" ]"
+d=$(sub -A proj1 --wrap 'sleep 60')
+e=$(sub -A proj1 --wrap 'sleep 60')
+wait_until 10 bash -c "[ -n \"\$(squeue -h -j $e -o %r | grep -v None)\" ]"
+squeue -h -j "$e" -o %r >>reasons
+{ bar sbatch -A proj1 --wrap true; echo "rc=$?"; } >out 2>&1
+same "sbatch over MaxSubmitJobs"
+sprio >out 2>&1
+same "sprio"
+sprio -w >out 2>&1
+same "sprio -w"
+sprio -l | head -1 >out
+gold "sprio -l" | head -1 >gold.txt
+check "sprio -l: Slurm's header" diff gold.txt out
+scancel "$d" "$e"
+wait_until 10 bash -c "[ -z \"\$(squeue -h -u baruser)\" ]"
+sacctmgr -i modify user baruser where account=proj1 set MaxJobs=-1 MaxSubmitJobs=-1 QOS+=gold >/dev/null
+{ sacctmgr -i modify qos gold set MaxWall=01:00:00 MaxTRESPerUser=gres/gpu=4; echo "rc=$?"; } >out 2>&1
+same "sacctmgr modify_qos"
+f=$(sub -A proj1 --qos=gold -t 2:00:00 --wrap true)
+g=$(sub -A proj1 --qos=gold --gpus=4 --wrap 'sleep 60')
+h=$(sub -A proj1 --qos=gold --gpus=1 --wrap 'sleep 60')
+wait_until 10 bash -c "[ -n \"\$(squeue -h -j $h -o %r | grep -v None)\" ]"
+squeue -h -j "$f" -o %r >>reasons
+squeue -h -j "$h" -o %r >>reasons
+scancel "$f" "$g" "$h"
+gold reasons >gold.txt
+check "the pending reasons, as Slurm's" diff gold.txt reasons
+sacctmgr -i modify qos gold set Flags=DenyOnLimit >/dev/null
+{ bar sbatch -A proj1 --qos=gold -t 2:00:00 --wrap true; echo "rc=$?"; } >out 2>&1
+same "sbatch with DenyOnLimit"
+sacctmgr show assoc format=Account,User,QOS,MaxJobs >out 2>&1
+same "sacctmgr show assoc format=Account,User,QOS,MaxJobs"
 finish
