@@ -489,6 +489,46 @@ uint64_t spurd_cgroup_job_peak_kb(const struct spurd_cgroup *cg, uint32_t id, ui
 	return strtoull(text, NULL, 10) / 1024;
 }
 
+/* utime + stime (ms) and RSS (KiB) of process pid from /proc. */
+void spurd_proc_usage(long pid, struct spurd_usage *u)
+{
+	char path[64], text[1024], *p;
+	unsigned long long ut = 0, st = 0;
+	long long rss = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld", pid);
+	if (get_all(path, "stat", text, sizeof(text)) || !(p = strrchr(text, ')')))
+		return;
+	/* after "(comm)": state, then fields 4..; utime 14, stime 15, rss 24 */
+	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d "
+			  "%*d %*d %*u %*u %lld",
+		   &ut, &st, &rss) != 3)
+		return;
+	u->cpu_ms += (ut + st) * 1000 / (unsigned long long)sysconf(_SC_CLK_TCK);
+	u->rss_kb += (uint64_t)(rss > 0 ? rss : 0) * (uint64_t)(sysconf(_SC_PAGESIZE) / 1024);
+	u->pids++;
+}
+
+int spurd_cgroup_job_usage(const struct spurd_cgroup *cg, uint32_t id, uint32_t run,
+			   struct spurd_usage *u)
+{
+	char dir[4200], text[65536], *save = NULL;
+
+	memset(u, 0, sizeof(*u));
+	if (!cg->memory)
+		return -1;
+	job_path(cg, 1, id, run, dir, sizeof(dir));
+	if (get_all(dir, "cgroup.procs", text, sizeof(text)))
+		return -1;
+	for (char *t = strtok_r(text, "\n", &save); t; t = strtok_r(NULL, "\n", &save))
+		spurd_proc_usage(atol(t), u);
+	if (!get_all(dir, cg->version == 2 ? "memory.current" : "memory.usage_in_bytes", text,
+		     sizeof(text)))
+		u->mem_kb = strtoull(text, NULL, 10) / 1024;
+	u->peak_kb = spurd_cgroup_job_peak_kb(cg, id, run);
+	return 0;
+}
+
 void spurd_cgroup_job_done(const struct spurd_cgroup *cg, uint32_t id, uint32_t run)
 {
 	if (cg->version)

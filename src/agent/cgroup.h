@@ -80,6 +80,18 @@ bool spurd_cgroup_job_oom(const struct spurd_cgroup *cg, uint32_t id, uint32_t r
  * cache, as Slurm's cgroup accounting counts it), in KiB; 0 when unknown. */
 uint64_t spurd_cgroup_job_peak_kb(const struct spurd_cgroup *cg, uint32_t id, uint32_t run);
 void spurd_cgroup_job_done(const struct spurd_cgroup *cg, uint32_t id, uint32_t run);
+/* What the job's processes use now (sstat): CPU time (user + system) and
+ * RSS summed over the processes in its memory cgroup (from /proc, as
+ * Slurm's jobacct_gather/linux), their count, the cgroup's memory now and
+ * at its peak (KiB). -1 when the job has no memory cgroup. */
+struct spurd_usage {
+	uint64_t cpu_ms, rss_kb, mem_kb, peak_kb;
+	uint32_t pids;
+};
+int spurd_cgroup_job_usage(const struct spurd_cgroup *cg, uint32_t id, uint32_t run,
+			   struct spurd_usage *u);
+/* Add process pid's CPU time and RSS (from /proc) to u, and count it. */
+void spurd_proc_usage(long pid, struct spurd_usage *u);
 /* The job's cpuset as written at launch ("" when none), for adoption. */
 void spurd_cgroup_job_cpus(const struct spurd_cgroup *cg, uint32_t id, uint32_t run, char *buf,
 			   size_t len);

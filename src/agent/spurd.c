@@ -880,6 +880,42 @@ static void attach_step(struct agent *a, const json_t *m)
 			  uv_strerror(rc));
 }
 
+static struct job *running_job(struct agent *a, uint32_t id);
+
+/* sstat: the job's use on this node, sent to sstat's port once. */
+static json_t *stat_greet(void *ctx)
+{
+	return json_pack("[o]", (json_t *)ctx);
+}
+
+static void stat_job(struct agent *a, const json_t *m)
+{
+	uint32_t id = (uint32_t)spur_json_int(m, "job_id", 0);
+	const char *host = spur_json_str(m, "io_host", "127.0.0.1");
+	int port = (int)spur_json_int(m, "io_port", 0);
+	struct job *j = running_job(a, id);
+	struct spurd_usage u = { 0 };
+	bool have = j && !spurd_cgroup_job_usage(&a->cg, id, j->run, &u);
+
+	/* a node other than the job's first has its steps' tasks only */
+	for (struct step *st = steps; !j && st; st = st->next)
+		for (size_t t = 0; st->job_id == id && t < st->ntasks; t++)
+			if (!st->tasks[t].exited && st->tasks[t].pid > 0) {
+				spurd_proc_usage(st->tasks[t].pid, &u);
+				have = true;
+			}
+	json_t *f = json_pack("{s:s,s:s,s:i,s:b,s:I,s:I,s:I,s:I,s:i}", "type", "stat", "node",
+			      a->node, "job_id", (int)id, "measured", have, "cpu_ms",
+			      (json_int_t)u.cpu_ms, "rss_kb", (json_int_t)u.rss_kb, "mem_kb",
+			      (json_int_t)u.mem_kb, "peak_kb", (json_int_t)u.peak_kb, "pids",
+			      (int)u.pids);
+
+	if (f && spurd_attach_open(a->loop, NULL, stat_greet, f, host, port)) {
+		spur_warn("job %u: cannot reach sstat at %s:%d", id, host, port);
+		json_decref(f);
+	}
+}
+
 static void on_step_closed(uv_handle_t *h)
 {
 	struct step *st = h->data;
@@ -1591,7 +1627,8 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 		const char *type = spur_json_str(msg, "type", "");
 
 		if (!a->trusted && (!strcmp(type, "launch") || !strcmp(type, "step") ||
-				    !strcmp(type, "signal") || !strcmp(type, "attach"))) {
+				    !strcmp(type, "signal") || !strcmp(type, "attach") ||
+				    !strcmp(type, "stat"))) {
 			/* only a controller that holds the key starts work here */
 			spur_error_log("%s from a controller that has not shown the cluster key; "
 				       "ignored",
@@ -1614,6 +1651,8 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 			launch_step(a, msg);
 		} else if (!strcmp(type, "attach")) {
 			attach_step(a, msg);
+		} else if (!strcmp(type, "stat")) {
+			stat_job(a, msg);
 		} else if (!strcmp(type, "signal")) {
 			uint32_t sid = (uint32_t)spur_json_int(msg, "job_id", 0);
 

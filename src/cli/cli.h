@@ -23,6 +23,7 @@ int cli_sshare_main(const char *prog, int argc, char **argv);
 int cli_sprio_main(const char *prog, int argc, char **argv);
 int cli_sdiag_main(const char *prog, int argc, char **argv);
 int cli_sreport_main(const char *prog, int argc, char **argv);
+int cli_sstat_main(const char *prog, int argc, char **argv);
 int cli_controller_main(const char *prog, int argc, char **argv);
 /* scontrol ping: each SlurmctldHost UP or DOWN; 0 when one is up. */
 int cli_scontrol_ping(const char *prog);

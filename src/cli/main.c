@@ -31,6 +31,7 @@ static const struct {
 	{ "prio", "sprio", cli_sprio_main, "pending jobs' priority factors (sprio)" },
 	{ "diag", "sdiag", cli_sdiag_main, "the controller's statistics (sdiag)" },
 	{ "report", "sreport", cli_sreport_main, "usage reports from the accounting (sreport)" },
+	{ "stat", "sstat", cli_sstat_main, "a running job's CPU and memory use (sstat)" },
 	{ "control", "scontrol", cli_scontrol_main,
 	  "show job|node|hostnames|hostlist|hostlistsorted (scontrol)" },
 	{ "controller", NULL, cli_controller_main,

@@ -2205,6 +2205,46 @@ static void handle_attach(struct ctld_conn *cn, json_t *msg)
 	reply_ok(cn, json_pack("{s:o}", "nodes", names));
 }
 
+/* sstat: the job's nodes send its use there to sstat's port. */
+static void handle_sstat(struct ctld_conn *cn, json_t *msg)
+{
+	struct ctld *c = cn->c;
+	uint32_t id = (uint32_t)spur_json_int(msg, "job_id", 0);
+	json_int_t port = spur_json_int(msg, "io_port", 0);
+	struct sched_job_info info;
+	char host[64];
+	json_t *names;
+
+	if (!ctld_job(c, id) || sched_job_info(c->sched, id, &info)) {
+		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
+		return;
+	}
+	if (denied(cn, id))
+		return;
+	if (info.state != SCHED_JOB_RUNNING) {
+		reply_error(cn, SPUR_ESTATE, "Job is not running");
+		return;
+	}
+	if (port <= 0 || port > 65535) {
+		reply_error(cn, SPUR_EINVAL, "sstat: io_port out of range");
+		return;
+	}
+	peer_host(cn, host, sizeof(host));
+	names = json_array();
+	for (size_t k = 0; k < info.nalloc; k++) {
+		struct ctld_conn *agent = c->agents[info.alloc[k].node];
+
+		if (!agent)
+			continue;
+		ctld_conn_send(agent, json_pack("{s:s,s:i,s:s,s:I}", "type", "stat", "job_id", (int)id,
+						"io_host", host, "io_port", port));
+		json_array_append_new(names,
+				      json_string(c->conf->nodes[info.alloc[k].node].name));
+	}
+	reply_ok(cn, json_pack("{s:o,s:i}", "nodes", names, "steps",
+			       (int)ctld_job(c, id)->next_step));
+}
+
 static void handle_step(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
@@ -2622,6 +2662,7 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 		{ "step", handle_step, A_USER, false },
 		{ "step_done", handle_step_done, A_USER, false },
 		{ "attach", handle_attach, A_USER, false },
+		{ "sstat", handle_sstat, A_USER, false },
 		{ "step_end", handle_step_end, A_NODE, false },
 		{ "complete", handle_complete, A_USER, false },
 		{ "requeue", handle_requeue, A_USER, false },

@@ -91,6 +91,20 @@ check "sdiag: submissions and RPC counts by type" bash -c "sdiag | grep -q '^Job
 check "sreport cluster Utilization" bash -c "sreport -P -n cluster Utilization start=today end=now | grep -q '^systest|'"
 check "sreport user TopUsage and job SizesByAccount" bash -c "sreport user TopUsage start=today end=now | grep -q baruser && sreport job SizesByAccount start=today end=now | grep -q proj1"
 
+# sstat: a running job's use on each of its nodes (60 MB held on both)
+m=$(sub -A proj1 -N2 --wrap "srun -N2 python3 -c \"
+import os, time
+x = bytearray(60 * 1024 * 1024)
+open('$T/out/held.' + os.environ['SLURM_NODEID'], 'w').close()
+time.sleep(60)
+\"")
+check "the job holds its memory on both nodes" wait_until 20 bash -c "[ -e out/held.0 ] && [ -e out/held.1 ]"
+check "sstat: both nodes, MaxRSS of at least 60 MB" \
+	bash -c "sstat -n -P -j $m -o JobID,MaxRSS,NTasks,Nodelist | awk -F'|' '\$1 == $m && \$2 + 0 >= 61440 && \$3 >= 2 && \$4 ~ /mi1/ && \$4 ~ /mi2/ {ok=1} END {exit !ok}'"
+check "sstat: a field it does not have is refused" bash -c "! sstat -j $m -o Nope 2>err && grep -q 'Invalid field requested' err"
+scancel "$m"
+check "sstat of a job that does not run: refused" bash -c "! sstat -j $c 2>err && grep -q 'not running' err"
+
 # the tree is cluster state: it survives kill -9 and a restart (as does an
 # administrator's drain)
 scontrol update nodename=mi2 state=drain reason="new NIC" >/dev/null

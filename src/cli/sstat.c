@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* sstat: what a running job uses now, node by node, measured by each
+ * node's agent (CPU time and RSS of the job's processes from /proc, the
+ * memory cgroup's peak). Spur measures the job's cgroups as a whole (its
+ * steps share them), so the row is the job's, JOBID; GPU use is not
+ * measured (no field for it is offered). */
+#include "client.h"
+
+#include <arpa/inet.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SSTAT_DEFAULT "JobID,NTasks,MaxRSS,MaxRSSNode,AveRSS,AveCPU,MinCPU,TotalCPU"
+#define SSTAT_MAX_NODES 1024
+
+static const struct {
+	const char *name;
+	int width;
+} fields[] = {
+	{ "JobID", 12 }, { "NTasks", 8 },  { "MaxRSS", 10 }, { "MaxRSSNode", 10 }, { "AveRSS", 10 },
+	{ "AveCPU", 10 }, { "MinCPU", 10 }, { "MinCPUNode", 10 }, { "TotalCPU", 10 },
+	{ "Nodelist", 20 },
+};
+#define NFIELDS (sizeof(fields) / sizeof(fields[0]))
+
+struct agg {
+	char job[32], maxrss_node[64], mincpu_node[64], nodes[1024];
+	uint64_t maxrss, rss_sum, cpu_sum, mincpu;
+	unsigned tasks, nnodes;
+};
+
+static void hms(uint64_t ms, char *buf, size_t len)
+{
+	uint64_t s = ms / 1000;
+
+	if (s >= 86400)
+		snprintf(buf, len, "%llu-%02llu:%02llu:%02llu", (unsigned long long)(s / 86400),
+			 (unsigned long long)(s % 86400 / 3600), (unsigned long long)(s % 3600 / 60),
+			 (unsigned long long)(s % 60));
+	else
+		snprintf(buf, len, "%02llu:%02llu:%02llu", (unsigned long long)(s / 3600),
+			 (unsigned long long)(s % 3600 / 60), (unsigned long long)(s % 60));
+}
+
+static void value(const struct agg *g, int f, char *buf, size_t len)
+{
+	unsigned n = g->nnodes ? g->nnodes : 1;
+
+	switch (f) {
+	case 0: snprintf(buf, len, "%s", g->job); break;
+	case 1: snprintf(buf, len, "%u", g->tasks); break;
+	case 2: snprintf(buf, len, "%lluK", (unsigned long long)g->maxrss); break;
+	case 3: snprintf(buf, len, "%s", g->maxrss_node); break;
+	case 4: snprintf(buf, len, "%lluK", (unsigned long long)(g->rss_sum / n)); break;
+	case 5: hms(g->tasks ? g->cpu_sum / g->tasks : 0, buf, len); break;
+	case 6: hms(g->mincpu, buf, len); break;
+	case 7: snprintf(buf, len, "%s", g->mincpu_node); break;
+	case 8: hms(g->cpu_sum, buf, len); break;
+	default: snprintf(buf, len, "%s", g->nodes); break;
+	}
+}
+
+static void add_frame(struct agg *g, const json_t *f)
+{
+	const char *node = spur_json_str(f, "node", "?");
+	uint64_t peak = (uint64_t)spur_json_int(f, "peak_kb", 0),
+		 cpu = (uint64_t)spur_json_int(f, "cpu_ms", 0),
+		 rss = (uint64_t)spur_json_int(f, "rss_kb", 0);
+
+	if (!spur_json_bool(f, "measured", 0))
+		return;
+	if (rss > peak) /* a node with no memory cgroup for the job: its RSS now */
+		peak = rss;
+	if (peak >= g->maxrss) {
+		g->maxrss = peak;
+		snprintf(g->maxrss_node, sizeof(g->maxrss_node), "%s", node);
+	}
+	if (!g->nnodes || cpu < g->mincpu) {
+		g->mincpu = cpu;
+		snprintf(g->mincpu_node, sizeof(g->mincpu_node), "%s", node);
+	}
+	g->rss_sum += rss;
+	g->cpu_sum += cpu;
+	g->tasks += (unsigned)spur_json_int(f, "pids", 0);
+	snprintf(g->nodes + strlen(g->nodes), sizeof(g->nodes) - strlen(g->nodes), "%s%s",
+		 g->nnodes ? "," : "", node);
+	g->nnodes++;
+}
+
+/* One "stat" frame from each of expect nodes, for up to wait_s seconds. */
+static int gather(int lfd, int expect, int wait_s, struct agg *g)
+{
+	time_t start = time(NULL);
+	int got = 0;
+
+	while (got < expect && time(NULL) - start <= wait_s) {
+		struct pollfd p = { .fd = lfd, .events = POLLIN };
+		struct spur_error err;
+		json_t *f = NULL;
+		int fd;
+
+		if (poll(&p, 1, 1000) <= 0)
+			continue;
+		fd = accept(lfd, NULL, NULL);
+		if (fd < 0)
+			continue;
+		if (!spur_wire_recv(fd, &f, 5000, &err) && !strcmp(spur_json_str(f, "type", ""), "stat")) {
+			add_frame(g, f);
+			got++;
+		}
+		json_decref(f);
+		close(fd);
+	}
+	return got;
+}
+
+static int pick(const char *fmt, int *cols, int max, const char *prog)
+{
+	int n = 0;
+
+	for (const char *p = fmt; *p && n < max;) {
+		size_t l = strcspn(p, ",");
+		size_t f;
+
+		for (f = 0; f < NFIELDS; f++)
+			if (strlen(fields[f].name) == l && !strncasecmp(fields[f].name, p, l))
+				break;
+		if (f == NFIELDS) {
+			cli_error(prog, "Invalid field requested: \"%.*s\"", (int)l, p);
+			return -1;
+		}
+		cols[n++] = (int)f;
+		p += l + (p[l] == ',');
+	}
+	return n;
+}
+
+static int stat_one(const char *prog, const char *jobstr, const int *cols, int n, bool parsable,
+		    bool noheader)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY) };
+	socklen_t sl = sizeof(sa);
+	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), expect, got;
+	struct agg g = { 0 };
+	struct spur_error err;
+	char *end, buf[1100];
+	long job = strtol(jobstr, &end, 10);
+	json_t *r;
+
+	if (*end && *end != '.') {
+		cli_error(prog, "Invalid job id specified: %s", jobstr);
+		goto fail;
+	}
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, SOMAXCONN) ||
+	    getsockname(lfd, (struct sockaddr *)&sa, &sl)) {
+		cli_error(prog, "cannot open a port for the nodes' answers");
+		goto fail;
+	}
+	r = cli_call(json_pack("{s:s,s:i,s:i}", "type", "sstat", "job_id", (int)job, "io_port",
+			       (int)ntohs(sa.sin_port)),
+		     &err);
+	if (!r) {
+		cli_error(prog, "%s: %s", jobstr, err.msg);
+		goto fail;
+	}
+	expect = (int)json_array_size(json_object_get(r, "nodes"));
+	json_decref(r);
+	snprintf(g.job, sizeof(g.job), "%ld", job);
+	got = gather(lfd, expect, 6 * (int)cli_message_timeout(), &g);
+	close(lfd);
+	if (got < expect)
+		cli_error(prog, "%d of %d nodes of job %ld did not answer", expect - got, expect, job);
+	if (!noheader) {
+		for (int i = 0; i < n; i++) {
+			if (parsable)
+				printf("%s%s", fields[cols[i]].name, i + 1 < n ? "|" : "");
+			else
+				printf("%*s ", fields[cols[i]].width, fields[cols[i]].name);
+		}
+		putchar('\n');
+	}
+	for (int i = 0; i < n; i++) {
+		value(&g, cols[i], buf, sizeof(buf));
+		if (parsable)
+			printf("%s%s", buf, i + 1 < n ? "|" : "");
+		else
+			printf("%*.*s ", fields[cols[i]].width, fields[cols[i]].width, buf);
+	}
+	putchar('\n');
+	return got < expect;
+fail:
+	if (lfd >= 0)
+		close(lfd);
+	return 1;
+}
+
+int cli_sstat_main(const char *prog, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "jobs", required_argument, NULL, 'j' },     { "format", required_argument, NULL, 'o' },
+		{ "fields", required_argument, NULL, 'o' },   { "noheader", no_argument, NULL, 'n' },
+		{ "parsable", no_argument, NULL, 'p' },	      { "parsable2", no_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },	      { "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *jobs = NULL, *fmt = SSTAT_DEFAULT;
+	bool parsable = false, noheader = false;
+	char *gargv[256];
+	int gargc = cli_getopt_argv(prog, argc, argv, gargv, 256), c, cols[32], n, rc = 0;
+
+	while ((c = getopt_long(gargc, gargv, "j:o:e:npPhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j': jobs = optarg; break;
+		case 'o': fmt = optarg; break;
+		case 'n': noheader = true; break;
+		case 'p':
+		case 'P': parsable = true; break;
+		case 'V': cli_version(); return 0;
+		case 'h': printf("Usage: sstat -j JOBID[,JOBID...] [-o FIELDS] [-n] [-p|-P]\n"); return 0;
+		default:
+			fprintf(stderr, "%s: the other sstat options are not supported\n", prog);
+			return 1;
+		}
+	}
+	if (!jobs && optind < gargc)
+		jobs = gargv[optind];
+	if (!jobs) {
+		cli_error(prog, "a job is required: sstat -j JOBID");
+		return 1;
+	}
+	if ((n = pick(fmt, cols, 32, prog)) < 0)
+		return 1;
+	for (const char *p = jobs; *p;) {
+		char one[64];
+		size_t l = strcspn(p, ",");
+
+		snprintf(one, sizeof(one), "%.*s", (int)l, p);
+		rc |= stat_one(prog, one, cols, n, parsable, noheader);
+		noheader = true;
+		p += l + (p[l] == ',');
+	}
+	return rc;
+}
