@@ -118,11 +118,21 @@ struct task {
 	struct step *st;
 };
 
+/* A job whose first node is another: its cgroups here, made for its
+ * steps' tasks from what it holds on this node, gone with its last step. */
+struct remote {
+	uint32_t id, run;
+	unsigned steps;
+	char cpus[1024];
+	struct remote *next;
+};
+
 /* One srun step's tasks on this node; their output goes to srun over io. */
 struct step {
 	struct agent *a;
 	uint32_t job_id, step_id;
 	uint32_t cg_run; /* its job's run, where it has a devices folder of its own */
+	struct remote *remote; /* its job's cgroups here, when this is not its first node */
 	json_t *msg; /* the request, until io is connected */
 	uv_tcp_t io;
 	uv_connect_t creq;
@@ -881,6 +891,8 @@ static void attach_step(struct agent *a, const json_t *m)
 }
 
 static struct job *running_job(struct agent *a, uint32_t id);
+static struct remote *remotes;
+static void remote_put(struct agent *a, struct remote *r);
 
 /* sstat: the job's use on this node, sent to sstat's port once. */
 static json_t *stat_greet(void *ctx)
@@ -897,8 +909,12 @@ static void stat_job(struct agent *a, const json_t *m)
 	struct spurd_usage u = { 0 };
 	bool have = j && !spurd_cgroup_job_usage(&a->cg, id, j->run, &u);
 
-	/* a node other than the job's first has its steps' tasks only */
-	for (struct step *st = steps; !j && st; st = st->next)
+	/* a node other than the job's first: its cgroups for the steps, else
+	 * the steps' tasks */
+	for (struct remote *r = remotes; !j && !have && r; r = r->next)
+		if (r->id == id)
+			have = !spurd_cgroup_job_usage(&a->cg, id, r->run, &u);
+	for (struct step *st = steps; !j && !have && st; st = st->next)
 		for (size_t t = 0; st->job_id == id && t < st->ntasks; t++)
 			if (!st->tasks[t].exited && st->tasks[t].pid > 0) {
 				spurd_proc_usage(st->tasks[t].pid, &u);
@@ -929,6 +945,8 @@ static void on_step_closed(uv_handle_t *h)
 	spurd_attach_close_all(&st->attached);
 	if (st->cg_run)
 		spurd_cgroup_step_done(&st->a->cg, st->job_id, st->cg_run, st->step_id);
+	if (st->remote)
+		remote_put(st->a, st->remote);
 	/* what the step held on this node is free for the next step */
 	if (st->a->connected)
 		send_msg(st->a, json_pack("{s:s,s:i,s:i}", "type", "step_end", "job_id",
@@ -1240,6 +1258,68 @@ static struct job *running_job(struct agent *a, uint32_t id)
 	return NULL;
 }
 
+/* The job's cgroups on this node (not its first) for step m's tasks: its
+ * CPUs, memory and GPUs here (node_alloc), made at its first step. NULL
+ * when the controller sent none or they cannot be made (said). */
+static struct remote *remote_get(struct agent *a, const json_t *m)
+{
+	const json_t *al = json_object_get(m, "node_alloc");
+	uint32_t id = (uint32_t)spur_json_int(m, "job_id", 0);
+	uint16_t mask = (uint16_t)spur_json_int(al, "gpus", 0);
+	const char *deny[SPUR_GPU_MAX + 1];
+	struct spurd_cgroup_limits lim;
+	struct spurd_cgroup_dirs cgd;
+	struct remote *r;
+	char why[512];
+	size_t n = 0;
+
+	for (r = remotes; r; r = r->next)
+		if (r->id == id)
+			break;
+	if (r || !al)
+		goto out;
+	if (!(r = calloc(1, sizeof(*r))))
+		return NULL;
+	r->id = id;
+	r->run = (uint32_t)spur_json_int(al, "run", 1);
+	cpus_pick(a, (uint32_t)spur_json_int(al, "cpus", 0), r->cpus, sizeof(r->cpus));
+	for (size_t i = 0; i < a->gpus.n && i < SPUR_GPU_MAX; i++)
+		if (!(mask >> i & 1) && a->gpus.gpus[i].path[0] == '/')
+			deny[n++] = a->gpus.gpus[i].path;
+	deny[n] = NULL;
+	lim = (struct spurd_cgroup_limits){ .cpus = r->cpus,
+					    .mem_mb = (uint64_t)spur_json_int(al, "mem_mb", 0),
+					    .pids = 4096,
+					    .deny = deny };
+	if (spurd_cgroup_job(&a->cg, id, r->run, &lim, &cgd, why, sizeof(why))) {
+		spur_warn("job %u: its steps run here without cgroup limits: %s", id, why);
+		cpus_mark(a, r->cpus, 0);
+		free(r);
+		return NULL;
+	}
+	r->next = remotes;
+	remotes = r;
+out:
+	if (r)
+		r->steps++;
+	return r;
+}
+
+/* A step of a remote job ended: the last one takes its cgroups away. */
+static void remote_put(struct agent *a, struct remote *r)
+{
+	if (--r->steps)
+		return;
+	spurd_cgroup_job_done(&a->cg, r->id, r->run);
+	cpus_mark(a, r->cpus, 0);
+	for (struct remote **pp = &remotes; *pp; pp = &(*pp)->next)
+		if (*pp == r) {
+			*pp = r->next;
+			break;
+		}
+	free(r);
+}
+
 static void start_tasks(struct step *st)
 {
 	const json_t *m = st->msg, *argv_j = json_object_get(m, "argv"), *v;
@@ -1284,8 +1364,19 @@ static void start_tasks(struct step *st)
 			spur_warn("job %u step %u: %s", j->id, st->step_id, why);
 		else
 			st->cg_run = j->run;
+	} else if ((st->remote = remote_get(a, m))) {
+		const char *deny[SPUR_GPU_MAX + 1];
+		char why[512];
+
+		spurd_cgroup_job_dirs(&a->cg, st->job_id, st->remote->run, &l->cgd);
+		gpus_denied(a, m, deny);
+		if (spurd_cgroup_step(&a->cg, st->job_id, st->remote->run, st->step_id, deny,
+				      &l->cgd, why, sizeof(why)))
+			spur_warn("job %u step %u: %s", st->job_id, st->step_id, why);
+		else
+			st->cg_run = st->remote->run;
 	}
-	l->job_cpus = j ? j->cpus : NULL;
+	l->job_cpus = j ? j->cpus : st->remote ? st->remote->cpus : NULL;
 	for (int c = 0; c < l->cgd.n; c++)
 		l->cgroups[c] = l->cgd.dir[c];
 	json_array_foreach(json_object_get(m, "ranks"), i, v)

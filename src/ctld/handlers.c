@@ -2040,6 +2040,14 @@ static json_t *step_part(struct ctld *c, struct ctld_job *cj, const struct sched
 				    json_integer(spur_json_int(msg, "cpus_per_task", 0)));
 	if (json_is_string(json_object_get(msg, "cpu_bind")))
 		json_object_set(m, "cpu_bind", json_object_get(msg, "cpu_bind"));
+	/* what the job holds on this node: a node other than its first makes
+	 * the job's cgroups from it for the steps' tasks */
+	if (node < info->nalloc)
+		json_object_set_new(m, "node_alloc",
+				    json_pack("{s:i,s:I,s:i,s:i}", "cpus", (int)info->alloc[node].cpus,
+					      "mem_mb", (json_int_t)info->alloc[node].mem_mb, "gpus",
+					      (int)info->alloc[node].gpu_mask, "run",
+					      (int)(cj->runs ? cj->runs : 1)));
 	if (spur_json_bool(msg, "pty", 0)) { /* srun --pty: task 0's terminal size */
 		json_object_set_new(m, "pty", json_true());
 		json_object_set_new(m, "rows", json_integer(spur_json_int(msg, "rows", 24)));

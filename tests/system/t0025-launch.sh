@@ -3,7 +3,8 @@
 # The launch path on this host's real cgroups (v1 here, hybrid; v2 where
 # the host has it) and real users: a job past --mem ends OUT_OF_MEMORY, a
 # fork bomb stops at the job's pids limit and the node lives on, its
-# srun tasks are inside the same limits, -c binds a task's CPUs, jobs and
+# srun tasks are inside the same limits (on the job's other nodes too: its
+# cgroups there are made for its steps), -c binds a task's CPUs, jobs and
 # steps keep the user's supplementary groups, and srun's options inside a
 # job are done (--export, --chdir, --cpu-bind=none, --gpus-per-task, -J) or
 # refused by name (--mpi=cray_shasta, --multi-prog); Prolog runs as root with
@@ -43,6 +44,13 @@ check "squeue -t and scontrol name the state" sh -c "scontrol show job $j | grep
 j=$(as_user sbatch --parsable --wait --mem=64M -o "$T/smem.out" \
 	--wrap 'srun -n1 python3 -c "b = bytearray(400 << 20)"; echo srun said $?')
 check "an srun task is inside the job's memory limit too" grep -q 'srun said [1-9]' "$T/smem.out"
+# a job's second node: its step's tasks in the job's cgroups there too,
+# held to what the job has on that node
+as_user sbatch --wait -N2 --mem=64M -o "$T/n2.out" --wrap 'srun -N2 -l sh -c "grep memory /proc/self/cgroup"
+	srun -N1 -x $SLURMD_NODENAME python3 -c "b = bytearray(400 << 20)"; echo srun said $?' >/dev/null
+check "on the second node too, a step's task is in the job's cgroup" \
+	sh -c "grep -E '^1: .*memory.*/mi2/job_[0-9]+' '$T/n2.out' && grep -E '^0: .*memory.*/mi1/job_[0-9]+' '$T/n2.out'"
+check "... and held to the job's memory there (a task on it alone)" grep -q 'srun said [1-9]' "$T/n2.out"
 j=$(as_user sbatch --parsable --wait --mem=200M -o "$T/ok.out" \
 	--wrap 'python3 -c "b = bytearray(50 << 20)"; echo fine')
 check "a job inside its limit completes" sh -c "grep -qx fine '$T/ok.out' && [ \"\$(sacct -n -X -P -j $j -o State)\" = COMPLETED ]"
