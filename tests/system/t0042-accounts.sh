@@ -10,7 +10,7 @@
 needs_root runuser useradd
 cd "$T"
 write_conf 2 gpu:mi300x:8
-echo "AccountingStorageEnforce=associations,limits,qos" >>slurm.conf
+printf 'AccountingStorageEnforce=associations,limits,qos\nPreemptType=preempt/qos\nPreemptMode=REQUEUE\n' >>slurm.conf
 start_ctld
 start_agents 2
 check "2 nodes register" wait_until 20 nodes_idle 2
@@ -126,6 +126,18 @@ check "a job with no --qos gets the default" bash -c "[ \"\$(squeue -h -j $q -o 
 scancel "$q"
 check "a QOS outside the association's list is refused" \
 	bash -c "! bar sbatch -A proj1 --qos=silver --wrap true 2>err && grep -q 'Invalid qos specification' err"
+
+# QOS preemption (PreemptType=preempt/qos): a job of a QOS that may
+# preempt another's stops it (requeued) when it cannot start otherwise
+check "QOS low, and high that preempts it" bash -c "sacctmgr -i add qos low && sacctmgr -i add qos high Priority=10 Preempt=low && sacctmgr -i modify user baruser where account=proj1 set QOS+=low,high"
+# (mi2 is drained since the restart: mi1's 8 GPUs are the cluster's)
+sacctmgr -i modify account proj1 set GrpTRES=gres/gpu=-1 >/dev/null
+lo=$(sub -A proj1 --qos=low --gpus=8 --requeue --wrap 'sleep 60')
+check "the low job holds every GPU" wait_until 10 bash -c "[ \"\$(squeue -h -j $lo -o %t)\" = R ]"
+hi=$(sub -A proj1 --qos=high --gpus=8 --wrap 'sleep 60')
+check "the high job preempts it and runs" wait_until 15 bash -c "[ \"\$(squeue -h -j $hi -o %t)\" = R ] && [ \"\$(squeue -h -j $lo -o %t)\" = PD ]"
+scancel "$lo" "$hi"
+wait_until 10 bash -c "[ -z \"\$(squeue -h -u baruser)\" ]"
 
 # dump, remove, load: the same tree
 check "sacctmgr dump" sacctmgr dump systest File=tree.cfg
