@@ -6,7 +6,9 @@
 # step holding one of its job's two GPUs (and one of its CPUs, --exact)
 # runs across a kill -9 of the leader; after it, a second one-GPU step gets the other GPU, a two-GPU step
 # waits "Requested nodes are busy" until the first ends, and the step
-# numbers go on (no second step 0). GPUs are the agent's simulated ones:
+# numbers go on (no second step 0). An administrator's drain and the
+# sacctmgr tree made before the kill are the new leader's too (Raft log
+# ops). GPUs are the agent's simulated ones:
 # only their numbering is checked.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/ha.sh"
@@ -26,12 +28,16 @@ j=$(sbatch --parsable -N1 -c 2 --gpus=2 -o job.out --wrap "
 	wait")
 check "step 0 runs, holding one GPU" wait_until 20 grep -q '^A [0-9]$' job.out
 scontrol update nodename=mi1 state=drain reason="swap a fan" >/dev/null
+sacctmgr -Q -i add account proj9 GrpTRES=gres/gpu=4 && sacctmgr -Q -i add user root Account=proj9
 L=$(leader)
 kill_ctl "$L"
 check "a new leader is elected" wait_until 20 another_leads "$L"
 N=$(leader)
 check "the agent registers with it" wait_until 30 grep -q 'node mi1 registered' "ctl$N.log"
 touch failed-over
+check "the accounts survive the failover, limits and all" \
+	bash -c "sacctmgr -n -P show assoc format=Account,User,GrpTRES | grep -qx 'proj9||gres/gpu=4' &&
+		sacctmgr -n -P show assoc format=Account,User | grep -qx 'proj9|root'"
 check "an administrator's drain survives the failover: reason, user, time; draining" \
 	bash -c "sinfo -R -h | grep -qE '^swap a fan +root +[0-9]{4}-.* mi1\$' && sinfo -h -N -o %t | grep -qx 'drng'"
 check "the job completes" wait_until 60 sh -c "sacct -n -X -P -j $j -o State | grep -qx COMPLETED"
