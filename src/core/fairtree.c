@@ -4,7 +4,7 @@
  * share of the siblings' shares over their share of the siblings' usage
  * (infinite with no usage); a depth-first walk in that order ranks the
  * users, and each user's factor is rank / users: the first walked gets 1.
- * Users of equal LevelFS under one account share a rank. */
+ * Ties as Slurm's fair_tree.html says (walk()). */
 #include "internal.h"
 
 #include "common/alloc.h"
@@ -50,47 +50,64 @@ static double subtree_usage(struct ft *t, int32_t i)
 	return n->usage;
 }
 
-static int walk(struct ft *t, int32_t first)
+/* LevelFS of the siblings first, first->next...: S / U among them. */
+static size_t level_fs(struct ft *t, int32_t first)
 {
-	double sh = 0, us = 0, prev = -1;
-	size_t n = 0, i = 0;
-	struct ft_node **kids;
-	uint32_t tie_rank = 0;
+	double sh = 0, us = 0;
+	size_t n = 0;
 
 	for (int32_t k = first; k >= 0; k = t->v[k].next, n++) {
 		sh += t->v[k].shares;
 		us += t->v[k].usage;
 	}
-	if (!n)
-		return 0;
-	kids = spur_malloc(n * sizeof(*kids));
-	if (!kids)
-		return SPUR_ENOMEM;
 	for (int32_t k = first; k >= 0; k = t->v[k].next) {
 		struct ft_node *c = &t->v[k];
 		double u = us > 0 ? c->usage / us : 0;
 
 		c->level_fs = u > 0 ? (c->shares / sh) / u : INFINITY;
-		kids[i++] = c;
 	}
+	return n;
+}
+
+/* Rank the nodes of kids (LevelFS set against their own siblings) in
+ * descending LevelFS, depth first. Ties, as Slurm's: sibling users of
+ * equal LevelFS share a rank; a user tied with a sibling account gets the
+ * rank of that account's highest user; tied accounts have their children
+ * merged before the walk goes down. */
+static int walk(struct ft *t, struct ft_node **kids, size_t n)
+{
 	qsort(kids, n, sizeof(*kids), by_level_fs);
-	for (i = 0; i < n; i++) {
-		struct ft_node *c = kids[i];
+	for (size_t i = 0, k; i < n; i = k) {
+		struct ft_node **merged = NULL;
+		size_t users = 0, nm = 0, cap = 0;
+		uint32_t r0 = t->rank;
 
-		if (c->ua >= 0) {
-			/* equal LevelFS, equal rank */
-			uint32_t r = prev == c->level_fs && tie_rank ? tie_rank : t->rank;
-
-			t->s->uassocs[c->ua].fs = t->users ? (double)r / t->users : 0;
-			tie_rank = r;
-			prev = c->level_fs;
-			t->rank--;
-		} else if (walk(t, c->first)) {
-			spur_free(kids);
-			return SPUR_ENOMEM;
+		for (k = i; k < n && kids[k]->level_fs == kids[i]->level_fs; k++) {
+			if (kids[k]->ua >= 0) {
+				users++;
+				continue;
+			}
+			nm += level_fs(t, kids[k]->first);
 		}
+		if (nm) {
+			merged = spur_malloc(nm * sizeof(*merged));
+			if (!merged)
+				return SPUR_ENOMEM;
+			for (size_t g = i; g < k; g++)
+				for (int32_t c = kids[g]->ua < 0 ? kids[g]->first : -1; c >= 0;
+				     c = t->v[c].next)
+					merged[cap++] = &t->v[c];
+			if (walk(t, merged, nm)) {
+				spur_free(merged);
+				return SPUR_ENOMEM;
+			}
+			spur_free(merged);
+		}
+		for (size_t g = i; g < k; g++)
+			if (kids[g]->ua >= 0)
+				t->s->uassocs[kids[g]->ua].fs = t->users ? (double)r0 / t->users : 0;
+		t->rank -= (uint32_t)users;
 	}
-	spur_free(kids);
 	return 0;
 }
 
@@ -142,7 +159,15 @@ bool core_fairtree_update(struct sched *s)
 	for (int32_t k = root; k >= 0; k = t.v[k].next)
 		subtree_usage(&t, k);
 	t.rank = t.users;
-	ok = walk(&t, root) == 0;
+	{
+		size_t n = level_fs(&t, root), i = 0;
+		struct ft_node **top = spur_malloc((n + 1) * sizeof(*top));
+
+		for (int32_t k = root; top && k >= 0; k = t.v[k].next)
+			top[i++] = &t.v[k];
+		ok = top && walk(&t, top, n) == 0;
+		spur_free(top);
+	}
 out:
 	spur_free(t.v);
 	spur_free(node_of);

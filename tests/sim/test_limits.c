@@ -322,6 +322,41 @@ static void test_fair_tree(void **state)
 	sim_destroy(sim);
 }
 
+/* Fair Tree's ties (Slurm's fair_tree.html): under P (never used), sub-
+ * accounts A and B and user x all have LevelFS infinity; A's and B's
+ * children are merged, a1 and b1 tie, and x, tied with the accounts, gets
+ * their highest user's rank: all three rank 4 of 4. Q, which used an hour,
+ * comes after: q1 ranks 1 of 4. */
+static void test_fair_tree_ties(void **state)
+{
+	struct sim *sim = cluster(false);
+	struct sched_job_spec q = job(1, 1, 8, H);
+	struct sched_usage u;
+	struct spur_error err;
+
+	(void)state;
+	account(sim, "P", NULL, "", SCHED_NO_LIMIT);
+	account(sim, "Q", NULL, "", SCHED_NO_LIMIT);
+	account(sim, "A", "P", "", SCHED_NO_LIMIT);
+	account(sim, "B", "P", "", SCHED_NO_LIMIT);
+	user(sim, "a1", "A");
+	user(sim, "b1", "B");
+	user(sim, "x", "P");
+	user(sim, "q1", "Q");
+	q.user = "q1", q.account = "Q";
+	assert_int_equal(sim_submit_now(sim, &q, H, 0, &err), 0);
+	sim_run_until(sim, H + 10);
+	assert_int_equal(sched_usage(sim_sched(sim), "A", "a1", NULL, &u), 0);
+	assert_true(u.fairshare == 1.0);
+	assert_int_equal(sched_usage(sim_sched(sim), "B", "b1", NULL, &u), 0);
+	assert_true(u.fairshare == 1.0);
+	assert_int_equal(sched_usage(sim_sched(sim), "P", "x", NULL, &u), 0);
+	assert_true(u.fairshare == 1.0);
+	assert_int_equal(sched_usage(sim_sched(sim), "Q", "q1", NULL, &u), 0);
+	assert_true(u.fairshare == 0.25);
+	sim_destroy(sim);
+}
+
 /* GrpTRESMins: GPU-minutes used (decayed) plus a job's GPUs over its time
  * limit: 8 GPUs for 5 minutes fit 60 GPU-minutes once, not twice. */
 static void test_grp_tres_mins(void **state)
@@ -355,7 +390,7 @@ int main(void)
 		cmocka_unit_test(test_max_jobs_inherited), cmocka_unit_test(test_max_wall),
 		cmocka_unit_test(test_submit_limits),	 cmocka_unit_test(test_qos_per_user),
 		cmocka_unit_test(test_remove_and_move),	 cmocka_unit_test(test_fair_tree),
-		cmocka_unit_test(test_grp_tres_mins),
+		cmocka_unit_test(test_grp_tres_mins),	 cmocka_unit_test(test_fair_tree_ties),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
