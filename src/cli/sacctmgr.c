@@ -154,7 +154,14 @@ int acm_set(json_t *rec, int k, const char *v, const char *prog)
 			cli_error(prog, "MaxWall=%s: not a time ([DD-]HH:MM:SS or minutes)", v);
 			return -1;
 		}
-		spur_duration_format(secs, buf, sizeof(buf));
+		/* as sacctmgr prints a time: [D-]HH:MM:SS */
+		if (secs >= 86400)
+			snprintf(buf, sizeof(buf), "%lld-%02lld:%02lld:%02lld", (long long)(secs / 86400),
+				 (long long)(secs % 86400 / 3600), (long long)(secs % 3600 / 60),
+				 (long long)(secs % 60));
+		else
+			snprintf(buf, sizeof(buf), "%02lld:%02lld:%02lld", (long long)(secs / 3600),
+				 (long long)(secs % 3600 / 60), (long long)(secs % 60));
 		json_object_set_new(rec, key, json_string(buf));
 		return 0;
 	default:

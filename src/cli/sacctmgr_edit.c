@@ -5,6 +5,8 @@
 #include "client.h"
 #include "sacctmgr.h"
 
+#include "common/timefmt.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -466,7 +468,9 @@ int acm_delete(const struct acm_opts *o, const char *ent, const struct acm_words
 
 /* ---------------------------------------------------------------- dump, load */
 
-/* A record's settings as a cluster file's ":Key=value" list. */
+/* A record's settings as a cluster file's ":Key=value" list, with the
+ * names Slurm's dump uses (MaxTRESPerJob, MaxWallDurationPerJob in
+ * minutes). */
 static void dump_settings(FILE *f, const json_t *rec)
 {
 	static const char *const skip[] = { "name", "user", "account", "parent", NULL };
@@ -475,12 +479,21 @@ static void dump_settings(FILE *f, const json_t *rec)
 
 	json_object_foreach((json_t *)rec, k, v) {
 		bool s = false;
+		int64_t secs;
 
 		for (size_t i = 0; skip[i]; i++)
 			s |= !strcmp(k, skip[i]);
 		if (s)
 			continue;
-		if (json_is_string(v))
+		if (!strcmp(k, "MaxWall") && json_is_string(v) &&
+		    !spur_duration_parse(json_string_value(v), &secs, NULL))
+			fprintf(f, ":MaxWallDurationPerJob=%lld", (long long)(secs / 60));
+		else if (!strcmp(k, "MaxTRES") && json_is_string(v))
+			fprintf(f, ":MaxTRESPerJob=%s", json_string_value(v));
+		else if (!strcmp(k, "GrpTRES") || !strcmp(k, "MaxTRESPerNode") ||
+			 !strcmp(k, "GrpTRESMins") || !strcmp(k, "MaxTRESPerUser"))
+			fprintf(f, ":%s=%s", k, json_string_value(v));
+		else if (json_is_string(v))
 			fprintf(f, ":%s='%s'", k, json_string_value(v));
 		else if (json_is_integer(v))
 			fprintf(f, ":%s=%lld", k, (long long)json_integer_value(v));
@@ -511,8 +524,8 @@ static void dump_tree(FILE *f, const json_t *st, const char *parent)
 		if (strcmp(spur_json_str(rec, "account", ""), parent))
 			continue;
 		fprintf(f, "User - '%s'", u);
-		if (urec && !strcmp(spur_json_str(urec, "DefaultAccount", ""), parent)) {
-			fprintf(f, ":DefaultAccount='%s'", parent);
+		if (urec) {
+			fprintf(f, ":DefaultAccount='%s'", spur_json_str(urec, "DefaultAccount", parent));
 			if (strcmp(spur_json_str(urec, "AdminLevel", "None"), "None"))
 				fprintf(f, ":AdminLevel='%s'", spur_json_str(urec, "AdminLevel", ""));
 		}
@@ -593,6 +606,10 @@ static int load_setting(const struct acm_opts *o, json_t *rec, char *kv, int lin
 			}
 			kv = (char *)old_words[i].key;
 		}
+	if (acm_list_has("qos,qoslevel", kv)) { /* '+gold': added to the parent's */
+		qos_change(rec, *v == '+' || *v == '-' ? *v : '=', v + (*v == '+' || *v == '-'));
+		return 0;
+	}
 	if ((k = acm_key(kv)) < 0) {
 		cli_error(o->prog, "line %d: %s is not supported", line, kv);
 		return -1;

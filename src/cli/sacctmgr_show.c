@@ -295,8 +295,7 @@ static void assoc_walk(const json_t *st, const char *cluster, const char *acct, 
 		if (!strcmp(spur_json_str(r, "account", ""), acct) && acct_ok &&
 		    (!users || acm_list_has(users, spur_json_str(r, "user", ""))))
 			json_array_append_new(rows, assoc_row(cluster, acct,
-							      spur_json_str(r, "user", ""), r,
-							      parent));
+							      spur_json_str(r, "user", ""), r, ""));
 	}
 	for (size_t i = 0; ak[i]; i++)
 		if (!strcmp(spur_json_str(json_object_get(accts, ak[i]), "parent", "root"), acct))

@@ -114,4 +114,12 @@ sacctmgr -i modify qos gold set Flags=DenyOnLimit >/dev/null
 same "sbatch with DenyOnLimit"
 sacctmgr show assoc format=Account,User,QOS,MaxJobs >out 2>&1
 same "sacctmgr show assoc format=Account,User,QOS,MaxJobs"
+
+# a tree dumped by Slurm's sacctmgr (a sub-account, a user in two
+# accounts with limits, a QOS added to the parent's) loads as Slurm shows it
+GOLDDIR=$(dirname "$GOLD")
+sacctmgr -Q -i delete user baruser && sacctmgr -Q -i delete account proj1
+check "sacctmgr load of Slurm's dump" sacctmgr -Q -i load File="$GOLDDIR/slurm-dump-bench.cfg"
+sacctmgr -n -P show assoc format=Account,User,Share,GrpTRES,MaxJobs,MaxWall,QOS,ParentName >out
+check "... the associations as Slurm lists them" diff "$GOLDDIR/slurm-dump-bench-assoc.txt" out
 finish
