@@ -98,6 +98,7 @@ struct ctld {
 	struct { /* since this process started: sdiag, /metrics */
 		uint64_t submitted, cycles, cycle_us_last, cycle_us_max, cycle_us_total;
 		uint64_t started, backfilled, depth_total, depth_last;
+		uint64_t completed, canceled, failed; /* ended by this leader */
 		int64_t started_at;
 		json_t *rpc_types, *rpc_users; /* NAME: [count, total us] (report.c) */
 	} stats;

@@ -647,6 +647,10 @@ static int apply_end(struct ctld *c, json_t *op, bool cancel, bool replay,
 		return 0; /* ended already */
 	if (sched_step(c->sched, &ev, &acts, err))
 		return err->code;
+	if (!replay) /* sdiag's counts */
+		*(cancel				  ? &c->stats.canceled
+		  : ev.exit_code || ev.timed_out || ev.oom ? &c->stats.failed
+							  : &c->stats.completed) += 1;
 	cj->exit_code = ev.exit_code;
 	cj->end = ev.time;
 	ctld_steps_clear(cj); /* its steps end with it */

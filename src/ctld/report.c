@@ -38,6 +38,9 @@ json_t *ctld_stats_more(struct ctld *c, json_t *r)
 	json_object_set_new(r, "backfilled", json_integer((json_int_t)c->stats.backfilled));
 	json_object_set_new(r, "depth_total", json_integer((json_int_t)c->stats.depth_total));
 	json_object_set_new(r, "depth_last", json_integer((json_int_t)c->stats.depth_last));
+	json_object_set_new(r, "completed", json_integer((json_int_t)c->stats.completed));
+	json_object_set_new(r, "canceled", json_integer((json_int_t)c->stats.canceled));
+	json_object_set_new(r, "failed", json_integer((json_int_t)c->stats.failed));
 	json_object_set(r, "rpc_types", c->stats.rpc_types ? c->stats.rpc_types : empty);
 	json_object_set(r, "rpc_users", c->stats.rpc_users ? c->stats.rpc_users : empty);
 	json_decref(empty);

@@ -115,6 +115,15 @@ same "sbatch with DenyOnLimit"
 sacctmgr show assoc format=Account,User,QOS,MaxJobs >out 2>&1
 same "sacctmgr show assoc format=Account,User,QOS,MaxJobs"
 
+# sdiag: the lines its readers (exporters) parse, labelled as Slurm's
+sdiag >out
+gold sdiag >gold.txt
+labels() { grep -oE '^(Jobs [a-z]+: |Server thread count: |\s+(Last cycle|Max cycle|Total cycles|Mean cycle|Mean depth cycle|Last queue length|Total backfilled jobs \(since last slurm start\)): )' "$1" | sort -u; }
+check "sdiag: Slurm's labels" bash -c "[ -z \"\$(comm -23 <(labels gold.txt) <(labels out))\" ]"
+rpc='^\s[A-Z_]+ +\( *[0-9]+\) count:[0-9]+ +ave_time:[0-9]+ +total_time:[0-9]+$'
+check "sdiag: RPC lines as Slurm's, REQUEST_SUBMIT_BATCH_JOB among them" \
+	bash -c "grep -qE '$rpc' gold.txt && grep -E '$rpc' out | grep -q 'REQUEST_SUBMIT_BATCH_JOB *( 4003)'"
+
 # a tree dumped by Slurm's sacctmgr (a sub-account, a user in two
 # accounts with limits, a QOS added to the parent's) loads as Slurm shows it
 GOLDDIR=$(dirname "$GOLD")
