@@ -87,7 +87,7 @@ check "sshare -a: the user's row under its account" bash -c "sshare -a -P | grep
 k=$(sub -A proj1 -H --wrap true)
 check "sprio: a pending job's priority and factors" bash -c "[ \"\$(sprio -h -j $k | awk '{print \$1, NF}')\" = '$k 9' ]"
 scancel "$k"
-check "sdiag: submissions and RPC counts by type" bash -c "sdiag | grep -q '^Jobs submitted: [1-9]' && sdiag | grep -qE '^\s+submit +count:[1-9]'"
+check "sdiag: submissions and RPC counts by type" bash -c "sdiag | grep -q '^Jobs submitted: [1-9]' && sdiag | grep -qE 'REQUEST_SUBMIT_BATCH_JOB +\( 4003\) count:[1-9]'"
 check "sreport cluster Utilization" bash -c "sreport -P -n cluster Utilization start=today end=now | grep -q '^systest|'"
 check "sreport user TopUsage and job SizesByAccount" bash -c "sreport user TopUsage start=today end=now | grep -q baruser && sreport job SizesByAccount start=today end=now | grep -q proj1"
 
