@@ -8,6 +8,7 @@
 #include "common/alloc.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stddef.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -55,14 +56,21 @@ static int tres_value(const char *v, size_t len, bool mem, int64_t *out)
 	}
 	if (!len || !isdigit((unsigned char)*v))
 		return -1;
+	errno = 0;
 	n = strtoll(v, &end, 10);
+	if (errno == ERANGE)
+		return -1;
 	if (mem && end < v + len) {
 		static const char units[] = "KMGT";
 		const char *u = strchr(units, toupper((unsigned char)*end));
+		int shift;
 
 		if (!u || !*u)
 			return -1;
-		n = u == units ? n / 1024 : n << (10 * (u - units - 1));
+		shift = u == units ? 0 : 10 * (int)(u - units - 1);
+		if (n > (INT64_MAX >> shift))
+			return -1; /* more than the 64 bits of MB hold */
+		n = u == units ? n / 1024 : n << shift;
 		end++;
 	}
 	if (end != v + len || n < 0)

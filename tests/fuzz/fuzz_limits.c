@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Fuzz target: the limits text an administrator's sacctmgr sends on the
+ * wire (TRES lists, as GrpTRES=...), parsed by the scheduling core; a
+ * parsed list printed and parsed again gives the same values. */
+#include "fuzz.h"
+
+#include "core/sched.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct sched *s;
+	int64_t t[SCHED_TRES_MAX], t2[SCHED_TRES_MAX];
+	char *text = fuzz_cstr(data, size), out[1024];
+
+	if (!text)
+		return 0;
+	if (!s) {
+		struct sched_node_spec n = { .name = "n1", .cpus = 8, .mem_mb = 1024 };
+
+		sched_node_spec_preset(&n, SCHED_TOPO_MI300X);
+		n.gpu_type = "mi300x";
+		s = sched_create(NULL, NULL);
+		if (!s || sched_add_node(s, &n, NULL))
+			abort();
+	}
+	for (int i = 0; i < SCHED_TRES_MAX; i++)
+		t[i] = t2[i] = SCHED_NO_LIMIT;
+	if (sched_tres_parse(s, text, t, NULL) == 0) {
+		sched_tres_format(s, t, out, sizeof(out));
+		if (sched_tres_parse(s, out, t2, NULL) != 0 || memcmp(t, t2, sizeof(t)) != 0)
+			abort();
+	}
+	free(text);
+	return 0;
+}
