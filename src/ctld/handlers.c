@@ -2693,6 +2693,7 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 	const char *self = c->conf->nctlds ? c->conf->ctlds[c->self].name : NULL;
 
 	struct spur_error err = { 0 };
+	uint64_t t0;
 	int arc;
 	size_t t;
 
@@ -2787,11 +2788,7 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 		json_object_del(msg, "task_id");
 		json_object_set_new(msg, "one_task", json_true()); /* not the whole array */
 	}
-	{
-		uint64_t t0 = uv_hrtime();
-
-		table[t].fn(cn, msg);
-		ctld_rpc_note(c, table[t].type, cn->authed ? cn->who.user : "?",
-			      (uv_hrtime() - t0) / 1000);
-	}
+	t0 = uv_hrtime();
+	table[t].fn(cn, msg);
+	ctld_rpc_note(c, table[t].type, cn->authed ? cn->who.user : "?", (uv_hrtime() - t0) / 1000);
 }
