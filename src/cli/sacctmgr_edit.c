@@ -349,6 +349,27 @@ static int add_qos(const struct acm_opts *o, const struct acm_words *w, const js
 	return send_changes(o, changes);
 }
 
+/* Spur serves one cluster, its ClusterName: adding it is what Slurm says
+ * of a cluster that exists; another is refused. */
+static int add_cluster(const struct acm_opts *o, const struct acm_words *w, const char *cluster)
+{
+	char names[1024], name[256];
+	int rc = 0;
+
+	names_of(w, names, sizeof(names));
+	for (const char *np = names; (np = next_name(np, name, sizeof(name)));) {
+		if (strcmp(name, cluster)) {
+			cli_error(o->prog, "add cluster %s: not supported (this controller serves one "
+					   "cluster, ClusterName=%s)",
+				  name, cluster);
+			rc = 1;
+		} else if (!o->quiet) {
+			printf(" This cluster %s already exists.  Not adding.\n", name);
+		}
+	}
+	return rc;
+}
+
 int acm_add(const struct acm_opts *o, const char *ent, const struct acm_words *w)
 {
 	json_t *r = acm_fetch(o->prog);
@@ -363,8 +384,10 @@ int acm_add(const struct acm_opts *o, const char *ent, const struct acm_words *w
 		rc = add_users(o, w, st, spur_json_str(r, "cluster", ""));
 	else if (!strncasecmp(ent, "qos", 3))
 		rc = add_qos(o, w, st);
+	else if (!strncasecmp(ent, "cluster", 7))
+		rc = add_cluster(o, w, spur_json_str(r, "cluster", ""));
 	else {
-		cli_error(o->prog, "add %s: not supported (account, user, qos)", ent);
+		cli_error(o->prog, "add %s: not supported (account, user, qos, cluster)", ent);
 		rc = 1;
 	}
 	json_decref(r);
@@ -456,14 +479,23 @@ fail:
 	return 1;
 }
 
+/* "assoc where user=U account=A": the user's associations (with user=),
+ * else the accounts' own. */
+static const char *entity(const char *ent, const struct acm_words *w)
+{
+	if (strncasecmp(ent, "assoc", 5))
+		return ent;
+	return acm_cond(w, "user,users") ? "user" : "account";
+}
+
 int acm_modify(const struct acm_opts *o, const char *ent, const struct acm_words *w)
 {
-	return edit(o, ent, w, false);
+	return edit(o, entity(ent, w), w, false);
 }
 
 int acm_delete(const struct acm_opts *o, const char *ent, const struct acm_words *w)
 {
-	return edit(o, ent, w, true);
+	return edit(o, entity(ent, w), w, true);
 }
 
 /* ---------------------------------------------------------------- dump, load */

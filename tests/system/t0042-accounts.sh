@@ -68,7 +68,9 @@ check "a third submission is refused with Slurm's message" \
 check "deleting an association with active jobs is refused" \
 	bash -c "! sacctmgr -i delete user baruser where account=proj1 2>err && grep -q 'Job(s) active' err"
 scancel "$d" "$e"
-check "set MaxJobs=-1 MaxSubmitJobs=-1 clears them" sacctmgr -i modify user baruser where account=proj1 set MaxJobs=-1 MaxSubmitJobs=-1
+check "modify assoc where user= account= set MaxJobs=-1 MaxSubmitJobs=-1 clears them" \
+	sacctmgr -i modify assoc where user=baruser account=proj1 set MaxJobs=-1 MaxSubmitJobs=-1
+check "... shown cleared" bash -c "sacctmgr -n -P show assoc where user=baruser account=proj1 format=MaxJobs,MaxSubmit | grep -qx '|'"
 
 # QOS limits: MaxWall, per-user GPUs, DenyOnLimit
 check "QOS MaxWall and MaxTRESPerUser" sacctmgr -i modify qos gold set MaxWall=01:00:00 MaxTRESPerUser=gres/gpu=4

@@ -34,6 +34,9 @@ same() { # NAME: our output (file out) is Slurm's
 		cat diff.txt
 	fi
 }
+check "sacctmgr add cluster of the cluster itself: Slurm's words" \
+	bash -c "[ \"\$(sacctmgr -i add cluster bench)\" = ' This cluster bench already exists.  Not adding.' ]"
+check "... another cluster: refused by name" bash -c "! sacctmgr -i add cluster other 2>err && grep -q 'not supported' err"
 { sacctmgr -i add account proj1 Description=p Organization=o; echo "rc=$?"; } >out 2>&1
 same "sacctmgr add_account"
 { sacctmgr -i add user baruser Account=proj1; echo "rc=$?"; } >out 2>&1
