@@ -509,6 +509,63 @@ void spurd_proc_usage(long pid, struct spurd_usage *u)
 	u->pids++;
 }
 
+/* Every process's parent, from /proc/N/stat (the kernel may not have
+ * /proc/N/task/N/children); n of them in v, NULL when out of memory. */
+static long (*proc_parents(size_t *n))[2]
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	long (*v)[2] = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	while (d && (e = readdir(d))) {
+		char dir[64], text[512], *p;
+		long ppid;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(dir, sizeof(dir), "/proc/%s", e->d_name);
+		if (get_all(dir, "stat", text, sizeof(text)) || !(p = strrchr(text, ')')) ||
+		    sscanf(p + 2, "%*c %ld", &ppid) != 1)
+			continue;
+		if (*n == cap) {
+			long (*w)[2] = realloc(v, (cap = cap ? 2 * cap : 256) * sizeof(*v));
+
+			if (!w)
+				break;
+			v = w;
+		}
+		v[*n][0] = atol(e->d_name);
+		v[(*n)++][1] = ppid;
+	}
+	if (d)
+		closedir(d);
+	return v;
+}
+
+void spurd_proc_tree_usage(long pid, struct spurd_usage *u)
+{
+	size_t n, nq = 0;
+	long (*pp)[2] = proc_parents(&n), *q = calloc(n + 1, sizeof(long));
+
+	if (!q) {
+		spurd_proc_usage(pid, u);
+		free(pp);
+		return;
+	}
+	q[nq++] = pid;
+	/* breadth first: each process found, then its children */
+	for (size_t i = 0; i < nq; i++) {
+		spurd_proc_usage(q[i], u);
+		for (size_t k = 0; pp && k < n && nq < n + 1; k++)
+			if (pp[k][1] == q[i])
+				q[nq++] = pp[k][0];
+	}
+	free(q);
+	free(pp);
+}
+
 int spurd_cgroup_job_usage(const struct spurd_cgroup *cg, uint32_t id, uint32_t run,
 			   struct spurd_usage *u)
 {

@@ -92,6 +92,9 @@ int spurd_cgroup_job_usage(const struct spurd_cgroup *cg, uint32_t id, uint32_t 
 			   struct spurd_usage *u);
 /* Add process pid's CPU time and RSS (from /proc) to u, and count it. */
 void spurd_proc_usage(long pid, struct spurd_usage *u);
+/* The same for pid and every process below it (a step's task and what it
+ * started; the batch script's tree under its supervisor). */
+void spurd_proc_tree_usage(long pid, struct spurd_usage *u);
 /* The job's cpuset as written at launch ("" when none), for adoption. */
 void spurd_cgroup_job_cpus(const struct spurd_cgroup *cg, uint32_t id, uint32_t run, char *buf,
 			   size_t len);

@@ -926,6 +926,29 @@ static void stat_job(struct agent *a, const json_t *m)
 			      (json_int_t)u.mem_kb, "peak_kb", (json_int_t)u.peak_kb, "pids",
 			      (int)u.pids);
 
+	/* each step's tasks and what they started; the batch script's tree */
+	json_object_set_new(f, "steps", json_array());
+	for (struct step *st = steps; f && st; st = st->next) {
+		struct spurd_usage su = { 0 };
+
+		if (st->job_id != id)
+			continue;
+		for (size_t t = 0; t < st->ntasks; t++)
+			if (!st->tasks[t].exited && st->tasks[t].pid > 0)
+				spurd_proc_tree_usage(st->tasks[t].pid, &su);
+		json_array_append_new(json_object_get(f, "steps"),
+				      json_pack("{s:i,s:I,s:I,s:i}", "step_id", (int)st->step_id,
+						"cpu_ms", (json_int_t)su.cpu_ms, "rss_kb",
+						(json_int_t)su.rss_kb, "pids", (int)su.pids));
+	}
+	if (f && j && j->sup > 0) {
+		struct spurd_usage bu = { 0 };
+
+		spurd_proc_tree_usage(j->sup, &bu);
+		json_object_set_new(f, "batch",
+				    json_pack("{s:I,s:I,s:i}", "cpu_ms", (json_int_t)bu.cpu_ms, "rss_kb",
+					      (json_int_t)bu.rss_kb, "pids", (int)bu.pids));
+	}
 	if (f && spurd_attach_open(a->loop, NULL, stat_greet, f, host, port)) {
 		spur_warn("job %u: cannot reach sstat at %s:%d", id, host, port);
 		json_decref(f);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* sstat: what a running job uses now, node by node, measured by each
- * node's agent (CPU time and RSS of the job's processes from /proc, the
- * memory cgroup's peak). Spur measures the job's cgroups as a whole (its
- * steps share them), so the row is the job's, JOBID; GPU use is not
- * measured (no field for it is offered). */
+/* sstat: what a running job's steps use now, a row per step (JOBID.batch,
+ * JOBID.N) summed over its nodes, measured by each node's agent: CPU time
+ * and RSS of the step's processes and those they started, from /proc (as
+ * Slurm's jobacct_gather/linux samples them; MaxRSS is this sample's).
+ * GPU use is not measured (no field
+ * for it is offered). */
 #include "client.h"
 
 #include <arpa/inet.h>
@@ -68,16 +69,11 @@ static void value(const struct agg *g, int f, char *buf, size_t len)
 	}
 }
 
-static void add_frame(struct agg *g, const json_t *f)
+/* One node's figures for one step into its row. */
+static void add_node(struct agg *g, const char *node, uint64_t cpu, uint64_t rss, uint64_t peak,
+		     unsigned pids)
 {
-	const char *node = spur_json_str(f, "node", "?");
-	uint64_t peak = (uint64_t)spur_json_int(f, "peak_kb", 0),
-		 cpu = (uint64_t)spur_json_int(f, "cpu_ms", 0),
-		 rss = (uint64_t)spur_json_int(f, "rss_kb", 0);
-
-	if (!spur_json_bool(f, "measured", 0))
-		return;
-	if (rss > peak) /* a node with no memory cgroup for the job: its RSS now */
+	if (rss > peak) /* no peak from a cgroup here: the RSS now */
 		peak = rss;
 	if (peak >= g->maxrss) {
 		g->maxrss = peak;
@@ -89,14 +85,68 @@ static void add_frame(struct agg *g, const json_t *f)
 	}
 	g->rss_sum += rss;
 	g->cpu_sum += cpu;
-	g->tasks += (unsigned)spur_json_int(f, "pids", 0);
+	g->tasks += pids;
 	snprintf(g->nodes + strlen(g->nodes), sizeof(g->nodes) - strlen(g->nodes), "%s%s",
 		 g->nnodes ? "," : "", node);
 	g->nnodes++;
 }
 
+#define SSTAT_MAX_ROWS 64
+
+struct rows {
+	struct agg v[SSTAT_MAX_ROWS];
+	int n;
+};
+
+static struct agg *row(struct rows *r, const char *label)
+{
+	for (int i = 0; i < r->n; i++)
+		if (!strcmp(r->v[i].job, label))
+			return &r->v[i];
+	if (r->n == SSTAT_MAX_ROWS)
+		return NULL;
+	snprintf(r->v[r->n].job, sizeof(r->v[r->n].job), "%s", label);
+	return &r->v[r->n++];
+}
+
+/* JOBID.batch first, then the steps by number, as sstat lists them. */
+static int row_cmp(const void *a, const void *b)
+{
+	const char *x = strchr(((const struct agg *)a)->job, '.'),
+		   *y = strchr(((const struct agg *)b)->job, '.');
+	long sx = x && strcmp(x, ".batch") ? atol(x + 1) : -1,
+	     sy = y && strcmp(y, ".batch") ? atol(y + 1) : -1;
+
+	return sx < sy ? -1 : sx > sy;
+}
+
+/* A node's frame: the batch step (the job's first node) and each step. */
+static void add_frame(struct rows *r, long job, const json_t *f)
+{
+	const char *node = spur_json_str(f, "node", "?");
+	const json_t *b = json_object_get(f, "batch"), *st;
+	char label[48];
+	struct agg *g;
+	size_t i;
+
+	if (!spur_json_bool(f, "measured", 0))
+		return;
+	snprintf(label, sizeof(label), "%ld.batch", job);
+	if (b && (g = row(r, label)))
+		add_node(g, node, (uint64_t)spur_json_int(b, "cpu_ms", 0),
+			 (uint64_t)spur_json_int(b, "rss_kb", 0), 0, (unsigned)spur_json_int(b, "pids", 0));
+	json_array_foreach(json_object_get(f, "steps"), i, st) {
+		snprintf(label, sizeof(label), "%ld.%lld", job,
+			 (long long)spur_json_int(st, "step_id", 0));
+		if ((g = row(r, label)))
+			add_node(g, node, (uint64_t)spur_json_int(st, "cpu_ms", 0),
+				 (uint64_t)spur_json_int(st, "rss_kb", 0), 0,
+				 (unsigned)spur_json_int(st, "pids", 0));
+	}
+}
+
 /* One "stat" frame from each of expect nodes, for up to wait_s seconds. */
-static int gather(int lfd, int expect, int wait_s, struct agg *g)
+static int gather(int lfd, int expect, int wait_s, long job, struct rows *r)
 {
 	time_t start = time(NULL);
 	int got = 0;
@@ -113,7 +163,7 @@ static int gather(int lfd, int expect, int wait_s, struct agg *g)
 		if (fd < 0)
 			continue;
 		if (!spur_wire_recv(fd, &f, 5000, &err) && !strcmp(spur_json_str(f, "type", ""), "stat")) {
-			add_frame(g, f);
+			add_frame(r, job, f);
 			got++;
 		}
 		json_decref(f);
@@ -149,16 +199,19 @@ static int stat_one(const char *prog, const char *jobstr, const int *cols, int n
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY) };
 	socklen_t sl = sizeof(sa);
 	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), expect, got;
-	struct agg g = { 0 };
+	struct rows *rows = calloc(1, sizeof(*rows));
 	struct spur_error err;
-	char *end, buf[1100];
+	char *end, buf[1100], want[48] = "";
 	long job = strtol(jobstr, &end, 10);
 	json_t *r;
+	int shown = 0;
 
-	if (*end && *end != '.') {
+	if (!rows || (*end && *end != '.') || (*end == '.' && !end[1])) {
 		cli_error(prog, "Invalid job id specified: %s", jobstr);
 		goto fail;
 	}
+	if (*end == '.') /* JOB.STEP: that step alone */
+		snprintf(want, sizeof(want), "%ld.%s", job, end + 1);
 	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, SOMAXCONN) ||
 	    getsockname(lfd, (struct sockaddr *)&sa, &sl)) {
 		cli_error(prog, "cannot open a port for the nodes' answers");
@@ -173,8 +226,7 @@ static int stat_one(const char *prog, const char *jobstr, const int *cols, int n
 	}
 	expect = (int)json_array_size(json_object_get(r, "nodes"));
 	json_decref(r);
-	snprintf(g.job, sizeof(g.job), "%ld", job);
-	got = gather(lfd, expect, 6 * (int)cli_message_timeout(), &g);
+	got = gather(lfd, expect, 6 * (int)cli_message_timeout(), job, rows);
 	close(lfd);
 	if (got < expect)
 		cli_error(prog, "%d of %d nodes of job %ld did not answer", expect - got, expect, job);
@@ -187,18 +239,28 @@ static int stat_one(const char *prog, const char *jobstr, const int *cols, int n
 		}
 		putchar('\n');
 	}
-	for (int i = 0; i < n; i++) {
-		value(&g, cols[i], buf, sizeof(buf));
-		if (parsable)
-			printf("%s%s", buf, i + 1 < n ? "|" : "");
-		else
-			printf("%*.*s ", fields[cols[i]].width, fields[cols[i]].width, buf);
+	qsort(rows->v, (size_t)rows->n, sizeof(rows->v[0]), row_cmp);
+	for (int k = 0; k < rows->n; k++) {
+		if (*want && strcmp(rows->v[k].job, want))
+			continue;
+		shown++;
+		for (int i = 0; i < n; i++) {
+			value(&rows->v[k], cols[i], buf, sizeof(buf));
+			if (parsable)
+				printf("%s%s", buf, i + 1 < n ? "|" : "");
+			else
+				printf("%*.*s ", fields[cols[i]].width, fields[cols[i]].width, buf);
+		}
+		putchar('\n');
 	}
-	putchar('\n');
-	return got < expect;
+	if (*want && !shown)
+		cli_error(prog, "no steps running for job %s", want);
+	free(rows);
+	return got < expect || (*want && !shown);
 fail:
 	if (lfd >= 0)
 		close(lfd);
+	free(rows);
 	return 1;
 }
 
@@ -209,15 +271,16 @@ int cli_sstat_main(const char *prog, int argc, char **argv)
 		{ "fields", required_argument, NULL, 'o' },   { "noheader", no_argument, NULL, 'n' },
 		{ "parsable", no_argument, NULL, 'p' },	      { "parsable2", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },	      { "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+		{ "allsteps", no_argument, NULL, 'a' },	      { NULL, 0, NULL, 0 },
 	};
 	const char *jobs = NULL, *fmt = SSTAT_DEFAULT;
 	bool parsable = false, noheader = false;
 	char *gargv[256];
 	int gargc = cli_getopt_argv(prog, argc, argv, gargv, 256), c, cols[32], n, rc = 0;
 
-	while ((c = getopt_long(gargc, gargv, "j:o:e:npPhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(gargc, gargv, "aj:o:npPhV", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'a': break; /* every step is shown when none is named */
 		case 'j': jobs = optarg; break;
 		case 'o': fmt = optarg; break;
 		case 'n': noheader = true; break;

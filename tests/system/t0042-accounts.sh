@@ -101,8 +101,11 @@ open('$T/out/held.' + os.environ['SLURM_NODEID'], 'w').close()
 time.sleep(60)
 \"")
 check "the job holds its memory on both nodes" wait_until 20 bash -c "[ -e out/held.0 ] && [ -e out/held.1 ]"
-check "sstat: both nodes, MaxRSS of at least 60 MB" \
-	bash -c "sstat -n -P -j $m -o JobID,MaxRSS,NTasks,Nodelist | awk -F'|' '\$1 == $m && \$2 + 0 >= 61440 && \$3 >= 2 && \$4 ~ /mi1/ && \$4 ~ /mi2/ {ok=1} END {exit !ok}'"
+check "sstat: step 0 on both nodes, 60 MB on each (MaxRSS), and the batch step" \
+	bash -c "sstat -n -P -j $m -o JobID,MaxRSS,NTasks,Nodelist >st.txt && grep -q '^$m.batch|' st.txt &&
+		awk -F'|' '\$1 == \"$m.0\" && \$2 + 0 >= 61440 && \$3 == 2 && \$4 ~ /mi1/ && \$4 ~ /mi2/ {ok=1} END {exit !ok}' st.txt"
+check "sstat -j JOB.STEP: that step alone; a step that does not run: said" \
+	bash -c "[ \"\$(sstat -n -P -j $m.0 -o JobID)\" = $m.0 ] && ! sstat -j $m.9 2>err && grep -q 'no steps running' err"
 check "sstat: a field it does not have is refused" bash -c "! sstat -j $m -o Nope 2>err && grep -q 'Invalid field requested' err"
 scancel "$m"
 check "sstat of a job that does not run: refused" bash -c "! sstat -j $c 2>err && grep -q 'not running' err"
