@@ -892,6 +892,27 @@ static void attach_step(struct agent *a, const json_t *m)
 
 static struct job *running_job(struct agent *a, uint32_t id);
 static struct remote *remotes;
+
+/* The step's GPUs here (its CUDA_VISIBLE_DEVICES) busy and in use now,
+ * summed: {"util": percent, "mem_mb"}; null when the backend cannot say. */
+static json_t *step_gpu_use(struct agent *a, const struct step *st)
+{
+	const char *mine = spur_json_str(json_object_get(st->msg, "env"), "CUDA_VISIBLE_DEVICES", "");
+	unsigned long long util = 0, mem = 0;
+	int n = 0;
+
+	for (const char *p = mine; *p >= '0' && *p <= '9'; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		struct spur_gpu_usage u;
+
+		if (spur_gpu_usage(&a->gpus, a->gpu_arg, (size_t)atol(p), &u))
+			return json_null();
+		util += u.util_pct;
+		mem += u.mem_used_mb;
+		n++;
+	}
+	return n ? json_pack("{s:I,s:I}", "util", (json_int_t)util, "mem_mb", (json_int_t)mem)
+		 : json_null();
+}
 static void remote_put(struct agent *a, struct remote *r);
 
 /* sstat: the job's use on this node, sent to sstat's port once. */
@@ -937,9 +958,10 @@ static void stat_job(struct agent *a, const json_t *m)
 			if (!st->tasks[t].exited && st->tasks[t].pid > 0)
 				spurd_proc_tree_usage(st->tasks[t].pid, &su);
 		json_array_append_new(json_object_get(f, "steps"),
-				      json_pack("{s:i,s:I,s:I,s:i}", "step_id", (int)st->step_id,
+				      json_pack("{s:i,s:I,s:I,s:i,s:o}", "step_id", (int)st->step_id,
 						"cpu_ms", (json_int_t)su.cpu_ms, "rss_kb",
-						(json_int_t)su.rss_kb, "pids", (int)su.pids));
+						(json_int_t)su.rss_kb, "pids", (int)su.pids, "gpus",
+						step_gpu_use(a, st)));
 	}
 	if (f && j && j->sup > 0) {
 		struct spurd_usage bu = { 0 };

@@ -2,9 +2,9 @@
 /* sstat: what a running job's steps use now, a row per step (JOBID.batch,
  * JOBID.N) summed over its nodes, measured by each node's agent: CPU time
  * and RSS of the step's processes and those they started, from /proc (as
- * Slurm's jobacct_gather/linux samples them; MaxRSS is this sample's).
- * GPU use is not measured (no field
- * for it is offered). */
+ * Slurm's jobacct_gather/linux samples them; MaxRSS is this sample's);
+ * the step's GPUs busy and in use from the node's GPU backend (NVML, amdgpu
+ * sysfs), in TRESUsageInAve/Max as gres/gpuutil and gres/gpumem. */
 #include "client.h"
 
 #include <arpa/inet.h>
@@ -28,14 +28,18 @@ static const struct {
 } fields[] = {
 	{ "JobID", 12 }, { "NTasks", 8 },  { "MaxRSS", 10 }, { "MaxRSSNode", 10 }, { "AveRSS", 10 },
 	{ "AveCPU", 10 }, { "MinCPU", 10 }, { "MinCPUNode", 10 }, { "TotalCPU", 10 },
-	{ "Nodelist", 20 },
+	{ "Nodelist", 20 }, { "TRESUsageInAve", 14 }, { "TRESUsageInMax", 14 },
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
 struct agg {
 	char job[32], maxrss_node[64], mincpu_node[64], nodes[1024];
-	uint64_t maxrss, rss_sum, cpu_sum, mincpu;
+	uint64_t maxrss, rss_sum, cpu_sum, mincpu, maxcpu;
 	unsigned tasks, nnodes;
+	/* the GPUs' busy percent and memory (MB), summed per node; gpu_nodes
+	 * of the nodes said */
+	uint64_t gpu_util_sum, gpu_mem_sum, gpu_util_max, gpu_mem_max;
+	unsigned gpu_nodes;
 };
 
 static void hms(uint64_t ms, char *buf, size_t len)
@@ -49,6 +53,24 @@ static void hms(uint64_t ms, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%02llu:%02llu:%02llu", (unsigned long long)(s / 3600),
 			 (unsigned long long)(s % 3600 / 60), (unsigned long long)(s % 60));
+}
+
+/* Slurm's TRES usage text, the part Spur measures: cpu (time), mem (RSS)
+ * and, where the GPUs' backend says, gres/gpumem and gres/gpuutil. Ave:
+ * per node; max: the largest node's. */
+static void tres(const struct agg *g, bool max, char *buf, size_t len)
+{
+	unsigned n = g->nnodes ? g->nnodes : 1, gn = g->gpu_nodes ? g->gpu_nodes : 1;
+	char cpu[32];
+	int at;
+
+	hms(max ? g->maxcpu : g->cpu_sum / n, cpu, sizeof(cpu));
+	at = snprintf(buf, len, "cpu=%s,mem=%lluK", cpu,
+		      (unsigned long long)(max ? g->maxrss : g->rss_sum / n));
+	if (g->gpu_nodes && at > 0 && (size_t)at < len)
+		snprintf(buf + at, len - (size_t)at, ",gres/gpumem=%lluM,gres/gpuutil=%llu",
+			 (unsigned long long)(max ? g->gpu_mem_max : g->gpu_mem_sum / gn),
+			 (unsigned long long)(max ? g->gpu_util_max : g->gpu_util_sum / gn));
 }
 
 static void value(const struct agg *g, int f, char *buf, size_t len)
@@ -65,7 +87,8 @@ static void value(const struct agg *g, int f, char *buf, size_t len)
 	case 6: hms(g->mincpu, buf, len); break;
 	case 7: snprintf(buf, len, "%s", g->mincpu_node); break;
 	case 8: hms(g->cpu_sum, buf, len); break;
-	default: snprintf(buf, len, "%s", g->nodes); break;
+	case 9: snprintf(buf, len, "%s", g->nodes); break;
+	default: tres(g, f == 11, buf, len); break;
 	}
 }
 
@@ -85,6 +108,7 @@ static void add_node(struct agg *g, const char *node, uint64_t cpu, uint64_t rss
 	}
 	g->rss_sum += rss;
 	g->cpu_sum += cpu;
+	g->maxcpu = cpu > g->maxcpu ? cpu : g->maxcpu;
 	g->tasks += pids;
 	snprintf(g->nodes + strlen(g->nodes), sizeof(g->nodes) - strlen(g->nodes), "%s%s",
 		 g->nnodes ? "," : "", node);
@@ -138,10 +162,22 @@ static void add_frame(struct rows *r, long job, const json_t *f)
 	json_array_foreach(json_object_get(f, "steps"), i, st) {
 		snprintf(label, sizeof(label), "%ld.%lld", job,
 			 (long long)spur_json_int(st, "step_id", 0));
-		if ((g = row(r, label)))
-			add_node(g, node, (uint64_t)spur_json_int(st, "cpu_ms", 0),
-				 (uint64_t)spur_json_int(st, "rss_kb", 0), 0,
-				 (unsigned)spur_json_int(st, "pids", 0));
+		if (!(g = row(r, label)))
+			continue;
+		add_node(g, node, (uint64_t)spur_json_int(st, "cpu_ms", 0),
+			 (uint64_t)spur_json_int(st, "rss_kb", 0), 0,
+			 (unsigned)spur_json_int(st, "pids", 0));
+		if (json_is_object(json_object_get(st, "gpus"))) {
+			const json_t *gp = json_object_get(st, "gpus");
+			uint64_t u = (uint64_t)spur_json_int(gp, "util", 0),
+				 m = (uint64_t)spur_json_int(gp, "mem_mb", 0);
+
+			g->gpu_util_sum += u;
+			g->gpu_mem_sum += m;
+			g->gpu_util_max = u > g->gpu_util_max ? u : g->gpu_util_max;
+			g->gpu_mem_max = m > g->gpu_mem_max ? m : g->gpu_mem_max;
+			g->gpu_nodes++;
+		}
 	}
 }
 

@@ -57,8 +57,8 @@ static int from_file(const char *path, struct spur_gpu_set *g, struct spur_error
 			snprintf(type, sizeof(type), "%s", a1);
 		} else if (!strcmp(key, "count") && n == 2 && atoi(a1) > 0 && atoi(a1) <= SPUR_GPU_MAX) {
 			g->n = (size_t)atoi(a1);
-		} else if (!strcmp(key, "failed") && n >= 2) {
-			/* read by the health check */
+		} else if ((!strcmp(key, "failed") && n >= 2) || (!strcmp(key, "usage") && n >= 2)) {
+			/* read by the health check; by the usage query (sstat) */
 		} else if (!strcmp(key, "device") && n == 3 && g->n && atoi(a1) >= 0 &&
 			   (size_t)atoi(a1) < g->n && a2[0] == '/') {
 			/* the device node standing for GPU N (its fencing is tested) */
@@ -157,7 +157,46 @@ static uint32_t fake_health(const char *arg, const struct spur_gpu_set *set, cha
 	return failed;
 }
 
-const struct spur_gpu_backend spur_gpu_fake = { "fake", fake_discover, fake_health };
+/* The description file's last "usage I PERCENT MB" line for GPU i. */
+static int fake_usage(const char *arg, const struct spur_gpu_set *set, size_t i,
+		      struct spur_gpu_usage *u)
+{
+	char *text = NULL;
+	size_t tl;
+	int rc = SPUR_ENOENT;
+
+	if (!arg || !strchr(arg, '/') || i >= set->n || spur_read_file(arg, &text, &tl, NULL))
+		return SPUR_ENOENT;
+	for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		unsigned long gi, pct;
+		unsigned long long mb;
+
+		line += strspn(line, " \t");
+		if (sscanf(line, "usage %lu %lu %llu", &gi, &pct, &mb) == 3 && gi == i) {
+			u->util_pct = (unsigned)(pct > 100 ? 100 : pct);
+			u->mem_used_mb = mb;
+			rc = 0;
+		}
+	}
+	spur_free(text);
+	return rc;
+}
+
+const struct spur_gpu_backend spur_gpu_fake = { "fake", fake_discover, fake_health, fake_usage };
+
+int spur_gpu_usage(const struct spur_gpu_set *set, const char *arg, size_t i,
+		   struct spur_gpu_usage *u)
+{
+	const struct spur_gpu_backend *const all[] = { &spur_gpu_kfd, &spur_gpu_nvml,
+						       &spur_gpu_fake };
+
+	memset(u, 0, sizeof(*u));
+	for (size_t k = 0; set->backend && k < sizeof(all) / sizeof(all[0]); k++)
+		if (!strcmp(set->backend, all[k]->name) && all[k]->usage)
+			return all[k]->usage(arg, set, i, u);
+	return SPUR_EUNSUPP;
+}
 
 uint32_t spur_gpu_health(const struct spur_gpu_set *set, const char *arg, char *why, size_t len)
 {

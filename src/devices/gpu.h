@@ -38,6 +38,12 @@ struct spur_gpu_set {
 	const char *backend; /* "kfd", "fake" */
 };
 
+/* What a GPU is doing now (sstat's gres/gpuutil, gres/gpumem). */
+struct spur_gpu_usage {
+	unsigned util_pct;    /* busy, percent */
+	uint64_t mem_used_mb; /* its memory in use */
+};
+
 /* One backend: discover into out (zeroed first). SPUR_ENOENT when the
  * backend finds no devices of its kind. */
 struct spur_gpu_backend {
@@ -47,6 +53,9 @@ struct spur_gpu_backend {
 	 * for GPU i, why names the first. Cheap enough to run every second. */
 	uint32_t (*health)(const char *arg, const struct spur_gpu_set *set, char *why,
 			   size_t len);
+	/* GPU i's use now: 0, or an error when the backend cannot say. */
+	int (*usage)(const char *arg, const struct spur_gpu_set *set, size_t i,
+		     struct spur_gpu_usage *u);
 };
 
 /* AMD KFD topology: arg is the nodes folder (default
@@ -64,8 +73,9 @@ extern const struct spur_gpu_backend spur_gpu_nvml;
 
 /* A file of "type T", "count N", "preset P" (mi300x, mi250, nvlink-islands,
  * nvswitch, pcie-pairs) and "link A B CLASS" lines (xgmi, nvlink,
- * pcie-switch, numa, sys); or, without a file, arg "TYPE:N" (one preset by
- * type name). */
+ * pcie-switch, numa, sys), with "failed I [reason]" and "usage I PERCENT MB"
+ * lines read again by the health check and the usage query; or, without a
+ * file, arg "TYPE:N" (one preset by type name). */
 extern const struct spur_gpu_backend spur_gpu_fake;
 
 /* The name of a link class ("xgmi"...). */
@@ -76,6 +86,13 @@ const char *spur_gpu_link_name(enum spur_gpu_link l);
  * nvml, a GPU NVML reports lost (Xid 79: fallen off the bus); fake, the
  * description file's "failed I [reason]" lines. 0 when all are well. */
 uint32_t spur_gpu_health(const struct spur_gpu_set *set, const char *arg, char *why, size_t len);
+
+/* GPU i's use now, from the backend that discovered set: kfd, the DRM
+ * device's gpu_busy_percent and mem_info_vram_used; nvml, its utilization
+ * rates and memory; fake, the file's "usage I PERCENT MB" lines. Not 0:
+ * unknown. */
+int spur_gpu_usage(const struct spur_gpu_set *set, const char *arg, size_t i,
+		   struct spur_gpu_usage *u);
 
 /* Try "kfd", then "nvml", then report none: the agent's --gpus auto. */
 int spur_gpu_discover_auto(struct spur_gpu_set *out, struct spur_error *err);

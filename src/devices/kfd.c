@@ -188,4 +188,27 @@ static uint32_t kfd_health(const char *arg, const struct spur_gpu_set *set, char
 	return failed;
 }
 
-const struct spur_gpu_backend spur_gpu_kfd = { "kfd", kfd_discover, kfd_health };
+/* amdgpu's own figures, under the render node's DRM device. */
+static int kfd_usage(const char *arg, const struct spur_gpu_set *set, size_t i,
+		     struct spur_gpu_usage *u)
+{
+	const char *minor = i < set->n ? strstr(set->gpus[i].path, "renderD") : NULL;
+	char path[160], *text;
+
+	(void)arg;
+	if (!minor)
+		return SPUR_ENOENT;
+	snprintf(path, sizeof(path), "/sys/class/drm/%s/device/gpu_busy_percent", minor);
+	if (!(text = read_text(path)))
+		return SPUR_ENOENT;
+	u->util_pct = (unsigned)strtoul(text, NULL, 10);
+	spur_free(text);
+	snprintf(path, sizeof(path), "/sys/class/drm/%s/device/mem_info_vram_used", minor);
+	if ((text = read_text(path))) {
+		u->mem_used_mb = strtoull(text, NULL, 10) >> 20;
+		spur_free(text);
+	}
+	return 0;
+}
+
+const struct spur_gpu_backend spur_gpu_kfd = { "kfd", kfd_discover, kfd_health, kfd_usage };

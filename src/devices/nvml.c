@@ -46,6 +46,7 @@ struct nvml {
 	int (*ancestor)(nvml_device, nvml_device, int *);
 	int (*p2p)(nvml_device, nvml_device, int, int *);
 	int (*memory)(nvml_device, unsigned long long[3]);
+	int (*utilization)(nvml_device, unsigned[2]); /* gpu, memory: percent */
 };
 
 static int load(struct nvml *n, const char *path, struct spur_error *err)
@@ -66,6 +67,7 @@ static int load(struct nvml *n, const char *path, struct spur_error *err)
 		S("nvmlDeviceGetTopologyCommonAncestor", ancestor),
 		S("nvmlDeviceGetP2PStatus", p2p),
 		S("nvmlDeviceGetMemoryInfo", memory),
+		S("nvmlDeviceGetUtilizationRates", utilization),
 #undef S
 	};
 
@@ -228,25 +230,37 @@ out_shutdown:
 /* A GPU NVML reports lost (NVML_ERROR_GPU_IS_LOST: Xid 79, off the bus)
  * on a cheap query. The library stays loaded and initialised between checks
  * (nvmlInit costs far more than the query); the agent is its only user. */
-static uint32_t nvml_health(const char *arg, const struct spur_gpu_set *set, char *why,
-			    size_t len)
+/* The library, loaded and initialised once for the checks and the usage
+ * queries; NULL when it cannot be. */
+static struct nvml *live(const char *arg)
 {
 	static struct nvml n;
 	static bool ready;
-	uint32_t failed = 0;
 
 	if (!ready) {
 		struct spur_error err;
 
 		if (load(&n, arg && *arg ? arg : "libnvidia-ml.so.1", &err))
-			return 0;
+			return NULL;
 		if (n.init() != NVML_SUCCESS) {
 			dlclose(n.lib);
-			return 0;
+			return NULL;
 		}
 		ready = true;
 	}
+	return &n;
+}
+
+static uint32_t nvml_health(const char *arg, const struct spur_gpu_set *set, char *why,
+			    size_t len)
+{
+	struct nvml *np = live(arg);
+	uint32_t failed = 0;
+
+	if (!np)
+		return 0;
 	for (unsigned i = 0; i < set->n; i++) {
+		struct nvml n = *np;
 		nvml_device d;
 		unsigned long long mem[3];
 		int rc = n.handle(i, &d);
@@ -262,4 +276,21 @@ static uint32_t nvml_health(const char *arg, const struct spur_gpu_set *set, cha
 	return failed;
 }
 
-const struct spur_gpu_backend spur_gpu_nvml = { "nvml", nvml_discover, nvml_health };
+static int nvml_usage(const char *arg, const struct spur_gpu_set *set, size_t i,
+		      struct spur_gpu_usage *u)
+{
+	struct nvml *n = live(arg);
+	nvml_device d;
+	unsigned util[2];
+	unsigned long long mem[3]; /* total, free, used */
+
+	if (!n || i >= set->n || n->handle((unsigned)i, &d) != NVML_SUCCESS ||
+	    n->utilization(d, util) != NVML_SUCCESS)
+		return SPUR_ENOENT;
+	u->util_pct = util[0];
+	if (n->memory(d, mem) == NVML_SUCCESS)
+		u->mem_used_mb = mem[2] >> 20;
+	return 0;
+}
+
+const struct spur_gpu_backend spur_gpu_nvml = { "nvml", nvml_discover, nvml_health, nvml_usage };
