@@ -155,6 +155,17 @@ static void test_health(void **state)
 	assert_int_equal(spur_gpu_fake.discover(path, &g, &err), 0); /* still a valid file */
 	assert_int_equal(spur_gpu_health(&g, path, why, sizeof(why)), 1u << 2);
 	assert_string_equal(why, "GPU 2: Xid 79: fallen off the bus");
+	{ /* the usage lines, read again each time; the last for a GPU wins */
+		struct spur_gpu_usage u;
+
+		assert_int_not_equal(spur_gpu_usage(&g, path, 1, &u), 0);
+		f = fopen(path, "a");
+		fprintf(f, "usage 1 40 1500\nusage 1 55 2048\n");
+		fclose(f);
+		assert_int_equal(spur_gpu_usage(&g, path, 1, &u), 0);
+		assert_int_equal(u.util_pct, 55);
+		assert_int_equal(u.mem_used_mb, 2048);
+	}
 	unlink(path);
 	assert_int_equal(spur_gpu_fake.discover("mi300x:8", &g, &err), 0);
 	assert_int_equal(spur_gpu_health(&g, "mi300x:8", why, sizeof(why)), 0);
@@ -178,6 +189,15 @@ static void test_health(void **state)
 	assert_int_equal(spur_gpu_health(&g, SPUR_FAKE_NVML, why, sizeof(why)), 1u << 5);
 	assert_string_equal(why, "GPU 5: GPU is lost");
 	unsetenv("FAKE_NVML_LOST");
+	/* sstat's GPU figures: NVML's utilization rates and memory in use */
+	{
+		struct spur_gpu_usage u;
+
+		assert_int_equal(spur_gpu_usage(&g, SPUR_FAKE_NVML, 3, &u), 0);
+		assert_int_equal(u.util_pct, 30);
+		assert_int_equal(u.mem_used_mb, 0);
+		assert_int_not_equal(spur_gpu_usage(&g, SPUR_FAKE_NVML, 99, &u), 0);
+	}
 }
 
 int main(void)
