@@ -479,6 +479,35 @@ fail:
 	return 1;
 }
 
+/* modify cluster NAME set ...: the cluster's own association (root); its
+ * record is made at its first change. */
+static int edit_cluster(const struct acm_opts *o, const struct acm_words *w, bool del)
+{
+	json_t *r = acm_fetch(o->prog), *changes = json_array(), *rec;
+	const char *cluster = spur_json_str(r, "cluster", "");
+
+	if (!r)
+		return 1;
+	rec = json_deep_copy(json_object_get(
+		json_object_get(json_object_get(r, "state"), "clusters"), cluster));
+	if (!rec)
+		rec = json_pack("{s:s}", "name", cluster);
+	if (!acm_name_match(w, "name,names,cluster,clusters", cluster) ||
+	    (!del && apply_settings(o, w, rec, false, 0))) {
+		if (!acm_name_match(w, "name,names,cluster,clusters", cluster))
+			cli_error(o->prog, "this is cluster %s: no other is served here", cluster);
+		json_decref(rec);
+		json_decref(changes);
+		json_decref(r);
+		return 1;
+	}
+	if (!o->quiet)
+		printf(del ? " Deleting clusters...\n  %s\n" : " Modified cluster...\n  %s\n", cluster);
+	change(changes, "cluster", del ? "del" : "set", rec);
+	json_decref(r);
+	return send_changes(o, changes);
+}
+
 /* "assoc where user=U account=A": the user's associations (with user=),
  * else the accounts' own. */
 static const char *entity(const char *ent, const struct acm_words *w)
@@ -490,11 +519,15 @@ static const char *entity(const char *ent, const struct acm_words *w)
 
 int acm_modify(const struct acm_opts *o, const char *ent, const struct acm_words *w)
 {
+	if (!strncasecmp(ent, "cluster", 7))
+		return edit_cluster(o, w, false);
 	return edit(o, entity(ent, w), w, false);
 }
 
 int acm_delete(const struct acm_opts *o, const char *ent, const struct acm_words *w)
 {
+	if (!strncasecmp(ent, "cluster", 7))
+		return edit_cluster(o, w, true);
 	return edit(o, entity(ent, w), w, true);
 }
 

@@ -285,8 +285,12 @@ static void assoc_walk(const json_t *st, const char *cluster, const char *acct, 
 	if (!ak || !uk)
 		goto out;
 	if (acct_ok && !users)
-		json_array_append_new(rows, assoc_row(cluster, acct, "",
-						      json_object_get(accts, acct), parent));
+		json_array_append_new(
+			rows, assoc_row(cluster, acct, "",
+					strcmp(acct, "root") ? json_object_get(accts, acct)
+							     : json_object_get(json_object_get(st, "clusters"),
+									       cluster),
+					parent));
 	if (!strcmp(acct, "root") && acct_ok && (!users || acm_list_has(users, "root")))
 		json_array_append_new(rows, assoc_row(cluster, "root", "root", NULL, ""));
 	for (size_t i = 0; uk[i]; i++) {
@@ -453,9 +457,16 @@ int acm_show(const struct acm_opts *o, const char *ent, const struct acm_words *
 		rows = user_rows(json_object_get(r, "state"), w);
 	else if (cols == qos_cols)
 		rows = qos_rows(json_object_get(r, "state"), w);
-	else if (cols == cluster_cols)
+	else if (cols == cluster_cols) {
+		const json_t *crec = json_object_get(
+			json_object_get(json_object_get(r, "state"), "clusters"), cluster);
+
 		rows = json_pack("[{s:s,s:s,s:s,s:s}]", "Cluster", cluster, "RPC", "9728", "Share",
 				 "1", "QOS", "normal");
+		put_limits(json_array_get(rows, 0), crec);
+		if (!*spur_json_str(json_array_get(rows, 0), "QOS", ""))
+			json_object_set_new(json_array_get(rows, 0), "QOS", json_string("normal"));
+	}
 	else {
 		rows = json_array();
 		if (acm_name_match(w, "cluster,clusters", cluster))

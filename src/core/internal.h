@@ -216,6 +216,10 @@ struct sched {
 	struct core_uassoc *uassocs;
 	size_t nuassocs, uassocs_cap;
 	bool fairtree; /* the last update ranked users (core_fairtree_update) */
+	/* the cluster's own association, root: its Grp* hold for every job,
+	 * its Max* are what accounts that set none inherit (limits.c) */
+	struct sched_limits root_lim;
+	struct core_use root_use;
 	struct core_quser *qusers;
 	size_t nqusers, qusers_cap;
 	uint32_t *assoc_slots, *quser_slots; /* hashes: index + 1 */

@@ -298,6 +298,11 @@ int sched_del_account(struct sched *s, const char *name, struct spur_error *err)
 	return 0;
 }
 
+void sched_set_root_limits(struct sched *s, const struct sched_limits *lim)
+{
+	s->root_lim = *lim;
+}
+
 int sched_set_user_assoc(struct sched *s, const struct sched_user_spec *spec,
 			 struct spur_error *err)
 {
@@ -503,6 +508,7 @@ void core_limits_charge(struct sched *s, struct core_job *j, int sign)
 	}
 	for (int a = j->account; a >= 0; a = s->accounts[a].parent)
 		use_add(&s->accounts[a].use, j, t, sign);
+	use_add(&s->root_use, j, t, sign);
 	if (j->uassoc >= 0)
 		use_add(&s->uassocs[j->uassoc].use, j, t, sign);
 	if (j->qos >= 0)
@@ -531,6 +537,8 @@ void core_limits_usage(struct sched *s, double f, int64_t now)
 		decay(&s->uassocs[u].use, f);
 	for (size_t q = 0; f != 1.0 && q < s->nqos; q++)
 		decay(&s->qos[q].use, f);
+	if (f != 1.0)
+		decay(&s->root_use, f);
 	for (size_t i = 0; i < s->running.n; i++) {
 		struct core_job *j = s->running.v[i];
 		int64_t since = j->last_charge > j->start ? j->last_charge : j->start;
@@ -540,6 +548,7 @@ void core_limits_usage(struct sched *s, double f, int64_t now)
 			continue;
 		for (int a = j->account; a >= 0; a = s->accounts[a].parent)
 			add_secs(&s->accounts[a].use, j->ctres, secs);
+		add_secs(&s->root_use, j->ctres, secs);
 		if (j->uassoc >= 0)
 			add_secs(&s->uassocs[j->uassoc].use, j->ctres, secs);
 		if (j->qos >= 0)
@@ -556,6 +565,8 @@ int sched_usage(const struct sched *s, const char *account, const char *user, co
 	memset(out, 0, sizeof(*out));
 	if (qos && qos_find(s, qos) >= 0)
 		u = &s->qos[qos_find(s, qos)].use;
+	else if (account && !user && !strcmp(account, "root"))
+		u = &s->root_use;
 	else if (account && user && a >= 0 && uassoc_find(s, user, a) >= 0) {
 		u = &s->uassocs[uassoc_find(s, user, a)].use;
 		out->raw_usage = s->uassocs[uassoc_find(s, user, a)].usage;
@@ -635,7 +646,7 @@ static int64_t assoc_max(const struct sched *s, const struct core_job *j, size_t
 
 	for (int a = j->account; v == SCHED_NO_LIMIT && a >= 0; a = s->accounts[a].parent)
 		v = field(&s->accounts[a].lim, off);
-	return v;
+	return v == SCHED_NO_LIMIT ? field(&s->root_lim, off) : v;
 }
 
 static const struct sched_limits *qos_lim(const struct sched *s, const struct core_job *j)
@@ -743,6 +754,8 @@ enum sched_reason core_limits_now(const struct sched *s, const struct core_job *
 	for (int a = j->account; r == SCHED_REASON_NONE && a >= 0; a = s->accounts[a].parent)
 		r = grp_over(&s->accounts[a].lim, q, &s->accounts[a].use, want, wall, S_ASSOC,
 			     false);
+	if (r == SCHED_REASON_NONE)
+		r = grp_over(&s->root_lim, q, &s->root_use, want, wall, S_ASSOC, false);
 	mj = assoc_max(s, j, offsetof(struct sched_limits, max_jobs));
 	if (r == SCHED_REASON_NONE && j->uassoc >= 0 && mj != SCHED_NO_LIMIT &&
 	    (!q || q->max_jobs == SCHED_NO_LIMIT) && s->uassocs[j->uassoc].use.jobs + 1 > mj)
@@ -770,6 +783,9 @@ static const char *submit_over(const struct sched *s, const struct core_job *j, 
 		if (s->accounts[a].lim.grp_submit != SCHED_NO_LIMIT &&
 		    s->accounts[a].use.submitted + n > s->accounts[a].lim.grp_submit)
 			return "AssocGrpSubmitJobsLimit";
+	if (s->root_lim.grp_submit != SCHED_NO_LIMIT &&
+	    s->root_use.submitted + n > s->root_lim.grp_submit)
+		return "AssocGrpSubmitJobsLimit";
 	ms = assoc_max(s, j, offsetof(struct sched_limits, max_submit));
 	return ms == SCHED_NO_LIMIT || j->uassoc < 0 || s->uassocs[j->uassoc].use.submitted + n <= ms
 		       ? NULL

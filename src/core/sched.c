@@ -66,6 +66,7 @@ struct sched *sched_create(const struct sched_config *cfg, struct spur_error *er
 		s->cfg = *cfg;
 	else
 		sched_config_default(&s->cfg);
+	sched_limits_none(&s->root_lim);
 	s->parts = spur_calloc(SCHED_MAX_PARTS, sizeof(*s->parts));
 	if (!s->parts) {
 		spur_free(s);

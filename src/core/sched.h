@@ -204,6 +204,11 @@ int sched_set_account(struct sched *s, const struct sched_account_spec *spec,
 /* SPUR_ESTATE while it has sub-accounts, users or pending/running jobs. */
 int sched_del_account(struct sched *s, const char *name, struct spur_error *err);
 
+/* The cluster's own association (root, sacctmgr modify cluster): its Grp*
+ * limits hold for all jobs together, its Max* are inherited by every
+ * account that sets none. */
+void sched_set_root_limits(struct sched *s, const struct sched_limits *lim);
+
 /* A user's association with an account, created or replaced. */
 struct sched_user_spec {
 	const char *user, *account;
@@ -234,8 +239,8 @@ int sched_set_qos(struct sched *s, const struct sched_qos_limits_spec *spec,
 /* SPUR_ESTATE while a pending or running job uses it. */
 int sched_del_qos(struct sched *s, const char *name, struct spur_error *err);
 
-/* What an association (user NULL: the account's own) or a QOS (account
- * NULL, user NULL) holds now: running jobs, pending + running jobs, TRES
+/* What an association (user NULL: the account's own; account "root": the
+ * cluster's) or a QOS (account NULL, user NULL) holds now: running jobs, pending + running jobs, TRES
  * of the running ones. SPUR_ENOENT when unknown. */
 struct sched_usage {
 	int64_t tres[SCHED_TRES_MAX];

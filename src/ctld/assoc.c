@@ -16,7 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *const kinds[] = { "accounts", "users", "assocs", "qos" };
+static const char *const kinds[] = { "accounts", "users", "assocs", "qos", "clusters" };
 
 static bool in_list(const char *list, const char *name)
 {
@@ -51,6 +51,7 @@ static const char *kind_table(const char *kind)
 	       : !strcmp(kind, "user")	? "users"
 	       : !strcmp(kind, "assoc") ? "assocs"
 	       : !strcmp(kind, "qos")	? "qos"
+	       : !strcmp(kind, "cluster") ? "clusters"
 					: NULL;
 }
 
@@ -162,6 +163,20 @@ static int set_account(struct ctld *c, const json_t *rec, struct spur_error *err
 	return sched_set_account(c->sched, &sp, err);
 }
 
+/* The cluster's own association (root): its limits for every job. */
+static int set_cluster(struct ctld *c, const json_t *rec, struct spur_error *err)
+{
+	struct sched_limits lim;
+
+	if (strcmp(spur_json_str(rec, "name", ""), c->conf->cluster_name ? c->conf->cluster_name : ""))
+		return spur_error_set(err, SPUR_EINVAL, "cluster %s: this is cluster %s",
+				      spur_json_str(rec, "name", ""), c->conf->cluster_name);
+	if (rec_limits(c, rec, &lim, err))
+		return err->code;
+	sched_set_root_limits(c->sched, &lim);
+	return 0;
+}
+
 static int set_assoc(struct ctld *c, const json_t *rec, struct spur_error *err)
 {
 	struct sched_user_spec sp = { .user = spur_json_str(rec, "user", ""),
@@ -242,10 +257,14 @@ static int apply_one(struct ctld *c, const char *kind, bool del, const json_t *r
 		     struct spur_error *err)
 {
 	if (!del)
-		return !strcmp(kind, "account") ? set_account(c, rec, err)
-		       : !strcmp(kind, "assoc") ? set_assoc(c, rec, err)
-		       : !strcmp(kind, "qos")	? set_qos(c, rec, true, err)
-						: set_user(c, rec, err);
+		return !strcmp(kind, "account")	  ? set_account(c, rec, err)
+		       : !strcmp(kind, "assoc")	  ? set_assoc(c, rec, err)
+		       : !strcmp(kind, "qos")	  ? set_qos(c, rec, true, err)
+		       : !strcmp(kind, "cluster") ? set_cluster(c, rec, err)
+						  : set_user(c, rec, err);
+	if (!strcmp(kind, "cluster"))
+		return spur_error_set(err, SPUR_EUNSUPP,
+				      "a cluster cannot be removed: Spur serves its ClusterName");
 	if (!strcmp(kind, "account"))
 		return sched_del_account(c->sched, spur_json_str(rec, "name", ""), err);
 	if (!strcmp(kind, "assoc"))
@@ -291,6 +310,10 @@ static int apply_state(struct ctld *c, const json_t *doc, struct spur_error *err
 	json_object_foreach((json_t *)json_object_get(doc, "assocs"), key, rec)
 		if (set_assoc(c, rec, err))
 			return err->code;
+	json_object_foreach((json_t *)json_object_get(doc, "clusters"), key, rec)
+		if (set_cluster(c, rec, err))
+			return err->code;
+	json_object_update(table(c, "clusters"), json_object_get(doc, "clusters"));
 	json_object_update(table(c, "assocs"), json_object_get(doc, "assocs"));
 	json_object_update(table(c, "users"), json_object_get(doc, "users"));
 	json_object_update(table(c, "qos"), json_object_get(doc, "qos"));
@@ -447,7 +470,10 @@ void ctld_handle_assoc_change(struct ctld_conn *cn, json_t *msg)
 		if (rc) {
 			ctld_conn_send(cn, json_pack("{s:s,s:i,s:s,s:i}", "type", "error", "code",
 						     rc, "message", err.msg, "done", (int)i));
+			ctld_cycle_soon(cn->c);
 			return;
 		}
 	}
+	/* a limit raised or lifted may let pending jobs start */
+	ctld_cycle_soon(cn->c);
 }

@@ -110,6 +110,18 @@ check "sstat: a field it does not have is refused" bash -c "! sstat -j $m -o Nop
 scancel "$m"
 check "sstat of a job that does not run: refused" bash -c "! sstat -j $c 2>err && grep -q 'not running' err"
 
+# the cluster's own association (root): GrpJobs=1 for all jobs together
+check "modify cluster set GrpJobs=1" sacctmgr -i modify cluster systest set GrpJobs=1
+check "... shown by show cluster and on root's row" bash -c "sacctmgr -n -P show cluster format=Cluster,GrpJobs | grep -qx 'systest|1' &&
+	sacctmgr -n -P show assoc format=Account,User,GrpJobs | grep -qx 'root||1'"
+r1=$(sub -A proj1 --wrap 'sleep 60')
+r2=$(sub -A sub1 --wrap 'sleep 60')
+check "a second job anywhere waits with AssocGrpJobsLimit" wait_until 10 bash -c "[ \"\$(reason $r2)\" = AssocGrpJobsLimit ]"
+check "a cluster cannot be removed" bash -c "! sacctmgr -i delete cluster systest 2>err && grep -q 'cannot be removed' err"
+sacctmgr -i modify cluster systest set GrpJobs=-1 >/dev/null
+check "... cleared, it runs" wait_until 10 bash -c "[ \"\$(squeue -h -j $r2 -o %t)\" = R ]"
+scancel "$r1" "$r2"
+
 # the tree is cluster state: it survives kill -9 and a restart (as does an
 # administrator's drain)
 scontrol update nodename=mi2 state=drain reason="new NIC" >/dev/null
