@@ -1094,21 +1094,70 @@ static int open_dir_as(const char *path, uid_t uid, gid_t gid)
 
 /* --gpus-per-task=N: local task i sees GPUs [i*N, i*N+N) of the node's
  * share of the job (as Slurm binds them, in order); none left: none. */
-static void put_task_gpus(json_t *env, long per_task, int local)
+/* Is GPU g (the node's index) one of the list's (the step's GPUs)? */
+static bool gpu_in(const char *list, long g)
+{
+	for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ','))
+		if (atol(p) == g)
+			return true;
+	return false;
+}
+
+/* Local task i's GPUs among the step's (all): --gpus-per-task N: the
+ * i-th N of them, in the order they were given (the closest first);
+ * --gpu-bind single:N: the (i/N)-th; map_gpu:L: L[i mod |L|]; mask_gpu:M:
+ * those of M[i mod |M|]; closest without --gpus-per-task: an equal share
+ * of them; none: all of them. */
+static void task_gpu_list(const char *all, long per_task, const char *bind, int local,
+			  int ntasks, char *mine, size_t len)
+{
+	char copy[1024];
+	long k = 0, n = 0;
+
+	mine[0] = '\0';
+	snprintf(copy, sizeof(copy), "%s", all);
+	for (const char *p = all; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ','))
+		n++;
+	if (bind && !strncmp(bind, "single:", 7)) {
+		per_task = 1;
+		local /= atoi(bind + 7) > 0 ? atoi(bind + 7) : 1;
+	} else if (bind && (!strncmp(bind, "map_gpu:", 8) || !strncmp(bind, "mask_gpu:", 9))) {
+		bool mask = bind[1] == 'a' && bind[2] == 's';
+		const char *l = strchr(bind, ':') + 1;
+		long nl = 1, pick;
+		const char *p = l;
+
+		for (const char *q = l; *q; q++)
+			nl += *q == ',';
+		for (long skip = local % nl; skip > 0; skip--)
+			p += strcspn(p, ",") + 1;
+		pick = strtol(p, NULL, mask ? 16 : 10);
+		for (long g = 0; g < 64; g++)
+			if ((mask ? (pick >> g & 1) : g == pick) && gpu_in(all, g))
+				snprintf(mine + strlen(mine), len - strlen(mine), "%s%ld",
+					 *mine ? "," : "", g);
+		return;
+	} else if (bind && !strcmp(bind, "closest") && per_task <= 0 && ntasks > 0) {
+		per_task = n / ntasks > 0 ? n / ntasks : 1;
+	}
+	for (char *save, *g = strtok_r(copy, ",", &save); g; g = strtok_r(NULL, ",", &save), k++)
+		if (k >= local * per_task && k < (local + 1) * per_task)
+			snprintf(mine + strlen(mine), len - strlen(mine), "%s%s", *mine ? "," : "", g);
+}
+
+static void put_task_gpus(json_t *env, long per_task, const char *bind, int local, int ntasks)
 {
 	static const char *const vars[] = { "CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
 					    "HIP_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL" };
 	const char *all = spur_json_str(env, "ROCR_VISIBLE_DEVICES", NULL);
-	char mine[256] = "", copy[1024];
-	long k = 0;
+	char mine[256];
 
-	if (per_task <= 0 || !all)
+	if (bind && !strncmp(bind, "verbose,", 8))
+		bind += 8;
+	if (!all || (bind && !strcmp(bind, "none")) ||
+	    (per_task <= 0 && (!bind || !strcmp(bind, "closest")) && !(bind && ntasks > 1)))
 		return;
-	snprintf(copy, sizeof(copy), "%s", all);
-	for (char *save, *g = strtok_r(copy, ",", &save); g; g = strtok_r(NULL, ",", &save), k++)
-		if (k >= local * per_task && k < (local + 1) * per_task)
-			snprintf(mine + strlen(mine), sizeof(mine) - strlen(mine), "%s%s",
-				 *mine ? "," : "", g);
+	task_gpu_list(all, per_task, bind, local, ntasks, mine, sizeof(mine));
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
 		json_object_set_new(env, vars[i], json_string(mine));
 }
@@ -1207,7 +1256,8 @@ static void start_one_task(struct step *st, struct step_launch *l, size_t i, int
 	t->pidfd = -1;
 	put_task_env(json_object_get(msg, "env"), t->rank, (int)i);
 	put_task_gpus(json_object_get(msg, "env"), (long)spur_json_int(m, "gpus_per_task", 0),
-		      (int)i);
+		      spur_json_str(m, "gpu_bind", NULL), (int)i,
+		      (int)json_array_size(json_object_get(m, "ranks")));
 	if (st->pmi) {
 		char v[32];
 

@@ -100,6 +100,8 @@ struct step_opts {
 	int nodes, ntasks, per_node, cpus_per_task, gpus_per_task, gpus, gpus_per_node, verbose;
 	bool label, kill_bad, pty, exact, overlap;
 	const char *name, *chdir, *export, *cpu_bind, *mpi, *nodelist, *exclude;
+	const char *output, *error, *gpu_bind; /* -o/-e patterns; --gpu-bind */
+	int wait_s;			       /* -W: after the first task ends */
 };
 
 /* A Slurm srun option Spur does not do yet: refused by name (never taken
@@ -110,11 +112,29 @@ static int not_supported(const char *prog, const char *opt)
 	return 1;
 }
 
+/* --gpu-bind=[verbose,]none|closest|single:N|map_gpu:I[,I...]|mask_gpu:M[,M...]:
+ * 0 when well formed. */
+static int gpu_bind_check(const char *v)
+{
+	if (!strncmp(v, "verbose,", 8))
+		v += 8;
+	if (!strcmp(v, "none") || !strcmp(v, "closest"))
+		return 0;
+	if (!strncmp(v, "single:", 7))
+		return atoi(v + 7) > 0 ? 0 : -1;
+	if (!strncmp(v, "map_gpu:", 8) || !strncmp(v, "mask_gpu:", 9)) {
+		const char *p = strchr(v, ':') + 1;
+
+		return *p && strspn(p, "0123456789abcdefABCDEFx,") == strlen(p) ? 0 : -1;
+	}
+	return -1;
+}
+
 /* srun's options inside a job: 0, or the exit code. */
 static int parse_step(const char *prog, int argc, char **argv, struct step_opts *o)
 {
 	enum { O_PER_NODE = 1000, O_GPT, O_CPU_BIND, O_EXPORT, O_MPI, O_OVERLAP, O_UNBUF, O_KILL,
-	       O_PTY, O_EXACT, O_GRES, O_GPN, O_NO };
+	       O_PTY, O_EXACT, O_GRES, O_GPN, O_GPU_BIND, O_NO };
 	static const struct option opts[] = {
 		{ "nodes", required_argument, NULL, 'N' },
 		{ "ntasks", required_argument, NULL, 'n' },
@@ -135,13 +155,13 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 		/* Slurm's, refused by name below */
 		{ "gres", required_argument, NULL, O_GRES }, { "gpus", required_argument, NULL, 'G' },
 		{ "gpus-per-node", required_argument, NULL, O_GPN },
-		{ "gpu-bind", required_argument, NULL, O_NO },
-		{ "distribution", required_argument, NULL, O_NO },
+		{ "gpu-bind", required_argument, NULL, O_GPU_BIND },
+		{ "distribution", required_argument, NULL, 'm' },
 		{ "kill-on-bad-exit", optional_argument, NULL, O_KILL },
 		{ "exact", no_argument, NULL, O_EXACT }, { "nodelist", required_argument, NULL, 'w' },
 		{ "exclude", required_argument, NULL, 'x' },
-		{ "multi-prog", no_argument, NULL, O_NO }, { "wait", required_argument, NULL, O_NO },
-		{ "output", required_argument, NULL, O_NO }, { "error", required_argument, NULL, O_NO },
+		{ "multi-prog", no_argument, NULL, O_NO }, { "wait", required_argument, NULL, 'W' },
+		{ "output", required_argument, NULL, 'o' }, { "error", required_argument, NULL, 'e' },
 		{ "input", required_argument, NULL, O_NO }, { "pty", no_argument, NULL, O_PTY },
 		{ "het-group", required_argument, NULL, O_NO }, { "mem", required_argument, NULL, O_NO },
 		{ "mem-per-cpu", required_argument, NULL, O_NO },
@@ -221,6 +241,26 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 			break;
 		}
 		case O_PTY: o->pty = true; break;
+		case 'o': o->output = optarg; break;
+		case 'e': o->error = optarg; break;
+		case 'W':
+			o->wait_s = atoi(optarg);
+			if (o->wait_s < 0 || (!o->wait_s && strcmp(optarg, "0"))) {
+				cli_error(prog, "Invalid --wait specification: %s", optarg);
+				return 1;
+			}
+			break;
+		case 'm':
+			/* block (and block:* for cores, which the CPU binding decides) */
+			if (strncmp(optarg, "block", 5) || (optarg[5] && optarg[5] != ':'))
+				return not_supported(prog, "--distribution other than block");
+			break;
+		case O_GPU_BIND:
+			if (gpu_bind_check(optarg))
+				return not_supported(prog, "--gpu-bind other than none, closest, "
+							   "single:N, map_gpu:LIST or mask_gpu:LIST");
+			o->gpu_bind = optarg;
+			break;
 		case 'u': break;       /* output is passed on as it comes, never buffered */
 		case 'h':
 			printf("Usage: srun [-N NODES] [-n TASKS] [--ntasks-per-node N] [-c CPUS] "
@@ -259,6 +299,16 @@ struct relay {
 	struct cli_out_state *st;
 	struct fences fences;
 	json_t *names; /* the step's nodes, in order */
+	/* -o/-e: file patterns (NULL: srun's own stdout/stderr), the files
+	 * opened so far; -W: seconds the others may run after the first ends */
+	const char *out_pat, *err_pat, *jobid;
+	int step_id, wait_s;
+	time_t first_exit;
+	struct out_file {
+		char name[1024];
+		FILE *f;
+	} *files;
+	int nfiles;
 };
 
 /* every node connects within this many MessageTimeouts, or the step fails */
@@ -316,6 +366,62 @@ static void relay_accept(struct relay *r)
 	}
 }
 
+/* -o/-e PATTERN for task rank on node (its index in the step): %t the
+ * task, %n the node's index, %N its name, %j the job, %s the step, %J
+ * job.step, %u the user, %% a %; as Slurm's srun expands them. */
+static void expand(const struct relay *r, const char *pat, int rank, int node, char *out,
+		   size_t len)
+{
+	const char *name = node >= 0 ? json_string_value(json_array_get(r->names, (size_t)node))
+				     : NULL;
+	size_t o = 0;
+
+	for (const char *p = pat; *p && o + 1 < len; p++) {
+		int n = 0;
+
+		if (*p != '%' || !p[1]) {
+			out[o++] = *p;
+			continue;
+		}
+		switch (*++p) {
+		case 't': n = snprintf(out + o, len - o, "%d", rank); break;
+		case 'n': n = snprintf(out + o, len - o, "%d", node < 0 ? 0 : node); break;
+		case 'N': n = snprintf(out + o, len - o, "%s", name ? name : ""); break;
+		case 'j': n = snprintf(out + o, len - o, "%s", r->jobid); break;
+		case 's': n = snprintf(out + o, len - o, "%d", r->step_id); break;
+		case 'J': n = snprintf(out + o, len - o, "%s.%d", r->jobid, r->step_id); break;
+		case 'u': n = snprintf(out + o, len - o, "%s", getenv("USER") ? getenv("USER") : ""); break;
+		default: n = snprintf(out + o, len - o, "%c", *p); break;
+		}
+		o += n > 0 ? (size_t)n : 0;
+	}
+	out[o < len ? o : len - 1] = '\0';
+}
+
+/* The file (opened once, truncated) a task's output goes to; NULL: srun's. */
+static FILE *out_file(struct relay *r, int fd, int rank, int node)
+{
+	const char *pat = fd == 2 ? (r->err_pat ? r->err_pat : r->out_pat) : r->out_pat;
+	char name[1024];
+	struct out_file *nf;
+
+	if (!pat)
+		return NULL;
+	expand(r, pat, rank, node, name, sizeof(name));
+	for (int i = 0; i < r->nfiles; i++)
+		if (!strcmp(r->files[i].name, name))
+			return r->files[i].f;
+	nf = realloc(r->files, (size_t)(r->nfiles + 1) * sizeof(*nf));
+	if (!nf)
+		return NULL;
+	r->files = nf;
+	snprintf(nf[r->nfiles].name, sizeof(nf[0].name), "%s", name);
+	/* a file that cannot be opened is said once; its output comes here */
+	if (!(nf[r->nfiles].f = fopen(name, "w")))
+		fprintf(stderr, "srun: error: %s: %s\n", name, strerror(errno));
+	return nf[r->nfiles++].f;
+}
+
 static void relay_msg(struct relay *r, int k, json_t *m)
 {
 	const char *type = spur_json_str(m, "type", "");
@@ -324,8 +430,14 @@ static void relay_msg(struct relay *r, int k, json_t *m)
 	if (rank < 0 || rank >= r->total)
 		rank = 0;
 	if (!strcmp(type, "io")) {
+		FILE *f = out_file(r, (int)spur_json_int(m, "fd", 1), rank, r->node_of[k]);
+
 		json_object_set_new(m, "rank", json_integer(rank));
-		cli_print_io(m, r->label, r->st, r->total);
+		if (f)
+			fwrite(spur_json_str(m, "data", ""), 1,
+			       json_string_length(json_object_get(m, "data")), f);
+		else
+			cli_print_io(m, r->label, r->st, r->total);
 	} else if (!strcmp(type, "hello")) {
 		if (r->node_of[k] < 0)
 			r->hellos++;
@@ -339,6 +451,8 @@ static void relay_msg(struct relay *r, int k, json_t *m)
 					   : NULL;
 
 		r->exited++;
+		if (!r->first_exit)
+			r->first_exit = time(NULL);
 		/* as Slurm's srun: a task that failed, by name */
 		if (code > 128 && code < 128 + 65)
 			fprintf(stderr, "srun: error: %s: task %d: %s\n", node ? node : "?", rank,
@@ -495,6 +609,16 @@ static int relay(struct relay *r, const char *prog, const char *jobid)
 			}
 		}
 		fflush(stdout);
+		/* -W: the others had their seconds after the first task ended */
+		if (r->wait_s && r->first_exit && !r->killed && r->exited < r->total &&
+		    time(NULL) - r->first_exit >= r->wait_s) {
+			fprintf(stderr, "srun: error: StepId=%s.%d: %d task(s) still running %d s after "
+					"the first ended (-W): killed\n",
+				jobid, r->step_id, r->total - r->exited, r->wait_s);
+			relay_send_all(r, json_pack("{s:s}", "type", "kill"));
+			r->killed = true;
+			r->rc = r->rc ? r->rc : 1;
+		}
 		if (r->nconn < r->expect && !complained &&
 		    time(NULL) - start >= (time_t)(RELAY_CONNECT_TIMEOUTS * cli_message_timeout())) {
 			relay_missing(r, prog, jobid);
@@ -520,6 +644,10 @@ out:
 	free(r->rd);
 	free(r->node_of);
 	free(r->st);
+	for (int i = 0; i < r->nfiles; i++)
+		if (r->files[i].f)
+			fclose(r->files[i].f);
+	free(r->files);
 	for (int k = 0; k < FENCE_SLOTS; k++)
 		free(r->fences.slot[k].hex);
 	json_decref(r->names);
@@ -661,6 +789,8 @@ static void step_request_opts(json_t *req, const struct step_opts *so)
 		json_object_set_new(req, "gpus_per_node", json_integer(so->gpus_per_node));
 	if (so->exact)
 		json_object_set_new(req, "exact", json_true());
+	if (so->gpu_bind)
+		json_object_set_new(req, "gpu_bind", json_string(so->gpu_bind));
 	if (so->overlap)
 		json_object_set_new(req, "overlap", json_true());
 	if (so->pty) {
@@ -798,6 +928,11 @@ have_command:
 	r.label = label;
 	r.kill_bad = so.kill_bad;
 	r.pty = so.pty;
+	r.out_pat = so.output;
+	r.err_pat = so.error;
+	r.jobid = jobid;
+	r.step_id = (int)spur_json_int(reply, "step_id", 0);
+	r.wait_s = so.wait_s;
 	rc = relay(&r, prog, jobid);
 	step_done(jobid, reply, so.name ? so.name : pargv[optind], rc);
 	json_decref(reply);

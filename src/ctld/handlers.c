@@ -2040,6 +2040,8 @@ static json_t *step_part(struct ctld *c, struct ctld_job *cj, const struct sched
 				    json_integer(spur_json_int(msg, "cpus_per_task", 0)));
 	if (json_is_string(json_object_get(msg, "cpu_bind")))
 		json_object_set(m, "cpu_bind", json_object_get(msg, "cpu_bind"));
+	if (json_is_string(json_object_get(msg, "gpu_bind")))
+		json_object_set(m, "gpu_bind", json_object_get(msg, "gpu_bind"));
 	/* what the job holds on this node: a node other than its first makes
 	 * the job's cgroups from it for the steps' tasks */
 	if (node < info->nalloc)

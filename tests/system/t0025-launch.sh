@@ -109,6 +109,25 @@ check "--cpu-bind=none leaves it the job's CPUs" sh -c "[ \"\$(sed -n 2p '$T/cpu
 as_user sbatch --wait -N1 --gpus=2 -o "$T/gpt.out" \
 	--wrap 'srun -n2 --gpus-per-task=1 sh -c "echo \$ROCR_VISIBLE_DEVICES"' >/dev/null
 check "--gpus-per-task=1 gives each of 2 ranks its own GPU" sh -c "[ \"\$(sort -u '$T/gpt.out' | grep -cx '[0-9]')\" = 2 ]"
+# --gpu-bind: single:2 puts both ranks on one GPU, none shows each the step's two
+as_user sbatch --wait -N1 --gpus=2 -o "$T/gb.out" --wrap 'srun -n2 --gpu-bind=single:2 sh -c "echo single \$ROCR_VISIBLE_DEVICES"
+	srun -n2 --gpu-bind=none sh -c "echo none \$ROCR_VISIBLE_DEVICES"
+	srun -n2 --gpu-bind=map_gpu:$(echo $ROCR_VISIBLE_DEVICES | cut -d, -f2) sh -c "echo map \$ROCR_VISIBLE_DEVICES"
+	srun -n1 -m cyclic true; echo cyclic $?' >/dev/null
+check "--gpu-bind=single:2: both ranks on the same one GPU" \
+	sh -c "[ \"\$(grep '^single' '$T/gb.out' | sort -u | wc -l)\" = 1 ] && grep -qx 'single [0-9]' '$T/gb.out'"
+check "--gpu-bind=none: each rank sees the step's two" sh -c "[ \"\$(grep -c '^none [0-9],[0-9]\$' '$T/gb.out')\" = 2 ]"
+check "--gpu-bind=map_gpu: the GPU named" sh -c "[ \"\$(grep '^map' '$T/gb.out' | sort -u | wc -l)\" = 1 ]"
+check "-m cyclic refused by name" sh -c "grep -q 'distribution other than block is not supported' '$T/gb.out' && grep -qx 'cyclic 1' '$T/gb.out'"
+# -o/-e with patterns, -W
+as_user sbatch --wait -N2 -o "$T/io.out" --wrap "srun -N2 -n2 -o $T/o-%t-%N.txt sh -c 'echo task \$SLURM_PROCID'
+	srun -n1 -o $T/so.txt -e $T/se.txt sh -c 'echo to-out; echo to-err >&2'
+	srun -n2 -W 1 sh -c 'if [ \$SLURM_PROCID = 1 ]; then sleep 30; fi'; echo w \$?" >/dev/null
+check "srun -o PATTERN: a file per task (%t, %N)" \
+	sh -c "grep -qx 'task 0' '$T/o-0-mi1.txt' && grep -qx 'task 1' '$T/o-1-mi2.txt'"
+check "srun -o and -e: each to its file" sh -c "grep -qx to-out '$T/so.txt' && grep -qx to-err '$T/se.txt' && ! grep -q to-err '$T/so.txt'"
+check "srun -W 1: the task still running a second after the first ended is killed" \
+	sh -c "grep -q 'still running 1 s after the first ended' '$T/io.out' && grep -qx 'w [1-9][0-9]*' '$T/io.out'"
 as_user sbatch --wait -o "$T/exp.out" \
 	--wrap 'FOO=1 srun -n1 --export=NONE,BAR=2 sh -c "echo FOO=\$FOO BAR=\$BAR"; FOO=1 srun -n1 sh -c "echo FOO=\$FOO"' >/dev/null
 check "srun --export=NONE,BAR=2 passes BAR only" sh -c "sed -n 1p '$T/exp.out' | grep -qx 'FOO= BAR=2'"
