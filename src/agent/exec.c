@@ -202,7 +202,8 @@ static void become_task(const struct spurd_task_spec *t)
 		if (ioctl(t->pty_fd, TIOCSCTTY, 0) || dup2(t->pty_fd, 0) < 0 ||
 		    dup2(t->pty_fd, 1) < 0 || dup2(t->pty_fd, 2) < 0)
 			return;
-	} else if (null < 0 || dup2(null, 0) < 0 || dup2(t->out, 1) < 0 || dup2(t->err, 2) < 0) {
+	} else if ((t->in_fd >= 0 ? dup2(t->in_fd, 0) : null < 0 ? -1 : dup2(null, 0)) < 0 ||
+		   dup2(t->out, 1) < 0 || dup2(t->err, 2) < 0) {
 		return;
 	}
 	if (t->pmi_fd >= 0 && (t->pmi_fd == 3 ? fcntl(3, F_SETFD, 0) : dup2(t->pmi_fd, 3)) < 0)

@@ -26,6 +26,7 @@ struct spurd_task_spec {
 	int pmi_fd; /* the task's PMI socket, its fd 3 (PMI_FD); -1: none */
 	int pty_fd; /* srun --pty: the terminal's slave side, its controlling
 		     * terminal and stdin, stdout and stderr; -1: none */
+	int in_fd;  /* its stdin (srun's, passed on); -1: /dev/null */
 };
 
 /* The user's supplementary groups, gid first (getgrouplist): how many, or

@@ -112,6 +112,9 @@ struct task {
 	int pidfd;
 	pid_t pid;
 	uv_pipe_t out[2]; /* stdout (with --pty, the terminal's master side), stderr */
+	uv_pipe_t in;	  /* its stdin: srun's, passed on (not with --pty) */
+	bool has_in, in_done;
+	uv_shutdown_t in_end;
 	bool pty;
 	int rank, open_pipes, code;
 	bool exited;
@@ -1009,8 +1012,9 @@ static void on_task_handle_closed(uv_handle_t *h)
 	struct task *t = h->data;
 	struct step *st = t->st;
 
-	/* three handles per task: the process and its two pipes */
-	if (--t->open_pipes > -3)
+	/* three handles per task (the process and its two pipes), and its
+	 * stdin's */
+	if (--t->open_pipes > -3 - (int)t->has_in)
 		return;
 	if (--st->live == 0)
 		uv_close((uv_handle_t *)&st->io, on_step_closed);
@@ -1027,6 +1031,8 @@ static void task_maybe_done(struct task *t)
 	uv_close((uv_handle_t *)&t->exitw, on_task_handle_closed);
 	uv_close((uv_handle_t *)&t->out[0], on_task_handle_closed);
 	uv_close((uv_handle_t *)&t->out[1], on_task_handle_closed);
+	if (t->has_in)
+		uv_close((uv_handle_t *)&t->in, on_task_handle_closed);
 }
 
 static void on_task_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
@@ -1248,7 +1254,7 @@ static void start_one_task(struct step *st, struct step_launch *l, size_t i, int
 	json_t *msg = json_pack("{s:o,s:O}", "env", json_deep_copy(l->base), "user_env",
 				json_object_get(m, "user_env"));
 	struct spurd_task_spec spec = { 0 };
-	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, e = 0, pmi_fd = -1;
+	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, in[2] = { -1, -1 }, e = 0, pmi_fd = -1;
 	char **env, cpus[1024];
 
 	t->rank = rank;
@@ -1287,8 +1293,10 @@ static void start_one_task(struct step *st, struct step_launch *l, size_t i, int
 	json_decref(msg);
 	/* srun --pty: task 0 gets a terminal of srun's size */
 	t->pty = spur_json_bool(m, "pty", 0) && rank == 0;
+	/* stdin: a socket pair (so srun's end of input is a shutdown) */
 	if (!env || (t->pty ? open_pty(m, out) : pipe2(out, O_CLOEXEC)) ||
-	    pipe2(err, O_CLOEXEC)) {
+	    pipe2(err, O_CLOEXEC) ||
+	    (!t->pty && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in))) {
 		e = env ? errno : ENOMEM;
 		goto fail;
 	}
@@ -1299,7 +1307,7 @@ static void start_one_task(struct step *st, struct step_launch *l, size_t i, int
 					 .cgroups = l->cgroups, .cpus = cpus, .out = out[1],
 					 .err = err[1], .task_prolog = st->a->task_prolog,
 					 .task_epilog = st->a->task_epilog, .pmi_fd = pmi_fd,
-					 .pty_fd = t->pty ? out[1] : -1 };
+					 .pty_fd = t->pty ? out[1] : -1, .in_fd = in[0] };
 	task_cpus(st->a, m, l->job_cpus, (int)i, cpus, sizeof(cpus));
 	t->pid = spurd_task_start(&spec);
 	if (pmi_fd >= 0)
@@ -1313,6 +1321,9 @@ static void start_one_task(struct step *st, struct step_launch *l, size_t i, int
 	close(out[1]);
 	close(err[1]);
 	out[1] = err[1] = -1;
+	if (in[0] >= 0)
+		close(in[0]);
+	in[0] = -1;
 	t->pidfd = (int)syscall(SYS_pidfd_open, t->pid, 0);
 	if (t->pidfd < 0) { /* a kernel before 5.3: its end could not be seen */
 		e = errno;
@@ -1331,6 +1342,12 @@ static void start_one_task(struct step *st, struct step_launch *l, size_t i, int
 	uv_read_start((uv_stream_t *)&t->out[0], spur_uv_alloc, on_task_read);
 	uv_read_start((uv_stream_t *)&t->out[1], spur_uv_alloc, on_task_read);
 	uv_poll_start(&t->exitw, UV_READABLE, on_task_exit);
+	if (in[1] >= 0) {
+		uv_pipe_init(st->a->loop, &t->in, 0);
+		t->in.data = t;
+		uv_pipe_open(&t->in, in[1]);
+		t->has_in = true;
+	}
 	return;
 fail:
 	for (int k = 0; k < 2; k++) {
@@ -1338,6 +1355,8 @@ fail:
 			close(out[k]);
 		if (err[k] >= 0)
 			close(err[k]);
+		if (in[k] >= 0)
+			close(in[k]);
 	}
 	if (pmi_fd >= 0)
 		close(pmi_fd);
@@ -1501,6 +1520,58 @@ static void on_pty_written(uv_write_t *w, int status)
 
 /* srun --pty: keys typed (hex) go into task 0's terminal, a new window
  * size onto it. */
+static void on_in_written(uv_write_t *w, int status)
+{
+	(void)status; /* a task that stopped reading: its input is dropped */
+	free(w);
+}
+
+static void on_in_ended(uv_shutdown_t *req, int status)
+{
+	(void)req;
+	(void)status;
+}
+
+/* srun's stdin (not --pty): every task of the step here gets a copy, as
+ * Slurm's default --input=all; "stdin_eof" ends it for them. */
+static void tasks_input(struct step *st, const json_t *m)
+{
+	const char *hex = spur_json_str(m, "hex", "");
+	size_t len = strlen(hex) / 2;
+	bool eof = !strcmp(spur_json_str(m, "type", ""), "stdin_eof");
+	/* "rank": only that task's (-i N); "except": every other task's end */
+	json_int_t only = spur_json_int(m, "rank", -1), except = spur_json_int(m, "except", -1);
+
+	for (size_t i = 0; i < st->ntasks; i++) {
+		struct task *t = &st->tasks[i];
+		uv_write_t *w;
+		uv_buf_t b;
+		char *data;
+
+		if (!t->has_in || t->in_done || uv_is_closing((uv_handle_t *)&t->in) ||
+		    (only >= 0 && t->rank != only) || (except >= 0 && t->rank == except))
+			continue;
+		if (eof) {
+			t->in_done = true;
+			if (uv_shutdown(&t->in_end, (uv_stream_t *)&t->in, on_in_ended))
+				t->in_done = true;
+			continue;
+		}
+		if (!(w = malloc(sizeof(*w) + len + 1)))
+			continue;
+		data = (char *)(w + 1);
+		for (size_t k = 0; k < len; k++) {
+			unsigned v = 0;
+
+			sscanf(hex + 2 * k, "%2x", &v);
+			data[k] = (char)v;
+		}
+		b = uv_buf_init(data, (unsigned)len);
+		if (uv_write(w, (uv_stream_t *)&t->in, &b, 1, on_in_written))
+			free(w);
+	}
+}
+
 static void pty_input(struct step *st, const json_t *m)
 {
 	struct task *t = NULL;
@@ -1552,6 +1623,10 @@ static void on_io_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 				for (size_t i = 0; i < st->ntasks; i++)
 					if (!st->tasks[i].exited && st->tasks[i].pid > 0)
 						kill(-st->tasks[i].pid, SIGKILL);
+			} else if (!spur_json_bool(st->msg, "pty", 0) &&
+				   (!strcmp(spur_json_str(m, "type", ""), "stdin") ||
+				    !strcmp(spur_json_str(m, "type", ""), "stdin_eof"))) {
+				tasks_input(st, m);
 			} else if (!strcmp(spur_json_str(m, "type", ""), "stdin") ||
 				   !strcmp(spur_json_str(m, "type", ""), "winsize")) {
 				pty_input(st, m);

@@ -101,6 +101,7 @@ struct step_opts {
 	bool label, kill_bad, pty, exact, overlap;
 	const char *name, *chdir, *export, *cpu_bind, *mpi, *nodelist, *exclude;
 	const char *output, *error, *gpu_bind; /* -o/-e patterns; --gpu-bind */
+	const char *input;		       /* -i: all (default), none, TASKID, FILE */
 	int wait_s;			       /* -W: after the first task ends */
 };
 
@@ -162,7 +163,7 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 		{ "exclude", required_argument, NULL, 'x' },
 		{ "multi-prog", no_argument, NULL, O_NO }, { "wait", required_argument, NULL, 'W' },
 		{ "output", required_argument, NULL, 'o' }, { "error", required_argument, NULL, 'e' },
-		{ "input", required_argument, NULL, O_NO }, { "pty", no_argument, NULL, O_PTY },
+		{ "input", required_argument, NULL, 'i' }, { "pty", no_argument, NULL, O_PTY },
 		{ "het-group", required_argument, NULL, O_NO }, { "mem", required_argument, NULL, O_NO },
 		{ "mem-per-cpu", required_argument, NULL, O_NO },
 		{ "mem-per-gpu", required_argument, NULL, O_NO },
@@ -242,6 +243,11 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 		}
 		case O_PTY: o->pty = true; break;
 		case 'o': o->output = optarg; break;
+		case 'i':
+			if (strchr(optarg, '%'))
+				return not_supported(prog, "--input with a file pattern");
+			o->input = optarg;
+			break;
 		case 'e': o->error = optarg; break;
 		case 'W':
 			o->wait_s = atoi(optarg);
@@ -303,6 +309,8 @@ struct relay {
 	 * opened so far; -W: seconds the others may run after the first ends */
 	const char *out_pat, *err_pat, *jobid;
 	int step_id, wait_s;
+	int in_rank; /* -i TASKID: the one task that gets srun's stdin; -1 all */
+	bool in_none;
 	time_t first_exit;
 	struct out_file {
 		char name[1024];
@@ -497,11 +505,31 @@ static void relay_stdin(struct relay *r)
 
 	if (n <= 0) {
 		r->pfd[0].fd = -1; /* nothing more to type */
+		if (!r->pty) /* the tasks' stdin ends too */
+			relay_send_all(r, json_pack("{s:s}", "type", "stdin_eof"));
 		return;
 	}
 	for (ssize_t i = 0; i < n; i++)
 		sprintf(hex + 2 * i, "%02x", (unsigned char)buf[i]);
-	relay_to_task0(r, json_pack("{s:s,s:s#}", "type", "stdin", "hex", hex, (size_t)(2 * n)));
+	if (r->pty)
+		relay_to_task0(r, json_pack("{s:s,s:s#}", "type", "stdin", "hex", hex, (size_t)(2 * n)));
+	else /* every task gets a copy (Slurm's default --input=all), or one */
+		relay_send_all(r, json_pack("{s:s,s:s#,s:i}", "type", "stdin", "hex", hex,
+					    (size_t)(2 * n), "rank", r->in_rank));
+}
+
+/* Every node is there: srun's stdin goes to the tasks (-i none: none of
+ * it; -i N: to task N, the others' ends at once). */
+static void relay_input_start(struct relay *r)
+{
+	if (r->in_none) {
+		r->pfd[0].fd = -1;
+		relay_send_all(r, json_pack("{s:s}", "type", "stdin_eof"));
+		return;
+	}
+	if (r->in_rank >= 0)
+		relay_send_all(r, json_pack("{s:s,s:i}", "type", "stdin_eof", "except", r->in_rank));
+	r->pfd[0] = (struct pollfd){ .fd = 0, .events = POLLIN };
 }
 
 static void relay_winsize(struct relay *r)
@@ -582,12 +610,14 @@ static int relay(struct relay *r, const char *prog, const char *jobid)
 			break;
 		if (winch && r->raw)
 			relay_winsize(r);
-		if ((r->pfd[0].revents & (POLLIN | POLLHUP)) && r->pfd[0].fd == 0)
+		if ((r->pfd[0].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) && r->pfd[0].fd == 0)
 			relay_stdin(r);
 		else if (r->pfd[0].revents & POLLIN)
 			relay_accept(r);
 		if (r->pty && r->pfd[0].fd == r->lfd && r->hellos >= r->expect)
 			relay_pty_start(r);
+		else if (!r->pty && r->pfd[0].fd == r->lfd && r->hellos >= r->expect)
+			relay_input_start(r);
 		for (int k = 1; k <= r->nconn; k++) {
 			char buf[65536];
 			ssize_t n;
@@ -933,6 +963,21 @@ have_command:
 	r.jobid = jobid;
 	r.step_id = (int)spur_json_int(reply, "step_id", 0);
 	r.wait_s = so.wait_s;
+	r.in_rank = -1;
+	if (so.input && !strcmp(so.input, "none"))
+		r.in_none = true;
+	else if (so.input && *so.input && strspn(so.input, "0123456789") == strlen(so.input))
+		r.in_rank = atoi(so.input);
+	else if (so.input && strcmp(so.input, "all")) { /* a file: the tasks' stdin */
+		int fd = open(so.input, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0 || dup2(fd, 0) < 0) {
+			cli_error(prog, "%s: %s", so.input, strerror(errno));
+			r.in_none = true;
+		}
+		if (fd > 0)
+			close(fd);
+	}
 	rc = relay(&r, prog, jobid);
 	step_done(jobid, reply, so.name ? so.name : pargv[optind], rc);
 	json_decref(reply);

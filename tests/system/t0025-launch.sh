@@ -6,7 +6,8 @@
 # srun tasks are inside the same limits (on the job's other nodes too: its
 # cgroups there are made for its steps), -c binds a task's CPUs, jobs and
 # steps keep the user's supplementary groups, and srun's options inside a
-# job are done (--export, --chdir, --cpu-bind=none, --gpus-per-task, -J) or
+# job are done (--export, --chdir, --cpu-bind=none, --gpus-per-task, -J,
+# --gpu-bind, -o/-e patterns, -W, stdin and -i) or
 # refused by name (--mpi=cray_shasta, --multi-prog); Prolog runs as root with
 # Slurm's variables, and one that fails drains the node and requeues the
 # job held. GPUs are simulated (the agent's
@@ -126,6 +127,15 @@ as_user sbatch --wait -N2 -o "$T/io.out" --wrap "srun -N2 -n2 -o $T/o-%t-%N.txt 
 check "srun -o PATTERN: a file per task (%t, %N)" \
 	sh -c "grep -qx 'task 0' '$T/o-0-mi1.txt' && grep -qx 'task 1' '$T/o-1-mi2.txt'"
 check "srun -o and -e: each to its file" sh -c "grep -qx to-out '$T/so.txt' && grep -qx to-err '$T/se.txt' && ! grep -q to-err '$T/so.txt'"
+# srun's stdin: to every task by default (Slurm's --input=all), -i N, none, a file
+printf 'from a file\n' >"$T/in.txt"
+chmod 644 "$T/in.txt"
+as_user sbatch --wait -o "$T/in.out" --wrap "echo hi | srun -n2 cat; echo hi | srun -n2 -l -i 1 cat
+	echo hi | srun -n1 -i none cat; echo none \$?; srun -n1 -i $T/in.txt cat" >/dev/null
+check "srun passes its stdin to every task" sh -c "[ \"\$(grep -cx hi '$T/in.out')\" = 2 ]"
+check "srun -i 1: to task 1 alone" sh -c "grep -qx '1: hi' '$T/in.out' && ! grep -q '^0: hi' '$T/in.out'"
+check "srun -i none: none (the task sees its end at once)" grep -qx 'none 0' "$T/in.out"
+check "srun -i FILE: the file" grep -qx 'from a file' "$T/in.out"
 check "srun -W 1: the task still running a second after the first ended is killed" \
 	sh -c "grep -q 'still running 1 s after the first ended' '$T/io.out' && grep -qx 'w [1-9][0-9]*' '$T/io.out'"
 as_user sbatch --wait -o "$T/exp.out" \
