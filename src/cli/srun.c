@@ -131,44 +131,47 @@ static int gpu_bind_check(const char *v)
 	return -1;
 }
 
+/* srun's options inside a job (Slurm's, some refused by name below). */
+enum { O_PER_NODE = 1000, O_GPT, O_CPU_BIND, O_EXPORT, O_MPI, O_OVERLAP, O_UNBUF, O_KILL,
+       O_PTY, O_EXACT, O_GRES, O_GPN, O_GPU_BIND, O_NO };
+static const struct option step_long_opts[] = {
+	{ "nodes", required_argument, NULL, 'N' },
+	{ "ntasks", required_argument, NULL, 'n' },
+	{ "ntasks-per-node", required_argument, NULL, O_PER_NODE },
+	{ "label", no_argument, NULL, 'l' },
+	{ "job-name", required_argument, NULL, 'J' },
+	{ "cpus-per-task", required_argument, NULL, 'c' },
+	{ "gpus-per-task", required_argument, NULL, O_GPT },
+	{ "cpu-bind", required_argument, NULL, O_CPU_BIND },
+	{ "cpu_bind", required_argument, NULL, O_CPU_BIND },
+	{ "export", required_argument, NULL, O_EXPORT },
+	{ "chdir", required_argument, NULL, 'D' },
+	{ "mpi", required_argument, NULL, O_MPI },
+	{ "overlap", no_argument, NULL, O_OVERLAP },
+	{ "unbuffered", no_argument, NULL, 'u' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	/* Slurm's, refused by name below */
+	{ "gres", required_argument, NULL, O_GRES }, { "gpus", required_argument, NULL, 'G' },
+	{ "gpus-per-node", required_argument, NULL, O_GPN },
+	{ "gpu-bind", required_argument, NULL, O_GPU_BIND },
+	{ "distribution", required_argument, NULL, 'm' },
+	{ "kill-on-bad-exit", optional_argument, NULL, O_KILL },
+	{ "exact", no_argument, NULL, O_EXACT }, { "nodelist", required_argument, NULL, 'w' },
+	{ "exclude", required_argument, NULL, 'x' },
+	{ "multi-prog", no_argument, NULL, O_NO }, { "wait", required_argument, NULL, 'W' },
+	{ "output", required_argument, NULL, 'o' }, { "error", required_argument, NULL, 'e' },
+	{ "input", required_argument, NULL, 'i' }, { "pty", no_argument, NULL, O_PTY },
+	{ "het-group", required_argument, NULL, O_NO }, { "mem", required_argument, NULL, O_NO },
+	{ "mem-per-cpu", required_argument, NULL, O_NO },
+	{ "mem-per-gpu", required_argument, NULL, O_NO },
+	{ NULL, 0, NULL, 0 },
+};
+
 /* srun's options inside a job: 0, or the exit code. */
 static int parse_step(const char *prog, int argc, char **argv, struct step_opts *o)
 {
-	enum { O_PER_NODE = 1000, O_GPT, O_CPU_BIND, O_EXPORT, O_MPI, O_OVERLAP, O_UNBUF, O_KILL,
-	       O_PTY, O_EXACT, O_GRES, O_GPN, O_GPU_BIND, O_NO };
-	static const struct option opts[] = {
-		{ "nodes", required_argument, NULL, 'N' },
-		{ "ntasks", required_argument, NULL, 'n' },
-		{ "ntasks-per-node", required_argument, NULL, O_PER_NODE },
-		{ "label", no_argument, NULL, 'l' },
-		{ "job-name", required_argument, NULL, 'J' },
-		{ "cpus-per-task", required_argument, NULL, 'c' },
-		{ "gpus-per-task", required_argument, NULL, O_GPT },
-		{ "cpu-bind", required_argument, NULL, O_CPU_BIND },
-		{ "cpu_bind", required_argument, NULL, O_CPU_BIND },
-		{ "export", required_argument, NULL, O_EXPORT },
-		{ "chdir", required_argument, NULL, 'D' },
-		{ "mpi", required_argument, NULL, O_MPI },
-		{ "overlap", no_argument, NULL, O_OVERLAP },
-		{ "unbuffered", no_argument, NULL, 'u' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		/* Slurm's, refused by name below */
-		{ "gres", required_argument, NULL, O_GRES }, { "gpus", required_argument, NULL, 'G' },
-		{ "gpus-per-node", required_argument, NULL, O_GPN },
-		{ "gpu-bind", required_argument, NULL, O_GPU_BIND },
-		{ "distribution", required_argument, NULL, 'm' },
-		{ "kill-on-bad-exit", optional_argument, NULL, O_KILL },
-		{ "exact", no_argument, NULL, O_EXACT }, { "nodelist", required_argument, NULL, 'w' },
-		{ "exclude", required_argument, NULL, 'x' },
-		{ "multi-prog", no_argument, NULL, O_NO }, { "wait", required_argument, NULL, 'W' },
-		{ "output", required_argument, NULL, 'o' }, { "error", required_argument, NULL, 'e' },
-		{ "input", required_argument, NULL, 'i' }, { "pty", no_argument, NULL, O_PTY },
-		{ "het-group", required_argument, NULL, O_NO }, { "mem", required_argument, NULL, O_NO },
-		{ "mem-per-cpu", required_argument, NULL, O_NO },
-		{ "mem-per-gpu", required_argument, NULL, O_NO },
-		{ NULL, 0, NULL, 0 },
-	};
+	static const struct option *const opts = step_long_opts;
 	int opt, idx = -1;
 
 	while ((opt = getopt_long(argc, argv, "+N:n:lJ:c:D:uhG:m:KW:w:x:o:e:i:v", opts, &idx)) != -1) {
