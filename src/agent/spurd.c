@@ -138,6 +138,8 @@ struct step {
 	struct remote *remote; /* its job's cgroups here, when this is not its first node */
 	json_t *msg; /* the request, until io is connected */
 	uv_tcp_t io;
+	uv_shutdown_t io_end; /* the tasks are done: our side of io ends */
+	bool io_ending, io_read_done; /* shut down; srun's side ended (EOF) */
 	uv_connect_t creq;
 	struct task *tasks;
 	size_t ntasks, live;
@@ -1007,6 +1009,8 @@ static void on_step_closed(uv_handle_t *h)
 	free(st);
 }
 
+static void io_end(struct step *st);
+
 static void on_task_handle_closed(uv_handle_t *h)
 {
 	struct task *t = h->data;
@@ -1017,7 +1021,30 @@ static void on_task_handle_closed(uv_handle_t *h)
 	if (--t->open_pipes > -3 - (int)t->has_in)
 		return;
 	if (--st->live == 0)
+		io_end(st);
+}
+
+static void on_io_shut(uv_shutdown_t *req, int status)
+{
+	struct step *st = req->data;
+
+	(void)status;
+	/* srun hangs up once it has every exit: then the step goes */
+	if (st->io_read_done && !uv_is_closing((uv_handle_t *)&st->io))
 		uv_close((uv_handle_t *)&st->io, on_step_closed);
+}
+
+/* Every task here is done: what was written to srun goes, then our side
+ * of io ends; the step goes when srun's side ends too (so nothing srun
+ * sends meanwhile, such as stdin's end, meets a closed socket and resets
+ * the connection before srun has read the exits). */
+static void io_end(struct step *st)
+{
+	st->io_ending = true;
+	st->io_end.data = st;
+	if (st->io_read_done || uv_shutdown(&st->io_end, (uv_stream_t *)&st->io, on_io_shut))
+		if (!uv_is_closing((uv_handle_t *)&st->io))
+			uv_close((uv_handle_t *)&st->io, on_step_closed);
 }
 
 /* Output and exit both seen: report the exit after the last output. */
@@ -1241,7 +1268,7 @@ static void task_failed(struct step *st, struct task *t, int e)
 	t->open_pipes = 0;
 	step_write(st, json_pack("{s:s,s:i,s:i}", "type", "exit", "rank", t->rank, "code", 2));
 	if (--st->live == 0)
-		uv_close((uv_handle_t *)&st->io, on_step_closed);
+		io_end(st);
 }
 
 /* Start local task i (rank) with its pipes watched; on failure it is
@@ -1643,8 +1670,13 @@ static void on_io_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 		}
 	}
 	free(buf->base);
-	if (n < 0)
+	if (n < 0) {
 		uv_read_stop(s);
+		st->io_read_done = true;
+		/* srun went, or hung up after our side ended: the step goes */
+		if (st->io_ending && !uv_is_closing((uv_handle_t *)&st->io))
+			uv_close((uv_handle_t *)&st->io, on_step_closed);
+	}
 }
 
 /* cmd=abort from a task: the step ends, as srun -K would end it. */
