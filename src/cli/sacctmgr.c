@@ -54,24 +54,10 @@ static const struct {
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
-static bool in_words(const char *words, const char *w)
-{
-	size_t n = strlen(w);
-
-	for (const char *p = words; *p;) {
-		size_t l = strcspn(p, ",");
-
-		if (l == n && !strncasecmp(p, w, n))
-			return true;
-		p += l + (p[l] == ',');
-	}
-	return false;
-}
-
 int acm_key(const char *word)
 {
 	for (size_t k = 0; k < NKEYS; k++)
-		if (in_words(keys[k].words, word))
+		if (spur_jobfmt_in_list(keys[k].words, word))
 			return (int)k;
 	return -1;
 }
@@ -224,7 +210,7 @@ static int words_parse(int argc, char **argv, struct acm_words *w, const char *p
 const char *acm_cond(const struct acm_words *w, const char *words)
 {
 	for (size_t i = 0; i < w->nkv; i++)
-		if (!w->kv[i].set && in_words(words, w->kv[i].word))
+		if (!w->kv[i].set && spur_jobfmt_in_list(words, w->kv[i].word))
 			return w->kv[i].val;
 	return NULL;
 }
@@ -238,29 +224,15 @@ bool acm_name_match(const struct acm_words *w, const char *words, const char *na
 
 	for (size_t i = 0; i < w->nnames; i++) {
 		any = true;
-		if (acm_list_has(w->names[i], name))
+		if (spur_jobfmt_in_list(w->names[i], name))
 			return true;
 	}
 	if (v) {
 		any = true;
-		if (acm_list_has(v, name))
+		if (spur_jobfmt_in_list(v, name))
 			return true;
 	}
 	return !any;
-}
-
-bool acm_list_has(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (const char *p = list; *p;) {
-		size_t l = strcspn(p, ",");
-
-		if (l == n && !strncasecmp(p, name, n))
-			return true;
-		p += l + (p[l] == ',');
-	}
-	return false;
 }
 
 /* ---------------------------------------------------------------- main */

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "common/jobfmt.h" /* spur_jobfmt_in_list: a name in a comma list */
+
 struct acm_opts {
 	const char *prog;
 	bool immediate, noheader, parsable, parsable2, quiet, readonly, with_assoc;
@@ -35,7 +37,6 @@ int acm_set(json_t *rec, int k, const char *v, const char *prog);
 const char *acm_cond(const struct acm_words *w, const char *words);
 /* name among the names given (bare, or by words=); true when none given. */
 bool acm_name_match(const struct acm_words *w, const char *words, const char *name);
-bool acm_list_has(const char *list, const char *name);
 
 /* The controllers' state ({state, use, cluster}), or NULL (said). */
 json_t *acm_fetch(const char *prog);

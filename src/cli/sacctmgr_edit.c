@@ -78,7 +78,7 @@ static int qos_change(json_t *rec, char op, const char *v)
 
 		for (size_t i = 0; i < n; i++)
 			dup |= !strcmp(names[i], t);
-		if (!dup && !(op == '-' && acm_list_has(v, t)))
+		if (!dup && !(op == '-' && spur_jobfmt_in_list(v, t)))
 			names[n++] = t;
 	}
 	qsort(names, n, sizeof(*names), name_cmp);
@@ -98,7 +98,7 @@ static int apply_settings(const struct acm_opts *o, const struct acm_words *w, j
 		int k;
 		bool user_key;
 
-		if ((!all && !w->kv[i].set) || acm_list_has("name,names,account,accounts,user,users,"
+		if ((!all && !w->kv[i].set) || spur_jobfmt_in_list("name,names,account,accounts,user,users,"
 							     "cluster,clusters,format",
 							     word))
 			continue;
@@ -107,7 +107,7 @@ static int apply_settings(const struct acm_opts *o, const struct acm_words *w, j
 			char base[64];
 
 			snprintf(base, sizeof(base), "%.*s", (int)strlen(word) - 1, word);
-			if (!acm_list_has("qos,qoslevel", base)) {
+			if (!spur_jobfmt_in_list("qos,qoslevel", base)) {
 				cli_error(o->prog, "%s=: only QOS takes += and -=", word);
 				return -1;
 			}
@@ -115,7 +115,7 @@ static int apply_settings(const struct acm_opts *o, const struct acm_words *w, j
 				qos_change(rec, word[strlen(word) - 1], w->kv[i].val);
 			continue;
 		}
-		if (acm_list_has("qos,qoslevel", word)) {
+		if (spur_jobfmt_in_list("qos,qoslevel", word)) {
 			if (only_user != 1)
 				qos_change(rec, '=', w->kv[i].val);
 			continue;
@@ -430,7 +430,7 @@ static int edit(const struct acm_opts *o, const char *ent, const struct acm_word
 
 		if (!acm_name_match(w, qos ? "name,names" : own, name) ||
 		    (user && acct_cond &&
-		     !acm_list_has(acct_cond, spur_json_str(rec, "account", ""))))
+		     !spur_jobfmt_in_list(acct_cond, spur_json_str(rec, "account", ""))))
 			continue;
 		if (user && del && !acm_cond(w, "account,accounts")) {
 			/* the user goes, every association with it */
@@ -671,7 +671,7 @@ static int load_setting(const struct acm_opts *o, json_t *rec, char *kv, int lin
 			}
 			kv = (char *)old_words[i].key;
 		}
-	if (acm_list_has("qos,qoslevel", kv)) { /* '+gold': added to the parent's */
+	if (spur_jobfmt_in_list("qos,qoslevel", kv)) { /* '+gold': added to the parent's */
 		qos_change(rec, *v == '+' || *v == '-' ? *v : '=', v + (*v == '+' || *v == '-'));
 		return 0;
 	}

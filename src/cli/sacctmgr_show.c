@@ -117,7 +117,7 @@ static bool col_is(const struct col *c, const char *word)
 			squeezed[n++] = *p;
 	squeezed[n] = 0;
 	return !strcasecmp(c->name, word) || !strcasecmp(squeezed, word) ||
-	       acm_list_has(c->also, word);
+	       spur_jobfmt_in_list(c->also, word);
 }
 
 static int pick_cols(const struct acm_opts *o, const struct acm_words *w, const struct col *cols,
@@ -279,7 +279,7 @@ static void assoc_walk(const json_t *st, const char *cluster, const char *acct, 
 								  "parent", "root")
 						  : "";
 	const char *accounts = acm_cond(w, "account,accounts");
-	bool acct_ok = !accounts || acm_list_has(accounts, acct);
+	bool acct_ok = !accounts || spur_jobfmt_in_list(accounts, acct);
 	const char *users = acm_cond(w, "user,users");
 
 	if (!ak || !uk)
@@ -291,13 +291,13 @@ static void assoc_walk(const json_t *st, const char *cluster, const char *acct, 
 							     : json_object_get(json_object_get(st, "clusters"),
 									       cluster),
 					parent));
-	if (!strcmp(acct, "root") && acct_ok && (!users || acm_list_has(users, "root")))
+	if (!strcmp(acct, "root") && acct_ok && (!users || spur_jobfmt_in_list(users, "root")))
 		json_array_append_new(rows, assoc_row(cluster, "root", "root", NULL, ""));
 	for (size_t i = 0; uk[i]; i++) {
 		const json_t *r = json_object_get(assocs, uk[i]);
 
 		if (!strcmp(spur_json_str(r, "account", ""), acct) && acct_ok &&
-		    (!users || acm_list_has(users, spur_json_str(r, "user", ""))))
+		    (!users || spur_jobfmt_in_list(users, spur_json_str(r, "user", ""))))
 			json_array_append_new(rows, assoc_row(cluster, acct,
 							      spur_json_str(r, "user", ""), r, ""));
 	}

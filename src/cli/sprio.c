@@ -126,8 +126,8 @@ int cli_sprio_main(const char *prog, int argc, char **argv)
 		weights_row(&o, weights);
 	json_array_foreach(json_object_get(r, "jobs"), i, j) {
 		snprintf(id, sizeof(id), "%lld", (long long)spur_json_int(j, "job_id", 0));
-		if ((o.jobs && !acm_list_has(o.jobs, id)) ||
-		    (o.users && !acm_list_has(o.users, spur_json_str(j, "user", ""))))
+		if ((o.jobs && !spur_jobfmt_in_list(o.jobs, id)) ||
+		    (o.users && !spur_jobfmt_in_list(o.users, spur_json_str(j, "user", ""))))
 			continue;
 		if (!o.weights)
 			job_row(&o, j, weights);

@@ -346,8 +346,8 @@ static int report_args(struct rep *r, int argc, char **argv, time_t now, int *to
 	for (size_t i = json_array_size(r->jobs); i-- > 0;) {
 		const json_t *j = json_array_get(r->jobs, i);
 
-		if ((accts && !acm_list_has(accts, spur_json_str(j, "account", ""))) ||
-		    (users && !acm_list_has(users, spur_json_str(j, "user", ""))))
+		if ((accts && !spur_jobfmt_in_list(accts, spur_json_str(j, "account", ""))) ||
+		    (users && !spur_jobfmt_in_list(users, spur_json_str(j, "user", ""))))
 			json_array_remove(r->jobs, i);
 	}
 	return r->end > r->start ? 0 : (cli_error(r->prog, "end must come after start"), -1);

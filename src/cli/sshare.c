@@ -121,7 +121,7 @@ static void walk(const struct walk *w, const char *acct, int depth, double norm,
 	const char *k;
 	json_t *rec;
 	struct row r = { 0 };
-	bool shown = !w->o->accounts || acm_list_has(w->o->accounts, acct) || !strcmp(acct, "root");
+	bool shown = !w->o->accounts || spur_jobfmt_in_list(w->o->accounts, acct) || !strcmp(acct, "root");
 
 	snprintf(r.account, sizeof(r.account), "%*s%s", depth, "", acct);
 	r.raw_shares = shares_of(json_object_get(w->accts, acct));
@@ -144,7 +144,7 @@ static void walk(const struct walk *w, const char *acct, int depth, double norm,
 		struct row ur = { 0 };
 
 		if (strcmp(spur_json_str(rec, "account", ""), acct) || !shown ||
-		    (w->o->users ? !acm_list_has(w->o->users, u)
+		    (w->o->users ? !spur_jobfmt_in_list(w->o->users, u)
 				 : !w->o->all && strcmp(u, w->me)))
 			continue;
 		snprintf(ur.account, sizeof(ur.account), "%*s%s", depth + 1, "", acct);

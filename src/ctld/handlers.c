@@ -2175,6 +2175,29 @@ static void peer_host(struct ctld_conn *cn, char *host, size_t len)
 /* sattach JOB.STEP: every node of the job is asked to connect to sattach;
  * those running the step send its output from then on, the others say
  * they have none of it. The reply names the nodes asked. */
+/* Frame m (stolen) to the agent of each node of the job's allocation that
+ * is connected, with the caller's host as io_host: their names. */
+static json_t *to_job_nodes(struct ctld_conn *cn, const struct sched_job_info *info, json_t *m)
+{
+	struct ctld *c = cn->c;
+	json_t *names = json_array();
+	char host[64];
+
+	peer_host(cn, host, sizeof(host));
+	json_object_set_new(m, "io_host", json_string(host));
+	for (size_t k = 0; k < info->nalloc; k++) {
+		struct ctld_conn *agent = c->agents[info->alloc[k].node];
+
+		if (!agent)
+			continue;
+		ctld_conn_send(agent, json_incref(m));
+		json_array_append_new(names,
+				      json_string(c->conf->nodes[info->alloc[k].node].name));
+	}
+	json_decref(m);
+	return names;
+}
+
 static void handle_attach(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
@@ -2182,8 +2205,6 @@ static void handle_attach(struct ctld_conn *cn, json_t *msg)
 	json_int_t step = spur_json_int(msg, "step_id", -1), port = spur_json_int(msg, "io_port", 0);
 	struct ctld_job *cj = ctld_job(c, id);
 	struct sched_job_info info;
-	char host[64];
-	json_t *names;
 
 	if (!cj || sched_job_info(c->sched, id, &info)) {
 		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
@@ -2199,20 +2220,11 @@ static void handle_attach(struct ctld_conn *cn, json_t *msg)
 		reply_error(cn, SPUR_EINVAL, "attach: io_port out of range");
 		return;
 	}
-	peer_host(cn, host, sizeof(host));
-	names = json_array();
-	for (size_t k = 0; k < info.nalloc; k++) {
-		struct ctld_conn *agent = c->agents[info.alloc[k].node];
-
-		if (!agent)
-			continue;
-		ctld_conn_send(agent, json_pack("{s:s,s:i,s:I,s:s,s:I}", "type", "attach", "job_id",
-						(int)id, "step_id", step, "io_host", host,
-						"io_port", port));
-		json_array_append_new(names,
-				      json_string(c->conf->nodes[info.alloc[k].node].name));
-	}
-	reply_ok(cn, json_pack("{s:o}", "nodes", names));
+	reply_ok(cn, json_pack("{s:o}", "nodes",
+			       to_job_nodes(cn, &info,
+					    json_pack("{s:s,s:i,s:I,s:I}", "type", "attach",
+						      "job_id", (int)id, "step_id", step,
+						      "io_port", port))));
 }
 
 /* sstat: the job's nodes send its use there to sstat's port. */
@@ -2222,8 +2234,6 @@ static void handle_sstat(struct ctld_conn *cn, json_t *msg)
 	uint32_t id = (uint32_t)spur_json_int(msg, "job_id", 0);
 	json_int_t port = spur_json_int(msg, "io_port", 0);
 	struct sched_job_info info;
-	char host[64];
-	json_t *names;
 
 	if (!ctld_job(c, id) || sched_job_info(c->sched, id, &info)) {
 		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
@@ -2239,20 +2249,11 @@ static void handle_sstat(struct ctld_conn *cn, json_t *msg)
 		reply_error(cn, SPUR_EINVAL, "sstat: io_port out of range");
 		return;
 	}
-	peer_host(cn, host, sizeof(host));
-	names = json_array();
-	for (size_t k = 0; k < info.nalloc; k++) {
-		struct ctld_conn *agent = c->agents[info.alloc[k].node];
-
-		if (!agent)
-			continue;
-		ctld_conn_send(agent, json_pack("{s:s,s:i,s:s,s:I}", "type", "stat", "job_id", (int)id,
-						"io_host", host, "io_port", port));
-		json_array_append_new(names,
-				      json_string(c->conf->nodes[info.alloc[k].node].name));
-	}
-	reply_ok(cn, json_pack("{s:o,s:i}", "nodes", names, "steps",
-			       (int)ctld_job(c, id)->next_step));
+	reply_ok(cn, json_pack("{s:o,s:i}", "nodes",
+			       to_job_nodes(cn, &info,
+					    json_pack("{s:s,s:i,s:I}", "type", "stat", "job_id",
+						      (int)id, "io_port", port)),
+			       "steps", (int)ctld_job(c, id)->next_step));
 }
 
 static void handle_step(struct ctld_conn *cn, json_t *msg)

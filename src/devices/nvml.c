@@ -260,17 +260,16 @@ static uint32_t nvml_health(const char *arg, const struct spur_gpu_set *set, cha
 	if (!np)
 		return 0;
 	for (unsigned i = 0; i < set->n; i++) {
-		struct nvml n = *np;
 		nvml_device d;
 		unsigned long long mem[3];
-		int rc = n.handle(i, &d);
+		int rc = np->handle(i, &d);
 
 		if (rc == NVML_SUCCESS)
-			rc = n.memory(d, mem);
+			rc = np->memory(d, mem);
 		if (rc != NVML_ERROR_GPU_IS_LOST)
 			continue;
 		if (!failed)
-			snprintf(why, len, "GPU %u: %s", i, n.error_string(rc));
+			snprintf(why, len, "GPU %u: %s", i, np->error_string(rc));
 		failed |= 1u << i;
 	}
 	return failed;
