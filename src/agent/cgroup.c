@@ -295,7 +295,8 @@ static void remove_dir(const struct spurd_cgroup *cg, const char *dir)
 	rmdir(dir);
 }
 
-/* The step folders (spurd_cgroup_step) under a job's folder: gone first,
+/* The step folders (spurd_cgroup_step) and the containers' (oci_*, the OCI
+ * runtime's) under a job's folder: gone first,
  * a folder with folders in it cannot go. */
 static void remove_steps(const struct spurd_cgroup *cg, const char *job)
 {
@@ -304,7 +305,7 @@ static void remove_steps(const struct spurd_cgroup *cg, const char *job)
 	char dir[4500];
 
 	while (d && (e = readdir(d)))
-		if (!strncmp(e->d_name, "step_", 5)) {
+		if (!strncmp(e->d_name, "step_", 5) || !strncmp(e->d_name, "oci_", 4)) {
 			snprintf(dir, sizeof(dir), "%s/%s", job, e->d_name);
 			remove_dir(cg, dir);
 		}

@@ -2,6 +2,7 @@
 /* The bare executor (see exec.h). */
 #define _GNU_SOURCE
 #include "agent/exec.h"
+#include "agent/oci.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -210,6 +211,16 @@ static void become_task(const struct spurd_task_spec *t)
 		return;
 	if (t->cwd_fd >= 0 ? fchdir(t->cwd_fd) : chdir("/tmp"))
 		return;
+	if (t->oci) {
+		char why[1024], cwd[4096];
+
+		env = spurd_env_with_task_pid((char **)t->env);
+		spurd_oci_exec(t->oci, t->argv, env, getcwd(cwd, sizeof(cwd)) ? cwd : "/", why,
+			       sizeof(why));
+		/* said on the task's stderr, and its exit: not a launch failure */
+		dprintf(2, "srun: error: container: %s\n", why);
+		_exit(1);
+	}
 	if (getuid() == 0 && t->uid != 0 &&
 	    (setgroups((size_t)t->ngroups, t->groups) || setgid(t->gid) || setuid(t->uid)))
 		return;

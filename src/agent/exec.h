@@ -9,6 +9,8 @@
 
 #include <sys/types.h>
 
+struct spurd_oci;
+
 #define SPURD_MAX_GROUPS 256
 
 struct spurd_task_spec {
@@ -27,6 +29,9 @@ struct spurd_task_spec {
 	int pty_fd; /* srun --pty: the terminal's slave side, its controlling
 		     * terminal and stdin, stdout and stderr; -1: none */
 	int in_fd;  /* its stdin (srun's, passed on); -1: /dev/null */
+	/* in a container (the OCI executor, oci.h), run by its runtime as
+	 * root, the task's user inside; NULL: bare */
+	const struct spurd_oci *oci;
 };
 
 /* The user's supplementary groups, gid first (getgrouplist): how many, or

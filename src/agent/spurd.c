@@ -4,6 +4,7 @@
  * forwards signals and reports how each job ended. */
 #define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np, POSIX_SPAWN_SETSID */
 #include "agent/cgroup.h"
+#include "agent/container.h"
 #include "agent/exec.h"
 #include "agent/healthcheck.h"
 #include "agent/pmi_simple.h"
@@ -97,6 +98,7 @@ struct agent {
 	struct spur_auth_key key; /* the cluster key: tokens both ways */
 	bool have_key;
 	bool trusted; /* this connection's controller proved it holds the key */
+	struct spurd_ctr_node ctr; /* CDI devices, runtime, image store: container jobs */
 };
 
 static void send_msg(struct agent *a, json_t *msg);
@@ -298,27 +300,46 @@ static void cpus_pick(struct agent *a, uint32_t n, char *buf, size_t len)
 	cpus_mark(a, buf, 1);
 }
 
+/* The job's containers here: their roots unmounted, their folders gone. */
+static void containers_done(struct agent *a, uint32_t id, uint32_t run)
+{
+	struct spurd_cgroup_dirs cgd;
+	char dir[4096];
+
+	spurd_oci_dir(a->spool, id, run, dir, sizeof(dir));
+	if (access(dir, F_OK))
+		return;
+	spurd_cgroup_job_dirs(&a->cg, id, run, &cgd);
+	spurd_oci_job_done(dir, cgd.n ? cgd.dir[0] : NULL);
+}
+
 /* Hand the result from the job's folder on (exit 1 when the supervisor died
  * without one). */
 static void job_ended(struct agent *a, struct job *j)
 {
-	char dir[4096];
+	char dir[4096], reason[1024];
 	int code = 1;
 	bool timed_out = false, oom;
+	json_t *msg;
 
 	job_dir(a, j->id, j->run, dir, sizeof(dir));
 	if (!spurd_supervise_status(dir, &code, &timed_out))
 		spur_warn("job %u: its supervisor ended without a result", j->id);
+	if (!spurd_supervise_reason(dir, reason, sizeof(reason)))
+		*reason = '\0';
 	j->running = false;
 	oom = spurd_cgroup_job_oom(&a->cg, j->id, j->run);
 	spur_info("job %u ended: exit %d%s%s", j->id, code, timed_out ? " (time limit)" : "",
 		  oom ? " (memory limit: a process was killed)" : "");
-	report(a, json_pack("{s:s,s:i,s:i,s:i,s:b,s:b,s:b,s:I}", "type", "finished", "job_id",
-			    (int)j->id, "run", (int)j->run, "exit_code", code, "timed_out", timed_out,
-			    "oom", oom, "prolog_failed", spurd_supervise_prolog_failed(dir),
-			    "max_rss_kb",
-			    (json_int_t)spurd_cgroup_job_peak_kb(&a->cg, j->id, j->run)));
+	msg = json_pack("{s:s,s:i,s:i,s:i,s:b,s:b,s:b,s:I}", "type", "finished", "job_id",
+			(int)j->id, "run", (int)j->run, "exit_code", code, "timed_out", timed_out,
+			"oom", oom, "prolog_failed", spurd_supervise_prolog_failed(dir), "max_rss_kb",
+			(json_int_t)spurd_cgroup_job_peak_kb(&a->cg, j->id, j->run));
+	if (*reason) /* why its container did not start */
+		json_object_set_new(msg, "reason", json_string(reason));
+	report(a, msg);
 	remove_job_dir(a, j->id, j->run);
+	containers_done(a, j->id, j->run);
 	spurd_cgroup_job_done(&a->cg, j->id, j->run);
 	cpus_mark(a, j->cpus, 0);
 }
@@ -755,6 +776,7 @@ static void launch(struct agent *a, const json_t *m)
 	uint32_t ncpus = (uint32_t)spur_json_int(m, "cpus", 0);
 	uint32_t run = (uint32_t)spur_json_int(m, "run", 1);
 	struct spurd_supervise_args sa;
+	static struct spurd_ctr ctr; /* large: not on the loop's stack */
 	struct job *j;
 	int rc;
 
@@ -818,7 +840,16 @@ static void launch(struct agent *a, const json_t *m)
 	j->id = id;
 	j->run = run;
 	j->a = a;
+	if (spurd_ctr_prepare(&ctr, &a->ctr, m, id, run, "b",
+			      spur_json_str(json_object_get(m, "env"), "CUDA_VISIBLE_DEVICES", ""),
+			      cgd.n ? cgd.dir[0] : NULL)) {
+		ctr.oci.groups = groups;
+		ctr.oci.ngroups = sa.ngroups;
+		ctr.oci.script = script;
+		sa.oci = &ctr.oci;
+	}
 	rc = spawn_supervisor(a, j, &sa);
+	spurd_ctr_release(&ctr);
 	free_env(sa.env);
 	free_env(sa.hook_env);
 	if (rc) {
@@ -1282,7 +1313,8 @@ static void start_one_task(struct step *st, struct step_launch *l, size_t i, int
 				json_object_get(m, "user_env"));
 	struct spurd_task_spec spec = { 0 };
 	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, in[2] = { -1, -1 }, e = 0, pmi_fd = -1;
-	char **env, cpus[1024];
+	char **env, cpus[1024], tag[64], gpus[256];
+	static struct spurd_ctr ctr; /* large: not on the loop's stack */
 
 	t->rank = rank;
 	t->st = st;
@@ -1317,6 +1349,8 @@ static void start_one_task(struct step *st, struct step_launch *l, size_t i, int
 		free(px);
 	}
 	env = build_env(msg, st->a->node);
+	snprintf(gpus, sizeof(gpus), "%s",
+		 spur_json_str(json_object_get(msg, "env"), "CUDA_VISIBLE_DEVICES", ""));
 	json_decref(msg);
 	/* srun --pty: task 0 gets a terminal of srun's size */
 	t->pty = spur_json_bool(m, "pty", 0) && rank == 0;
@@ -1336,7 +1370,15 @@ static void start_one_task(struct step *st, struct step_launch *l, size_t i, int
 					 .task_epilog = st->a->task_epilog, .pmi_fd = pmi_fd,
 					 .pty_fd = t->pty ? out[1] : -1, .in_fd = in[0] };
 	task_cpus(st->a, m, l->job_cpus, (int)i, cpus, sizeof(cpus));
+	snprintf(tag, sizeof(tag), "%u-%d", st->step_id, rank);
+	if (spurd_ctr_prepare(&ctr, &st->a->ctr, m, st->job_id, st->cg_run ? st->cg_run : 1, tag,
+			      gpus, l->cgd.n ? l->cgd.dir[0] : NULL)) {
+		ctr.oci.groups = l->groups;
+		ctr.oci.ngroups = l->ngroups;
+		spec.oci = &ctr.oci;
+	}
 	t->pid = spurd_task_start(&spec);
+	spurd_ctr_release(&ctr);
 	if (pmi_fd >= 0)
 		close(pmi_fd); /* the task's end, in the task now */
 	pmi_fd = -1;
@@ -1451,6 +1493,7 @@ static void remote_put(struct agent *a, struct remote *r)
 {
 	if (--r->steps)
 		return;
+	containers_done(a, r->id, r->run);
 	spurd_cgroup_job_done(&a->cg, r->id, r->run);
 	cpus_mark(a, r->cpus, 0);
 	for (struct remote **pp = &remotes; *pp; pp = &(*pp)->next)
@@ -2402,26 +2445,12 @@ int main(int argc, char **argv)
 					 n->gres.items[g].type[0] ? n->gres.items[g].type : "gpu",
 					 (unsigned long long)n->gres.items[g].count);
 	}
-	/* GPUs: --gpus auto | kfd[:ROOT] | none | FILE | TYPE:N; else the
+	/* GPUs: --gpus auto | kfd[:ROOT] | nvml[:LIB] | cdi[:DIRS] | none | FILE | TYPE:N; else the
 	 * config's Gres= as fake GPUs (simulated nodes) */
 	if (!gpus_arg)
 		gpus_arg = *conf_gpus ? conf_gpus : "none";
 	{
-		rc = 0;
-
-		a.gpu_arg = gpus_arg;
-		if (!strcmp(gpus_arg, "auto"))
-			a.gpu_arg = NULL;
-		else if (!strncmp(gpus_arg, "kfd", 3) || !strncmp(gpus_arg, "nvml", 4))
-			a.gpu_arg = strchr(gpus_arg, ':') ? strchr(gpus_arg, ':') + 1 : NULL;
-		if (!strcmp(gpus_arg, "auto"))
-			rc = spur_gpu_discover_auto(&a.gpus, &err);
-		else if (!strncmp(gpus_arg, "kfd", 3) && (!gpus_arg[3] || gpus_arg[3] == ':'))
-			rc = spur_gpu_kfd.discover(gpus_arg[3] ? gpus_arg + 4 : NULL, &a.gpus, &err);
-		else if (!strncmp(gpus_arg, "nvml", 4) && (!gpus_arg[4] || gpus_arg[4] == ':'))
-			rc = spur_gpu_nvml.discover(gpus_arg[4] ? gpus_arg + 5 : NULL, &a.gpus, &err);
-		else if (strcmp(gpus_arg, "none"))
-			rc = spur_gpu_fake.discover(gpus_arg, &a.gpus, &err);
+		rc = spur_gpu_discover(gpus_arg, &a.gpus, &a.gpu_arg, &err);
 		if (rc) {
 			fprintf(stderr, "spurd: error: GPUs: %s\n", err.msg);
 			spur_conf_destroy(conf);
@@ -2463,8 +2492,14 @@ int main(int argc, char **argv)
 		spur_conf_destroy(conf);
 		return 1;
 	}
+	a.ctr.spool = a.spool;
+	a.ctr.node = a.node;
+	a.ctr.store = conf->image_store;
+	a.ctr.runtime = conf->container_runtime;
+	spurd_ctr_node_init(&a.ctr, &a.gpus, a.gpu_arg, conf->cdi_spec_dirs);
 	rc = agent_run(&a, cgline, conf_gpus);
 	teardown(&a);
+	spurd_ctr_node_fini(&a.ctr);
 	spur_conf_destroy(conf);
 	return rc;
 }

@@ -19,6 +19,7 @@
 #include "agent/supervise.h"
 
 #include "agent/exec.h"
+#include "agent/oci.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -143,6 +145,59 @@ static void become_job(const struct spurd_supervise_args *a, char **env)
 	fprintf(stderr, "slurmstepd: error: execve(): %s: %s\n", a->script, strerror(errno));
 }
 
+/* Open the job's files (and enter its folder) with the user's file-system
+ * identity, staying root for the OCI runtime. 0, or -1 (said). */
+static int files_as_user(const struct spurd_supervise_args *a)
+{
+	int out, err, in, mode = O_WRONLY | O_CREAT | O_CLOEXEC | (a->append ? O_APPEND : O_TRUNC);
+
+	if (getuid() == 0 && a->uid != 0) {
+		syscall(SYS_setgroups, a->ngroups > 0 ? (size_t)a->ngroups : 1,
+			a->ngroups > 0 ? a->groups : &a->gid);
+		setfsgid(a->gid);
+		setfsuid(a->uid);
+	}
+	if (chdir(a->workdir) && chdir("/tmp"))
+		return -1;
+	out = open(a->out, mode, 0644);
+	err = a->err ? open(a->err, mode, 0644) : out;
+	in = open(a->in ? a->in : "/dev/null", O_RDONLY | O_CLOEXEC);
+	setfsuid(0);
+	setfsgid(0);
+	syscall(SYS_setgroups, 0, NULL);
+	if (out < 0 || err < 0 || in < 0) {
+		fprintf(stderr, "slurmstepd: error: Could not open the job's files: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	return dup2(out, 1) < 0 || dup2(err, 2) < 0 || dup2(in, 0) < 0 ? -1 : 0;
+}
+
+/* The batch script in its container (--container-image, --container): the
+ * OCI runtime exec'd as root; what stops it is said in the output file and
+ * in DIR/reason, for the job's Reason. */
+static void become_container_job(const struct spurd_supervise_args *a)
+{
+	char why[1024], cwd[4096], *argv[256], rpath[4200];
+	int argc, fd;
+
+	if (files_as_user(a))
+		return;
+	argv[0] = (char *)a->script;
+	for (argc = 0; a->args && a->args[argc] && argc < 254; argc++)
+		argv[argc + 1] = (char *)a->args[argc];
+	argv[argc + 1] = NULL;
+	spurd_oci_exec(a->oci, argv, spurd_env_with_task_pid(a->env),
+		       getcwd(cwd, sizeof(cwd)) ? cwd : a->workdir, why, sizeof(why));
+	fprintf(stderr, "slurmstepd: error: container: %s\n", why);
+	snprintf(rpath, sizeof(rpath), "%s/reason", a->dir);
+	if ((fd = open(rpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) >= 0) {
+		if (write(fd, why, strlen(why)) < 0)
+			perror("slurmstepd: reason");
+		close(fd);
+	}
+}
+
 /* Run a site hook (Prolog, Epilog) as root, stdout to nowhere, stderr to
  * the agent's log: its exit status, -1 when it could not run. */
 static int run_hook(const char *path, char **env)
@@ -196,7 +251,7 @@ static pid_t start_job(const struct spurd_supervise_args *a)
 	sigset_t all, old;
 	pid_t pid;
 
-	env = a->task_prolog || a->task_epilog ? NULL : job_env(a->env);
+	env = a->task_prolog || a->task_epilog || a->oci ? NULL : job_env(a->env);
 	/* no handler of the supervisor's runs in the child (on its memory) */
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
@@ -206,7 +261,10 @@ static pid_t start_job(const struct spurd_supervise_args *a)
 		for (size_t i = 0; i < sizeof(reset) / sizeof(reset[0]); i++)
 			signal(reset[i], SIG_DFL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		become_job(a, env);
+		if (a->oci)
+			become_container_job(a);
+		else
+			become_job(a, env);
 		_exit(1);
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
@@ -361,4 +419,19 @@ bool spurd_supervise_prolog_failed(const char *dir)
 	long v[4] = { 0 };
 
 	return read_state(dir, v) == 2 && v[3] == 2;
+}
+
+int spurd_supervise_reason(const char *dir, char *buf, size_t len)
+{
+	char p[4200];
+	ssize_t n;
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/reason", dir);
+	if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n > 0;
 }

@@ -9,6 +9,8 @@
 
 #include "agent/cgroup.h"
 
+struct spurd_oci;
+
 /* The supervisor's name in /proc/PID/comm: how an agent that starts again
  * tells a supervisor from a process that took its number. */
 #define SPURD_SUPERVISOR_NAME "spur-supervise"
@@ -35,7 +37,11 @@ struct spurd_supervise_args {
 	const char *const *args;     /* the script's arguments ($1...), NULL-terminated; NULL: none */
 	int warn_sig;		     /* --signal=B:SIG@TIME: SIG to the batch shell... */
 	long warn_time;		     /* ...TIME seconds before the limit; 0 sig: none */
+	const struct spurd_oci *oci; /* run in a container (oci.h); NULL: bare */
 };
+/* Why the job's container did not start (DIR/reason), into buf: 1 when
+ * there is one. */
+int spurd_supervise_reason(const char *dir, char *buf, size_t len);
 
 /* The supervisor's whole life, in a process forked for it; its exit code. */
 int spurd_supervise(const struct spurd_supervise_args *a);

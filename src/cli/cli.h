@@ -10,6 +10,8 @@
  * messages ("scontrol", "spur control"). */
 int cli_scontrol_main(const char *prog, int argc, char **argv);
 int cli_conf_main(const char *prog, int argc, char **argv);
+int cli_cdi_main(const char *prog, int argc, char **argv);
+int cli_image_main(const char *prog, int argc, char **argv);
 int cli_sbatch_main(const char *prog, int argc, char **argv);
 int cli_squeue_main(const char *prog, int argc, char **argv);
 int cli_scancel_main(const char *prog, int argc, char **argv);

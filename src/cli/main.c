@@ -37,6 +37,8 @@ static const struct {
 	{ "controller", NULL, cli_controller_main,
 	  "list|add|remove|lead NAME: the controllers of the Raft cluster" },
 	{ "conf", NULL, cli_conf_main, "check|show [-f FILE]: read and validate slurm.conf" },
+	{ "cdi", NULL, cli_cdi_main, "generate [-o DIR]|list: CDI specs of this node's GPUs" },
+	{ "image", NULL, cli_image_main, "import|list|remove: this node's container images" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -112,7 +112,7 @@ int cli_salloc_main(const char *prog, int argc, char **argv)
 	uint32_t id;
 	int first, fd, status = 0, rc;
 	pid_t pid;
-	char **cmd;
+	char **cmd, *ctr = NULL;
 
 	pargv[0] = "salloc";
 	for (int i = 0; i < argc && i < 255; i++)
@@ -145,9 +145,17 @@ int cli_salloc_main(const char *prog, int argc, char **argv)
 
 		json_object_set_new(job, "name", json_string(base ? base + 1 : cmd[step ? 2 : 0]));
 	}
+	/* container options: the allocation's steps run in it (SPUR_CONTAINER,
+	 * read by srun inside) */
+	if (json_object_get(job, "container")) {
+		ctr = json_dumps(json_object_get(job, "container"), JSON_COMPACT);
+		json_object_del(job, "container");
+	}
 	env = cli_allocate(prog, job, &fd, &id);
-	if (!env)
+	if (!env) {
+		free(ctr);
 		return 1;
+	}
 	fprintf(stderr, "%s: Granted job allocation %u\n", prog, id);
 	/* the command runs here, as Slurm's salloc runs it on the submit host */
 	signal(SIGINT, SIG_IGN);
@@ -155,6 +163,8 @@ int cli_salloc_main(const char *prog, int argc, char **argv)
 	if (pid == 0) {
 		signal(SIGINT, SIG_DFL);
 		cli_setenv_all(env);
+		if (ctr)
+			setenv("SPUR_CONTAINER", ctr, 1);
 		if (step) /* the multi-call binary, as srun */
 			execv(cmd[0], (char *[]){ "srun", cmd[1], "--overlap", cmd[2], NULL });
 		execvp(cmd[0], cmd);
@@ -162,6 +172,7 @@ int cli_salloc_main(const char *prog, int argc, char **argv)
 		_exit(127);
 	}
 	json_decref(env);
+	free(ctr);
 	if (pid < 0 || waitpid(pid, &status, 0) < 0)
 		status = 1 << 8;
 	rc = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* sbatch: submit a batch script, with #SBATCH directives and Slurm's flags. */
 #include "client.h"
+#include "container_opts.h"
 
 #include "common/alloc.h"
 #include "common/size.h"
@@ -46,7 +47,12 @@ static const struct {
 	{ "bbf", required_argument, 0, P_ALL },
 	{ "cluster-constraint", required_argument, 0, P_ALL },
 	{ "clusters", required_argument, 'M', P_ALL },
-	{ "container", required_argument, 0, P_ALL },
+	{ "container-save", required_argument, 0, P_ALL },     /* pyxis's, not built */
+	{ "container-writable", no_argument, 0, P_ALL },
+	{ "container-readonly", no_argument, 0, P_ALL },
+	{ "container-entrypoint", no_argument, 0, P_ALL },
+	{ "no-container-entrypoint", no_argument, 0, P_ALL },
+	{ "container-image-save", required_argument, 0, P_ALL },
 	{ "contiguous", no_argument, 0, P_ALL },
 	{ "core-spec", required_argument, 'S', P_ALL },
 	{ "cores-per-socket", required_argument, 0, P_ALL },
@@ -187,6 +193,7 @@ static const struct option own_opts[] = {
 	{ "label", no_argument, NULL, 'l' }, /* srun's, refused by sbatch */
 	{ "pty", no_argument, NULL, OPT_PTY }, /* srun's, refused by sbatch */
 	{ "help", no_argument, NULL, 'h' },
+	CLI_CTR_OPTIONS, /* pyxis's and Slurm's --container */
 };
 #define NOWN (sizeof(own_opts) / sizeof(own_opts[0]))
 
@@ -245,10 +252,13 @@ static const char *sbatch_only(int opt)
 
 struct sbatch {
 	json_t *job;
+	unsigned prog; /* P_*: which command parses */
 	bool parsable, wait, quiet;
 	int verbose;
 	const char *wrap;
 };
+
+static const char *prog_name(unsigned prog);
 
 /* parse_args' code for "done, exit 0" (--help, --version, --usage) */
 #define SBATCH_EXIT_DONE 1000
@@ -389,6 +399,8 @@ static int apply_opt_more(struct sbatch *sb, int opt, const char *arg)
 		sb->verbose++;
 		return 0;
 	default:
+		if (opt >= CLI_CTR_IMAGE && opt <= CLI_CTR_LAST)
+			return cli_container_opt(prog_name(sb->prog), job, opt, arg);
 		return 1;
 	}
 }
@@ -623,6 +635,7 @@ static int parse_args(struct sbatch *sb, int argc, char **argv, bool directives)
 	unsigned prog = prog_of(argv[0]);
 	int opt, rc, idx;
 
+	sb->prog = prog;
 	build_opts(prog);
 	optind = 1;
 	opterr = 1;
@@ -909,6 +922,8 @@ int cli_job_parse(json_t *job, int argc, char **argv)
 						 spur_json_int(job, "nodes", 1)));
 	if (sb.verbose) /* -v: the command says more (srun, salloc take it out) */
 		json_object_set_new(job, "verbose", json_integer(sb.verbose));
+	if (cli_container_check(argv[0], job))
+		return -1;
 	return first;
 }
 
@@ -999,7 +1014,7 @@ int cli_sbatch_main(const char *prog, int argc, char **argv)
 	if ((rc = apply_env(&sb, "sbatch")) != 0)
 		goto out;
 	rc = 1;
-	if (parse_args(&sb, argc + 1, pargv, false) < 0)
+	if (parse_args(&sb, argc + 1, pargv, false) < 0 || cli_container_check("sbatch", sb.job))
 		goto out;
 	/* the script's own arguments ($1...) */
 	if (!sb.wrap && first + 1 < argc + 1) {

@@ -5,6 +5,7 @@
  * step in it, and gives it up with the step's exit code. */
 #define _GNU_SOURCE
 #include "client.h"
+#include "container_opts.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -103,6 +104,7 @@ struct step_opts {
 	const char *output, *error, *gpu_bind; /* -o/-e patterns; --gpu-bind */
 	const char *input;		       /* -i: all (default), none, TASKID, FILE */
 	int wait_s;			       /* -W: after the first task ends */
+	json_t *ctr; /* {"container": ...}: pyxis's options, the step's container */
 };
 
 /* A Slurm srun option Spur does not do yet: refused by name (never taken
@@ -165,6 +167,13 @@ static const struct option step_long_opts[] = {
 	{ "het-group", required_argument, NULL, O_NO }, { "mem", required_argument, NULL, O_NO },
 	{ "mem-per-cpu", required_argument, NULL, O_NO },
 	{ "mem-per-gpu", required_argument, NULL, O_NO },
+	{ "container-save", required_argument, NULL, O_NO },
+	{ "container-writable", no_argument, NULL, O_NO },
+	{ "container-readonly", no_argument, NULL, O_NO },
+	{ "container-entrypoint", no_argument, NULL, O_NO },
+	{ "no-container-entrypoint", no_argument, NULL, O_NO },
+	{ "container-image-save", required_argument, NULL, O_NO },
+	CLI_CTR_OPTIONS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -287,6 +296,14 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 			return 1;
 		default: {
 			char name[8];
+
+			if (opt >= CLI_CTR_IMAGE && opt <= CLI_CTR_LAST) {
+				if (!o->ctr)
+					o->ctr = json_object();
+				if (cli_container_opt(prog, o->ctr, opt, optarg))
+					return 1;
+				break;
+			}
 
 			snprintf(name, sizeof(name), "-%c", opt);
 			return not_supported(prog, name);
@@ -826,6 +843,8 @@ static void step_request_opts(json_t *req, const struct step_opts *so)
 		json_object_set_new(req, "gpu_bind", json_string(so->gpu_bind));
 	if (so->overlap)
 		json_object_set_new(req, "overlap", json_true());
+	if (so->ctr && json_object_get(so->ctr, "container"))
+		json_object_set(req, "container", json_object_get(so->ctr, "container"));
 	if (so->pty) {
 		struct winsize ws = { .ws_row = 24, .ws_col = 80 };
 
@@ -873,6 +892,10 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 		/* the step's own options (--mpi, -K, --cpu-bind...), checked by
 		 * srun's step parser; the job's -c and --gpus-per-task hold for
 		 * its tasks too */
+		if (json_object_get(job, "container")) { /* the step's, not the allocation's */
+			so.ctr = json_pack("{s:O}", "container", json_object_get(job, "container"));
+			json_object_del(job, "container");
+		}
 		if ((rc = outside_step_opts(prog, job, &so)) != 0) {
 			json_decref(job);
 			return rc < 0 ? 0 : rc; /* --mpi=list: said, done */
@@ -902,8 +925,19 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 		goto have_command;
 	}
 	rc = parse_step(prog, pargc, pargv, &so);
+	if (!rc && so.ctr)
+		rc = cli_container_check(prog, so.ctr);
 	if (rc)
 		return rc < 0 ? 0 : rc;
+	/* salloc's container options hold for the steps of its allocation */
+	if (!so.ctr && getenv("SPUR_CONTAINER")) {
+		json_t *c = json_loads(getenv("SPUR_CONTAINER"), 0, NULL);
+
+		if (json_is_object(c))
+			so.ctr = json_pack("{s:o}", "container", c);
+		else
+			json_decref(c);
+	}
 	nodes = so.nodes;
 	ntasks = so.ntasks;
 	per_node = so.per_node;

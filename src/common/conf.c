@@ -318,6 +318,9 @@ static const struct keydef {
 	KD("SpurRaftPort", K_PORT, raft_port),
 	KD("SpurGpuBackend", K_STR, gpu_backend),
 	KD("SpurFakeGpuFile", K_STR, fake_gpu_file),
+	KD("SpurContainerRuntime", K_STR, container_runtime),
+	KD("SpurImageStore", K_STR, image_store),
+	KD("SpurCdiSpecDirs", K_STR, cdi_spec_dirs),
 #undef KD
 };
 
@@ -1784,7 +1787,8 @@ void spur_conf_destroy(struct spur_conf *c)
 			  &c->agent_log_file, &c->slurm_user, &c->prolog, &c->epilog, &c->mpi_default, &c->health_program, &c->health_states, &c->task_prolog, &c->task_epilog, &c->prolog_slurmctld, &c->epilog_slurmctld, &c->scheduler_type, &c->scheduler_params, &c->select_type,
 			  &c->select_type_params, &c->gres_types, &c->priority_type,
 			  &c->preempt_type, &c->preempt_mode, &c->topology_plugin, &c->gpu_backend,
-			  &c->fake_gpu_file };
+			  &c->fake_gpu_file, &c->container_runtime, &c->image_store,
+			  &c->cdi_spec_dirs };
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		spur_free(*strs[i]);
 	for (size_t i = 0; i < c->nnodes; i++)

@@ -121,6 +121,9 @@ struct spur_conf {
 	uint16_t raft_port; /* SpurRaftPort; 0: SlurmctldPort + 4 */
 	char *gpu_backend;   /* SpurGpuBackend: auto, kfd, nvml, cdi, fake */
 	char *fake_gpu_file; /* SpurFakeGpuFile */
+	char *container_runtime; /* SpurContainerRuntime: crun, runc, a path; NULL: probe */
+	char *image_store;	 /* SpurImageStore: the node's images (/var/lib/spur/images) */
+	char *cdi_spec_dirs;	 /* SpurCdiSpecDirs: more CDI spec folders (comma list) */
 
 	struct spur_conf_node *nodes;
 	size_t nnodes, nodes_cap;

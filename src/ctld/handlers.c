@@ -248,6 +248,10 @@ static json_t *job_json(struct ctld *c, const struct ctld_job *cj, const struct 
 		      "nodelist", cj->nodes ? cj->nodes : "", "gres", spur_json_str(sp, "gres", ""),
 		      "exit_code", cj->exit_code);
 	json_object_set_new(o, "partition", json_string(ctld_job_partition(c, cj, &info)));
+	/* an ended job whose container did not start: why, as its Reason */
+	if (cj->end_op && json_is_string(json_object_get(cj->end_op, "why")) &&
+	    info.state != SCHED_JOB_PENDING && info.state != SCHED_JOB_RUNNING)
+		json_object_set(o, "reason", json_object_get(cj->end_op, "why"));
 	if (info.array_job_id) {
 		json_object_set_new(o, "array_job_id", json_integer(info.array_job_id));
 		json_object_set_new(o, "array_task_id", json_integer(info.array_task_id));
@@ -1763,6 +1767,8 @@ static void handle_finished(struct ctld_conn *cn, json_t *msg)
 		       "timeout", spur_json_bool(msg, "timed_out", 0));
 	if (spur_json_bool(msg, "oom", 0))
 		json_object_set_new(op, "oom", json_true());
+	if (json_is_string(json_object_get(msg, "reason"))) /* its container did not start */
+		json_object_set(op, "why", json_object_get(msg, "reason"));
 	if (spur_json_int(msg, "max_rss_kb", 0) > 0) /* the batch step's MaxRSS */
 		json_object_set_new(op, "max_rss_kb", json_integer(spur_json_int(msg, "max_rss_kb", 0)));
 	if (ctld_commit(c, op, cn, ack, &err))
@@ -2042,6 +2048,8 @@ static json_t *step_part(struct ctld *c, struct ctld_job *cj, const struct sched
 		json_object_set(m, "cpu_bind", json_object_get(msg, "cpu_bind"));
 	if (json_is_string(json_object_get(msg, "gpu_bind")))
 		json_object_set(m, "gpu_bind", json_object_get(msg, "gpu_bind"));
+	if (json_is_object(json_object_get(msg, "container"))) /* its tasks' container */
+		json_object_set(m, "container", json_object_get(msg, "container"));
 	/* what the job holds on this node: a node other than its first makes
 	 * the job's cgroups from it for the steps' tasks */
 	if (node < info->nalloc)

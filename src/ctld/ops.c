@@ -514,9 +514,10 @@ void ctld_launch(struct ctld *c, struct ctld_job *cj, const json_t *alloc)
 	if (info.array_job_id)
 		json_object_set_new(msg, "array_task_id", json_integer(info.array_task_id));
 	json_object_set_new(msg, "run", json_integer(cj->runs));
-	/* sbatch -i, --open-mode, the script's arguments, --signal */
-	for (size_t k = 0; k < 4; k++) {
-		static const char *const keys[] = { "input", "open_mode", "argv", "signal" };
+	/* sbatch -i, --open-mode, the script's arguments, --signal, its container */
+	for (size_t k = 0; k < 5; k++) {
+		static const char *const keys[] = { "input", "open_mode", "argv", "signal",
+						    "container" };
 		json_t *v = json_object_get(spec, keys[k]);
 
 		if (v)

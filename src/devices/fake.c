@@ -2,6 +2,7 @@
 /* The fake GPU backend: GPUs described in a file (or "TYPE:N"), for tests
  * and for simulated nodes. */
 #include "gpu.h"
+#include "cdi.h"
 
 #include "common/alloc.h"
 #include "common/conf_lex.h"
@@ -33,6 +34,7 @@ static void name_gpus(struct spur_gpu_set *g, const char *type)
 	for (size_t i = 0; i < g->n; i++) {
 		snprintf(g->gpus[i].type, sizeof(g->gpus[i].type), "%s", type);
 		snprintf(g->gpus[i].path, sizeof(g->gpus[i].path), "/dev/fake-gpu%zu", i);
+		snprintf(g->gpus[i].uuid, sizeof(g->gpus[i].uuid), "GPU-fake-%s-%zu", type, i);
 		g->gpus[i].numa = (int)(i * 2 / (g->n ? g->n : 1));
 	}
 }
@@ -188,7 +190,7 @@ const struct spur_gpu_backend spur_gpu_fake = { "fake", fake_discover, fake_heal
 int spur_gpu_usage(const struct spur_gpu_set *set, const char *arg, size_t i,
 		   struct spur_gpu_usage *u)
 {
-	const struct spur_gpu_backend *const all[] = { &spur_gpu_kfd, &spur_gpu_nvml,
+	const struct spur_gpu_backend *const all[] = { &spur_gpu_kfd, &spur_gpu_nvml, &spur_gpu_cdi,
 						       &spur_gpu_fake };
 
 	memset(u, 0, sizeof(*u));
@@ -200,7 +202,7 @@ int spur_gpu_usage(const struct spur_gpu_set *set, const char *arg, size_t i,
 
 uint32_t spur_gpu_health(const struct spur_gpu_set *set, const char *arg, char *why, size_t len)
 {
-	const struct spur_gpu_backend *const all[] = { &spur_gpu_kfd, &spur_gpu_nvml,
+	const struct spur_gpu_backend *const all[] = { &spur_gpu_kfd, &spur_gpu_nvml, &spur_gpu_cdi,
 						       &spur_gpu_fake };
 
 	if (len)
@@ -223,4 +225,33 @@ int spur_gpu_discover_auto(struct spur_gpu_set *out, struct spur_error *err)
 		return 0; /* no GPUs is a valid answer */
 	}
 	return rc;
+}
+
+int spur_gpu_discover(const char *spec, struct spur_gpu_set *out, const char **arg,
+		      struct spur_error *err)
+{
+	static const struct {
+		const char *name;
+		const struct spur_gpu_backend *b;
+	} named[] = { { "kfd", &spur_gpu_kfd }, { "nvml", &spur_gpu_nvml }, { "cdi", &spur_gpu_cdi } };
+
+	*arg = spec;
+	if (!strcmp(spec, "auto")) {
+		*arg = NULL;
+		return spur_gpu_discover_auto(out, err);
+	}
+	if (!strcmp(spec, "none")) {
+		memset(out, 0, sizeof(*out));
+		out->backend = "none";
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+		size_t l = strlen(named[i].name);
+
+		if (!strncmp(spec, named[i].name, l) && (!spec[l] || spec[l] == ':')) {
+			*arg = spec[l] ? spec + l + 1 : NULL;
+			return named[i].b->discover(*arg, out, err);
+		}
+	}
+	return spur_gpu_fake.discover(spec, out, err);
 }

@@ -29,6 +29,7 @@ struct spur_gpu {
 	int numa;	/* socket / NUMA node, -1 unknown */
 	unsigned vendor, device;
 	char probe[128]; /* what the health check looks at (kfd: the node's properties) */
+	char uuid[96];	 /* "GPU-8f6b..." (NVML), "GPU-<unique_id>" (KFD); cdi: KIND=NAME */
 };
 
 struct spur_gpu_set {
@@ -96,5 +97,10 @@ int spur_gpu_usage(const struct spur_gpu_set *set, const char *arg, size_t i,
 
 /* Try "kfd", then "nvml", then report none: the agent's --gpus auto. */
 int spur_gpu_discover_auto(struct spur_gpu_set *out, struct spur_error *err);
+/* Discover by a spec as spurd --gpus takes it: auto | none | kfd[:ROOT] |
+ * nvml[:LIB] | cdi[:DIRS] | a fake's FILE or TYPE:N. *arg: the backend's
+ * argument, for its health and usage calls. */
+int spur_gpu_discover(const char *spec, struct spur_gpu_set *out, const char **arg,
+		      struct spur_error *err);
 
 #endif

@@ -104,6 +104,9 @@ static int kfd_discover(const char *arg, struct spur_gpu_set *out, struct spur_e
 			snprintf(g->path, sizeof(g->path), "/dev/dri/renderD%ld",
 				 prop(text, "drm_render_minor"));
 			g->vendor = (unsigned)prop(text, "vendor_id");
+			if (strstr(text, "\nunique_id ")) /* as ROCm names it: GPU-<hex> */
+				snprintf(g->uuid, sizeof(g->uuid), "GPU-%016llx",
+					 strtoull(strstr(text, "\nunique_id ") + 11, NULL, 10));
 			g->device = (unsigned)prop(text, "device_id");
 			g->numa = -1;
 			snprintf(g->probe, sizeof(g->probe), "%.127s", path);

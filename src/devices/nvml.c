@@ -47,6 +47,7 @@ struct nvml {
 	int (*p2p)(nvml_device, nvml_device, int, int *);
 	int (*memory)(nvml_device, unsigned long long[3]);
 	int (*utilization)(nvml_device, unsigned[2]); /* gpu, memory: percent */
+	int (*uuid)(nvml_device, char *, unsigned);
 };
 
 static int load(struct nvml *n, const char *path, struct spur_error *err)
@@ -68,6 +69,7 @@ static int load(struct nvml *n, const char *path, struct spur_error *err)
 		S("nvmlDeviceGetP2PStatus", p2p),
 		S("nvmlDeviceGetMemoryInfo", memory),
 		S("nvmlDeviceGetUtilizationRates", utilization),
+		S("nvmlDeviceGetUUID", uuid),
 #undef S
 	};
 
@@ -202,6 +204,8 @@ static int nvml_discover(const char *arg, struct spur_gpu_set *out, struct spur_
 		if (n.minor(dev[i], &minor) != NVML_SUCCESS)
 			minor = i;
 		snprintf(g->path, sizeof(g->path), "/dev/nvidia%u", minor);
+		if (n.uuid(dev[i], g->uuid, sizeof(g->uuid)) != NVML_SUCCESS)
+			g->uuid[0] = '\0';
 		g->numa = -1;
 		memset(&pci, 0, sizeof(pci));
 		if (n.pci(dev[i], &pci) == NVML_SUCCESS) {

@@ -1,0 +1,519 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The OCI executor (oci.h). */
+#define _GNU_SOURCE
+#include "agent/oci.h"
+
+#include "common/wire.h"
+#include "container/image.h"
+#include "container/ocispec.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <linux/openat2.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define OCI_STATE "/run/spur-oci" /* the runtime's --root */
+#define OCI_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+void spurd_oci_dir(const char *spool, uint32_t id, uint32_t run, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/ctr/%u.%u", spool, id, run);
+}
+
+static int mkdir_p(const char *path, mode_t mode)
+{
+	char p[4096];
+
+	snprintf(p, sizeof(p), "%s", path);
+	for (char *s = p + 1; *s; s++)
+		if (*s == '/') {
+			*s = '\0';
+			if (mkdir(p, mode) && errno != EEXIST)
+				return -1;
+			*s = '/';
+		}
+	return mkdir(p, mode) && errno != EEXIST ? -1 : 0;
+}
+
+/* A program in OCI_PATH: 0 with its path, or -1. */
+static int find_program(const char *name, char *out, size_t len)
+{
+	char list[] = OCI_PATH, *save = NULL;
+
+	if (strchr(name, '/')) {
+		snprintf(out, len, "%s", name);
+		return access(out, X_OK);
+	}
+	for (char *d = strtok_r(list, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		snprintf(out, len, "%s/%s", d, name);
+		if (!access(out, X_OK))
+			return 0;
+	}
+	return -1;
+}
+
+/* Run the runtime on bundle as id; its exit status (-1: did not run). */
+static int run_runtime(const char *rt, const char *bundle, const char *id, bool quiet)
+{
+	int st = 0;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		if (quiet) {
+			int null = open("/dev/null", O_RDWR);
+
+			dup2(null, 0);
+			dup2(null, 1);
+			dup2(null, 2);
+		}
+		execl(rt, rt, "--root", OCI_STATE, "run", "--bundle", bundle, id, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Does rt run a container here? One of the host's /usr/bin/true, the
+ * host's /usr and libraries bound in an empty root. */
+static bool runtime_works(const char *rt, const char *base)
+{
+	static const char *const binds[] = { "/usr", "/lib", "/lib64", "/bin" };
+	char b[4096], root[4200], cfgp[4200], id[64];
+	json_t *mounts = json_array(), *cfg;
+	bool ok;
+
+	snprintf(b, sizeof(b), "%s/probe-%d", base, (int)getpid());
+	snprintf(root, sizeof(root), "%s/rootfs", b);
+	snprintf(cfgp, sizeof(cfgp), "%s/config.json", b);
+	snprintf(id, sizeof(id), "spur-probe-%d", (int)getpid());
+	mkdir_p(root, 0755);
+	for (size_t i = 0; i < sizeof(binds) / sizeof(binds[0]); i++)
+		if (!access(binds[i], F_OK))
+			json_array_append_new(mounts,
+					      json_pack("{s:s,s:s,s:s,s:[s,s]}", "destination",
+							binds[i], "type", "bind", "source", binds[i],
+							"options", "rbind", "ro"));
+	json_array_append_new(mounts, json_pack("{s:s,s:s,s:s}", "destination", "/proc", "type",
+						"proc", "source", "proc"));
+	cfg = json_pack("{s:s,s:{s:b,s:{s:i,s:i},s:[s],s:[s],s:s},s:{s:s},s:o,s:{s:[{s:s}]}}",
+			"ociVersion", "1.0.2", "process", "terminal", 0, "user", "uid", 0, "gid", 0,
+			"args", "/usr/bin/true", "env", "PATH=/usr/bin:/bin", "cwd", "/", "root",
+			"path", root, "mounts", mounts, "linux", "namespaces", "type", "mount");
+	ok = cfg && !json_dump_file(cfg, cfgp, 0) && run_runtime(rt, b, id, true) == 0;
+	json_decref(cfg);
+	unlink(cfgp);
+	rmdir(root);
+	rmdir(b);
+	return ok;
+}
+
+/* The runtime to use: want (a program), or the first of crun and runc
+ * that runs a container here, found once per node (BASE/runtime). */
+static int runtime_pick(const char *base, const char *want, char *out, size_t len, char *why,
+			size_t wlen)
+{
+	static const char *const cands[] = { "crun", "runc" };
+	char cache[4200], lockp[4200], tried[256] = "";
+	int lfd, rc = -1;
+	FILE *f;
+
+	if (want && *want && strcmp(want, "auto")) {
+		if (!find_program(want, out, len))
+			return 0;
+		snprintf(why, wlen, "ContainerRuntime=%s: not found", want);
+		return -1;
+	}
+	snprintf(cache, sizeof(cache), "%s/runtime", base);
+	snprintf(lockp, sizeof(lockp), "%s/runtime.lock", base);
+	if ((lfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0 || flock(lfd, LOCK_EX)) {
+		snprintf(why, wlen, "%s: %s", lockp, strerror(errno));
+		goto out;
+	}
+	if ((f = fopen(cache, "re"))) {
+		bool got = fgets(out, (int)len, f) != NULL;
+
+		fclose(f);
+		out[strcspn(out, "\n")] = '\0';
+		if (got && !access(out, X_OK)) {
+			rc = 0;
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < 2 && rc; i++) {
+		if (find_program(cands[i], out, len))
+			continue;
+		snprintf(tried + strlen(tried), sizeof(tried) - strlen(tried), "%s%s", *tried ? ", " : "",
+			 out);
+		if (runtime_works(out, base) && (f = fopen(cache, "we"))) {
+			fprintf(f, "%s\n", out);
+			fclose(f);
+			rc = 0;
+		}
+	}
+	if (rc)
+		snprintf(why, wlen, "no OCI runtime runs a container on this node (%s)",
+			 *tried ? tried : "neither crun nor runc is installed");
+out:
+	if (lfd >= 0)
+		close(lfd);
+	return rc;
+}
+
+/* The container's root: an overlay of the image's (its changes kept in the
+ * container's folder, shared by the steps that name it); where overlays
+ * cannot be had, the image's own, read-only. */
+static int container_root(const char *inst, const char *lower, char *root, size_t len, bool *ro,
+			  char *why, size_t wlen)
+{
+	char up[4200], work[4200], lockp[4200], opts[13000];
+	struct stat a, b;
+	int lfd, rc = 0;
+
+	snprintf(up, sizeof(up), "%s/upper", inst);
+	snprintf(work, sizeof(work), "%s/work", inst);
+	snprintf(root, len, "%s/rootfs", inst);
+	snprintf(lockp, sizeof(lockp), "%s/lock", inst);
+	if (mkdir_p(up, 0755) || mkdir_p(work, 0700) || mkdir_p(root, 0755) ||
+	    (lfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0) {
+		snprintf(why, wlen, "%s: %s", inst, strerror(errno));
+		return -1;
+	}
+	flock(lfd, LOCK_EX);
+	*ro = false;
+	if (!stat(root, &a) && !stat(inst, &b) && a.st_dev != b.st_dev)
+		goto out; /* mounted by a task before this one */
+	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s", lower, up, work);
+	if (mount("overlay", root, "overlay", MS_NOSUID | MS_NODEV, opts)) {
+		snprintf(root, len, "%s", lower);
+		*ro = true;
+	}
+out:
+	close(lfd);
+	return rc;
+}
+
+/* A named container's image folder (INST/image), for its later steps. */
+static void remember_image(const char *inst, const char *lower)
+{
+	char p[4300];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/image", inst);
+	if (access(p, F_OK) && (f = fopen(p, "we"))) {
+		fprintf(f, "%.*s\n", (int)(strlen(lower) - strlen("/rootfs")), lower);
+		fclose(f);
+	}
+}
+
+/* Is the script's interpreter (#!PATH) in the container's root? */
+static bool interpreter_in(const char *script, const char *root)
+{
+	char line[256] = "", path[256];
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT };
+	int rfd, fd;
+	FILE *f = fopen(script, "re");
+
+	if (!f)
+		return true;
+	if (!fgets(line, sizeof(line), f))
+		*line = '\0';
+	fclose(f);
+	if (strncmp(line, "#!", 2))
+		return true; /* the runtime says what it says */
+	snprintf(path, sizeof(path), "%.*s", (int)strcspn(line + 2 + strspn(line + 2, " \t"), " \t\n"),
+		 line + 2 + strspn(line + 2, " \t"));
+	if ((rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return true;
+	fd = (int)syscall(SYS_openat2, rfd, path, &how, sizeof(how));
+	close(rfd);
+	if (fd < 0)
+		return errno != ENOENT;
+	close(fd);
+	return true;
+}
+
+/* The image's root and config: from the store, or --container's bundle. */
+static int image_root(const struct spurd_oci *o, char *lower, size_t len, json_t **config,
+		      char *why, size_t wlen)
+{
+	const char *bundle = spur_json_str(o->ctr, "bundle", "");
+	struct spur_image_user who = { o->uid, o->gid, o->groups, o->ngroups };
+	struct spur_error err;
+	char dir[4096], p[4200];
+	json_error_t je;
+
+	if (*bundle) {
+		json_t *bc;
+
+		snprintf(p, sizeof(p), "%s/config.json", bundle);
+		if (!(bc = json_load_file(p, 0, &je))) {
+			snprintf(why, wlen, "--container=%s: %s: %s", bundle, p, je.text);
+			return -1;
+		}
+		snprintf(lower, len, "%s/%s", bundle,
+			 spur_json_str(json_object_get(bc, "root"), "path", "rootfs"));
+		if (*spur_json_str(json_object_get(bc, "root"), "path", "") == '/')
+			snprintf(lower, len, "%s", spur_json_str(json_object_get(bc, "root"), "path", ""));
+		*config = json_pack("{s:O,s:s}", "Env",
+				    json_object_get(json_object_get(bc, "process"), "env")
+					    ? json_object_get(json_object_get(bc, "process"), "env")
+					    : json_array(),
+				    "WorkingDir",
+				    spur_json_str(json_object_get(bc, "process"), "cwd", "/"));
+		json_decref(bc);
+		return 0;
+	}
+	if (!*spur_json_str(o->ctr, "image", "") && *spur_json_str(o->ctr, "name", "")) {
+		/* --container-name alone: a container an earlier step of the job made */
+		snprintf(p, sizeof(p), "%s/n-%s/image", o->dir, spur_json_str(o->ctr, "name", ""));
+		FILE *f = fopen(p, "re");
+
+		if (!f || !fgets(dir, sizeof(dir), f)) {
+			if (f)
+				fclose(f);
+			snprintf(why, wlen,
+				 "--container-name=%s: no such container in this job on this node "
+				 "(give --container-image to make it)",
+				 spur_json_str(o->ctr, "name", ""));
+			return -1;
+		}
+		fclose(f);
+		dir[strcspn(dir, "\n")] = '\0';
+	} else if (spur_image_get(o->store, spur_json_str(o->ctr, "image", ""), &who, dir,
+				  sizeof(dir), &err)) {
+		snprintf(why, wlen, "%s", err.msg);
+		return -1;
+	}
+	snprintf(lower, len, "%s/rootfs", dir);
+	snprintf(p, sizeof(p), "%s/config.json", dir);
+	*config = json_load_file(p, 0, &je);
+	return 0;
+}
+
+/* The cgroup path the runtime takes: folder relative to its hierarchy's
+ * mount, with the container's own folder under it. */
+static void cgroup_rel(const char *folder, const char *id, char *out, size_t len)
+{
+	char best[4096] = "", dev[64], mnt[4096], type[64];
+	FILE *f = fopen("/proc/self/mounts", "re");
+
+	while (f && fscanf(f, "%63s %4095s %63s %*[^\n]", dev, mnt, type) == 3)
+		if ((!strcmp(type, "cgroup") || !strcmp(type, "cgroup2")) &&
+		    !strncmp(folder, mnt, strlen(mnt)) && folder[strlen(mnt)] == '/' &&
+		    strlen(mnt) > strlen(best))
+			snprintf(best, sizeof(best), "%s", mnt);
+	if (f)
+		fclose(f);
+	snprintf(out, len, "%s/oci_%s", folder + strlen(best), id);
+}
+
+static int write_bundle(const struct spurd_oci *o, const struct spur_oci_req *req,
+			char *bundle, size_t len, char *why, size_t wlen)
+{
+	char p[4300];
+	json_t *cfg;
+
+	snprintf(bundle, len, "%s/b-%s", o->dir, o->id);
+	snprintf(p, sizeof(p), "%s/config.json", bundle);
+	if (mkdir_p(bundle, 0700)) {
+		snprintf(why, wlen, "%s: %s", bundle, strerror(errno));
+		return -1;
+	}
+	if (!(cfg = spur_oci_config(req, why, wlen)))
+		return -1;
+	if (json_dump_file(cfg, p, JSON_COMPACT)) {
+		snprintf(why, wlen, "%s: cannot write", p);
+		json_decref(cfg);
+		return -1;
+	}
+	json_decref(cfg);
+	return 0;
+}
+
+/* The runtime's log's errors ({"level":"error","msg":...} lines) on stderr. */
+static void say_errors(const char *log)
+{
+	char line[4096];
+	FILE *f = fopen(log, "re");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		json_t *j = json_loads(line, 0, NULL);
+
+		if (j && !strcmp(spur_json_str(j, "level", ""), "error"))
+			fprintf(stderr, "slurmstepd: error: container: %s\n", spur_json_str(j, "msg", ""));
+		json_decref(j);
+	}
+	if (f)
+		fclose(f);
+}
+
+/* Run the runtime and wait for it, its log kept out of the task's output
+ * (its errors said there when it fails); exit as it did. The signals the
+ * task's group is sent reach the runtime, which passes them on. Returns
+ * only when the runtime could not be started. */
+static void shim(const char *rt, const char *bundle, const char *id, char *why, size_t wlen)
+{
+	static const int fwd[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM };
+	char log[4400];
+	int st = 0;
+	pid_t pid;
+
+	snprintf(log, sizeof(log), "%s/runtime.log", bundle);
+	pid = fork();
+	if (pid < 0) {
+		snprintf(why, wlen, "fork: %s", strerror(errno));
+		return;
+	}
+	if (!pid) {
+		execl(rt, rt, "--root", OCI_STATE, "--log", log, "--log-format", "json", "run",
+		      "--bundle", bundle, id, (char *)NULL);
+		fprintf(stderr, "slurmstepd: error: container: %s: %s\n", rt, strerror(errno));
+		_exit(127);
+	}
+	for (size_t i = 0; i < sizeof(fwd) / sizeof(fwd[0]); i++)
+		signal(fwd[i], SIG_IGN);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		say_errors(log);
+	if (WIFSIGNALED(st))
+		_exit(128 + WTERMSIG(st));
+	_exit(WEXITSTATUS(st));
+}
+
+void spurd_oci_exec(const struct spurd_oci *o, char *const *argv, char *const *env,
+		    const char *cwd, char *why, size_t wlen)
+{
+	char lower[4096], root[4300], inst[4300], rt[4096], base[4096], bundle[4300], cgp[4600];
+	const char *name = spur_json_str(o->ctr, "name", ""), *binds[5] = { NULL };
+	char *args[260] = { NULL };
+	struct spur_oci_req req = { 0 };
+	json_t *config = NULL;
+	bool ro = false;
+	size_t n = 0;
+
+	snprintf(base, sizeof(base), "%.*s", (int)(strrchr(o->dir, '/') - o->dir), o->dir);
+	if (mkdir_p(o->dir, 0711) || mkdir_p(OCI_STATE, 0700)) {
+		snprintf(why, wlen, "%s: %s", o->dir, strerror(errno));
+		return;
+	}
+	if (runtime_pick(base, o->runtime, rt, sizeof(rt), why, wlen) ||
+	    image_root(o, lower, sizeof(lower), &config, why, wlen))
+		goto out;
+	if (*spur_json_str(o->ctr, "bundle", "")) {
+		snprintf(root, sizeof(root), "%s", lower);
+	} else {
+		/* a named container is the job's, shared by its steps here */
+		snprintf(inst, sizeof(inst), "%s/%s%s", o->dir, *name ? "n-" : "t-", *name ? name : o->id);
+		if (container_root(inst, lower, root, sizeof(root), &ro, why, wlen))
+			goto out;
+		if (*name)
+			remember_image(inst, lower);
+	}
+	if (o->script) {
+		binds[0] = o->script;
+		binds[1] = "/.spur/script";
+		if (!interpreter_in(o->script, root) && !access("/bin/busybox", X_OK)) {
+			/* an image without the script's shell: the host's static one */
+			binds[2] = "/bin/busybox";
+			binds[3] = "/.spur/sh";
+			args[n++] = "/.spur/sh";
+		}
+		args[n++] = "/.spur/script";
+		for (size_t i = 1; argv && argv[i] && n < 258; i++)
+			args[n++] = argv[i];
+	} else {
+		for (size_t i = 0; argv && argv[i] && n < 258; i++)
+			args[n++] = argv[i];
+	}
+	if (o->cgroup)
+		cgroup_rel(o->cgroup, o->id, cgp, sizeof(cgp));
+	req = (struct spur_oci_req){ .ctr = o->ctr, .rootfs = root, .rootfs_ro = ro,
+				     .image_config = config, .argv = args, .env = env,
+				     .host_cwd = cwd, .home = o->home, .uid = o->uid, .gid = o->gid,
+				     .groups = o->groups, .ngroups = o->ngroups,
+				     .cgroups_path = o->cgroup ? cgp : NULL, .edits = o->edits,
+				     .binds = binds };
+	if (write_bundle(o, &req, bundle, sizeof(bundle), why, wlen))
+		goto out;
+	if (chdir(bundle)) {
+		snprintf(why, wlen, "%s: %s", bundle, strerror(errno));
+		goto out;
+	}
+	shim(rt, bundle, o->id, why, wlen);
+out:
+	json_decref(config);
+}
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)f;
+	return flag == FTW_DP ? rmdir(p) : unlink(p);
+}
+
+/* The folders the runtime made for the job in the hierarchies the agent
+ * does not use (cpu, blkio, freezer...): gone when empty. */
+static void cgroup_leftovers(const char *cgroup)
+{
+	char rel[4096] = "", dev[64], mnt[4096], type[64], p[8300];
+	FILE *f = fopen("/proc/self/mounts", "re");
+	struct dirent *e;
+	DIR *d;
+
+	cgroup_rel(cgroup, "", rel, sizeof(rel));
+	rel[strlen(rel) - strlen("/oci_")] = '\0';
+	while (f && *rel && fscanf(f, "%63s %4095s %63s %*[^\n]", dev, mnt, type) == 3) {
+		if (strcmp(type, "cgroup"))
+			continue;
+		snprintf(p, sizeof(p), "%s%s", mnt, rel);
+		if (!(d = opendir(p)))
+			continue;
+		while ((e = readdir(d)))
+			if (!strncmp(e->d_name, "oci_", 4)) {
+				char c[8600];
+
+				snprintf(c, sizeof(c), "%s/%s", p, e->d_name);
+				rmdir(c);
+			}
+		closedir(d);
+		rmdir(p);
+	}
+	if (f)
+		fclose(f);
+}
+
+void spurd_oci_job_done(const char *dir, const char *cgroup)
+{
+	char p[4400];
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	while (d && (e = readdir(d))) {
+		if (strncmp(e->d_name, "n-", 2) && strncmp(e->d_name, "t-", 2))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s/rootfs", dir, e->d_name);
+		umount2(p, MNT_DETACH);
+	}
+	if (d) {
+		closedir(d);
+		nftw(dir, rm_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+	}
+	if (cgroup)
+		cgroup_leftovers(cgroup);
+}
