@@ -361,8 +361,11 @@ static const char *set_limits(const struct spurd_cgroup *cg, int c, const char *
 			}
 			return NULL;
 		}
+		/* read and write: mknod alone opens nothing, and a container
+		 * runtime's folder under the job's asks for "c *:* m", which
+		 * a denied "m" would refuse */
 		for (size_t i = 0; i < n; i++) {
-			snprintf(v, sizeof(v), "%c %u:%u rwm", devs[i].block ? 'b' : 'c',
+			snprintf(v, sizeof(v), "%c %u:%u rw", devs[i].block ? 'b' : 'c',
 				 devs[i].major, devs[i].minor);
 			if (put(dir, "devices.deny", v))
 				return "devices.deny";

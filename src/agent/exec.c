@@ -171,8 +171,11 @@ void spurd_task_epilog_wrap(const char *epilog, char *const *env)
 	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
 }
 
-/* In the child: everything up to the exec; returns only on failure. */
-static void become_task(const struct spurd_task_spec *t)
+/* In the child: everything up to the exec; returns only on failure. The
+ * report pipe (report, closed at the exec) is closed before a container's
+ * executor starts: it does not exec, and what fails in it is the task's,
+ * said on its stderr. */
+static void become_task(const struct spurd_task_spec *t, int report)
 {
 	sigset_t none;
 	char pid[32], **env;
@@ -215,6 +218,7 @@ static void become_task(const struct spurd_task_spec *t)
 		char why[1024], cwd[4096];
 
 		env = spurd_env_with_task_pid((char **)t->env);
+		close(report);
 		spurd_oci_exec(t->oci, t->argv, env, getcwd(cwd, sizeof(cwd)) ? cwd : "/", why,
 			       sizeof(why));
 		/* said on the task's stderr, and its exit: not a launch failure */
@@ -264,7 +268,7 @@ pid_t spurd_task_start(const struct spurd_task_spec *t)
 	pid = fork();
 	if (pid == 0) {
 		close(report[0]);
-		become_task(t);
+		become_task(t, report[1]);
 		e = errno ? errno : EINVAL;
 		if (write(report[1], &e, sizeof(e)) < 0)
 			_exit(127);

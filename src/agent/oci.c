@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define OCI_STATE "/run/spur-oci" /* the runtime's --root */
@@ -73,12 +74,16 @@ static int run_runtime(const char *rt, const char *bundle, const char *id, bool 
 	if (pid < 0)
 		return -1;
 	if (!pid) {
-		if (quiet) {
+		if (quiet) { /* its words kept in BUNDLE.err, for why it failed */
+			char errp[4200];
 			int null = open("/dev/null", O_RDWR);
+			int e;
 
+			snprintf(errp, sizeof(errp), "%s.err", bundle);
+			e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 			dup2(null, 0);
 			dup2(null, 1);
-			dup2(null, 2);
+			dup2(e >= 0 ? e : null, 2);
 		}
 		execl(rt, rt, "--root", OCI_STATE, "run", "--bundle", bundle, id, (char *)NULL);
 		_exit(127);
@@ -90,8 +95,9 @@ static int run_runtime(const char *rt, const char *bundle, const char *id, bool 
 
 /* Does rt run a container here? One of the host's /usr/bin/true, the
  * host's /usr and libraries bound in an empty root. */
-static bool runtime_works(const char *rt, const char *base)
+static bool runtime_works(const char *rt, const char *base, char *said, size_t slen)
 {
+	FILE *f;
 	static const char *const binds[] = { "/usr", "/lib", "/lib64", "/bin" };
 	char b[4096], root[4200], cfgp[4200], id[64];
 	json_t *mounts = json_array(), *cfg;
@@ -112,10 +118,24 @@ static bool runtime_works(const char *rt, const char *base)
 						"proc", "source", "proc"));
 	cfg = json_pack("{s:s,s:{s:b,s:{s:i,s:i},s:[s],s:[s],s:s},s:{s:s},s:o,s:{s:[{s:s}]}}",
 			"ociVersion", "1.0.2", "process", "terminal", 0, "user", "uid", 0, "gid", 0,
-			"args", "/usr/bin/true", "env", "PATH=/usr/bin:/bin", "cwd", "/", "root",
+						"args", "/usr/bin/true", "env", "PATH=/usr/bin:/bin", "cwd", "/", "root",
 			"path", root, "mounts", mounts, "linux", "namespaces", "type", "mount");
+	/* its own cgroup, not under the job's (whose devices it may not widen) */
+	json_object_set_new(json_object_get(cfg, "linux"), "cgroupsPath", json_string(id));
 	ok = cfg && !json_dump_file(cfg, cfgp, 0) && run_runtime(rt, b, id, true) == 0;
 	json_decref(cfg);
+	snprintf(cfgp, sizeof(cfgp), "%s.err", b);
+	if (ok || (f = fopen(cfgp, "re")) == NULL) {
+		unlink(cfgp);
+	} else {
+		char line[512];
+
+		while (fgets(line, sizeof(line), f))
+			snprintf(said, slen, "%.*s", (int)strcspn(line, "\n"), line);
+		fclose(f);
+		unlink(cfgp);
+	}
+	snprintf(cfgp, sizeof(cfgp), "%s/config.json", b);
 	unlink(cfgp);
 	rmdir(root);
 	rmdir(b);
@@ -128,7 +148,7 @@ static int runtime_pick(const char *base, const char *want, char *out, size_t le
 			size_t wlen)
 {
 	static const char *const cands[] = { "crun", "runc" };
-	char cache[4200], lockp[4200], tried[256] = "";
+	char cache[4200], lockp[4200], tried[1024] = "", said[300] = "";
 	int lfd, rc = -1;
 	FILE *f;
 
@@ -157,12 +177,14 @@ static int runtime_pick(const char *base, const char *want, char *out, size_t le
 	for (size_t i = 0; i < 2 && rc; i++) {
 		if (find_program(cands[i], out, len))
 			continue;
-		snprintf(tried + strlen(tried), sizeof(tried) - strlen(tried), "%s%s", *tried ? ", " : "",
-			 out);
-		if (runtime_works(out, base) && (f = fopen(cache, "we"))) {
+		*said = '\0';
+		if (runtime_works(out, base, said, sizeof(said)) && (f = fopen(cache, "we"))) {
 			fprintf(f, "%s\n", out);
 			fclose(f);
 			rc = 0;
+		} else {
+			snprintf(tried + strlen(tried), sizeof(tried) - strlen(tried), "%s%s: %s",
+				 *tried ? "; " : "", out, *said ? said : "failed");
 		}
 	}
 	if (rc)
@@ -198,7 +220,8 @@ static int container_root(const char *inst, const char *lower, char *root, size_
 	if (!stat(root, &a) && !stat(inst, &b) && a.st_dev != b.st_dev)
 		goto out; /* mounted by a task before this one */
 	snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s", lower, up, work);
-	if (mount("overlay", root, "overlay", MS_NOSUID | MS_NODEV, opts)) {
+	/* not nodev: the runtime makes the GPUs' nodes there */
+	if (mount("overlay", root, "overlay", MS_NOSUID, opts)) {
 		snprintf(root, len, "%s", lower);
 		*ro = true;
 	}
@@ -362,34 +385,94 @@ static void say_errors(const char *log)
 		fclose(f);
 }
 
-/* Run the runtime and wait for it, its log kept out of the task's output
- * (its errors said there when it fails); exit as it did. The signals the
- * task's group is sent reach the runtime, which passes them on. Returns
- * only when the runtime could not be started. */
-static void shim(const char *rt, const char *bundle, const char *id, char *why, size_t wlen)
+static volatile sig_atomic_t shim_sig;
+
+static void on_shim_signal(int sig)
 {
-	static const int fwd[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM };
+	shim_sig = sig;
+}
+
+/* Every process of the container's cgroup (rel, in each hierarchy) sent sig:
+ * the runtime passes a signal to the container's first process only. */
+static void signal_container(const char *rel, int sig)
+{
+	char dev[64], mnt[4096], type[64], p[8300];
+	FILE *f = rel ? fopen("/proc/self/mounts", "re") : NULL;
+
+	while (f && fscanf(f, "%63s %4095s %63s %*[^\n]", dev, mnt, type) == 3) {
+		FILE *procs;
+		long pid;
+
+		if (strcmp(type, "cgroup") && strcmp(type, "cgroup2"))
+			continue;
+		snprintf(p, sizeof(p), "%s%s/cgroup.procs", mnt, rel);
+		if (!(procs = fopen(p, "re")))
+			continue;
+		while (fscanf(procs, "%ld", &pid) == 1)
+			kill((pid_t)pid, sig);
+		fclose(procs);
+	}
+	if (f)
+		fclose(f);
+}
+
+/* Run the runtime and wait for it, its log kept out of the task's output
+ * (its errors said there when it fails); exit as it did. A signal the
+ * shim is sent goes to every process of the container; SPURD_OCI_KILL
+ * kills them, again every 50 ms until the runtime ends (a container still
+ * being created has none yet), and what is left when it ends is killed.
+ * Signals are held from the fork until the handlers are in place, so none
+ * is lost in between. Returns only when the runtime could not be started. */
+static void shim(const char *rt, const char *bundle, const char *id, const char *cgrel, char *why,
+		 size_t wlen)
+{
+	static const int fwd[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGCONT };
+	struct sigaction sa = { .sa_handler = on_shim_signal };
+	sigset_t all, old;
+	bool killing = false;
 	char log[4400];
 	int st = 0;
 	pid_t pid;
 
 	snprintf(log, sizeof(log), "%s/runtime.log", bundle);
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
 	pid = fork();
 	if (pid < 0) {
 		snprintf(why, wlen, "fork: %s", strerror(errno));
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		return;
 	}
 	if (!pid) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		execl(rt, rt, "--root", OCI_STATE, "--log", log, "--log-format", "json", "run",
 		      "--bundle", bundle, id, (char *)NULL);
 		fprintf(stderr, "slurmstepd: error: container: %s: %s\n", rt, strerror(errno));
 		_exit(127);
 	}
+	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(fwd) / sizeof(fwd[0]); i++)
-		signal(fwd[i], SIG_IGN);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		sigaction(fwd[i], &sa, NULL);
+	sigaction(SPURD_OCI_KILL, &sa, NULL);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	for (;;) {
+		pid_t w = waitpid(pid, &st, killing ? WNOHANG : 0);
+
+		if (w == pid || (w < 0 && errno != EINTR))
+			break;
+		if (shim_sig) {
+			killing |= shim_sig == SPURD_OCI_KILL;
+			if (shim_sig != SPURD_OCI_KILL)
+				signal_container(cgrel, shim_sig);
+			shim_sig = 0;
+		}
+		if (killing) {
+			signal_container(cgrel, SIGKILL);
+			nanosleep(&(struct timespec){ .tv_nsec = 50000000 }, NULL);
+		}
+	}
+	signal_container(cgrel, SIGKILL);
+	if (!killing && (!WIFEXITED(st) || WEXITSTATUS(st)))
 		say_errors(log);
 	if (WIFSIGNALED(st))
 		_exit(128 + WTERMSIG(st));
@@ -455,7 +538,7 @@ void spurd_oci_exec(const struct spurd_oci *o, char *const *argv, char *const *e
 		snprintf(why, wlen, "%s: %s", bundle, strerror(errno));
 		goto out;
 	}
-	shim(rt, bundle, o->id, why, wlen);
+	shim(rt, bundle, o->id, o->cgroup ? cgp : NULL, why, wlen);
 out:
 	json_decref(config);
 }

@@ -11,9 +11,14 @@
 #define SPUR_AGENT_OCI_H
 
 #include <jansson.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+/* Sent to a container task's process: every process of its container is
+ * killed (SIGKILL would end only the runtime, leaving the container). */
+#define SPURD_OCI_KILL (SIGRTMIN + 1)
 
 struct spurd_oci {
 	const json_t *ctr;	  /* the job's container options */

@@ -118,6 +118,7 @@ struct task {
 	bool has_in, in_done;
 	uv_shutdown_t in_end;
 	bool pty;
+	bool ctr; /* run by the OCI executor: pid is its shim (oci.h) */
 	int rank, open_pipes, code;
 	bool exited;
 	struct step *st;
@@ -1302,6 +1303,20 @@ static void task_failed(struct step *st, struct task *t, int e)
 		io_end(st);
 }
 
+/* A signal to a running task: to its process group, or for a container's
+ * to its shim, which passes it to every process of the container (a
+ * SIGKILL to the group would end the shim and the runtime and leave the
+ * container running: the shim's SPURD_OCI_KILL kills it instead). */
+static void task_signal(const struct task *t, int sig)
+{
+	if (t->exited || t->pid <= 0)
+		return;
+	if (t->ctr)
+		kill(t->pid, sig == SIGKILL ? SPURD_OCI_KILL : sig);
+	else
+		kill(-t->pid, sig);
+}
+
 /* Start local task i (rank) with its pipes watched; on failure it is
  * reported as Slurm does and counted done. */
 static void start_one_task(struct step *st, struct step_launch *l, size_t i, int rank)
@@ -1377,6 +1392,7 @@ static void start_one_task(struct step *st, struct step_launch *l, size_t i, int
 		ctr.oci.ngroups = l->ngroups;
 		spec.oci = &ctr.oci;
 	}
+	t->ctr = spec.oci != NULL;
 	t->pid = spurd_task_start(&spec);
 	spurd_ctr_release(&ctr);
 	if (pmi_fd >= 0)
@@ -1691,8 +1707,7 @@ static void on_io_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 			if (!strcmp(spur_json_str(m, "type", ""), "kill")) {
 				/* srun -K: a task failed, the step ends */
 				for (size_t i = 0; i < st->ntasks; i++)
-					if (!st->tasks[i].exited && st->tasks[i].pid > 0)
-						kill(-st->tasks[i].pid, SIGKILL);
+					task_signal(&st->tasks[i], SIGKILL);
 			} else if (!spur_json_bool(st->msg, "pty", 0) &&
 				   (!strcmp(spur_json_str(m, "type", ""), "stdin") ||
 				    !strcmp(spur_json_str(m, "type", ""), "stdin_eof"))) {
@@ -1733,8 +1748,7 @@ static void on_pmi_abort(void *ctx, int rank, int code)
 	step_write(st, json_pack("{s:s,s:i,s:i,s:s}", "type", "io", "rank", rank, "fd", 2, "data",
 				 line));
 	for (size_t i = 0; i < st->ntasks; i++)
-		if (!st->tasks[i].exited && st->tasks[i].pid > 0)
-			kill(-st->tasks[i].pid, SIGKILL);
+		task_signal(&st->tasks[i], SIGKILL);
 }
 
 /* srun --mpi=pmix or pmi2: the step's PMI on this node, from its layout. */
@@ -1864,8 +1878,7 @@ static void kill_steps(uint32_t job_id, int sig)
 	for (struct step *st = steps; st; st = st->next)
 		if (st->job_id == job_id)
 			for (size_t i = 0; i < st->ntasks; i++)
-				if (!st->tasks[i].exited && st->tasks[i].pid > 0)
-					kill(-st->tasks[i].pid, sig);
+				task_signal(&st->tasks[i], sig);
 }
 
 /* ---------------------------------------------------------------- link */

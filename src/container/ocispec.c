@@ -117,7 +117,10 @@ static int user_mounts(const struct spur_oci_req *r, json_t *m, char *why, size_
 	size_t i, k;
 	bool ro;
 
-	if (r->home && *r->home && spur_json_bool(r->ctr, "mount_home", 1))
+	struct stat st;
+
+	if (r->home && *r->home && spur_json_bool(r->ctr, "mount_home", 1) && !stat(r->home, &st) &&
+	    S_ISDIR(st.st_mode))
 		json_array_append_new(m, mount(r->home, "bind", r->home, "rbind,nosuid,nodev"));
 	snprintf(buf, sizeof(buf), "%s", text);
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
@@ -161,6 +164,36 @@ static bool in_list(const char *list, const char *name, size_t nl)
 	return false;
 }
 
+/* Inside, the container's GPUs are all it sees: the visible-devices
+ * variables count from 0 (as Slurm's with ConstrainDevices=yes). */
+static void renumber(json_t *env)
+{
+	static const char *const vars[] = { "CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
+					    "HIP_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL" };
+	const json_t *v;
+	size_t i;
+
+	json_array_foreach(env, i, v) {
+		const char *kv = json_string_value(v), *val = strchr(kv, '=') + 1;
+		char buf[512];
+		size_t n = 0, o;
+
+		for (size_t k = 0; k < sizeof(vars) / sizeof(vars[0]); k++) {
+			size_t nl = strlen(vars[k]);
+
+			if (strncmp(kv, vars[k], nl) || kv[nl] != '=' || !*val)
+				continue;
+			o = (size_t)snprintf(buf, sizeof(buf), "%s=", vars[k]);
+			for (const char *p = val; *p && o < sizeof(buf) - 8; n++) {
+				o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%zu", n ? "," : "", n);
+				p += strcspn(p, ",");
+				p += *p == ',';
+			}
+			json_array_set_new(env, i, json_string(buf));
+		}
+	}
+}
+
 /* The task's environment, then the image's Env over it (its PATH and the
  * like), but for the names of --container-env, which keep the host's; then
  * the devices' CDI env. */
@@ -183,6 +216,7 @@ static json_t *task_env(const struct spur_oci_req *r)
 		json_array_foreach(json_object_get(e, "env"), k, ce)
 			if (json_is_string(ce))
 				env_put(env, json_string_value(ce));
+	renumber(env);
 	return env;
 }
 

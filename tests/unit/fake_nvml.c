@@ -96,9 +96,16 @@ int nvmlDeviceGetMemoryInfo(void *d, unsigned long long mem[3])
 	return 0;
 }
 int nvmlDeviceGetUtilizationRates(void *d, unsigned util[2]);
+int nvmlDeviceGetUUID(void *d, char *buf, unsigned len);
 /* GPU i is 10 * i percent busy (and its memory as busy) */
 int nvmlDeviceGetUtilizationRates(void *d, unsigned util[2])
 {
 	util[0] = util[1] = 10 * IDX(d);
+	return 0;
+}
+/* the form real NVML gives: GPU-8 hex-4-4-4-12 */
+int nvmlDeviceGetUUID(void *d, char *buf, unsigned len)
+{
+	snprintf(buf, len, "GPU-fa4e0000-0000-4000-8000-%012x", IDX(d));
 	return 0;
 }

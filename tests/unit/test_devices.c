@@ -107,6 +107,7 @@ static void test_nvml(void **state)
 	assert_string_equal(g.backend, "nvml");
 	assert_string_equal(g.gpus[0].type, "h100");
 	assert_string_equal(g.gpus[5].path, "/dev/nvidia5");
+	assert_string_equal(g.gpus[5].uuid, "GPU-fa4e0000-0000-4000-8000-000000000005");
 	assert_int_equal(g.gpus[0].vendor, 0x10de);
 	assert_int_equal(g.gpus[0].device, 0x2330);
 	assert_int_equal(g.links[0][0], SPUR_GPU_LINK_SELF);
