@@ -4,6 +4,7 @@
  * unpacks squashfs files. */
 #define _GNU_SOURCE
 #include "container/image.h"
+#include "container/manifest.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -278,119 +279,90 @@ static json_t *load_json_at(int dirfd, const char *path, const struct spur_image
 	return j;
 }
 
-/* A path named in an image's manifest: inside its folder, or NULL. */
-static const char *inside(const char *p)
+/* One of the image's JSON documents (at most 4 MiB), read as who, parsed
+ * as kind into m (container/manifest.h: every path it names stays inside
+ * the image's folder). */
+static int read_doc(int dirfd, const char *path, enum spur_image_doc kind,
+		    const struct spur_image_user *who, const char *what,
+		    struct spur_image_manifest *m, struct spur_error *err)
 {
-	if (!p || !*p || *p == '/' || strstr(p, ".."))
-		return NULL;
-	return p;
+	enum { MAX_DOC = 4 << 20 };
+	int fd = open_user(dirfd, path, O_RDONLY, who);
+	char why[256], *text = NULL;
+	ssize_t n = 0, r;
+	int rc = SPUR_EPARSE;
+
+	if (fd < 0)
+		return spur_error_set(err, SPUR_EPARSE, "%s: %s: %s", what, path, strerror(errno));
+	if (!(text = malloc(MAX_DOC))) {
+		rc = spur_error_set(err, SPUR_ENOMEM, "%s: %s: no memory", what, path);
+		goto out;
+	}
+	while (n < MAX_DOC && (r = read(fd, text + n, MAX_DOC - (size_t)n)) > 0)
+		n += r;
+	if (n == MAX_DOC)
+		spur_error_set(err, rc, "%s: %s: larger than 4 MiB", what, path);
+	else if (spur_image_manifest_parse(text, (size_t)n, kind, m, why, sizeof(why)))
+		spur_error_set(err, rc, "%s: %s: %s", what, path, why);
+	else
+		rc = 0;
+out:
+	free(text);
+	close(fd);
+	return rc;
 }
 
-/* "sha256:HEX" -> "blobs/sha256/HEX" */
-static int blob_path(const json_t *desc, char *out, size_t len)
+/* The image config's "config" object (Env, WorkingDir) into *config. */
+static void read_config(int dirfd, const char *path, const struct spur_image_user *who,
+			const char *what, json_t **config, struct spur_error *err)
 {
-	const char *d = json_string_value(json_object_get(desc, "digest"));
+	json_t *cfg = *path ? load_json_at(dirfd, path, who, what, err) : NULL;
 
-	if (!d || strncmp(d, "sha256:", 7) || strspn(d + 7, "0123456789abcdef") != 64 || d[71])
-		return -1;
-	snprintf(out, len, "blobs/sha256/%s", d + 7);
-	return 0;
+	if (cfg)
+		*config = json_incref(json_object_get(cfg, "config"));
+	json_decref(cfg);
 }
 
 /* Apply one layer file (relative to dirfd) onto rootfs. */
 static int apply_layer(int dirfd, const char *path, const char *rootfs,
 		       const struct spur_image_user *who, const char *what, struct spur_error *err)
 {
-	int fd = path && inside(path) ? open_user(dirfd, path, O_RDONLY, who) : -1, rc;
+	int fd = open_user(dirfd, path, O_RDONLY, who), rc;
 
 	if (fd < 0)
-		return spur_error_set(err, SPUR_EPARSE, "%s: layer %s: %s", what,
-				      path ? path : "(none)", path ? strerror(errno) : "no path");
+		return spur_error_set(err, SPUR_EPARSE, "%s: layer %s: %s", what, path,
+				      strerror(errno));
 	rc = extract(fd, rootfs, 1, err, what);
 	close(fd);
 	return rc;
 }
 
-/* An OCI image layout in dirfd: its layers onto rootfs, its config out. */
-static int from_oci_layout(int dirfd, const char *rootfs, const struct spur_image_user *who,
-			   const char *what, json_t **config, struct spur_error *err)
-{
-	json_t *idx = load_json_at(dirfd, "index.json", who, what, err), *man = NULL, *cfg;
-	const json_t *desc, *layers, *l;
-	char p[256];
-	size_t i;
-	int rc = SPUR_EPARSE;
-
-	if (!idx)
-		return err->code;
-	desc = json_array_get(json_object_get(idx, "manifests"), 0);
-	for (int depth = 0; depth < 2; depth++) {
-		if (!desc || blob_path(desc, p, sizeof(p))) {
-			spur_error_set(err, rc, "%s: index.json: no manifest (manifests[0].digest)",
-				       what);
-			goto out;
-		}
-		json_decref(man);
-		if (!(man = load_json_at(dirfd, p, who, what, err)))
-			goto out;
-		if (!json_object_get(man, "manifests"))
-			break;
-		desc = json_array_get(json_object_get(man, "manifests"), 0); /* a nested index */
-	}
-	layers = json_object_get(man, "layers");
-	if (!json_is_array(layers)) {
-		spur_error_set(err, rc, "%s: manifest %s: no \"layers\"", what, p);
-		goto out;
-	}
-	if (!blob_path(json_object_get(man, "config"), p, sizeof(p)) &&
-	    (cfg = load_json_at(dirfd, p, who, what, err))) {
-		*config = json_incref(json_object_get(cfg, "config"));
-		json_decref(cfg);
-	}
-	json_array_foreach(layers, i, l) {
-		if (blob_path(l, p, sizeof(p))) {
-			spur_error_set(err, rc, "%s: manifest: layer %zu has no sha256 digest", what, i);
-			goto out;
-		}
-		if ((rc = apply_layer(dirfd, p, rootfs, who, what, err)))
-			goto out;
-	}
-	rc = 0;
-out:
-	json_decref(idx);
-	json_decref(man);
-	return rc;
-}
-
-/* A `docker save` folder in dirfd (manifest.json): layers onto rootfs. */
-static int from_docker(int dirfd, const char *rootfs, const char *what, json_t **config,
+/* An image's layers onto rootfs (dirfd its folder), its config out: an OCI
+ * image layout (index.json, a manifest maybe behind one more index) or a
+ * `docker save` folder (manifest.json). */
+static int from_folder(int dirfd, enum spur_image_doc kind, const char *rootfs,
+		       const struct spur_image_user *who, const char *what, json_t **config,
 		       struct spur_error *err)
 {
-	json_t *man = load_json_at(dirfd, "manifest.json", NULL, what, err), *cfg;
-	const json_t *m, *l;
-	size_t i;
-	int rc = SPUR_EPARSE;
+	static struct spur_image_manifest m; /* large: the agent's task child is single-threaded */
+	char path[SPUR_IMAGE_PATH];
+	int rc;
 
-	if (!man)
-		return err->code;
-	m = json_array_get(man, 0);
-	if (!json_is_array(json_object_get(m, "Layers"))) {
-		spur_error_set(err, rc, "%s: manifest.json: no \"Layers\"", what);
-		goto out;
+	snprintf(path, sizeof(path), "%s", kind == SPUR_IMAGE_DOCKER ? "manifest.json" : "index.json");
+	for (int depth = 0; depth < 3; depth++) {
+		if ((rc = read_doc(dirfd, path, kind, who, what, &m, err)))
+			return rc;
+		if (!*m.next)
+			break;
+		if (depth == 2)
+			return spur_error_set(err, SPUR_EPARSE, "%s: indexes nested too deep", what);
+		snprintf(path, sizeof(path), "%s", m.next);
 	}
-	if (inside(json_string_value(json_object_get(m, "Config"))) &&
-	    (cfg = load_json_at(dirfd, json_string_value(json_object_get(m, "Config")), NULL, what,
-				err))) {
-		*config = json_incref(json_object_get(cfg, "config"));
-		json_decref(cfg);
-	}
-	json_array_foreach(json_object_get(m, "Layers"), i, l)
-		if ((rc = apply_layer(dirfd, json_string_value(l), rootfs, NULL, what, err)))
-			goto out;
-	rc = 0;
-out:
-	json_decref(man);
-	return rc;
+	read_config(dirfd, m.config, who, what, config, err);
+	for (size_t i = 0; i < m.nlayers; i++)
+		if ((rc = apply_layer(dirfd, m.layers[i], rootfs, who, what, err)))
+			return rc;
+	return 0;
 }
 
 static int unsquash(int fd, const char *rootfs, const char *what, struct spur_error *err)
@@ -441,7 +413,7 @@ static int unpack(int fd, const char *tmp, const struct spur_image_user *who, co
 	if (mkdir(rootfs, 0755) || fstat(fd, &st))
 		return spur_error_set(err, SPUR_EIO, "%s: %s", tmp, strerror(errno));
 	if (S_ISDIR(st.st_mode)) {
-		rc = from_oci_layout(fd, rootfs, who, what, &config, err);
+		rc = from_folder(fd, SPUR_IMAGE_OCI, rootfs, who, what, &config, err);
 		goto done;
 	}
 	if (pread(fd, magic, sizeof(magic), 0) >= 4 && !memcmp(magic, "hsqs", 4)) {
@@ -458,9 +430,9 @@ static int unpack(int fd, const char *tmp, const struct spur_image_user *who, co
 		goto done;
 	}
 	if (!faccessat(dfd, "manifest.json", F_OK, 0))
-		rc = from_docker(dfd, rootfs, what, &config, err);
+		rc = from_folder(dfd, SPUR_IMAGE_DOCKER, rootfs, NULL, what, &config, err);
 	else if (!faccessat(dfd, "index.json", F_OK, 0))
-		rc = from_oci_layout(dfd, rootfs, NULL, what, &config, err);
+		rc = from_folder(dfd, SPUR_IMAGE_OCI, rootfs, NULL, what, &config, err);
 	else
 		rc = spur_error_set(err, SPUR_EPARSE,
 				    "%s: not an image (no manifest.json or index.json in the tar)",

@@ -174,9 +174,13 @@ static void renumber(json_t *env)
 	size_t i;
 
 	json_array_foreach(env, i, v) {
-		const char *kv = json_string_value(v), *val = strchr(kv, '=') + 1;
+		const char *kv = json_string_value(v), *eq = kv ? strchr(kv, '=') : NULL, *val;
 		char buf[512];
 		size_t n = 0, o;
+
+		if (!eq)
+			continue;
+		val = eq + 1;
 
 		for (size_t k = 0; k < sizeof(vars) / sizeof(vars[0]); k++) {
 			size_t nl = strlen(vars[k]);

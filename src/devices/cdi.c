@@ -21,7 +21,7 @@
 
 /* ---- YAML into JSON values ---- */
 
-static json_t *yaml_node_json(yaml_document_t *doc, yaml_node_t *n, int depth);
+static json_t *yaml_node_json(yaml_document_t *doc, yaml_node_t *n, int depth, size_t *left);
 
 static json_t *yaml_scalar(const yaml_node_t *n)
 {
@@ -42,12 +42,15 @@ static json_t *yaml_scalar(const yaml_node_t *n)
 	return json_string(s);
 }
 
-static json_t *yaml_node_json(yaml_document_t *doc, yaml_node_t *n, int depth)
+/* n as JSON: at most 32 deep and *left nodes in all (an alias is copied
+ * where it is used: a few lines of aliases of aliases would be billions). */
+static json_t *yaml_node_json(yaml_document_t *doc, yaml_node_t *n, int depth, size_t *left)
 {
 	json_t *o;
 
-	if (!n || depth > 32)
+	if (!n || depth > 32 || !*left)
 		return NULL;
+	--*left;
 	if (n->type == YAML_SCALAR_NODE)
 		return yaml_scalar(n);
 	if (n->type == YAML_SEQUENCE_NODE) {
@@ -55,13 +58,14 @@ static json_t *yaml_node_json(yaml_document_t *doc, yaml_node_t *n, int depth)
 		for (yaml_node_item_t *it = n->data.sequence.items.start;
 		     it < n->data.sequence.items.top; it++)
 			json_array_append_new(o, yaml_node_json(doc, yaml_document_get_node(doc, *it),
-								depth + 1));
+								depth + 1, left));
 		return o;
 	}
 	o = json_object();
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = yaml_document_get_node(doc, p->key);
-		json_t *v = yaml_node_json(doc, yaml_document_get_node(doc, p->value), depth + 1);
+		json_t *v = yaml_node_json(doc, yaml_document_get_node(doc, p->value), depth + 1,
+					   left);
 
 		if (k && k->type == YAML_SCALAR_NODE && v)
 			json_object_set_new(o, (const char *)k->data.scalar.value, v);
@@ -76,6 +80,7 @@ static json_t *yaml_load(const char *text, size_t len, char *why, size_t wlen)
 	yaml_parser_t p;
 	yaml_document_t doc;
 	json_t *o = NULL;
+	size_t left = 100001;
 
 	if (!yaml_parser_initialize(&p))
 		return NULL;
@@ -86,9 +91,14 @@ static json_t *yaml_load(const char *text, size_t len, char *why, size_t wlen)
 		yaml_parser_delete(&p);
 		return NULL;
 	}
-	o = yaml_node_json(&doc, yaml_document_get_root_node(&doc), 0);
-	if (!o)
+	o = yaml_node_json(&doc, yaml_document_get_root_node(&doc), 0, &left);
+	if (!left) {
+		json_decref(o);
+		o = NULL;
+		snprintf(why, wlen, "more than 100000 values (aliases?)");
+	} else if (!o) {
 		snprintf(why, wlen, "empty");
+	}
 	yaml_document_delete(&doc);
 	yaml_parser_delete(&p);
 	return o;
