@@ -64,6 +64,7 @@ bench: build
 	bench/bench_step.sh $(BUILD)
 	bench/bench_mpi.sh $(BUILD)
 	bench/bench_rest.sh $(BUILD)
+	bench/bench_container.sh $(BUILD)
 
 demo: build
 	@./tools/demo.sh $(BUILD)

@@ -22,6 +22,24 @@ echo "DisableRootJobs=NO" >>"$dir/slurm.conf"
 cp "$ex/gres.conf" "$ex/topology.conf" "$dir/"
 export SLURM_CONF="$dir/slurm.conf" PATH="$src/$build/src/cli:$PATH"
 
+# containers need root (the agent runs them as root here): the H100 nodes'
+# simulated GPUs are then character devices made here (a major no driver
+# holds), so a container job gets exactly its GPUs' nodes through CDI
+ctr=0
+if [ "$(id -u)" -eq 0 ] && [ -x /bin/busybox ] && { command -v runc || command -v crun; } >/dev/null; then
+	ctr=1
+	major=$(awk '/^Character/ {c=1; next} /^Block/ {c=0} c {print $1}' /proc/devices |
+		sort -n | awk 'BEGIN {m=240} $1==m {m++} END {print m}')
+	mkdir -p "$dir/dev"
+	{ echo "type h100"; echo "count 8"; } >"$dir/h100-gpus.txt"
+	for i in 0 1 2 3 4 5 6 7; do
+		mknod "$dir/dev/nvidia$i" c "$major" "$i"
+		echo "device $i $dir/dev/nvidia$i" >>"$dir/h100-gpus.txt"
+	done
+	echo "SpurImageStore=$dir/images" >"$dir/spur.conf"
+	"$src/tools/busybox-image.sh" "$dir" >/dev/null
+fi
+
 stop() {
 	[ "${DEMO_KEEP:-0}" = 1 ] && return
 	kill $(cat "$dir"/*.pid) 2>/dev/null || true
@@ -33,7 +51,10 @@ step "Start the controller and 6 simulated nodes (4 MI300X, 2 H100)" \
 "$build/src/ctld/spurctld" -f "$dir/slurm.conf" -L "$dir/spurctld.log" &
 echo $! >"$dir/ctld.pid"
 for n in mi300x-01 mi300x-02 mi300x-03 mi300x-04 h100-01 h100-02; do
-	"$build/src/agent/spurd" -f "$dir/slurm.conf" -N "$n" -L "$dir/spurd-$n.log" &
+	gpus=
+	case $n in h100-*) [ $ctr = 1 ] && gpus="--gpus $dir/h100-gpus.txt" ;; esac
+	# shellcheck disable=SC2086
+	"$build/src/agent/spurd" -f "$dir/slurm.conf" -N "$n" -L "$dir/spurd-$n.log" $gpus &
 	echo $! >"$dir/$n.pid"
 done
 i=0
@@ -65,6 +86,15 @@ squeue
 
 step "Its output" "cat $dir/train-$id.out"
 cat "train-$id.out"
+
+if [ $ctr = 1 ]; then
+	step "A container job with 2 of an H100 node's GPUs (a busybox image; GPUs simulated)" \
+		"srun -w h100-01 --gpus=2 --container-image=$dir/spurbox.tar sh -c '...'"
+	srun -w h100-01 --gpus=2 --container-image="$dir/spurbox.tar" sh -c \
+		"grep ^ID= /etc/os-release; echo CUDA_VISIBLE_DEVICES=\$CUDA_VISIBLE_DEVICES; echo GPU device nodes inside:; ls $dir/dev"
+else
+	step "Container jobs" "(skipped: they need root, runc or crun, and busybox-static)"
+fi
 
 rport=$((port + 3))
 step "The REST API and metrics (spurrestd), with a token from scontrol token" \

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: Apache-2.0
 # Container jobs through a real OCI runtime (crun or runc, whichever runs a
 # container on this host: crun refuses hybrid cgroup hosts, runc does not).
-# The image is made here, offline, from Debian's busybox-static: one layer
-# with /bin/busybox and its applets, /etc/os-release (ID=spurbox), Env
-# FOO=image and PATH=/bin, WorkingDir /srv; written as an OCI image layout,
-# as a `docker save` tarball and as a squashfs file, and imported by name.
+# The image is made here, offline, from Debian's busybox-static
+# (tools/busybox-image.sh): one layer with /bin/busybox and its applets,
+# /etc/os-release (ID=spurbox), Env FOO=image and PATH=/bin, WorkingDir
+# /srv; written as an OCI image layout, as a `docker save` tarball and as a
+# squashfs file, and imported by name.
 # The GPUs are simulated (no GPU here): four character devices made with a
 # major number no driver holds, named in the fake GPU description and so in
 # the node's generated CDI spec; opening one inside the container gives
@@ -21,35 +22,9 @@ cd "$T"
 chmod 755 "$T"
 
 # ---- the image
-mkdir -p img/rootfs/bin img/rootfs/etc img/rootfs/srv img/rootfs/tmp img/oci/blobs/sha256 img/arc
-cp /bin/busybox img/rootfs/bin/
-for a in sh cat ls id env pwd sleep touch echo test grep wc; do ln -s busybox "img/rootfs/bin/$a"; done
-echo 'ID=spurbox' >img/rootfs/etc/os-release
-chmod 1777 img/rootfs/tmp
-tar --sort=name --owner=0 --group=0 -C img/rootfs -cf img/layer.tar .
-diff_id=$(sha256sum img/layer.tar | cut -d' ' -f1)
-gzip -n -c img/layer.tar >img/layer.tar.gz
-layer=$(sha256sum img/layer.tar.gz | cut -d' ' -f1)
-cp img/layer.tar.gz "img/oci/blobs/sha256/$layer"
-printf '{"architecture":"amd64","os":"linux","config":{"Env":["PATH=/bin","FOO=image"],"WorkingDir":"/srv"},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' \
-	"$diff_id" >img/config.json
-cfg=$(sha256sum img/config.json | cut -d' ' -f1)
-cp img/config.json "img/oci/blobs/sha256/$cfg"
-printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:%s","size":%d},"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar+gzip","digest":"sha256:%s","size":%d}]}' \
-	"$cfg" "$(stat -c %s img/config.json)" "$layer" "$(stat -c %s img/layer.tar.gz)" >img/manifest.json
-man=$(sha256sum img/manifest.json | cut -d' ' -f1)
-cp img/manifest.json "img/oci/blobs/sha256/$man"
-printf '{"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:%s","size":%d}]}' \
-	"$man" "$(stat -c %s img/manifest.json)" >img/oci/index.json
-echo '{"imageLayoutVersion":"1.0.0"}' >img/oci/oci-layout
-# docker save: manifest.json, the config, the layer under its digest
-mkdir -p "img/arc/$diff_id" && cp img/layer.tar "img/arc/$diff_id/layer.tar"
-cp img/config.json "img/arc/$cfg.json"
-printf '[{"Config":"%s.json","RepoTags":["spurbox:1"],"Layers":["%s/layer.tar"]}]' "$cfg" "$diff_id" >img/arc/manifest.json
-tar -C img/arc -cf spurbox.tar .
-mksquashfs img/rootfs spurbox.sqsh -quiet -no-progress -all-root >/dev/null
+"$(dirname "$0")/../../tools/busybox-image.sh" "$T"
 head -c 3000 spurbox.tar >corrupt.tar
-chmod -R a+rX img spurbox.tar spurbox.sqsh corrupt.tar
+chmod a+r corrupt.tar
 
 # ---- the cluster: one node with 4 simulated GPUs
 major=$(awk '/^Character/ {c=1; next} /^Block/ {c=0} c {print $1}' /proc/devices |
@@ -72,7 +47,7 @@ as_user srun --container-image="$T/spurbox.tar" cat /etc/os-release >o1 2>e1
 check "srun --container-image=docker-save.tar: the image's /etc/os-release" grep -qx ID=spurbox o1
 as_user srun --container-image="$T/spurbox.tar" id -u >o2 2>e2
 check "... run as the submitting user inside (uid $uid)" grep -qx "$uid" o2
-as_user srun --container-image="$T/img/oci" cat /etc/os-release >o3 2>e3
+as_user srun --container-image="$T/oci" cat /etc/os-release >o3 2>e3
 check "an OCI image layout folder" grep -qx ID=spurbox o3
 as_user srun --container-image="$T/spurbox.sqsh" cat /etc/os-release >o4 2>e4
 check "a squashfs file" grep -qx ID=spurbox o4
@@ -115,7 +90,7 @@ check "a named container's files are there for the job's next step" grep -qx kep
 check "... and not in another one" grep -qx none w/steps.out
 
 # the batch script itself in the container
-as_user sbatch --wait -o b.out --container-image="$T/img/oci" --wrap 'cat /etc/os-release; id -u' >/dev/null 2>&1
+as_user sbatch --wait -o b.out --container-image="$T/oci" --wrap 'cat /etc/os-release; id -u' >/dev/null 2>&1
 check "sbatch --container-image runs the script inside" grep -qx ID=spurbox w/b.out
 check "... as the user" grep -qx "$uid" w/b.out
 
