@@ -19,13 +19,14 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#define OCI_STATE "/run/spur-oci" /* the runtime's --root */
+#define OCI_STATE "/run/spur-oci" /* the runtime's --root (an agent not root: BASE/state) */
 #define OCI_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 void spurd_oci_dir(const char *spool, uint32_t id, uint32_t run, char *buf, size_t len)
@@ -65,8 +66,19 @@ static int find_program(const char *name, char *out, size_t len)
 	return -1;
 }
 
+/* The runtime's state folder: root's in /run; an agent that is not root
+ * (the runtime rootless, as its user) keeps it in its spool (base). */
+static void state_dir(const char *base, char *out, size_t len)
+{
+	if (geteuid())
+		snprintf(out, len, "%s/state", base);
+	else
+		snprintf(out, len, "%s", OCI_STATE);
+}
+
 /* Run the runtime on bundle as id; its exit status (-1: did not run). */
-static int run_runtime(const char *rt, const char *bundle, const char *id, bool quiet)
+static int run_runtime(const char *rt, const char *state, const char *bundle, const char *id,
+		       bool quiet)
 {
 	int st = 0;
 	pid_t pid = fork();
@@ -85,7 +97,7 @@ static int run_runtime(const char *rt, const char *bundle, const char *id, bool 
 			dup2(null, 1);
 			dup2(e >= 0 ? e : null, 2);
 		}
-		execl(rt, rt, "--root", OCI_STATE, "run", "--bundle", bundle, id, (char *)NULL);
+		execl(rt, rt, "--root", state, "run", "--bundle", bundle, id, (char *)NULL);
 		_exit(127);
 	}
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
@@ -99,9 +111,9 @@ static bool runtime_works(const char *rt, const char *base, char *said, size_t s
 {
 	FILE *f;
 	static const char *const binds[] = { "/usr", "/lib", "/lib64", "/bin" };
-	char b[4096], root[4200], cfgp[4200], id[64];
+	char b[4096], root[4200], cfgp[4200], id[64], state[4200];
 	json_t *mounts = json_array(), *cfg;
-	bool ok;
+	bool ok, rootless = geteuid() != 0;
 
 	snprintf(b, sizeof(b), "%s/probe-%d", base, (int)getpid());
 	snprintf(root, sizeof(root), "%s/rootfs", b);
@@ -114,15 +126,26 @@ static bool runtime_works(const char *rt, const char *base, char *said, size_t s
 					      json_pack("{s:s,s:s,s:s,s:[s,s]}", "destination",
 							binds[i], "type", "bind", "source", binds[i],
 							"options", "rbind", "ro"));
-	json_array_append_new(mounts, json_pack("{s:s,s:s,s:s}", "destination", "/proc", "type",
-						"proc", "source", "proc"));
+	json_array_append_new(mounts, json_pack("{s:s,s:s,s:s,s:[s]}", "destination", "/proc", "type",
+						rootless ? "bind" : "proc", "source",
+						rootless ? "/proc" : "proc", "options", rootless ? "rbind" : "nosuid"));
 	cfg = json_pack("{s:s,s:{s:b,s:{s:i,s:i},s:[s],s:[s],s:s},s:{s:s},s:o,s:{s:[{s:s}]}}",
-			"ociVersion", "1.0.2", "process", "terminal", 0, "user", "uid", 0, "gid", 0,
-						"args", "/usr/bin/true", "env", "PATH=/usr/bin:/bin", "cwd", "/", "root",
-			"path", root, "mounts", mounts, "linux", "namespaces", "type", "mount");
-	/* its own cgroup, not under the job's (whose devices it may not widen) */
-	json_object_set_new(json_object_get(cfg, "linux"), "cgroupsPath", json_string(id));
-	ok = cfg && !json_dump_file(cfg, cfgp, 0) && run_runtime(rt, b, id, true) == 0;
+			"ociVersion", "1.0.2", "process", "terminal", 0, "user", "uid", 0, "gid", 0, "args", "/usr/bin/true", "env", "PATH=/usr/bin:/bin",
+			"cwd", "/", "root", "path", root, "mounts", mounts, "linux", "namespaces",
+			"type", "mount");
+	if (rootless) { /* root inside is the agent's user */
+		json_t *l = json_object_get(cfg, "linux");
+
+		json_array_append_new(json_object_get(l, "namespaces"), json_pack("{s:s}", "type", "user"));
+		json_object_set_new(l, "uidMappings", json_pack("[{s:i,s:i,s:i}]", "containerID", 0,
+								"hostID", (int)geteuid(), "size", 1));
+		json_object_set_new(l, "gidMappings", json_pack("[{s:i,s:i,s:i}]", "containerID", 0,
+								"hostID", (int)getegid(), "size", 1));
+	} else { /* its own cgroup, not under the job's (whose devices it may not widen) */
+		json_object_set_new(json_object_get(cfg, "linux"), "cgroupsPath", json_string(id));
+	}
+	state_dir(base, state, sizeof(state));
+	ok = cfg && !json_dump_file(cfg, cfgp, 0) && run_runtime(rt, state, b, id, true) == 0;
 	json_decref(cfg);
 	snprintf(cfgp, sizeof(cfgp), "%s.err", b);
 	if (ok || (f = fopen(cfgp, "re")) == NULL) {
@@ -393,13 +416,19 @@ static void on_shim_signal(int sig)
 }
 
 /* Every process of the container's cgroup (rel, in each hierarchy) sent sig:
- * the runtime passes a signal to the container's first process only. */
-static void signal_container(const char *rel, int sig)
+ * the runtime passes a signal to the container's first process only.
+ * Without a cgroup (a rootless runtime): the runtime's children (the
+ * container's first process) and the shim's own but the runtime (what the
+ * container left behind: the shim is their subreaper), with their process
+ * groups (the runtime makes the first one a session leader). */
+static void signal_container(const char *rel, pid_t runtime, int sig)
 {
 	char dev[64], mnt[4096], type[64], p[8300];
 	FILE *f = rel ? fopen("/proc/self/mounts", "re") : NULL;
+	DIR *d;
+	struct dirent *e;
 
-	while (f && fscanf(f, "%63s %4095s %63s %*[^\n]", dev, mnt, type) == 3) {
+	while (rel && f && fscanf(f, "%63s %4095s %63s %*[^\n]", dev, mnt, type) == 3) {
 		FILE *procs;
 		long pid;
 
@@ -414,6 +443,27 @@ static void signal_container(const char *rel, int sig)
 	}
 	if (f)
 		fclose(f);
+	if (rel || !(d = opendir("/proc")))
+		return;
+	while ((e = readdir(d))) {
+		long pid = atol(e->d_name), ppid = 0;
+		FILE *st;
+
+		if (pid <= 0)
+			continue;
+		snprintf(p, sizeof(p), "/proc/%ld/stat", pid);
+		if (!(st = fopen(p, "re")))
+			continue;
+		/* pid (comm) state ppid: comm may hold anything but ')' last */
+		if (pid != runtime && fgets(p, sizeof(p), st) && strrchr(p, ')') &&
+		    sscanf(strrchr(p, ')') + 1, " %*c %ld", &ppid) == 1 &&
+		    (ppid == runtime || ppid == getpid())) {
+			kill(-(pid_t)pid, sig);
+			kill((pid_t)pid, sig);
+		}
+		fclose(st);
+	}
+	closedir(d);
 }
 
 /* Run the runtime and wait for it, its log kept out of the task's output
@@ -423,8 +473,8 @@ static void signal_container(const char *rel, int sig)
  * being created has none yet), and what is left when it ends is killed.
  * Signals are held from the fork until the handlers are in place, so none
  * is lost in between. Returns only when the runtime could not be started. */
-static void shim(const char *rt, const char *bundle, const char *id, const char *cgrel, char *why,
-		 size_t wlen)
+static void shim(const char *rt, const char *state, const char *bundle, const char *id,
+		 const char *cgrel, char *why, size_t wlen)
 {
 	static const int fwd[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGCONT };
 	struct sigaction sa = { .sa_handler = on_shim_signal };
@@ -435,6 +485,8 @@ static void shim(const char *rt, const char *bundle, const char *id, const char 
 	pid_t pid;
 
 	snprintf(log, sizeof(log), "%s/runtime.log", bundle);
+	if (!cgrel) /* what the container leaves behind comes to the shim */
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
 	pid = fork();
@@ -445,7 +497,7 @@ static void shim(const char *rt, const char *bundle, const char *id, const char 
 	}
 	if (!pid) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		execl(rt, rt, "--root", OCI_STATE, "--log", log, "--log-format", "json", "run",
+		execl(rt, rt, "--root", state, "--log", log, "--log-format", "json", "run",
 		      "--bundle", bundle, id, (char *)NULL);
 		fprintf(stderr, "slurmstepd: error: container: %s: %s\n", rt, strerror(errno));
 		_exit(127);
@@ -463,15 +515,17 @@ static void shim(const char *rt, const char *bundle, const char *id, const char 
 		if (shim_sig) {
 			killing |= shim_sig == SPURD_OCI_KILL;
 			if (shim_sig != SPURD_OCI_KILL)
-				signal_container(cgrel, shim_sig);
+				signal_container(cgrel, pid, shim_sig);
 			shim_sig = 0;
 		}
 		if (killing) {
-			signal_container(cgrel, SIGKILL);
+			signal_container(cgrel, pid, SIGKILL);
 			nanosleep(&(struct timespec){ .tv_nsec = 50000000 }, NULL);
 		}
 	}
-	signal_container(cgrel, SIGKILL);
+	signal_container(cgrel, pid, SIGKILL);
+	while (!cgrel && waitpid(-1, NULL, 0) > 0) /* the leftovers, reaped */
+		;
 	if (!killing && (!WIFEXITED(st) || WEXITSTATUS(st)))
 		say_errors(log);
 	if (WIFSIGNALED(st))
@@ -482,7 +536,8 @@ static void shim(const char *rt, const char *bundle, const char *id, const char 
 void spurd_oci_exec(const struct spurd_oci *o, char *const *argv, char *const *env,
 		    const char *cwd, char *why, size_t wlen)
 {
-	char lower[4096], root[4300], inst[4300], rt[4096], base[4096], bundle[4300], cgp[4600];
+	char lower[4096], root[4300], inst[4300], rt[4096], base[4096], bundle[4300], cgp[4600],
+		state[4200];
 	const char *name = spur_json_str(o->ctr, "name", ""), *binds[5] = { NULL };
 	char *args[260] = { NULL };
 	struct spur_oci_req req = { 0 };
@@ -491,7 +546,8 @@ void spurd_oci_exec(const struct spurd_oci *o, char *const *argv, char *const *e
 	size_t n = 0;
 
 	snprintf(base, sizeof(base), "%.*s", (int)(strrchr(o->dir, '/') - o->dir), o->dir);
-	if (mkdir_p(o->dir, 0711) || mkdir_p(OCI_STATE, 0700)) {
+	state_dir(base, state, sizeof(state));
+	if (mkdir_p(o->dir, 0711) || mkdir_p(state, 0700)) {
 		snprintf(why, wlen, "%s: %s", o->dir, strerror(errno));
 		return;
 	}
@@ -532,13 +588,19 @@ void spurd_oci_exec(const struct spurd_oci *o, char *const *argv, char *const *e
 				     .groups = o->groups, .ngroups = o->ngroups,
 				     .cgroups_path = o->cgroup ? cgp : NULL, .edits = o->edits,
 				     .binds = binds };
+	if (geteuid()) { /* the agent's user runs the job and, rootless, the runtime */
+		req.rootless = true;
+		req.uid = geteuid();
+		req.gid = getegid();
+		req.cgroups_path = NULL;
+	}
 	if (write_bundle(o, &req, bundle, sizeof(bundle), why, wlen))
 		goto out;
 	if (chdir(bundle)) {
 		snprintf(why, wlen, "%s: %s", bundle, strerror(errno));
 		goto out;
 	}
-	shim(rt, bundle, o->id, o->cgroup ? cgp : NULL, why, wlen);
+	shim(rt, state, bundle, o->id, o->cgroup ? cgp : NULL, why, wlen);
 out:
 	json_decref(config);
 }

@@ -292,11 +292,18 @@ static json_t *process(const struct spur_oci_req *r, bool remap, const char *cwd
 
 json_t *spur_oci_config(const struct spur_oci_req *r, char *why, size_t wlen)
 {
-	bool remap = spur_json_bool(r->ctr, "remap_root", 0);
-	json_t *mounts = base_mounts(r, remap), *linux, *cfg;
+	bool remap = spur_json_bool(r->ctr, "remap_root", 0) || r->rootless;
+	json_t *mounts, *linux, *cfg, *ns;
 	const char *cwd = spur_json_str(r->ctr, "workdir", "");
-	json_t *ns = json_pack("[{s:s}]", "type", "mount");
 
+	/* a rootless runtime (runc) maps the container's root and no other id */
+	if (r->rootless && json_is_false(json_object_get(r->ctr, "remap_root"))) {
+		snprintf(why, wlen, "--no-container-remap-root: not supported on a node whose agent "
+				    "is not root (its runtime maps only the container's root to the user)");
+		return NULL;
+	}
+	mounts = base_mounts(r, remap);
+	ns = json_pack("[{s:s}]", "type", "mount");
 	if (user_mounts(r, mounts, why, wlen)) {
 		json_decref(mounts);
 		json_decref(ns);

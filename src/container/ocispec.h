@@ -30,6 +30,8 @@ struct spur_oci_req {
 	const char *cgroups_path; /* linux.cgroupsPath; NULL: the runtime's default */
 	const json_t *edits;	  /* CDI containerEdits of its devices (an array) */
 	const char *const *binds; /* more read-only binds: SRC, DST pairs, NULL-ended */
+	bool rootless;		  /* the runtime runs as uid (not root): as with remap_root,
+				   * the container's root is uid, the only id mapped */
 };
 
 /* config.json for r, or NULL with why ("--container-mounts: ..."). */

@@ -18,11 +18,12 @@ needs_root mksquashfs runuser mknod
 [ -x /bin/busybox ] || { echo "cases: 0 passed, 0 failed (needs busybox-static)"; finish; exit 0; }
 command -v runc >/dev/null || command -v crun >/dev/null ||
 	{ echo "cases: 0 passed, 0 failed (needs runc or crun)"; finish; exit 0; }
+image=$(cd "$(dirname "$0")/../../tools" && pwd)/busybox-image.sh
 cd "$T"
 chmod 755 "$T"
 
 # ---- the image
-"$(dirname "$0")/../../tools/busybox-image.sh" "$T"
+"$image" "$T"
 head -c 3000 spurbox.tar >corrupt.tar
 chmod a+r corrupt.tar
 

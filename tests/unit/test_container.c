@@ -269,6 +269,15 @@ static void test_oci_remap_mounts(void **state)
 	assert_string_equal(json_string_value(json_object_get(json_object_get(cfg, "process"), "cwd")),
 			    "/data/x");
 	json_decref(cfg);
+	/* rootless: root inside is the user, and asking otherwise is refused */
+	json_object_del(ctr, "remap_root");
+	r.rootless = true;
+	cfg = spur_oci_config(&r, why, sizeof(why));
+	assert_non_null(json_object_get(json_object_get(cfg, "linux"), "uidMappings"));
+	json_decref(cfg);
+	json_object_set_new(ctr, "remap_root", json_false());
+	assert_null(spur_oci_config(&r, why, sizeof(why)));
+	assert_non_null(strstr(why, "--no-container-remap-root: not supported"));
 	assert_int_equal(spur_oci_mounts_check("/a:/b:ro,/c", why, sizeof(why)), 0);
 	assert_int_equal(spur_oci_mounts_check("relative:/b", why, sizeof(why)), -1);
 	assert_int_equal(spur_oci_mounts_check("/a:/b:rx", why, sizeof(why)), -1);
