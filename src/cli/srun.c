@@ -857,6 +857,40 @@ static void step_request_opts(json_t *req, const struct step_opts *so)
 	}
 }
 
+/* The relay's state for a created step (reply) whose tasks connect to lfd. */
+static void relay_init(struct relay *r, const char *prog, int lfd, const json_t *reply,
+		       const struct step_opts *so, bool label, const char *jobid)
+{
+	memset(r, 0, sizeof(*r));
+	r->lfd = lfd;
+	r->total = (int)spur_json_int(reply, "ntasks", 1);
+	r->expect = (int)spur_json_int(reply, "nnodes", 1); /* one connection per node */
+	r->names = json_incref(json_object_get(reply, "nodes"));
+	r->label = label;
+	r->kill_bad = so->kill_bad;
+	r->pty = so->pty;
+	r->out_pat = so->output;
+	r->err_pat = so->error;
+	r->jobid = jobid;
+	r->step_id = (int)spur_json_int(reply, "step_id", 0);
+	r->wait_s = so->wait_s;
+	r->in_rank = -1;
+	if (so->input && !strcmp(so->input, "none"))
+		r->in_none = true;
+	else if (so->input && *so->input && strspn(so->input, "0123456789") == strlen(so->input))
+		r->in_rank = atoi(so->input);
+	else if (so->input && strcmp(so->input, "all")) { /* a file: the tasks' stdin */
+		int fd = open(so->input, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0 || dup2(fd, 0) < 0) {
+			cli_error(prog, "%s: %s", so->input, strerror(errno));
+			r->in_none = true;
+		}
+		if (fd > 0)
+			close(fd);
+	}
+}
+
 int cli_srun_main(const char *prog, int argc, char **argv)
 {
 	const char *jobid = getenv("SLURM_JOB_ID") ? getenv("SLURM_JOB_ID") : getenv("SPUR_JOB_ID");
@@ -987,34 +1021,7 @@ have_command:
 		fprintf(stderr, "%s: jobid %s: nodes(%d):`%s', %d tasks\n", prog, jobid,
 			(int)spur_json_int(reply, "nnodes", 1), step_nodes(reply),
 			(int)spur_json_int(reply, "ntasks", 1));
-	memset(&r, 0, sizeof(r));
-	r.lfd = lfd;
-	r.total = (int)spur_json_int(reply, "ntasks", 1);
-	r.expect = (int)spur_json_int(reply, "nnodes", 1); /* one connection per node */
-	r.names = json_incref(json_object_get(reply, "nodes"));
-	r.label = label;
-	r.kill_bad = so.kill_bad;
-	r.pty = so.pty;
-	r.out_pat = so.output;
-	r.err_pat = so.error;
-	r.jobid = jobid;
-	r.step_id = (int)spur_json_int(reply, "step_id", 0);
-	r.wait_s = so.wait_s;
-	r.in_rank = -1;
-	if (so.input && !strcmp(so.input, "none"))
-		r.in_none = true;
-	else if (so.input && *so.input && strspn(so.input, "0123456789") == strlen(so.input))
-		r.in_rank = atoi(so.input);
-	else if (so.input && strcmp(so.input, "all")) { /* a file: the tasks' stdin */
-		int fd = open(so.input, O_RDONLY | O_CLOEXEC);
-
-		if (fd < 0 || dup2(fd, 0) < 0) {
-			cli_error(prog, "%s: %s", so.input, strerror(errno));
-			r.in_none = true;
-		}
-		if (fd > 0)
-			close(fd);
-	}
+	relay_init(&r, prog, lfd, reply, &so, label, jobid);
 	rc = relay(&r, prog, jobid);
 	step_done(jobid, reply, so.name ? so.name : pargv[optind], rc);
 	json_decref(reply);
