@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Spur-Cloud's REST API (docs/cloud.md, served as /openapi.json): accounts
+ * (passwords hashed with libsodium's Argon2id), organisations with roles,
+ * projects (each a Spur account), login tokens and API keys (shown once,
+ * stored as the SHA-256 of their secret, scoped read or write,
+ * revocable). One request in, one response out; the database behind. */
+#ifndef SPUR_CLOUD_API_H
+#define SPUR_CLOUD_API_H
+
+#include "cloud/db.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define CLOUD_MAX_BODY (64 * 1024)
+
+struct cloud_api {
+	struct cloud_db *db;
+	bool open_signup; /* anyone may sign up (else only the first user, the admin) */
+};
+
+struct cloud_req {
+	const char *method;
+	const char *path;
+	const char *auth; /* the Authorization header: "Bearer spc_..." */
+	const char *body;
+	size_t len;
+};
+
+struct cloud_resp {
+	int status;
+	char *body; /* JSON, malloc'd */
+};
+
+/* 0, or -1 when libsodium cannot start. */
+int cloud_api_init(void);
+void cloud_api_handle(struct cloud_api *api, const struct cloud_req *rq, struct cloud_resp *rs);
+
+#endif

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Spur-Cloud's database (db.h). */
+#include "cloud/db.h"
+
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cloud_db {
+	PGconn *conn;
+};
+
+/* Each version's statements, applied in order in one transaction with the
+ * new version number. Money is integer micro-units; names are checked. */
+static const char *const migrations[CLOUD_SCHEMA_VERSION] = {
+	/* 1: who, where, with what key */
+	"CREATE TABLE orgs ("
+	"  id bigserial PRIMARY KEY,"
+	"  name text NOT NULL UNIQUE CHECK (name ~ '^[a-z0-9][a-z0-9-]{0,62}$'),"
+	"  created timestamptz NOT NULL DEFAULT now());"
+	"CREATE TABLE users ("
+	"  id bigserial PRIMARY KEY,"
+	"  email text NOT NULL UNIQUE CHECK (length(email) <= 254 AND email ~ '^[^@ ]+@[^@ ]+$'),"
+	"  pw_hash text NOT NULL,"
+	"  is_admin boolean NOT NULL DEFAULT false,"
+	"  created timestamptz NOT NULL DEFAULT now());"
+	"CREATE TABLE members ("
+	"  org_id bigint NOT NULL REFERENCES orgs ON DELETE CASCADE,"
+	"  user_id bigint NOT NULL REFERENCES users ON DELETE CASCADE,"
+	"  role text NOT NULL CHECK (role IN ('owner', 'admin', 'member', 'viewer')),"
+	"  PRIMARY KEY (org_id, user_id));"
+	"CREATE TABLE projects ("
+	"  id bigserial PRIMARY KEY,"
+	"  org_id bigint NOT NULL REFERENCES orgs ON DELETE CASCADE,"
+	"  name text NOT NULL CHECK (name ~ '^[a-z0-9][a-z0-9-]{0,62}$'),"
+	"  account text NOT NULL CHECK (account ~ '^[A-Za-z0-9_.-]{1,64}$'),"
+	"  created timestamptz NOT NULL DEFAULT now(),"
+	"  UNIQUE (org_id, name));"
+	"CREATE TABLE tokens ("
+	"  id bigserial PRIMARY KEY,"
+	"  user_id bigint NOT NULL REFERENCES users ON DELETE CASCADE,"
+	"  prefix text NOT NULL UNIQUE CHECK (prefix ~ '^[0-9a-f]{16}$'),"
+	"  hash text NOT NULL CHECK (hash ~ '^[0-9a-f]{64}$'),"
+	"  kind text NOT NULL CHECK (kind IN ('login', 'api')),"
+	"  name text NOT NULL DEFAULT '' CHECK (length(name) <= 64),"
+	"  scope text NOT NULL CHECK (scope IN ('read', 'write')),"
+	"  created timestamptz NOT NULL DEFAULT now(),"
+	"  expires timestamptz,"
+	"  revoked timestamptz);",
+};
+
+static int fail(PGresult *r, PGconn *c, char *why, size_t wlen)
+{
+	const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+	int rc = CLOUD_DB_ERROR;
+
+	snprintf(why, wlen, "%s", r ? PQresultErrorMessage(r) : PQerrorMessage(c));
+	why[strcspn(why, "\n")] = '\0';
+	if (PQstatus(c) != CONNECTION_OK)
+		rc = CLOUD_DB_DOWN;
+	else if (state && !strcmp(state, "23505"))
+		rc = CLOUD_DB_CONFLICT;
+	else if (state && !strncmp(state, "23", 2))
+		rc = CLOUD_DB_INVALID;
+	PQclear(r);
+	return rc;
+}
+
+static json_t *rows_of(PGresult *r)
+{
+	json_t *rows = json_array();
+	int nf = PQnfields(r);
+
+	for (int i = 0; i < PQntuples(r); i++) {
+		json_t *o = json_object();
+
+		for (int f = 0; f < nf; f++)
+			json_object_set_new(o, PQfname(r, f),
+					    PQgetisnull(r, i, f) ? json_null()
+								 : json_string(PQgetvalue(r, i, f)));
+		json_array_append_new(rows, o);
+	}
+	return rows;
+}
+
+/* A connection that was lost: reset once. */
+static int ensure(struct cloud_db *db, char *why, size_t wlen)
+{
+	if (PQstatus(db->conn) == CONNECTION_OK)
+		return 0;
+	PQreset(db->conn);
+	if (PQstatus(db->conn) == CONNECTION_OK)
+		return 0;
+	snprintf(why, wlen, "database: %s", PQerrorMessage(db->conn));
+	why[strcspn(why, "\n")] = '\0';
+	return CLOUD_DB_DOWN;
+}
+
+static int run_tx(struct cloud_db *db, size_t count, const char *const *sql, const int *n,
+		  const char *const *const *params, json_t **rows, char *why, size_t wlen)
+{
+	PGresult *r = PQexec(db->conn, "BEGIN");
+	int rc;
+
+	if (PQresultStatus(r) != PGRES_COMMAND_OK)
+		return fail(r, db->conn, why, wlen);
+	PQclear(r);
+	for (size_t i = 0; i < count; i++) {
+		/* no parameters (a migration): several statements may be one text */
+		r = n[i] || params[i] ? PQexecParams(db->conn, sql[i], n[i], NULL, params[i], NULL,
+						     NULL, 0)
+				      : PQexec(db->conn, sql[i]);
+		if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK) {
+			rc = fail(r, db->conn, why, wlen);
+			PQclear(PQexec(db->conn, "ROLLBACK"));
+			return rc;
+		}
+		if (i + 1 == count && rows)
+			*rows = rows_of(r);
+		PQclear(r);
+	}
+	r = PQexec(db->conn, "COMMIT");
+	if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+		if (rows) {
+			json_decref(*rows);
+			*rows = NULL;
+		}
+		return fail(r, db->conn, why, wlen);
+	}
+	PQclear(r);
+	return 0;
+}
+
+int cloud_db_tx(struct cloud_db *db, size_t count, const char *const *sql, const int *n,
+		const char *const *const *params, json_t **rows, char *why, size_t wlen)
+{
+	int rc;
+
+	if (rows)
+		*rows = NULL;
+	if ((rc = ensure(db, why, wlen)))
+		return rc;
+	rc = run_tx(db, count, sql, n, params, rows, why, wlen);
+	if (rc == CLOUD_DB_DOWN && !ensure(db, why, wlen)) /* lost mid-call: once more */
+		rc = run_tx(db, count, sql, n, params, rows, why, wlen);
+	return rc;
+}
+
+int cloud_db_query(struct cloud_db *db, const char *sql, int n, const char *const *params,
+		   json_t **rows, char *why, size_t wlen)
+{
+	const char *const *p[1] = { params };
+
+	return cloud_db_tx(db, 1, &sql, &n, p, rows, why, wlen);
+}
+
+/* Bring the schema to CLOUD_SCHEMA_VERSION; refuse a newer one. Taken
+ * under an advisory lock, so two services starting at once migrate once. */
+static int migrate(struct cloud_db *db, char *why, size_t wlen)
+{
+	json_t *rows = NULL;
+	int have, rc;
+	char v[16];
+
+	PQclear(PQexec(db->conn, "SELECT pg_advisory_lock(7370)"));
+	rc = cloud_db_query(db, "CREATE TABLE IF NOT EXISTS schema_version (version int NOT NULL)",
+			    0, NULL, NULL, why, wlen);
+	if (!rc)
+		rc = cloud_db_query(db, "SELECT coalesce(max(version), 0) AS v FROM schema_version",
+				    0, NULL, &rows, why, wlen);
+	if (rc)
+		goto out;
+	have = atoi(json_string_value(json_object_get(json_array_get(rows, 0), "v")));
+	if (have > CLOUD_SCHEMA_VERSION) {
+		snprintf(why, wlen,
+			 "the database's schema is version %d, newer than this spur-cloud's %d: "
+			 "run a newer spur-cloud",
+			 have, CLOUD_SCHEMA_VERSION);
+		rc = CLOUD_DB_ERROR;
+		goto out;
+	}
+	for (int ver = have + 1; ver <= CLOUD_SCHEMA_VERSION && !rc; ver++) {
+		const char *sql[3] = { migrations[ver - 1], "DELETE FROM schema_version",
+				       "INSERT INTO schema_version VALUES ($1::int)" };
+		const char *pv[1] = { v };
+		const char *const *params[3] = { NULL, NULL, pv };
+		int n[3] = { 0, 0, 1 };
+
+		snprintf(v, sizeof(v), "%d", ver);
+		rc = cloud_db_tx(db, 3, sql, n, params, NULL, why, wlen);
+	}
+out:
+	PQclear(PQexec(db->conn, "SELECT pg_advisory_unlock(7370)"));
+	json_decref(rows);
+	return rc;
+}
+
+struct cloud_db *cloud_db_open(const char *conninfo, char *why, size_t wlen)
+{
+	struct cloud_db *db = calloc(1, sizeof(*db));
+
+	if (!db) {
+		snprintf(why, wlen, "no memory");
+		return NULL;
+	}
+	db->conn = PQconnectdb(conninfo);
+	if (PQstatus(db->conn) != CONNECTION_OK) {
+		snprintf(why, wlen, "database: %s", PQerrorMessage(db->conn));
+		why[strcspn(why, "\n")] = '\0';
+		cloud_db_close(db);
+		return NULL;
+	}
+	if (migrate(db, why, wlen)) {
+		cloud_db_close(db);
+		return NULL;
+	}
+	return db;
+}
+
+void cloud_db_close(struct cloud_db *db)
+{
+	if (!db)
+		return;
+	PQfinish(db->conn);
+	free(db);
+}

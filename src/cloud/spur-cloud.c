@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* spur-cloud: Spur-Cloud's service (docs/cloud.md). HTTP (libmicrohttpd;
+ * HTTPS with --cert/--key), one PostgreSQL connection (libpq), requests
+ * served one at a time by the server's polling thread.
+ *   spur-cloud -d CONNINFO [-l ADDR] [-p PORT] [--open-signup]
+ *              [--cert FILE --key FILE] [-L LOG] */
+#include "cloud/api.h"
+#include "common/log.h"
+
+#include <arpa/inet.h>
+#include <getopt.h>
+#include <microhttpd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct upload {
+	char *buf;
+	size_t len;
+	bool too_big;
+};
+
+static volatile sig_atomic_t stopping;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+static enum MHD_Result send_json(struct MHD_Connection *conn, int status, char *body)
+{
+	struct MHD_Response *r;
+	enum MHD_Result rc;
+
+	if (!body)
+		return MHD_NO;
+	r = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", "application/json");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "Cache-Control", "no-store");
+	rc = MHD_queue_response(conn, (unsigned)status, r);
+	MHD_destroy_response(r);
+	return rc;
+}
+
+/* Keep a body as it comes (past CLOUD_MAX_BODY: only that it was too big). */
+static int take(struct upload *up, const char *data, size_t n)
+{
+	char *nb;
+
+	if (up->too_big || up->len + n > CLOUD_MAX_BODY) {
+		up->too_big = true;
+		return 0;
+	}
+	if (!(nb = realloc(up->buf, up->len + n + 1)))
+		return -1;
+	up->buf = nb;
+	memcpy(up->buf + up->len, data, n);
+	up->len += n;
+	up->buf[up->len] = '\0';
+	return 0;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+				  const char *method, const char *version, const char *data,
+				  size_t *data_size, void **state)
+{
+	struct cloud_api *api = cls;
+	struct upload *up = *state;
+	struct cloud_req rq;
+	struct cloud_resp rs;
+
+	(void)version;
+	if (!up) {
+		if (!(up = calloc(1, sizeof(*up))))
+			return MHD_NO;
+		*state = up;
+		return MHD_YES;
+	}
+	if (*data_size) {
+		if (take(up, data, *data_size))
+			return MHD_NO;
+		*data_size = 0;
+		return MHD_YES;
+	}
+	rq = (struct cloud_req){ .method = method, .path = url,
+				 .auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+								     "Authorization"),
+				 .body = up->buf, .len = up->too_big ? CLOUD_MAX_BODY + 1 : up->len };
+	cloud_api_handle(api, &rq, &rs);
+	spur_debug("%s %s -> %d", method, url, rs.status);
+	return send_json(conn, rs.status, rs.body);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **state,
+			 enum MHD_RequestTerminationCode why)
+{
+	struct upload *up = *state;
+
+	(void)cls, (void)conn, (void)why;
+	if (up) {
+		free(up->buf);
+		free(up);
+	}
+	*state = NULL;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *b = NULL;
+	size_t n = 0, cap = 0, r;
+
+	if (!f)
+		return NULL;
+	do {
+		char *nb = cap - n < 4096 ? realloc(b, cap += 65536) : b;
+
+		if (!nb) {
+			free(b);
+			fclose(f);
+			return NULL;
+		}
+		b = nb;
+		r = fread(b + n, 1, cap - n - 1, f);
+		n += r;
+	} while (r > 0);
+	b[n] = '\0';
+	fclose(f);
+	return b;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "Usage: spur-cloud -d CONNINFO [-l ADDR] [-p PORT] [--open-signup] "
+			"[--cert FILE --key FILE] [-L LOG] [-v]\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = { { "open-signup", no_argument, NULL, 'o' },
+					      { "cert", required_argument, NULL, 'c' },
+					      { "key", required_argument, NULL, 'k' },
+					      { NULL, 0, NULL, 0 } };
+	const char *conninfo = NULL, *addr = "127.0.0.1", *logf = NULL, *certf = NULL, *keyf = NULL;
+	struct cloud_api api = { 0 };
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	unsigned port = 6830, flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL;
+	char why[512], *cert = NULL, *key = NULL;
+	struct spur_error err = { 0 };
+	struct MHD_Daemon *d;
+	int c, verbose = 0;
+
+	while ((c = getopt_long(argc, argv, "d:l:p:L:v", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': conninfo = optarg; break;
+		case 'l': addr = optarg; break;
+		case 'p': port = (unsigned)atoi(optarg); break;
+		case 'L': logf = optarg; break;
+		case 'v': verbose++; break;
+		case 'o': api.open_signup = true; break;
+		case 'c': certf = optarg; break;
+		case 'k': keyf = optarg; break;
+		default: return usage();
+		}
+	}
+	if (!conninfo || optind < argc || !port || port > 65535 || !certf != !keyf ||
+	    inet_pton(AF_INET, addr, &sa.sin_addr) != 1)
+		return usage();
+	if (spur_log_open("spur-cloud", verbose ? SPUR_LOG_DEBUG : SPUR_LOG_INFO, logf, &err) ||
+	    cloud_api_init()) {
+		fprintf(stderr, "spur-cloud: error: %s\n", err.code ? err.msg : "libsodium: cannot start");
+		return 1;
+	}
+	if (certf && (!(cert = slurp(certf)) || !(key = slurp(keyf)))) {
+		fprintf(stderr, "spur-cloud: error: cannot read %s\n", cert ? keyf : certf);
+		return 1;
+	}
+	if (!(api.db = cloud_db_open(conninfo, why, sizeof(why)))) {
+		fprintf(stderr, "spur-cloud: error: %s\n", why);
+		return 1;
+	}
+	sa.sin_port = htons((uint16_t)port);
+	d = cert ? MHD_start_daemon(flags | MHD_USE_TLS, (uint16_t)port, NULL, NULL, on_request,
+				    &api, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+				    MHD_OPTION_HTTPS_MEM_CERT, cert, MHD_OPTION_HTTPS_MEM_KEY, key,
+				    MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+				    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+				    MHD_OPTION_CONNECTION_LIMIT, (unsigned)512, MHD_OPTION_END)
+		 : MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_request, &api,
+				    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+				    MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+				    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+				    MHD_OPTION_CONNECTION_LIMIT, (unsigned)512, MHD_OPTION_END);
+	if (!d) {
+		fprintf(stderr, "spur-cloud: error: cannot listen on %s:%u\n", addr, port);
+		cloud_db_close(api.db);
+		return 1;
+	}
+	spur_info("listening on %s:%u (%s), schema version %d", addr, port, cert ? "https" : "http",
+		  CLOUD_SCHEMA_VERSION);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	while (!stopping)
+		pause();
+	spur_info("stopping");
+	MHD_stop_daemon(d);
+	cloud_db_close(api.db);
+	free(cert);
+	free(key);
+	return 0;
+}

@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: Apache-2.0
+# A real PostgreSQL server from Debian's packages, in this test's folder:
+# initdb, pg_ctl, a free port, a Unix socket in $T/pgsock; stopped by the
+# test's cleanup (pg_stop); pg_up starts it again. Source after lib.sh. As root the server runs as
+# the postgres user (initdb refuses root). Sets PG_CONNINFO.
+PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+pg_as() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+pg_start() {
+	[ -x "$PG_BIN/initdb" ] || return 1
+	PG_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	mkdir -p "$T/pg" "$T/pgsock" "$T/pglog"
+	chmod 755 "$T"
+	[ "$(id -u)" -eq 0 ] && chown postgres "$T/pg" "$T/pgsock" "$T/pglog"
+	pg_as "$PG_BIN/initdb" -D "$T/pg" -U spur --auth=trust -E UTF8 >"$T/initdb.log" 2>&1 || return 1
+	pg_up || return 1
+	PG_CONNINFO="host=$T/pgsock port=$PG_PORT dbname=postgres user=spur"
+}
+pg_up() {
+	pg_as "$PG_BIN/pg_ctl" -D "$T/pg" -l "$T/pglog/pg.log" -w -t 60 \
+		-o "-p $PG_PORT -k $T/pgsock -c listen_addresses=''" start >/dev/null
+}
+pg_stop() { [ -f "$T/pg/postmaster.pid" ] && pg_as "$PG_BIN/pg_ctl" -D "$T/pg" -m fast -w stop >/dev/null 2>&1; true; }
