@@ -214,6 +214,20 @@ static void login(struct cloud_api *api, const struct cloud_req *rq, struct clou
 	json_decref(b);
 }
 
+/* A listing: the rows of sql as {key: [...]} (200), or the failure. */
+static void list_reply(struct cloud_api *api, struct cloud_resp *rs, const char *key,
+		       const char *sql, int n, const char *const *p)
+{
+	json_t *rows = NULL;
+	char why[256];
+	int rc = cloud_db_query(api->db, sql, n, p, &rows, why, sizeof(why));
+
+	if (rc)
+		db_error(rs, rc, why);
+	else
+		reply(rs, 200, json_pack("{s:o}", key, rows));
+}
+
 static void me(struct cloud_api *api, const struct who *w, struct cloud_resp *rs)
 {
 	const char *p[1] = { w->id };
@@ -285,17 +299,12 @@ static void org_items(struct cloud_api *api, const struct cloud_req *rq, const s
 		return;
 	p[0] = oid;
 	if (get) {
-		rc = cloud_db_query(api->db,
-				    members ? "SELECT u.email, m.role FROM members m JOIN users u ON "
-					      "u.id = m.user_id WHERE m.org_id = $1::bigint ORDER BY 1"
-					    : "SELECT name, account FROM projects WHERE org_id = "
-					      "$1::bigint ORDER BY name",
-				    1, p, &rows, why, sizeof(why));
-		if (rc)
-			db_error(rs, rc, why);
-		else
-			reply(rs, 200, json_pack("{s:O}", what, rows));
-		json_decref(rows);
+		list_reply(api, rs, what,
+			   members ? "SELECT u.email, m.role FROM members m JOIN users u ON u.id = "
+				     "m.user_id WHERE m.org_id = $1::bigint ORDER BY 1"
+				   : "SELECT name, account FROM projects WHERE org_id = $1::bigint "
+				     "ORDER BY name",
+			   1, p);
 		return;
 	}
 	if (!manages(role) || !w->write) {
@@ -339,14 +348,10 @@ static void api_keys(struct cloud_api *api, const struct cloud_req *rq, const st
 	int rc;
 
 	if (!strcmp(rq->method, "GET") && !id) {
-		rc = cloud_db_query(api->db,
-				    "SELECT id, name, prefix, scope, created, revoked FROM tokens "
-				    "WHERE user_id = $1::bigint AND kind = 'api' ORDER BY id",
-				    1, p, &rows, why, sizeof(why));
-		if (rc)
-			db_error(rs, rc, why);
-		else
-			reply(rs, 200, json_pack("{s:O}", "api_keys", rows));
+		list_reply(api, rs, "api_keys",
+			   "SELECT id, name, prefix, scope, created, revoked FROM tokens WHERE "
+			   "user_id = $1::bigint AND kind = 'api' ORDER BY id",
+			   1, p);
 	} else if (!w->write) {
 		error(rs, 403, "this key is read-only");
 	} else if (!strcmp(rq->method, "POST") && !id) {
