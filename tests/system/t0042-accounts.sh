@@ -154,7 +154,7 @@ check "the low job holds every GPU" wait_until 10 bash -c "[ \"\$(squeue -h -j $
 hi=$(sub -A proj1 --qos=high --gpus=8 --wrap 'sleep 60')
 check "the high job preempts it and runs" wait_until 15 bash -c "[ \"\$(squeue -h -j $hi -o %t)\" = R ] && [ \"\$(squeue -h -j $lo -o %t)\" = PD ]"
 scancel "$lo" "$hi"
-wait_until 10 bash -c "[ -z \"\$(squeue -h -u baruser)\" ]"
+check "every job of baruser gone" wait_until 30 bash -c "[ -z \"\$(squeue -h -u baruser)\" ]"
 
 # dump, remove, load: the same tree
 check "sacctmgr dump" sacctmgr dump systest File=tree.cfg
