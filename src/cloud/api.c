@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Spur-Cloud's REST API (api.h). */
 #include "cloud/api.h"
+#include "cloud/api_int.h"
 
 #include <sodium.h>
 #include <stdio.h>
@@ -11,34 +12,30 @@
 
 extern const char cloud_openapi_json[];
 
-struct who {
-	char id[24];
-	bool write;
-};
 
-static void reply(struct cloud_resp *rs, int status, json_t *body)
+void cloud_reply(struct cloud_resp *rs, int status, json_t *body)
 {
 	rs->status = status;
 	rs->body = json_dumps(body, JSON_COMPACT);
 	json_decref(body);
 }
 
-static void error(struct cloud_resp *rs, int status, const char *msg)
+void cloud_error(struct cloud_resp *rs, int status, const char *msg)
 {
-	reply(rs, status, json_pack("{s:s}", "error", msg));
+	cloud_reply(rs, status, json_pack("{s:s}", "error", msg));
 }
 
 /* A database call's failure as the client sees it. */
-static void db_error(struct cloud_resp *rs, int rc, const char *what)
+void cloud_db_error(struct cloud_resp *rs, int rc, const char *what)
 {
 	if (rc == CLOUD_DB_DOWN)
-		error(rs, 503, "the database is not reachable; try again");
+		cloud_error(rs, 503, "the database is not reachable; try again");
 	else if (rc == CLOUD_DB_CONFLICT)
-		error(rs, 409, what);
+		cloud_error(rs, 409, what);
 	else if (rc == CLOUD_DB_INVALID)
-		error(rs, 400, what);
+		cloud_error(rs, 400, what);
 	else
-		error(rs, 500, "database error");
+		cloud_error(rs, 500, "database error");
 }
 
 static void hex(const unsigned char *b, size_t n, char *out)
@@ -76,7 +73,7 @@ static int token_new(struct cloud_api *api, const char *user, const char *kind,
 			    "CASE WHEN $4 = 'login' THEN now() + interval '12 hours' END)",
 			    6, p, NULL, why, sizeof(why));
 	if (rc) {
-		db_error(rs, rc, "a key with that prefix exists; try again");
+		cloud_db_error(rs, rc, "a key with that prefix exists; try again");
 		return -1;
 	}
 	snprintf(tok, 128, TOKEN_PREFIX "%s_%s", prefix, secret);
@@ -96,7 +93,7 @@ static int authenticate(struct cloud_api *api, const struct cloud_req *rq, struc
 	if (!t || strncmp(t, "Bearer " TOKEN_PREFIX, 11) || strlen(t) != 11 + 16 + 1 + 64 ||
 	    t[27] != '_' || strspn(t + 11, "0123456789abcdef") != 16 ||
 	    strspn(t + 28, "0123456789abcdef") != 64) {
-		error(rs, 401, "sign in: Authorization: Bearer TOKEN (a login token or an API key)");
+		cloud_error(rs, 401, "sign in: Authorization: Bearer TOKEN (a login token or an API key)");
 		return -1;
 	}
 	snprintf(prefix, sizeof(prefix), "%.16s", t + 11);
@@ -105,14 +102,14 @@ static int authenticate(struct cloud_api *api, const struct cloud_req *rq, struc
 			    "IS NULL AND (expires IS NULL OR expires > now())",
 			    1, p, &rows, why, sizeof(why));
 	if (rc) {
-		db_error(rs, rc, why);
+		cloud_db_error(rs, rc, why);
 		return -1;
 	}
 	row = json_array_get(rows, 0);
 	sha256_hex(t + 28, hash);
 	if (!row || sodium_memcmp(hash, json_string_value(json_object_get(row, "hash")), 64)) {
 		json_decref(rows);
-		error(rs, 401, "the token is not valid (unknown, expired or revoked)");
+		cloud_error(rs, 401, "the token is not valid (unknown, expired or revoked)");
 		return -1;
 	}
 	snprintf(w->id, sizeof(w->id), "%s", json_string_value(json_object_get(row, "user_id")));
@@ -122,20 +119,20 @@ static int authenticate(struct cloud_api *api, const struct cloud_req *rq, struc
 }
 
 /* The body as a JSON object, or NULL with rs set (400). */
-static json_t *body_object(const struct cloud_req *rq, struct cloud_resp *rs)
+json_t *cloud_body(const struct cloud_req *rq, struct cloud_resp *rs)
 {
 	json_error_t je;
 	json_t *b = rq->len ? json_loadb(rq->body, rq->len, 0, &je) : NULL;
 
 	if (!json_is_object(b)) {
 		json_decref(b);
-		error(rs, 400, "the body must be a JSON object");
+		cloud_error(rs, 400, "the body must be a JSON object");
 		return NULL;
 	}
 	return b;
 }
 
-static const char *field(const json_t *b, const char *k)
+const char *cloud_field(const json_t *b, const char *k)
 {
 	const char *v = json_string_value(json_object_get(b, k));
 
@@ -144,21 +141,21 @@ static const char *field(const json_t *b, const char *k)
 
 static void signup(struct cloud_api *api, const struct cloud_req *rq, struct cloud_resp *rs)
 {
-	json_t *b = body_object(rq, rs), *rows = NULL;
+	json_t *b = cloud_body(rq, rs), *rows = NULL;
 	char hash[crypto_pwhash_STRBYTES], why[256];
 	const char *email, *pw, *org;
 	int rc;
 
 	if (!b)
 		return;
-	email = field(b, "email"), pw = field(b, "password"), org = field(b, "org");
+	email = cloud_field(b, "email"), pw = cloud_field(b, "password"), org = cloud_field(b, "org");
 	if (strlen(pw) < 10 || strlen(pw) > 1024) {
-		error(rs, 400, "password: 10 to 1024 characters");
+		cloud_error(rs, 400, "password: 10 to 1024 characters");
 		goto out;
 	}
 	if (crypto_pwhash_str(hash, pw, strlen(pw), crypto_pwhash_OPSLIMIT_INTERACTIVE,
 			      crypto_pwhash_MEMLIMIT_INTERACTIVE)) {
-		error(rs, 500, "out of memory hashing the password");
+		cloud_error(rs, 500, "out of memory hashing the password");
 		goto out;
 	}
 	{
@@ -176,12 +173,12 @@ static void signup(struct cloud_api *api, const struct cloud_req *rq, struct clo
 			4, p, &rows, why, sizeof(why));
 	}
 	if (rc)
-		db_error(rs, rc, rc == CLOUD_DB_CONFLICT ? "that email or organisation is taken"
+		cloud_db_error(rs, rc, rc == CLOUD_DB_CONFLICT ? "that email or organisation is taken"
 							 : "email or org not valid (org: a-z, 0-9, -)");
 	else if (!json_array_size(rows))
-		error(rs, 403, "sign-up is closed here: an administrator adds users");
+		cloud_error(rs, 403, "sign-up is closed here: an administrator adds users");
 	else
-		reply(rs, 201, json_pack("{s:s,s:s}", "email", email, "org", org));
+		cloud_reply(rs, 201, json_pack("{s:s,s:s}", "email", email, "org", org));
 out:
 	json_decref(rows);
 	json_decref(b);
@@ -189,7 +186,7 @@ out:
 
 static void login(struct cloud_api *api, const struct cloud_req *rq, struct cloud_resp *rs)
 {
-	json_t *b = body_object(rq, rs), *rows = NULL;
+	json_t *b = cloud_body(rq, rs), *rows = NULL;
 	const char *p[1];
 	char why[256], tok[128];
 	const json_t *row;
@@ -197,18 +194,18 @@ static void login(struct cloud_api *api, const struct cloud_req *rq, struct clou
 
 	if (!b)
 		return;
-	p[0] = field(b, "email");
+	p[0] = cloud_field(b, "email");
 	rc = cloud_db_query(api->db, "SELECT id, pw_hash FROM users WHERE email = $1", 1, p,
 			    &rows, why, sizeof(why));
 	row = json_array_get(rows, 0);
 	if (rc) {
-		db_error(rs, rc, why);
-	} else if (!row || strlen(field(b, "password")) > 1024 ||
-		   crypto_pwhash_str_verify(field(row, "pw_hash"), field(b, "password"),
-					    strlen(field(b, "password")))) {
-		error(rs, 401, "wrong email or password");
-	} else if (!token_new(api, field(row, "id"), "login", "write", "", tok, rs)) {
-		reply(rs, 200, json_pack("{s:s,s:s}", "token", tok, "expires_in", "12h"));
+		cloud_db_error(rs, rc, why);
+	} else if (!row || strlen(cloud_field(b, "password")) > 1024 ||
+		   crypto_pwhash_str_verify(cloud_field(row, "pw_hash"), cloud_field(b, "password"),
+					    strlen(cloud_field(b, "password")))) {
+		cloud_error(rs, 401, "wrong email or password");
+	} else if (!token_new(api, cloud_field(row, "id"), "login", "write", "", tok, rs)) {
+		cloud_reply(rs, 200, json_pack("{s:s,s:s}", "token", tok, "expires_in", "12h"));
 	}
 	json_decref(rows);
 	json_decref(b);
@@ -223,9 +220,9 @@ static void list_reply(struct cloud_api *api, struct cloud_resp *rs, const char 
 	int rc = cloud_db_query(api->db, sql, n, p, &rows, why, sizeof(why));
 
 	if (rc)
-		db_error(rs, rc, why);
+		cloud_db_error(rs, rc, why);
 	else
-		reply(rs, 200, json_pack("{s:o}", key, rows));
+		cloud_reply(rs, 200, json_pack("{s:o}", key, rows));
 }
 
 static void me(struct cloud_api *api, const struct who *w, struct cloud_resp *rs)
@@ -242,11 +239,11 @@ static void me(struct cloud_api *api, const struct who *w, struct cloud_resp *rs
 				    "m.org_id WHERE m.user_id = $1::bigint ORDER BY o.name",
 				    1, p, &orgs, why, sizeof(why));
 	if (rc)
-		db_error(rs, rc, why);
+		cloud_db_error(rs, rc, why);
 	else
-		reply(rs, 200, json_pack("{s:s,s:b,s:O}", "email",
-					 field(json_array_get(rows, 0), "email"), "admin",
-					 !strcmp(field(json_array_get(rows, 0), "is_admin"), "t"),
+		cloud_reply(rs, 200, json_pack("{s:s,s:b,s:O}", "email",
+					 cloud_field(json_array_get(rows, 0), "email"), "admin",
+					 !strcmp(cloud_field(json_array_get(rows, 0), "is_admin"), "t"),
 					 "orgs", orgs));
 	json_decref(rows);
 	json_decref(orgs);
@@ -254,7 +251,7 @@ static void me(struct cloud_api *api, const struct who *w, struct cloud_resp *rs
 
 /* w's role in org into role (and its id): 0, or -1 with rs set (404 for
  * an organisation w is not in: others' are not even named). */
-static int org_role(struct cloud_api *api, const struct who *w, const char *org, char *oid,
+int cloud_org_role(struct cloud_api *api, const struct who *w, const char *org, char *oid,
 		    char *role, struct cloud_resp *rs)
 {
 	const char *p[2] = { org, w->id };
@@ -266,21 +263,21 @@ static int org_role(struct cloud_api *api, const struct who *w, const char *org,
 				2, p, &rows, why, sizeof(why));
 
 	if (rc) {
-		db_error(rs, rc, why);
+		cloud_db_error(rs, rc, why);
 		return -1;
 	}
 	if (!json_array_size(rows)) {
 		json_decref(rows);
-		error(rs, 404, "no such organisation");
+		cloud_error(rs, 404, "no such organisation");
 		return -1;
 	}
-	snprintf(oid, 24, "%s", field(json_array_get(rows, 0), "id"));
-	snprintf(role, 16, "%s", field(json_array_get(rows, 0), "role"));
+	snprintf(oid, 24, "%s", cloud_field(json_array_get(rows, 0), "id"));
+	snprintf(role, 16, "%s", cloud_field(json_array_get(rows, 0), "role"));
 	json_decref(rows);
 	return 0;
 }
 
-static bool manages(const char *role)
+bool cloud_manages(const char *role)
 {
 	return !strcmp(role, "owner") || !strcmp(role, "admin");
 }
@@ -295,7 +292,7 @@ static void org_items(struct cloud_api *api, const struct cloud_req *rq, const s
 	const char *p[3];
 	int rc;
 
-	if (org_role(api, w, org, oid, role, rs))
+	if (cloud_org_role(api, w, org, oid, role, rs))
 		return;
 	p[0] = oid;
 	if (get) {
@@ -307,19 +304,19 @@ static void org_items(struct cloud_api *api, const struct cloud_req *rq, const s
 			   1, p);
 		return;
 	}
-	if (!manages(role) || !w->write) {
-		error(rs, 403, w->write ? "only the organisation's owners and admins may"
+	if (!cloud_manages(role) || !w->write) {
+		cloud_error(rs, 403, w->write ? "only the organisation's owners and admins may"
 					: "this key is read-only");
 		return;
 	}
-	if (!(b = body_object(rq, rs)))
+	if (!(b = cloud_body(rq, rs)))
 		return;
-	if (members && !strcmp(field(b, "role"), "owner") && strcmp(role, "owner")) {
-		error(rs, 403, "only an owner makes owners");
+	if (members && !strcmp(cloud_field(b, "role"), "owner") && strcmp(role, "owner")) {
+		cloud_error(rs, 403, "only an owner makes owners");
 		goto out;
 	}
-	p[1] = field(b, members ? "email" : "name");
-	p[2] = field(b, members ? "role" : "account");
+	p[1] = cloud_field(b, members ? "email" : "name");
+	p[2] = cloud_field(b, members ? "role" : "account");
 	rc = cloud_db_query(api->db,
 			    members ? "INSERT INTO members (org_id, user_id, role) SELECT $1::bigint, "
 				      "id, $3 FROM users WHERE email = $2 RETURNING role"
@@ -327,12 +324,12 @@ static void org_items(struct cloud_api *api, const struct cloud_req *rq, const s
 				      "$2, $3) RETURNING name",
 			    3, p, &rows, why, sizeof(why));
 	if (rc)
-		db_error(rs, rc, members ? "already a member, or role not owner|admin|member|viewer"
+		cloud_db_error(rs, rc, members ? "already a member, or role not owner|admin|member|viewer"
 					 : "a project of that name exists, or name/account not valid");
 	else if (!json_array_size(rows))
-		error(rs, 404, "no user with that email");
+		cloud_error(rs, 404, "no user with that email");
 	else
-		reply(rs, 201, json_incref(b));
+		cloud_reply(rs, 201, json_incref(b));
 out:
 	json_decref(rows);
 	json_decref(b);
@@ -353,20 +350,20 @@ static void api_keys(struct cloud_api *api, const struct cloud_req *rq, const st
 			   "user_id = $1::bigint AND kind = 'api' ORDER BY id",
 			   1, p);
 	} else if (!w->write) {
-		error(rs, 403, "this key is read-only");
+		cloud_error(rs, 403, "this key is read-only");
 	} else if (!strcmp(rq->method, "POST") && !id) {
 		const char *scope;
 
-		if (!(b = body_object(rq, rs)))
+		if (!(b = cloud_body(rq, rs)))
 			return;
-		scope = *field(b, "scope") ? field(b, "scope") : "read";
+		scope = *cloud_field(b, "scope") ? cloud_field(b, "scope") : "read";
 		if (strcmp(scope, "read") && strcmp(scope, "write"))
-			error(rs, 400, "scope: read or write");
-		else if (strlen(field(b, "name")) > 64)
-			error(rs, 400, "name: at most 64 characters");
-		else if (!token_new(api, w->id, "api", scope, field(b, "name"), tok, rs))
-			reply(rs, 201, json_pack("{s:s,s:s,s:s,s:s}", "key", tok, "scope", scope,
-						 "name", field(b, "name"), "note",
+			cloud_error(rs, 400, "scope: read or write");
+		else if (strlen(cloud_field(b, "name")) > 64)
+			cloud_error(rs, 400, "name: at most 64 characters");
+		else if (!token_new(api, w->id, "api", scope, cloud_field(b, "name"), tok, rs))
+			cloud_reply(rs, 201, json_pack("{s:s,s:s,s:s,s:s}", "key", tok, "scope", scope,
+						 "name", cloud_field(b, "name"), "note",
 						 "shown once: it is stored only as a hash"));
 	} else if (!strcmp(rq->method, "DELETE") && id && strspn(id, "0123456789") == strlen(id) &&
 		   strlen(id) < 19) {
@@ -375,22 +372,22 @@ static void api_keys(struct cloud_api *api, const struct cloud_req *rq, const st
 				    "id = $2::bigint AND kind = 'api' AND revoked IS NULL RETURNING id",
 				    2, p, &rows, why, sizeof(why));
 		if (rc)
-			db_error(rs, rc, why);
+			cloud_db_error(rs, rc, why);
 		else if (!json_array_size(rows))
-			error(rs, 404, "no such key");
+			cloud_error(rs, 404, "no such key");
 		else
-			reply(rs, 200, json_pack("{s:s}", "revoked", id));
+			cloud_reply(rs, 200, json_pack("{s:s}", "revoked", id));
 	} else {
-		error(rs, 405, "GET or POST /v1/api-keys, DELETE /v1/api-keys/ID");
+		cloud_error(rs, 405, "GET or POST /v1/api-keys, DELETE /v1/api-keys/ID");
 	}
 	json_decref(rows);
 	json_decref(b);
 }
 
-/* The signed-in routes: /v1/me, /v1/orgs/ORG/{projects,members}, /v1/api-keys[/ID]. */
+/* The signed-in routes: /v1/me, /v1/orgs/ORG/{projects,members,sessions}, /v1/api-keys[/ID]. */
 static void signed_in(struct cloud_api *api, const struct cloud_req *rq, struct cloud_resp *rs)
 {
-	char org[80] = "", what[16] = "", id[24] = "";
+	char org[80] = "", proj[80] = "", what[16] = "", id[24] = "";
 	struct who w;
 	int n = 0;
 
@@ -398,6 +395,11 @@ static void signed_in(struct cloud_api *api, const struct cloud_req *rq, struct 
 		return;
 	if (!strcmp(rq->path, "/v1/me") && !strcmp(rq->method, "GET"))
 		me(api, &w, rs);
+	else if (sscanf(rq->path, "/v1/orgs/%79[a-z0-9-]/projects/%79[a-z0-9-]/sessions%n", org,
+			proj, &n) == 2 && !rq->path[n])
+		cloud_sessions(api, rq, &w, org, proj, "", rs);
+	else if (sscanf(rq->path, "/v1/orgs/%79[a-z0-9-]/sessions%n", org, &n) == 1 && n)
+		cloud_sessions(api, rq, &w, org, NULL, rq->path + n, rs);
 	else if (sscanf(rq->path, "/v1/orgs/%79[a-z0-9-]/%15[a-z]%n", org, what, &n) == 2 &&
 		 !rq->path[n] && (!strcmp(what, "projects") || !strcmp(what, "members")) &&
 		 (!strcmp(rq->method, "GET") || !strcmp(rq->method, "POST")))
@@ -407,7 +409,7 @@ static void signed_in(struct cloud_api *api, const struct cloud_req *rq, struct 
 	else if (sscanf(rq->path, "/v1/api-keys/%23[0-9]%n", id, &n) == 1 && !rq->path[n])
 		api_keys(api, rq, &w, id, rs);
 	else
-		error(rs, 404, "no such path (GET /openapi.json lists them)");
+		cloud_error(rs, 404, "no such path (GET /openapi.json lists them)");
 }
 
 int cloud_api_init(void)
@@ -419,7 +421,7 @@ void cloud_api_handle(struct cloud_api *api, const struct cloud_req *rq, struct 
 {
 	rs->body = NULL;
 	if (rq->len > CLOUD_MAX_BODY)
-		error(rs, 413, "the body is over 64 KiB");
+		cloud_error(rs, 413, "the body is over 64 KiB");
 	else if (!strcmp(rq->path, "/openapi.json") && !strcmp(rq->method, "GET"))
 		rs->status = 200, rs->body = strdup(cloud_openapi_json);
 	else if (!strcmp(rq->path, "/v1/signup") && !strcmp(rq->method, "POST"))
@@ -429,5 +431,5 @@ void cloud_api_handle(struct cloud_api *api, const struct cloud_req *rq, struct 
 	else if (!strncmp(rq->path, "/v1/", 4))
 		signed_in(api, rq, rs);
 	else
-		error(rs, 404, "no such path (GET /openapi.json lists them)");
+		cloud_error(rs, 404, "no such path (GET /openapi.json lists them)");
 }

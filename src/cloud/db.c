@@ -48,6 +48,25 @@ static const char *const migrations[CLOUD_SCHEMA_VERSION] = {
 	"  created timestamptz NOT NULL DEFAULT now(),"
 	"  expires timestamptz,"
 	"  revoked timestamptz);",
+	/* 2: GPU sessions, each a Spur job */
+	"CREATE TABLE sessions ("
+	"  id bigserial PRIMARY KEY,"
+	"  org_id bigint NOT NULL REFERENCES orgs ON DELETE CASCADE,"
+	"  project_id bigint NOT NULL REFERENCES projects ON DELETE CASCADE,"
+	"  user_id bigint NOT NULL REFERENCES users ON DELETE CASCADE,"
+	"  name text NOT NULL DEFAULT '' CHECK (length(name) <= 64),"
+	"  gpus int NOT NULL CHECK (gpus BETWEEN 0 AND 64),"
+	"  gpu_type text NOT NULL DEFAULT '' CHECK (gpu_type ~ '^[a-z0-9_]{0,32}$'),"
+	"  template text NOT NULL CHECK (template IN ('command')),"
+	"  command text NOT NULL CHECK (length(command) BETWEEN 1 AND 4096),"
+	"  time_limit int NOT NULL CHECK (time_limit BETWEEN 1 AND 10080),"
+	"  job_id bigint,"
+	"  state text NOT NULL CHECK (state IN ('requested', 'queued', 'running', 'stopping', 'ended')),"
+	"  outcome text CHECK (outcome IN ('completed', 'failed', 'cancelled', 'timeout', 'unknown')),"
+	"  reason text NOT NULL DEFAULT '',"
+	"  created timestamptz NOT NULL DEFAULT now(),"
+	"  ended timestamptz);"
+	"CREATE INDEX sessions_live ON sessions (org_id) WHERE state <> 'ended';",
 };
 
 static int fail(PGresult *r, PGconn *c, char *why, size_t wlen)

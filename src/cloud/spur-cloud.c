@@ -2,8 +2,10 @@
 /* spur-cloud: Spur-Cloud's service (docs/cloud.md). HTTP (libmicrohttpd;
  * HTTPS with --cert/--key), one PostgreSQL connection (libpq), requests
  * served one at a time by the server's polling thread.
- *   spur-cloud -d CONNINFO [-l ADDR] [-p PORT] [--open-signup]
- *              [--cert FILE --key FILE] [-L LOG] */
+ *   spur-cloud -d CONNINFO [-f slurm.conf] [-l ADDR] [-p PORT] [--open-signup]
+ *              [--cert FILE --key FILE] [-L LOG]
+ * The cluster's controller is found from slurm.conf as the CLI finds it;
+ * sessions are submitted as the service's own user. */
 #include "cloud/api.h"
 #include "common/log.h"
 
@@ -139,7 +141,7 @@ static char *slurp(const char *path)
 
 static int usage(void)
 {
-	fprintf(stderr, "Usage: spur-cloud -d CONNINFO [-l ADDR] [-p PORT] [--open-signup] "
+	fprintf(stderr, "Usage: spur-cloud -d CONNINFO [-f slurm.conf] [-l ADDR] [-p PORT] [--open-signup] "
 			"[--cert FILE --key FILE] [-L LOG] [-v]\n");
 	return 2;
 }
@@ -159,9 +161,10 @@ int main(int argc, char **argv)
 	struct MHD_Daemon *d;
 	int c, verbose = 0;
 
-	while ((c = getopt_long(argc, argv, "d:l:p:L:v", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:f:l:p:L:v", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': conninfo = optarg; break;
+		case 'f': setenv("SLURM_CONF", optarg, 1); break;
 		case 'l': addr = optarg; break;
 		case 'p': port = (unsigned)atoi(optarg); break;
 		case 'L': logf = optarg; break;

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # A real PostgreSQL server from Debian's packages, in this test's folder:
 # initdb, pg_ctl, a free port, a Unix socket in $T/pgsock; stopped by the
-# test's cleanup (pg_stop); pg_up starts it again. Source after lib.sh. As root the server runs as
-# the postgres user (initdb refuses root). Sets PG_CONNINFO.
+# test's cleanup (pg_stop); pg_up starts it again. Source after lib.sh. As
+# root the server runs as the postgres user (initdb refuses root). Sets
+# PG_CONNINFO. Then spur-cloud against it: start_cloud, stop_cloud, api...
 PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 pg_as() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 pg_start() {
@@ -20,3 +21,22 @@ pg_up() {
 		-o "-p $PG_PORT -k $T/pgsock -c listen_addresses=''" start >/dev/null
 }
 pg_stop() { [ -f "$T/pg/postmaster.pid" ] && pg_as "$PG_BIN/pg_ctl" -D "$T/pg" -m fast -w stop >/dev/null 2>&1; true; }
+
+# ---- spur-cloud against it (after pg_start): CLOUD, CPORT, and helpers
+CLOUD="$BUILD/src/cloud/spur-cloud"
+CPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+start_cloud() { # spur-cloud's extra arguments; waits until it serves
+	"$CLOUD" -d "$PG_CONNINFO" -p "$CPORT" -L "$T/cloud.log" "$@" 2>>"$T/cloud.err" &
+	echo $! >"$T/cloud.pid"
+	wait_until 20 curl -sf "http://127.0.0.1:$CPORT/openapi.json" -o /dev/null
+}
+stop_cloud() { kill "$(cat "$T/cloud.pid")" 2>/dev/null; wait "$(cat "$T/cloud.pid")" 2>/dev/null; }
+psql_q() { "$PG_BIN/psql" "$PG_CONNINFO" -Atc "$1"; }
+# api METHOD PATH [BODY] [TOKEN]: prints the body, then the status on its own line
+api() {
+	curl -s -X "$1" "http://127.0.0.1:$CPORT$2" ${3:+-H 'Content-Type: application/json' -d "$3"} \
+		${4:+-H "Authorization: Bearer $4"} -w '\n%{http_code}\n'
+}
+status() { api "$@" | tail -1; }
+# jget PYTHON-SUBSCRIPT: a field of the JSON body on stdin (api's first line)
+jget() { python3 -c 'import json,sys; print(json.loads(sys.stdin.read().split("\n")[0])'"$1"')'; }

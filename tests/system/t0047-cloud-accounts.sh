@@ -12,30 +12,14 @@
 # its postgres user.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pglib.sh"
-CLOUD="$BUILD/src/cloud/spur-cloud"
 [ -x "$CLOUD" ] || { echo "cases: 0 passed, 0 failed (spur-cloud not built: libpq-dev, libsodium-dev)"; finish; exit 0; }
 [ -x "$PG_BIN/initdb" ] || { echo "cases: 0 passed, 0 failed (needs postgresql)"; finish; exit 0; }
 trap 'pg_stop; cleanup' EXIT
 check "PostgreSQL starts in the test's folder" pg_start || { cat "$T"/pglog/pg.log; finish; exit 1; }
-CPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-start_cloud() {
-	"$CLOUD" -d "$PG_CONNINFO" -p "$CPORT" -L "$T/cloud.log" "$@" 2>>"$T/cloud.err" &
-	echo $! >"$T/cloud.pid"
-	wait_until 20 curl -sf "http://127.0.0.1:$CPORT/openapi.json" -o /dev/null
-}
-stop_cloud() { kill "$(cat "$T/cloud.pid")" 2>/dev/null; wait "$(cat "$T/cloud.pid")" 2>/dev/null; }
-psql_q() { "$PG_BIN/psql" "$PG_CONNINFO" -Atc "$1"; }
-# api METHOD PATH [BODY] [TOKEN]: prints the body, then the status on its own line
-api() {
-	curl -s -X "$1" "http://127.0.0.1:$CPORT$2" ${3:+-H 'Content-Type: application/json' -d "$3"} \
-		${4:+-H "Authorization: Bearer $4"} -w '\n%{http_code}\n'
-}
-status() { api "$@" | tail -1; }
-jget() { python3 -c 'import json,sys; print(json.loads(sys.stdin.read().split("\n")[0])'"$1"')'; }
 
 check "spur-cloud starts and serves its OpenAPI document" start_cloud
 check "... which lists its paths" bash -c "curl -s http://127.0.0.1:$CPORT/openapi.json | grep -q '/v1/api-keys'"
-check "the schema is made (version 1)" test "$(psql_q 'SELECT version FROM schema_version')" = 1
+check "the schema is made (version 2)" test "$(psql_q 'SELECT version FROM schema_version')" = 2
 
 check "the first sign-up makes the administrator" \
 	test "$(status POST /v1/signup '{"email":"ann@a.org","password":"correct horse","org":"alpha"}')" = 201

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What the API's modules share (api.c, sessions.c): who is asking, and
+ * the replies' helpers. Internal to src/cloud. */
+#ifndef SPUR_CLOUD_API_INT_H
+#define SPUR_CLOUD_API_INT_H
+
+#include "cloud/api.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+
+/* The signed-in caller: a user id, and whether the token may change things. */
+struct who {
+	char id[24];
+	bool write;
+};
+
+/* body becomes the response (its reference taken). */
+void cloud_reply(struct cloud_resp *rs, int status, json_t *body);
+void cloud_error(struct cloud_resp *rs, int status, const char *msg);
+/* A database call's failure as the client sees it (503, 409, 400, 500). */
+void cloud_db_error(struct cloud_resp *rs, int rc, const char *what);
+/* The body as a JSON object, or NULL with rs set (400). */
+json_t *cloud_body(const struct cloud_req *rq, struct cloud_resp *rs);
+/* A string field of b, "" when absent. */
+const char *cloud_field(const json_t *b, const char *k);
+/* w's role in org into role (16 bytes) and its id into oid (24): 0, or -1
+ * with rs set (404 for an organisation w is not in). */
+int cloud_org_role(struct cloud_api *api, const struct who *w, const char *org, char *oid,
+		   char *role, struct cloud_resp *rs);
+/* May this role change the organisation's projects and members? */
+bool cloud_manages(const char *role);
+
+/* Sessions (sessions.c): /v1/orgs/ORG/sessions[/ID] (rest: what follows
+ * "sessions", "" or "/ID") and /v1/orgs/ORG/projects/P/sessions. */
+void cloud_sessions(struct cloud_api *api, const struct cloud_req *rq, const struct who *w,
+		    const char *org, const char *project, const char *rest,
+		    struct cloud_resp *rs);
+
+#endif

@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* GPU sessions: each one a Spur job under its project's account, submitted
+ * to the leading controller by the service (as the service's own user),
+ * and followed from the controller's view of the job: requested -> queued
+ * (with the pending reason) -> running -> stopping -> ended (completed,
+ * failed, cancelled, timeout). Templates: "command" (a shell command). */
+#include "cloud/api_int.h"
+#include "cli/client.h"
+
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SESSION_COLS                                                                           \
+	"s.id, p.name AS project, u.email AS owner, s.name, s.gpus, s.gpu_type, s.template, "    \
+	"s.command, s.time_limit, s.job_id, s.state, s.outcome, s.reason, s.created, s.ended"
+#define SESSION_FROM                                                                           \
+	" FROM sessions s JOIN projects p ON p.id = s.project_id JOIN users u ON u.id = s.user_id"
+
+/* One request to the controller: its reply, or NULL with why. */
+static json_t *ctld(json_t *req, char *why, size_t wlen)
+{
+	struct spur_error err = { 0 };
+	json_t *reply = NULL;
+	int fd = cli_send(req, 15000, &reply, &err);
+
+	json_decref(req);
+	if (fd >= 0)
+		close(fd);
+	if (reply && !strcmp(spur_json_str(reply, "type", ""), "error")) {
+		snprintf(why, wlen, "%s", spur_json_str(reply, "message", "refused"));
+		json_decref(reply);
+		return NULL;
+	}
+	if (!reply)
+		snprintf(why, wlen, "the cluster's controller: %s", err.msg);
+	return reply;
+}
+
+/* The session's state from its job's: state and outcome (NULL: none yet). */
+static void state_of(const char *job_state, const char **state, const char **outcome)
+{
+	static const char *const map[][3] = {
+		{ "PENDING", "queued", NULL },		{ "RUNNING", "running", NULL },
+		{ "COMPLETING", "stopping", NULL },	{ "COMPLETED", "ended", "completed" },
+		{ "FAILED", "ended", "failed" },	{ "OUT_OF_MEMORY", "ended", "failed" },
+		{ "NODE_FAIL", "ended", "failed" },	{ "CANCELLED", "ended", "cancelled" },
+		{ "PREEMPTED", "ended", "cancelled" }, { "TIMEOUT", "ended", "timeout" },
+	};
+
+	*state = "ended", *outcome = "unknown";
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(job_state, map[i][0])) {
+			*state = map[i][1], *outcome = map[i][2];
+			return;
+		}
+}
+
+/* Bring the org's sessions not yet ended up to date with the controller
+ * (one "job" request each); a controller that cannot be reached leaves
+ * them as they were. */
+static void refresh(struct cloud_api *api, const char *oid)
+{
+	const char *p[1] = { oid };
+	json_t *rows = NULL, *row;
+	char why[256];
+	size_t i;
+
+	if (cloud_db_query(api->db,
+			   "SELECT id, job_id FROM sessions WHERE org_id = $1::bigint AND state <> "
+			   "'ended' AND job_id IS NOT NULL",
+			   1, p, &rows, why, sizeof(why)))
+		return;
+	json_array_foreach(rows, i, row) {
+		json_t *r = ctld(json_pack("{s:s,s:I}", "type", "job", "job_id",
+					   (json_int_t)atoll(cloud_field(row, "job_id"))),
+				 why, sizeof(why));
+		const json_t *job = json_object_get(r, "job");
+		const char *state, *outcome, *u[4];
+
+		if (!r && strstr(why, "controller:"))
+			break; /* unreachable: try at the next look */
+		state_of(job ? spur_json_str(job, "state", "") : "", &state, &outcome);
+		u[0] = cloud_field(row, "id"), u[1] = state, u[2] = outcome;
+		u[3] = job ? spur_json_str(job, "reason", "") : "the job is no longer known";
+		cloud_db_query(api->db,
+			       "UPDATE sessions SET state = $2, outcome = $3, reason = $4, ended = CASE "
+			       "WHEN $2 = 'ended' THEN coalesce(ended, now()) END WHERE id = $1::bigint",
+			       4, u, NULL, why, sizeof(why));
+		json_decref(r);
+	}
+	json_decref(rows);
+}
+
+/* The job a session is: its command under the project's account. */
+static json_t *job_of(const json_t *b, const char *id, const char *account)
+{
+	struct passwd *pw = getpwuid(getuid());
+	char script[4200], name[40];
+	json_t *job;
+
+	snprintf(script, sizeof(script), "#!/bin/sh\n%s\n", cloud_field(b, "command"));
+	snprintf(name, sizeof(name), "cloud-%s", id);
+	job = json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:s,s:s,s:I,s:{}}", "script", script, "name", name,
+			"account", account, "user", pw ? pw->pw_name : "nobody", "uid",
+			(json_int_t)getuid(), "gid", (json_int_t)getgid(), "workdir", "/tmp",
+			"output", "/dev/null", "time_limit",
+			(json_int_t)json_integer_value(json_object_get(b, "time_limit")) * 60, "env");
+	if (json_integer_value(json_object_get(b, "gpus")) > 0)
+		json_object_set_new(job, "gpus", json_integer(json_integer_value(json_object_get(b, "gpus"))));
+	if (*cloud_field(b, "gpu_type"))
+		json_object_set_new(job, "gpu_type", json_string(cloud_field(b, "gpu_type")));
+	return job;
+}
+
+/* The body's fields checked: NULL, or what is wrong. */
+static const char *invalid(const json_t *b)
+{
+	const json_t *g = json_object_get(b, "gpus"), *t = json_object_get(b, "time_limit");
+	const char *tpl = *cloud_field(b, "template") ? cloud_field(b, "template") : "command";
+	const char *type = cloud_field(b, "gpu_type");
+
+	if (strcmp(tpl, "command"))
+		return "template: only \"command\" is supported (shell, jupyter and images are "
+		       "not built yet)";
+	if (g && (!json_is_integer(g) || json_integer_value(g) < 0 || json_integer_value(g) > 64))
+		return "gpus: an integer from 0 to 64";
+	if (!json_is_integer(t) || json_integer_value(t) < 1 || json_integer_value(t) > 10080)
+		return "time_limit: minutes, an integer from 1 to 10080";
+	if (!*cloud_field(b, "command") || strlen(cloud_field(b, "command")) > 4096)
+		return "command: 1 to 4096 characters";
+	if (strlen(type) > 32 || strspn(type, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(type))
+		return "gpu_type: a-z, 0-9, _ (at most 32)";
+	if (strlen(cloud_field(b, "name")) > 64)
+		return "name: at most 64 characters";
+	return NULL;
+}
+
+static void show(struct cloud_api *api, const char *oid, const char *id, int status,
+		 struct cloud_resp *rs)
+{
+	const char *p[2] = { oid, id };
+	json_t *rows = NULL;
+	char why[256];
+	int rc;
+
+	refresh(api, oid);
+	rc = cloud_db_query(api->db,
+			    id ? "SELECT " SESSION_COLS SESSION_FROM
+				 " WHERE s.org_id = $1::bigint AND s.id = $2::bigint"
+			       : "SELECT " SESSION_COLS SESSION_FROM
+				 " WHERE s.org_id = $1::bigint ORDER BY s.id",
+			    id ? 2 : 1, p, &rows, why, sizeof(why));
+	if (rc)
+		cloud_db_error(rs, rc, why);
+	else if (id && !json_array_size(rows))
+		cloud_error(rs, 404, "no such session");
+	else if (id)
+		cloud_reply(rs, status, json_incref(json_array_get(rows, 0)));
+	else
+		cloud_reply(rs, status, json_pack("{s:O}", "sessions", rows));
+	json_decref(rows);
+}
+
+static void start(struct cloud_api *api, const struct cloud_req *rq, const struct who *w,
+		  const char *oid, const char *project, struct cloud_resp *rs)
+{
+	json_t *b = cloud_body(rq, rs), *rows = NULL, *r;
+	char why[256], said[256], gpus[16], tl[16], id[24];
+	const char *bad, *p[9];
+	int rc;
+
+	if (!b)
+		return;
+	if ((bad = invalid(b))) {
+		cloud_error(rs, 400, bad);
+		goto out;
+	}
+	snprintf(gpus, sizeof(gpus), "%d", (int)json_integer_value(json_object_get(b, "gpus")));
+	snprintf(tl, sizeof(tl), "%d", (int)json_integer_value(json_object_get(b, "time_limit")));
+	p[0] = oid, p[1] = project, p[2] = w->id, p[3] = cloud_field(b, "name"), p[4] = gpus;
+	p[5] = cloud_field(b, "gpu_type"), p[6] = cloud_field(b, "command"), p[7] = tl;
+	rc = cloud_db_query(api->db,
+			    "INSERT INTO sessions (org_id, project_id, user_id, name, gpus, gpu_type, "
+			    "template, command, time_limit, state) SELECT $1::bigint, p.id, "
+			    "$3::bigint, $4, $5::int, $6, 'command', $7, $8::int, 'requested' FROM "
+			    "projects p WHERE p.org_id = $1::bigint AND p.name = $2 RETURNING id, "
+			    "(SELECT account FROM projects WHERE org_id = $1::bigint AND name = $2)",
+			    8, p, &rows, why, sizeof(why));
+	if (rc || !json_array_size(rows)) {
+		rc ? cloud_db_error(rs, rc, why) : cloud_error(rs, 404, "no such project");
+		goto out;
+	}
+	snprintf(id, sizeof(id), "%s", cloud_field(json_array_get(rows, 0), "id"));
+	r = ctld(json_pack("{s:s,s:o}", "type", "submit", "job",
+			   job_of(b, id, cloud_field(json_array_get(rows, 0), "account"))),
+		 said, sizeof(said));
+	p[0] = id;
+	if (!r) { /* the session ends there, saying why */
+		p[1] = said;
+		cloud_db_query(api->db,
+			       "UPDATE sessions SET state = 'ended', outcome = 'failed', reason = $2, "
+			       "ended = now() WHERE id = $1::bigint",
+			       2, p, NULL, why, sizeof(why));
+		cloud_error(rs, strstr(p[1], "controller:") ? 503 : 400, p[1]);
+		goto out;
+	}
+	snprintf(gpus, sizeof(gpus), "%lld", (long long)spur_json_int(r, "job_id", 0));
+	p[1] = gpus;
+	json_decref(r);
+	cloud_db_query(api->db,
+		       "UPDATE sessions SET job_id = $2::bigint, state = 'queued' WHERE id = $1::bigint",
+		       2, p, NULL, why, sizeof(why));
+	show(api, oid, id, 201, rs);
+out:
+	json_decref(rows);
+	json_decref(b);
+}
+
+/* DELETE: the job cancelled; the session is stopping until the job ends.
+ * Its owner, or the organisation's owners and admins. */
+static void stop(struct cloud_api *api, const struct who *w, const char *oid, const char *role,
+		 const char *id, struct cloud_resp *rs)
+{
+	const char *p[3] = { oid, id, w->id };
+	json_t *rows = NULL, *r;
+	char why[256];
+	int rc = cloud_db_query(api->db,
+				"SELECT job_id, state, user_id = $3::bigint AS mine FROM sessions "
+				"WHERE org_id = $1::bigint AND id = $2::bigint",
+				3, p, &rows, why, sizeof(why));
+	const json_t *row = json_array_get(rows, 0);
+
+	if (rc) {
+		cloud_db_error(rs, rc, why);
+	} else if (!row) {
+		cloud_error(rs, 404, "no such session");
+	} else if (strcmp(cloud_field(row, "mine"), "t") && !cloud_manages(role)) {
+		cloud_error(rs, 403, "only the session's owner or the organisation's owners and admins");
+	} else if (!strcmp(cloud_field(row, "state"), "ended") || !*cloud_field(row, "job_id")) {
+		show(api, oid, id, 200, rs);
+	} else if (!(r = ctld(json_pack("{s:s,s:[{s:I}]}", "type", "cancel", "jobs", "job_id",
+					(json_int_t)atoll(cloud_field(row, "job_id"))),
+			      why, sizeof(why)))) {
+		cloud_error(rs, 503, why);
+	} else {
+		json_decref(r);
+		cloud_db_query(api->db,
+			       "UPDATE sessions SET state = 'stopping' WHERE id = $2::bigint AND "
+			       "org_id = $1::bigint AND state <> 'ended'",
+			       2, p, NULL, why, sizeof(why));
+		show(api, oid, id, 200, rs);
+	}
+	json_decref(rows);
+}
+
+void cloud_sessions(struct cloud_api *api, const struct cloud_req *rq, const struct who *w,
+		    const char *org, const char *project, const char *rest, struct cloud_resp *rs)
+{
+	char oid[24], role[16];
+	const char *id = *rest == '/' ? rest + 1 : NULL;
+	bool get = !strcmp(rq->method, "GET");
+
+	if ((id && (!*id || strspn(id, "0123456789") != strlen(id) || strlen(id) > 18)) ||
+	    (*rest && !id)) {
+		cloud_error(rs, 404, "no such session");
+		return;
+	}
+	if (cloud_org_role(api, w, org, oid, role, rs))
+		return;
+	if (!get && (!w->write || !strcmp(role, "viewer"))) {
+		cloud_error(rs, 403, w->write ? "a viewer cannot start or stop sessions"
+					      : "this key is read-only");
+		return;
+	}
+	if (project && !id && !strcmp(rq->method, "POST"))
+		start(api, rq, w, oid, project, rs);
+	else if (!project && get)
+		show(api, oid, id, 200, rs);
+	else if (!project && id && !strcmp(rq->method, "DELETE"))
+		stop(api, w, oid, role, id, rs);
+	else
+		cloud_error(rs, 405, "POST /v1/orgs/ORG/projects/P/sessions, GET /v1/orgs/ORG/sessions[/ID], "
+				     "DELETE /v1/orgs/ORG/sessions/ID");
+}

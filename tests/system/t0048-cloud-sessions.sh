@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Spur-Cloud's GPU sessions on a real cluster (a controller and one agent
+# with 4 simulated GPUs on loopback) and a real PostgreSQL (started in the
+# test's folder): a session is a Spur job under its project's account,
+# followed from queued (with the pending reason) to running and to its end
+# (completed, cancelled by a stop); the schema's migrations applied one
+# after another over an empty version table; viewers, read-only keys and other organisations
+# cannot start, stop or see sessions; bad requests get 400.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/pglib.sh"
+[ -x "$CLOUD" ] || { echo "cases: 0 passed, 0 failed (spur-cloud not built: libpq-dev, libsodium-dev)"; finish; exit 0; }
+[ -x "$PG_BIN/initdb" ] || { echo "cases: 0 passed, 0 failed (needs postgresql)"; finish; exit 0; }
+trap 'pg_stop; cleanup' EXIT
+write_conf 1 gpu:h100:4
+sed -i 's/^KillWait=2/KillWait=1/' "$T/slurm.conf"
+start_ctld
+start_agents 1
+check "the node registers" wait_until 20 nodes_idle 1
+check "PostgreSQL starts in the test's folder" pg_start
+# an empty version table (version 0): each migration applied in turn
+psql_q "CREATE TABLE schema_version (version int NOT NULL); INSERT INTO schema_version VALUES (0)" >/dev/null
+check "spur-cloud starts" start_cloud -f "$T/slurm.conf" --open-signup
+cat "$T/cloud.pid" >>"$T/agents.pid" # stopped with the daemons
+check "the schema is at version 2" test "$(psql_q 'SELECT version FROM schema_version')" = 2
+
+api POST /v1/signup '{"email":"ann@a.org","password":"correct horse","org":"alpha"}' >/dev/null
+api POST /v1/signup '{"email":"bob@b.org","password":"battery staple","org":"beta"}' >/dev/null
+api POST /v1/signup '{"email":"vic@a.org","password":"viewer only!","org":"vic"}' >/dev/null
+ann=$(api POST /v1/login '{"email":"ann@a.org","password":"correct horse"}' | jget '["token"]')
+bob=$(api POST /v1/login '{"email":"bob@b.org","password":"battery staple"}' | jget '["token"]')
+vic=$(api POST /v1/login '{"email":"vic@a.org","password":"viewer only!"}' | jget '["token"]')
+api POST /v1/orgs/alpha/projects '{"name":"train","account":"alpha_ml"}' "$ann" >/dev/null
+api POST /v1/orgs/alpha/members '{"email":"vic@a.org","role":"viewer"}' "$ann" >/dev/null
+
+out=$(api POST /v1/orgs/alpha/projects/train/sessions \
+	'{"name":"a","gpus":4,"gpu_type":"h100","command":"sleep 30","time_limit":5}' "$ann")
+check "ann starts a 4-GPU session (201)" test "$(echo "$out" | tail -1)" = 201
+s1=$(echo "$out" | jget '["id"]')
+job1=$(echo "$out" | jget '["job_id"]')
+check "... which is a Spur job under the project's account" \
+	bash -c "squeue -h -j $job1 -o '%a %j' | grep -qx 'alpha_ml cloud-$s1'"
+check "... and runs" wait_until 15 bash -c "curl -s http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions/$s1 -H 'Authorization: Bearer $ann' | grep -q '\"state\":\"running\"'"
+out=$(api POST /v1/orgs/alpha/projects/train/sessions '{"gpus":2,"command":"sleep 30","time_limit":5}' "$ann")
+s2=$(echo "$out" | jget '["id"]')
+check "a second one waits: queued, with the pending reason" \
+	bash -c "echo '$out' | head -1 | grep -q '\"state\":\"queued\"' && curl -s http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions/$s2 -H 'Authorization: Bearer $ann' | grep -q '\"reason\":\"Resources\"'"
+check "vic (viewer) sees them" \
+	bash -c "curl -s http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions -H 'Authorization: Bearer $vic' | grep -q '\"id\":\"$s2\"'"
+check "... but cannot start one (403)" \
+	test "$(status POST /v1/orgs/alpha/projects/train/sessions '{"command":"true","time_limit":1}' "$vic")" = 403
+check "... nor stop one (403)" test "$(status DELETE /v1/orgs/alpha/sessions/$s1 '' "$vic")" = 403
+check "bob (another organisation) sees none of alpha's (404)" test "$(status GET /v1/orgs/alpha/sessions '' "$bob")" = 404
+check "... nor stops them (404)" test "$(status DELETE /v1/orgs/alpha/sessions/$s1 '' "$bob")" = 404
+check "... nor reads them through his own org's path (404)" test "$(status GET /v1/orgs/beta/sessions/$s1 '' "$bob")" = 404
+check "ann stops the first (200, stopping or ended)" test "$(status DELETE /v1/orgs/alpha/sessions/$s1 '' "$ann")" = 200
+check "... its job is cancelled" wait_until 15 bash -c "[ -z \"\$(squeue -h -j $job1)\" ]"
+check "... and the session ended cancelled" wait_until 15 bash -c "curl -s http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions/$s1 -H 'Authorization: Bearer $ann' | grep -q '\"state\":\"ended\",\"outcome\":\"cancelled\"'"
+check "the queued one then runs" wait_until 15 bash -c "curl -s http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions/$s2 -H 'Authorization: Bearer $ann' | grep -q '\"state\":\"running\"'"
+out=$(api POST /v1/orgs/alpha/projects/train/sessions '{"command":"echo hi","time_limit":1}' "$ann")
+s3=$(echo "$out" | jget '["id"]')
+check "a CPU-only session that ends by itself: completed" wait_until 15 bash -c "curl -s http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions/$s3 -H 'Authorization: Bearer $ann' | grep -q '\"outcome\":\"completed\"'"
+check "a template not built is refused by name (400)" \
+	bash -c "api() { curl -s -X POST http://127.0.0.1:$CPORT/v1/orgs/alpha/projects/train/sessions -H 'Authorization: Bearer $ann' -d '{\"template\":\"jupyter\",\"command\":\"x\",\"time_limit\":1}'; }; api | grep -q 'only \\\\\"command\\\\\" is supported'"
+check "more GPUs than 64: 400" \
+	test "$(status POST /v1/orgs/alpha/projects/train/sessions '{"gpus":65,"command":"x","time_limit":1}' "$ann")" = 400
+check "no time limit: 400" test "$(status POST /v1/orgs/alpha/projects/train/sessions '{"command":"x"}' "$ann")" = 400
+check "an unknown project: 404" \
+	test "$(status POST /v1/orgs/alpha/projects/none/sessions '{"command":"x","time_limit":1}' "$ann")" = 404
+check "a GPU type the cluster lacks: refused by the cluster, said (400)" \
+	bash -c "curl -s -X POST http://127.0.0.1:$CPORT/v1/orgs/alpha/projects/train/sessions -H 'Authorization: Bearer $ann' -d '{\"gpus\":1,\"gpu_type\":\"mi300x\",\"command\":\"x\",\"time_limit\":1}' -w '%{http_code}' | grep -q '400\$'"
+finish
