@@ -212,7 +212,7 @@ static void login(struct cloud_api *api, const struct cloud_req *rq, struct clou
 }
 
 /* A listing: the rows of sql as {key: [...]} (200), or the failure. */
-static void list_reply(struct cloud_api *api, struct cloud_resp *rs, const char *key,
+void cloud_list_reply(struct cloud_api *api, struct cloud_resp *rs, const char *key,
 		       const char *sql, int n, const char *const *p)
 {
 	json_t *rows = NULL;
@@ -296,7 +296,7 @@ static void org_items(struct cloud_api *api, const struct cloud_req *rq, const s
 		return;
 	p[0] = oid;
 	if (get) {
-		list_reply(api, rs, what,
+		cloud_list_reply(api, rs, what,
 			   members ? "SELECT u.email, m.role FROM members m JOIN users u ON u.id = "
 				     "m.user_id WHERE m.org_id = $1::bigint ORDER BY 1"
 				   : "SELECT name, account FROM projects WHERE org_id = $1::bigint "
@@ -345,7 +345,7 @@ static void api_keys(struct cloud_api *api, const struct cloud_req *rq, const st
 	int rc;
 
 	if (!strcmp(rq->method, "GET") && !id) {
-		list_reply(api, rs, "api_keys",
+		cloud_list_reply(api, rs, "api_keys",
 			   "SELECT id, name, prefix, scope, created, revoked FROM tokens WHERE "
 			   "user_id = $1::bigint AND kind = 'api' ORDER BY id",
 			   1, p);
@@ -398,8 +398,11 @@ static void signed_in(struct cloud_api *api, const struct cloud_req *rq, struct 
 	else if (sscanf(rq->path, "/v1/orgs/%79[a-z0-9-]/projects/%79[a-z0-9-]/sessions%n", org,
 			proj, &n) == 2 && !rq->path[n])
 		cloud_sessions(api, rq, &w, org, proj, "", rs);
-	else if (sscanf(rq->path, "/v1/orgs/%79[a-z0-9-]/sessions%n", org, &n) == 1 && n)
+	else if ((n = 0, sscanf(rq->path, "/v1/orgs/%79[a-z0-9-]/sessions%n", org, &n)) == 1 && n)
 		cloud_sessions(api, rq, &w, org, NULL, rq->path + n, rs);
+	else if ((n = 0, sscanf(rq->path, "/v1/orgs/%79[a-z0-9-]/quotas%n", org, &n)) == 1 && n &&
+		 !rq->path[n])
+		cloud_quotas(api, rq, &w, org, rs);
 	else if (sscanf(rq->path, "/v1/orgs/%79[a-z0-9-]/%15[a-z]%n", org, what, &n) == 2 &&
 		 !rq->path[n] && (!strcmp(what, "projects") || !strcmp(what, "members")) &&
 		 (!strcmp(rq->method, "GET") || !strcmp(rq->method, "POST")))

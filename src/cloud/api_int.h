@@ -28,6 +28,9 @@ const char *cloud_field(const json_t *b, const char *k);
  * with rs set (404 for an organisation w is not in). */
 int cloud_org_role(struct cloud_api *api, const struct who *w, const char *org, char *oid,
 		   char *role, struct cloud_resp *rs);
+/* A listing: the rows of sql (n params p) as {key: [...]} (200), or the failure. */
+void cloud_list_reply(struct cloud_api *api, struct cloud_resp *rs, const char *key,
+		      const char *sql, int n, const char *const *p);
 /* May this role change the organisation's projects and members? */
 bool cloud_manages(const char *role);
 
@@ -36,5 +39,9 @@ bool cloud_manages(const char *role);
 void cloud_sessions(struct cloud_api *api, const struct cloud_req *rq, const struct who *w,
 		    const char *org, const char *project, const char *rest,
 		    struct cloud_resp *rs);
+
+/* GPU quotas (sessions.c): GET|PUT /v1/orgs/ORG/quotas. */
+void cloud_quotas(struct cloud_api *api, const struct cloud_req *rq, const struct who *w,
+		  const char *org, struct cloud_resp *rs);
 
 #endif

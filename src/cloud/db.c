@@ -67,6 +67,13 @@ static const char *const migrations[CLOUD_SCHEMA_VERSION] = {
 	"  created timestamptz NOT NULL DEFAULT now(),"
 	"  ended timestamptz);"
 	"CREATE INDEX sessions_live ON sessions (org_id) WHERE state <> 'ended';",
+	/* 3: GPU quotas per organisation (gpu_type '': all types together) */
+	"CREATE TABLE quotas ("
+	"  org_id bigint NOT NULL REFERENCES orgs ON DELETE CASCADE,"
+	"  gpu_type text NOT NULL DEFAULT '' CHECK (gpu_type ~ '^[a-z0-9_]{0,32}$'),"
+	"  max_gpus int NOT NULL CHECK (max_gpus >= 0),"
+	"  max_gpus_per_user int CHECK (max_gpus_per_user >= 0),"
+	"  PRIMARY KEY (org_id, gpu_type));",
 };
 
 static int fail(PGresult *r, PGconn *c, char *why, size_t wlen)

@@ -164,6 +164,65 @@ static void show(struct cloud_api *api, const char *oid, const char *id, int sta
 	json_decref(rows);
 }
 
+/* The quota a session of p[4] GPUs of type p[5] (any: '') would pass in
+ * org p[0] for user p[2]: a quota of type T counts the live (not ended)
+ * sessions of type T and those of no type (they may take T); one of type ''
+ * counts all. */
+#define QUOTA_HIT                                                                              \
+	"EXISTS (SELECT 1 FROM quotas q WHERE q.org_id = $1::bigint AND (q.gpu_type = '' OR "     \
+	"$6 = '' OR q.gpu_type = $6) AND ($5::int + (SELECT coalesce(sum(s.gpus), 0) FROM "       \
+	"sessions s WHERE s.org_id = $1::bigint AND s.state <> 'ended' AND (q.gpu_type = '' OR "  \
+	"s.gpu_type = '' OR s.gpu_type = q.gpu_type)) > q.max_gpus OR (q.max_gpus_per_user IS "   \
+	"NOT NULL AND $5::int + (SELECT coalesce(sum(s.gpus), 0) FROM sessions s WHERE "          \
+	"s.org_id = $1::bigint AND s.user_id = $3::bigint AND s.state <> 'ended' AND "            \
+	"(q.gpu_type = '' OR s.gpu_type = '' OR s.gpu_type = q.gpu_type)) > "                     \
+	"q.max_gpus_per_user)))"
+
+/* The session's row, unless its project is not there or a quota stops it
+ * (then no row): under the organisation's lock, so two starts at once
+ * (in one service or several) cannot both pass a quota one of them fills. */
+static int insert(struct cloud_api *api, const char *const *p, json_t **rows, char *why,
+		  size_t wlen)
+{
+	const char *sql[2] = {
+		"SELECT pg_advisory_xact_lock(7371, $1::int)",
+		"INSERT INTO sessions (org_id, project_id, user_id, name, gpus, gpu_type, template, "
+		"command, time_limit, state) SELECT $1::bigint, p.id, $3::bigint, $4, $5::int, $6, "
+		"'command', $7, $8::int, 'requested' FROM projects p WHERE p.org_id = $1::bigint AND "
+		"p.name = $2 AND NOT (" QUOTA_HIT ") RETURNING id, (SELECT account FROM projects "
+		"WHERE org_id = $1::bigint AND name = $2)"
+	};
+	const char *const *params[2] = { p, p };
+	int n[2] = { 1, 8 };
+
+	return cloud_db_tx(api->db, 2, sql, n, params, rows, why, wlen);
+}
+
+/* Why no row was made: 404 (no project) or 403 naming the quota. */
+static void refused(struct cloud_api *api, const char *const *p, struct cloud_resp *rs)
+{
+	json_t *rows = NULL;
+	char why[256], msg[300];
+	int rc = cloud_db_query(api->db,
+				"SELECT (SELECT count(*) FROM projects WHERE org_id = $1::bigint AND "
+				"name = $2) AS projects, " QUOTA_HIT " AS hit, $3, $4, $7, $8",
+				8, p, &rows, why, sizeof(why));
+	const json_t *row = json_array_get(rows, 0);
+
+	if (rc)
+		cloud_db_error(rs, rc, why);
+	else if (!strcmp(cloud_field(row, "projects"), "0"))
+		cloud_error(rs, 404, "no such project");
+	else {
+		snprintf(msg, sizeof(msg),
+			 "quota: %s more %s GPU%s would pass the organisation's or your limit on "
+			 "GPUs in use at once (GET /v1/orgs/ORG/quotas)",
+			 p[4], *p[5] ? p[5] : "", strcmp(p[4], "1") ? "s" : "");
+		cloud_error(rs, 403, msg);
+	}
+	json_decref(rows);
+}
+
 static void start(struct cloud_api *api, const struct cloud_req *rq, const struct who *w,
 		  const char *oid, const char *project, struct cloud_resp *rs)
 {
@@ -182,15 +241,12 @@ static void start(struct cloud_api *api, const struct cloud_req *rq, const struc
 	snprintf(tl, sizeof(tl), "%d", (int)json_integer_value(json_object_get(b, "time_limit")));
 	p[0] = oid, p[1] = project, p[2] = w->id, p[3] = cloud_field(b, "name"), p[4] = gpus;
 	p[5] = cloud_field(b, "gpu_type"), p[6] = cloud_field(b, "command"), p[7] = tl;
-	rc = cloud_db_query(api->db,
-			    "INSERT INTO sessions (org_id, project_id, user_id, name, gpus, gpu_type, "
-			    "template, command, time_limit, state) SELECT $1::bigint, p.id, "
-			    "$3::bigint, $4, $5::int, $6, 'command', $7, $8::int, 'requested' FROM "
-			    "projects p WHERE p.org_id = $1::bigint AND p.name = $2 RETURNING id, "
-			    "(SELECT account FROM projects WHERE org_id = $1::bigint AND name = $2)",
-			    8, p, &rows, why, sizeof(why));
+	rc = insert(api, p, &rows, why, sizeof(why));
 	if (rc || !json_array_size(rows)) {
-		rc ? cloud_db_error(rs, rc, why) : cloud_error(rs, 404, "no such project");
+		if (rc)
+			cloud_db_error(rs, rc, why);
+		else
+			refused(api, p, rs);
 		goto out;
 	}
 	snprintf(id, sizeof(id), "%s", cloud_field(json_array_get(rows, 0), "id"));
@@ -284,4 +340,69 @@ void cloud_sessions(struct cloud_api *api, const struct cloud_req *rq, const str
 	else
 		cloud_error(rs, 405, "POST /v1/orgs/ORG/projects/P/sessions, GET /v1/orgs/ORG/sessions[/ID], "
 				     "DELETE /v1/orgs/ORG/sessions/ID");
+}
+
+/* GET /v1/orgs/ORG/quotas (members), PUT (the service's administrators):
+ * {gpu_type ('' all types), max_gpus, max_gpus_per_user (null: none)}. */
+void cloud_quotas(struct cloud_api *api, const struct cloud_req *rq, const struct who *w,
+		  const char *org, struct cloud_resp *rs)
+{
+	const char *p[4] = { w->id, org };
+	char oid[24], role[16], why[256], mx[16], mu[16];
+	json_t *b = NULL, *rows = NULL;
+	const json_t *m, *u;
+	int rc;
+
+	if (!strcmp(rq->method, "GET")) {
+		if (cloud_org_role(api, w, org, oid, role, rs))
+			return;
+		p[0] = oid;
+		cloud_list_reply(api, rs, "quotas",
+				 "SELECT gpu_type, max_gpus, max_gpus_per_user FROM quotas WHERE "
+				 "org_id = $1::bigint ORDER BY gpu_type",
+				 1, p);
+		return;
+	}
+	if (strcmp(rq->method, "PUT")) {
+		cloud_error(rs, 405, "GET or PUT /v1/orgs/ORG/quotas");
+		return;
+	}
+	if (!w->write) {
+		cloud_error(rs, 403, "this key is read-only");
+		return;
+	}
+	if (!(b = cloud_body(rq, rs)))
+		return;
+	m = json_object_get(b, "max_gpus"), u = json_object_get(b, "max_gpus_per_user");
+	if (!json_is_integer(m) || json_integer_value(m) < 0 || json_integer_value(m) > 100000 ||
+	    (u && !json_is_null(u) &&
+	     (!json_is_integer(u) || json_integer_value(u) < 0 || json_integer_value(u) > 100000))) {
+		cloud_error(rs, 400, "max_gpus (and max_gpus_per_user, or null): 0 to 100000");
+		goto out;
+	}
+	snprintf(mx, sizeof(mx), "%d", (int)json_integer_value(m));
+	snprintf(mu, sizeof(mu), "%d", (int)json_integer_value(u));
+	p[2] = cloud_field(b, "gpu_type"), p[3] = mx;
+	{
+		const char *q[5] = { p[0], p[1], p[2], p[3], json_is_integer(u) ? mu : NULL };
+
+		rc = cloud_db_query(
+			api->db,
+			"INSERT INTO quotas (org_id, gpu_type, max_gpus, max_gpus_per_user) SELECT "
+			"o.id, $3, $4::int, $5::int FROM orgs o, users u WHERE o.name = $2 AND u.id = "
+			"$1::bigint AND u.is_admin ON CONFLICT (org_id, gpu_type) DO "
+			"UPDATE SET max_gpus = excluded.max_gpus, max_gpus_per_user = "
+			"excluded.max_gpus_per_user RETURNING gpu_type",
+			5, q, &rows, why, sizeof(why));
+	}
+	if (rc)
+		cloud_db_error(rs, rc, "gpu_type: a-z, 0-9, _ (at most 32)");
+	else if (!json_array_size(rows))
+		cloud_error(rs, 403, "only the service's administrators set quotas (or no such "
+				     "organisation)");
+	else
+		cloud_reply(rs, 200, json_incref(b));
+out:
+	json_decref(rows);
+	json_decref(b);
 }

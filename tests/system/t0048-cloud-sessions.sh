@@ -22,7 +22,7 @@ check "PostgreSQL starts in the test's folder" pg_start
 psql_q "CREATE TABLE schema_version (version int NOT NULL); INSERT INTO schema_version VALUES (0)" >/dev/null
 check "spur-cloud starts" start_cloud -f "$T/slurm.conf" --open-signup
 cat "$T/cloud.pid" >>"$T/agents.pid" # stopped with the daemons
-check "the schema is at version 2" test "$(psql_q 'SELECT version FROM schema_version')" = 2
+check "the schema is at version 3" test "$(psql_q 'SELECT version FROM schema_version')" = 3
 
 api POST /v1/signup '{"email":"ann@a.org","password":"correct horse","org":"alpha"}' >/dev/null
 api POST /v1/signup '{"email":"bob@b.org","password":"battery staple","org":"beta"}' >/dev/null
@@ -69,4 +69,29 @@ check "an unknown project: 404" \
 	test "$(status POST /v1/orgs/alpha/projects/none/sessions '{"command":"x","time_limit":1}' "$ann")" = 404
 check "a GPU type the cluster lacks: refused by the cluster, said (400)" \
 	bash -c "curl -s -X POST http://127.0.0.1:$CPORT/v1/orgs/alpha/projects/train/sessions -H 'Authorization: Bearer $ann' -d '{\"gpus\":1,\"gpu_type\":\"mi300x\",\"command\":\"x\",\"time_limit\":1}' -w '%{http_code}' | grep -q '400\$'"
+
+# quotas: GPUs in use at once (live sessions: queued or running), per type
+# and per user; session $s2 (2 GPUs, no type) is running
+check "only the service's administrator sets quotas (bob: 403)" \
+	test "$(status PUT /v1/orgs/alpha/quotas '{"gpu_type":"h100","max_gpus":3}' "$bob")" = 403
+check "ann (the administrator) caps alpha at 3 h100 GPUs" \
+	test "$(status PUT /v1/orgs/alpha/quotas '{"gpu_type":"h100","max_gpus":3}' "$ann")" = 200
+check "members see the quota" \
+	bash -c "curl -s http://127.0.0.1:$CPORT/v1/orgs/alpha/quotas -H 'Authorization: Bearer $vic' | grep -q '\"max_gpus\":\"3\"'"
+before=$(psql_q "SELECT count(*) FROM sessions")/$(squeue -h -t all | wc -l)
+out=$(api POST /v1/orgs/alpha/projects/train/sessions '{"gpus":2,"gpu_type":"h100","command":"sleep 30","time_limit":5}' "$ann")
+check "2 more h100 GPUs (2 in use): refused by the quota (403)" test "$(echo "$out" | tail -1)" = 403
+check "... saying so" grep -q '"error":"quota: 2 more h100 GPUs' <<<"$out"
+check "... and nothing was made or submitted" \
+	test "$(psql_q "SELECT count(*) FROM sessions")/$(squeue -h -t all | wc -l)" = "$before"
+check "1 more fits (201)" \
+	test "$(status POST /v1/orgs/alpha/projects/train/sessions '{"gpus":1,"gpu_type":"h100","command":"sleep 30","time_limit":5}' "$ann")" = 201
+check "a per-user cap of 3 over all types" \
+	test "$(status PUT /v1/orgs/alpha/quotas '{"max_gpus":100,"max_gpus_per_user":3}' "$ann")" = 200
+check "... stops ann's next GPU (403)" \
+	test "$(status POST /v1/orgs/alpha/projects/train/sessions '{"gpus":1,"command":"sleep 30","time_limit":5}' "$ann")" = 403
+check "... but not a CPU-only session (201)" \
+	test "$(status POST /v1/orgs/alpha/projects/train/sessions '{"gpus":0,"command":"true","time_limit":1}' "$ann")" = 201
+check "a negative quota: 400" \
+	test "$(status PUT /v1/orgs/alpha/quotas '{"max_gpus":-1}' "$ann")" = 400
 finish
