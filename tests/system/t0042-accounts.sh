@@ -57,6 +57,8 @@ check "a job under an account the user lacks is refused" \
 	bash -c "! bar sbatch -A nosuch --wrap true 2>err && grep -q 'Invalid account or account/partition combination specified' err"
 c=$(sub --wrap true)
 check "no -A: the default account" bash -c "[ \"\$(sacct -n -X -P -j $c -o Account)\" = proj1 ]"
+# (it must have ended: the submit limit below counts the jobs not ended)
+check "... and it ends" wait_until 30 bash -c "[ -z \"\$(squeue -h -j $c)\" ]"
 
 # MaxJobs and MaxSubmitJobs on the user's association
 check "set MaxJobs=1 MaxSubmitJobs=2" sacctmgr -i modify user baruser where account=proj1 set MaxJobs=1 MaxSubmitJobs=2
