@@ -181,7 +181,6 @@ static void renumber(json_t *env)
 		if (!eq)
 			continue;
 		val = eq + 1;
-
 		for (size_t k = 0; k < sizeof(vars) / sizeof(vars[0]); k++) {
 			size_t nl = strlen(vars[k]);
 
@@ -193,7 +192,8 @@ static void renumber(json_t *env)
 				p += strcspn(p, ",");
 				p += *p == ',';
 			}
-			json_array_set_new(env, i, json_string(buf));
+			json_array_set_new(env, i, json_string(buf)); /* kv is freed */
+			break;
 		}
 	}
 }
