@@ -891,6 +891,14 @@ static void relay_init(struct relay *r, const char *prog, int lfd, const json_t 
 	}
 }
 
+/* srun's end: what its options hold freed, rc returned. */
+static int srun_end(struct step_opts *so, int rc)
+{
+	json_decref(so->ctr);
+	so->ctr = NULL;
+	return rc;
+}
+
 int cli_srun_main(const char *prog, int argc, char **argv)
 {
 	const char *jobid = getenv("SLURM_JOB_ID") ? getenv("SLURM_JOB_ID") : getenv("SPUR_JOB_ID");
@@ -915,7 +923,7 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 
 		if (first < 0) {
 			json_decref(job);
-			return first == CLI_JOB_PARSE_DONE ? 0 : -first;
+			return srun_end(&so, first == CLI_JOB_PARSE_DONE ? 0 : -first);
 		}
 		label = spur_json_bool(job, "label", 0);
 		so.pty = spur_json_bool(job, "pty", 0);
@@ -932,12 +940,12 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 		}
 		if ((rc = outside_step_opts(prog, job, &so)) != 0) {
 			json_decref(job);
-			return rc < 0 ? 0 : rc; /* --mpi=list: said, done */
+			return srun_end(&so, rc < 0 ? 0 : rc); /* --mpi=list: said, done */
 		}
 		if (first >= pargc) {
 			json_decref(job);
 			cli_error(prog, "No command given to execute.");
-			return 1;
+			return srun_end(&so, 1);
 		}
 		nodes = (int)spur_json_int(job, "nodes", 0);
 		ntasks = (int)spur_json_int(job, "ntasks", 0);
@@ -948,7 +956,7 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 		}
 		aenv = cli_allocate(prog, job, &alloc_fd, &alloc_id);
 		if (!aenv)
-			return 1;
+			return srun_end(&so, 1);
 		if (so.verbose)
 			fprintf(stderr, "%s: Granted job allocation %u\n", prog, alloc_id);
 		cli_setenv_all(aenv);
@@ -962,7 +970,7 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 	if (!rc && so.ctr)
 		rc = cli_container_check(prog, so.ctr);
 	if (rc)
-		return rc < 0 ? 0 : rc;
+		return srun_end(&so, rc < 0 ? 0 : rc);
 	/* salloc's container options hold for the steps of its allocation */
 	if (!so.ctr && getenv("SPUR_CONTAINER")) {
 		json_t *c = json_loads(getenv("SPUR_CONTAINER"), 0, NULL);
@@ -978,7 +986,7 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 	label = so.label;
 	if (optind >= pargc) {
 		cli_error(prog, "No command given to execute.");
-		return 1;
+		return srun_end(&so, 1);
 	}
 have_command:
 	if (per_node && !ntasks)
@@ -993,7 +1001,7 @@ have_command:
 	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, SOMAXCONN) ||
 	    getsockname(lfd, (struct sockaddr *)&sa, &sl)) {
 		cli_error(prog, "cannot open a port for the tasks' output");
-		return 1;
+		return srun_end(&so, 1);
 	}
 	args = json_array();
 	for (int k = optind; k < pargc; k++)
@@ -1015,7 +1023,7 @@ have_command:
 		close(lfd);
 		if (alloc_fd >= 0)
 			cli_release(prog, alloc_fd, alloc_id, 1);
-		return 1;
+		return srun_end(&so, 1);
 	}
 	if (so.verbose) /* as Slurm's srun -v */
 		fprintf(stderr, "%s: jobid %s: nodes(%d):`%s', %d tasks\n", prog, jobid,
@@ -1028,5 +1036,5 @@ have_command:
 	close(lfd);
 	if (alloc_fd >= 0)
 		cli_release(prog, alloc_fd, alloc_id, rc);
-	return rc;
+	return srun_end(&so, rc);
 }
