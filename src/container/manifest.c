@@ -25,6 +25,22 @@ static int blob_path(const json_t *desc, char *out)
 	return 0;
 }
 
+/* A document's layer list (key, its name there): an array of at most
+ * SPUR_IMAGE_MAX_LAYERS, or -1 with why. */
+static int layers_bad(const json_t *layers, const char *key, char *why, size_t wlen)
+{
+	if (!json_is_array(layers)) {
+		snprintf(why, wlen, "no \"%s\"", key);
+		return -1;
+	}
+	if (json_array_size(layers) > SPUR_IMAGE_MAX_LAYERS) {
+		snprintf(why, wlen, "%zu layers (at most %d)", json_array_size(layers),
+			 SPUR_IMAGE_MAX_LAYERS);
+		return -1;
+	}
+	return 0;
+}
+
 static int oci_doc(const json_t *doc, struct spur_image_manifest *m, char *why, size_t wlen)
 {
 	const json_t *layers = json_object_get(doc, "layers"), *l;
@@ -37,15 +53,8 @@ static int oci_doc(const json_t *doc, struct spur_image_manifest *m, char *why, 
 		}
 		return 0;
 	}
-	if (!json_is_array(layers)) {
-		snprintf(why, wlen, "no \"layers\"");
+	if (layers_bad(layers, "layers", why, wlen))
 		return -1;
-	}
-	if (json_array_size(layers) > SPUR_IMAGE_MAX_LAYERS) {
-		snprintf(why, wlen, "%zu layers (at most %d)", json_array_size(layers),
-			 SPUR_IMAGE_MAX_LAYERS);
-		return -1;
-	}
 	json_array_foreach(layers, i, l)
 		if (blob_path(l, m->layers[m->nlayers++])) {
 			snprintf(why, wlen, "layer %zu has no sha256 digest", i);
@@ -64,15 +73,8 @@ static int docker_doc(const json_t *doc, struct spur_image_manifest *m, char *wh
 	const json_t *cfg = json_object_get(first, "Config");
 	size_t i;
 
-	if (!json_is_array(layers)) {
-		snprintf(why, wlen, "no \"Layers\"");
+	if (layers_bad(layers, "Layers", why, wlen))
 		return -1;
-	}
-	if (json_array_size(layers) > SPUR_IMAGE_MAX_LAYERS) {
-		snprintf(why, wlen, "%zu layers (at most %d)", json_array_size(layers),
-			 SPUR_IMAGE_MAX_LAYERS);
-		return -1;
-	}
 	json_array_foreach(layers, i, l)
 		if (inside(json_string_value(l), m->layers[m->nlayers++])) {
 			snprintf(why, wlen, "layer %zu: not a path inside the image", i);

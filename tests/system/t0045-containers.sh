@@ -15,9 +15,7 @@
 # device list. Needs root, busybox-static, runc or crun, mksquashfs.
 . "$(dirname "$0")/lib.sh"
 needs_root mksquashfs runuser mknod
-[ -x /bin/busybox ] || { echo "cases: 0 passed, 0 failed (needs busybox-static)"; finish; exit 0; }
-command -v runc >/dev/null || command -v crun >/dev/null ||
-	{ echo "cases: 0 passed, 0 failed (needs runc or crun)"; finish; exit 0; }
+needs_oci
 image=$(cd "$(dirname "$0")/../../tools" && pwd)/busybox-image.sh
 cd "$T"
 chmod 755 "$T"
