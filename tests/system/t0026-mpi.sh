@@ -18,6 +18,15 @@ if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null; then
 fi
 cd "$T"
 write_conf 4 gpu:mi300x:8
+# The simulated nodes share this host's /tmp, where each of mpirun's
+# daemons makes its session folder, named after the host: two daemons of
+# one job on one host race at mkdir ("File exists", orte_init fails). Real
+# nodes each have their own /tmp; here a TaskProlog gives each node its
+# own TMPDIR, as sites do for per-node scratch.
+mkdir -p tmp
+printf '%s\n' '#!/bin/sh' "mkdir -p $T/tmp/\$SLURMD_NODENAME" "echo export TMPDIR=$T/tmp/\$SLURMD_NODENAME" >tp.sh
+chmod 755 tp.sh
+echo "TaskProlog=$T/tp.sh" >>slurm.conf
 start_ctld
 start_agents 4
 check "the nodes register" wait_until 20 nodes_idle 4
