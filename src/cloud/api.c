@@ -98,8 +98,9 @@ static int authenticate(struct cloud_api *api, const struct cloud_req *rq, struc
 	}
 	snprintf(prefix, sizeof(prefix), "%.16s", t + 11);
 	rc = cloud_db_query(api->db,
-			    "SELECT user_id, hash, scope FROM tokens WHERE prefix = $1 AND revoked "
-			    "IS NULL AND (expires IS NULL OR expires > now())",
+			    "SELECT t.user_id, t.hash, t.scope, u.is_admin FROM tokens t JOIN users u ON "
+			    "u.id = t.user_id WHERE t.prefix = $1 AND t.revoked IS NULL AND "
+			    "(t.expires IS NULL OR t.expires > now())",
 			    1, p, &rows, why, sizeof(why));
 	if (rc) {
 		cloud_db_error(rs, rc, why);
@@ -114,6 +115,7 @@ static int authenticate(struct cloud_api *api, const struct cloud_req *rq, struc
 	}
 	snprintf(w->id, sizeof(w->id), "%s", json_string_value(json_object_get(row, "user_id")));
 	w->write = !strcmp(json_string_value(json_object_get(row, "scope")), "write");
+	w->admin = !strcmp(cloud_field(row, "is_admin"), "t");
 	json_decref(rows);
 	return 0;
 }
@@ -130,6 +132,11 @@ json_t *cloud_body(const struct cloud_req *rq, struct cloud_resp *rs)
 		return NULL;
 	}
 	return b;
+}
+
+const char *cloud_arg(const struct cloud_req *rq, const char *key)
+{
+	return rq->arg ? rq->arg(rq->ctx, key) : NULL;
 }
 
 const char *cloud_field(const json_t *b, const char *k)
@@ -403,6 +410,14 @@ static void signed_in(struct cloud_api *api, const struct cloud_req *rq, struct 
 	else if ((n = 0, sscanf(rq->path, "/v1/orgs/%79[a-z0-9-]/quotas%n", org, &n)) == 1 && n &&
 		 !rq->path[n])
 		cloud_quotas(api, rq, &w, org, rs);
+	else if ((n = 0, sscanf(rq->path, "/v1/orgs/%79[a-z0-9-]/%n", org, &n)) == 1 && n &&
+		 (!strcmp(rq->path + n, "usage") || !strcmp(rq->path + n, "budget") ||
+		  !strcmp(rq->path + n, "credits") || !strncmp(rq->path + n, "invoices/", 9)))
+		cloud_org_billing(api, rq, &w, org, rq->path + n, rs);
+	else if (!strcmp(rq->path, "/v1/prices"))
+		cloud_prices(api, rq, &w, rs);
+	else if (!strcmp(rq->path, "/v1/capacity") && !strcmp(rq->method, "GET"))
+		cloud_capacity(api, rq, rs);
 	else if (sscanf(rq->path, "/v1/orgs/%79[a-z0-9-]/%15[a-z]%n", org, what, &n) == 2 &&
 		 !rq->path[n] && (!strcmp(what, "projects") || !strcmp(what, "members")) &&
 		 (!strcmp(rq->method, "GET") || !strcmp(rq->method, "POST")))
@@ -423,6 +438,7 @@ int cloud_api_init(void)
 void cloud_api_handle(struct cloud_api *api, const struct cloud_req *rq, struct cloud_resp *rs)
 {
 	rs->body = NULL;
+	rs->type = NULL;
 	if (rq->len > CLOUD_MAX_BODY)
 		cloud_error(rs, 413, "the body is over 64 KiB");
 	else if (!strcmp(rq->path, "/openapi.json") && !strcmp(rq->method, "GET"))

@@ -25,11 +25,16 @@ struct cloud_req {
 	const char *auth; /* the Authorization header: "Bearer spc_..." */
 	const char *body;
 	size_t len;
+	/* the URL's query arguments: arg(ctx, key), NULL when absent (arg
+	 * NULL: none) */
+	const char *(*arg)(void *ctx, const char *key);
+	void *ctx;
 };
 
 struct cloud_resp {
 	int status;
-	char *body; /* JSON, malloc'd */
+	char *body; /* malloc'd */
+	const char *type; /* its Content-Type; NULL: application/json */
 };
 
 /* 0, or -1 when libsodium cannot start. */

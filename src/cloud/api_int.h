@@ -9,10 +9,12 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-/* The signed-in caller: a user id, and whether the token may change things. */
+/* The signed-in caller: a user id, whether the token may change things,
+ * and whether the user is one of the service's administrators. */
 struct who {
 	char id[24];
 	bool write;
+	bool admin;
 };
 
 /* body becomes the response (its reference taken). */
@@ -31,6 +33,10 @@ int cloud_org_role(struct cloud_api *api, const struct who *w, const char *org, 
 /* A listing: the rows of sql (n params p) as {key: [...]} (200), or the failure. */
 void cloud_list_reply(struct cloud_api *api, struct cloud_resp *rs, const char *key,
 		      const char *sql, int n, const char *const *p);
+/* One request to the cluster's leading controller (req's reference
+ * taken): its reply, or NULL with why (from the controller, or "the
+ * cluster's controller: ..." when it cannot be reached). Thread-safe. */
+json_t *cloud_ctld(json_t *req, char *why, size_t wlen);
 /* May this role change the organisation's projects and members? */
 bool cloud_manages(const char *role);
 
@@ -43,5 +49,15 @@ void cloud_sessions(struct cloud_api *api, const struct cloud_req *rq, const str
 /* GPU quotas (sessions.c): GET|PUT /v1/orgs/ORG/quotas. */
 void cloud_quotas(struct cloud_api *api, const struct cloud_req *rq, const struct who *w,
 		  const char *org, struct cloud_resp *rs);
+
+/* Prices, usage, budgets, invoices, capacity (billing.c). */
+void cloud_prices(struct cloud_api *api, const struct cloud_req *rq, const struct who *w,
+		  struct cloud_resp *rs);
+/* /v1/orgs/ORG/ + what: "usage", "budget", "credits", "invoices/YYYY-MM[.csv]" */
+void cloud_org_billing(struct cloud_api *api, const struct cloud_req *rq, const struct who *w,
+		       const char *org, const char *what, struct cloud_resp *rs);
+void cloud_capacity(struct cloud_api *api, const struct cloud_req *rq, struct cloud_resp *rs);
+/* A query argument of rq, NULL when absent. */
+const char *cloud_arg(const struct cloud_req *rq, const char *key);
 
 #endif

@@ -74,6 +74,46 @@ static const char *const migrations[CLOUD_SCHEMA_VERSION] = {
 	"  max_gpus int NOT NULL CHECK (max_gpus >= 0),"
 	"  max_gpus_per_user int CHECK (max_gpus_per_user >= 0),"
 	"  PRIMARY KEY (org_id, gpu_type));",
+	/* 4: prices, metering (a cursor per session, a unique key per session
+	 * and interval), credit budgets */
+	"ALTER TABLE sessions ADD COLUMN metered_until bigint,"
+	"  ADD COLUMN metered_done boolean NOT NULL DEFAULT false;"
+	"CREATE INDEX sessions_unmetered ON sessions (id) WHERE job_id IS NOT NULL AND NOT "
+	"  metered_done;"
+	"ALTER TABLE orgs ADD COLUMN budgeted boolean NOT NULL DEFAULT false;"
+	"CREATE TABLE prices ("
+	"  id bigserial PRIMARY KEY,"
+	"  resource text NOT NULL CHECK (resource IN ('gpu', 'cpu')),"
+	"  gpu_type text NOT NULL DEFAULT '' CHECK (gpu_type ~ '^[a-z0-9_]{0,32}$'),"
+	"  per_hour bigint NOT NULL CHECK (per_hour BETWEEN 0 AND 1000000000000),"
+	"  valid_from timestamptz NOT NULL,"
+	"  valid_until timestamptz CHECK (valid_until > valid_from),"
+	"  CHECK (resource = 'gpu' OR gpu_type = ''));"
+	"CREATE TABLE usage ("
+	"  id bigserial PRIMARY KEY,"
+	"  session_id bigint NOT NULL REFERENCES sessions ON DELETE CASCADE,"
+	"  org_id bigint NOT NULL REFERENCES orgs ON DELETE CASCADE,"
+	"  project_id bigint NOT NULL REFERENCES projects ON DELETE CASCADE,"
+	"  user_id bigint NOT NULL REFERENCES users ON DELETE CASCADE,"
+	"  job_id bigint NOT NULL,"
+	"  gpu_type text NOT NULL,"
+	"  gpus int NOT NULL CHECK (gpus >= 0),"
+	"  cpus int NOT NULL CHECK (cpus >= 0),"
+	"  t0 bigint NOT NULL,"
+	"  t1 bigint NOT NULL,"
+	"  seconds bigint NOT NULL,"
+	"  cost bigint NOT NULL,"
+	"  correction boolean NOT NULL,"
+	"  CHECK (CASE WHEN correction THEN seconds = t0 - t1 AND t1 > t0 ELSE seconds = t1 - t0 "
+	"    AND t1 > t0 END),"
+	"  UNIQUE (session_id, t0, correction));"
+	"CREATE INDEX usage_org ON usage (org_id, t0);"
+	"CREATE TABLE credits ("
+	"  id bigserial PRIMARY KEY,"
+	"  org_id bigint NOT NULL REFERENCES orgs ON DELETE CASCADE,"
+	"  amount bigint NOT NULL CHECK (amount <> 0),"
+	"  note text NOT NULL DEFAULT '' CHECK (length(note) <= 200),"
+	"  created timestamptz NOT NULL DEFAULT now());",
 };
 
 static int fail(PGresult *r, PGconn *c, char *why, size_t wlen)
@@ -87,8 +127,8 @@ static int fail(PGresult *r, PGconn *c, char *why, size_t wlen)
 		rc = CLOUD_DB_DOWN;
 	else if (state && !strcmp(state, "23505"))
 		rc = CLOUD_DB_CONFLICT;
-	else if (state && !strncmp(state, "23", 2))
-		rc = CLOUD_DB_INVALID;
+	else if (state && (!strncmp(state, "23", 2) || !strncmp(state, "22", 2)))
+		rc = CLOUD_DB_INVALID; /* a check, a key, or a value PostgreSQL cannot read */
 	PQclear(r);
 	return rc;
 }

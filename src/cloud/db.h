@@ -10,13 +10,13 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#define CLOUD_SCHEMA_VERSION 3
+#define CLOUD_SCHEMA_VERSION 4
 
 enum cloud_db_rc {
 	CLOUD_DB_OK = 0,
 	CLOUD_DB_DOWN = -1,	/* no connection to the server */
 	CLOUD_DB_CONFLICT = -2, /* a unique key already there (23505) */
-	CLOUD_DB_INVALID = -3,	/* a check or foreign key refused it (23xxx) */
+	CLOUD_DB_INVALID = -3,	/* a check or foreign key refused it, or a bad value (23xxx, 22xxx) */
 	CLOUD_DB_ERROR = -4,	/* anything else: why says */
 };
 

@@ -7,6 +7,7 @@
 #include "cloud/api_int.h"
 #include "cli/client.h"
 
+#include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,13 +20,19 @@
 #define SESSION_FROM                                                                           \
 	" FROM sessions s JOIN projects p ON p.id = s.project_id JOIN users u ON u.id = s.user_id"
 
-/* One request to the controller: its reply, or NULL with why. */
-static json_t *ctld(json_t *req, char *why, size_t wlen)
+/* One request to the controller: its reply, or NULL with why. The CLI's
+ * client keeps its token and the controller's address in statics: one
+ * request at a time (the HTTP thread and the meter's). */
+json_t *cloud_ctld(json_t *req, char *why, size_t wlen)
 {
+	static pthread_mutex_t one = PTHREAD_MUTEX_INITIALIZER;
 	struct spur_error err = { 0 };
 	json_t *reply = NULL;
-	int fd = cli_send(req, 15000, &reply, &err);
+	int fd;
 
+	pthread_mutex_lock(&one);
+	fd = cli_send(req, 15000, &reply, &err);
+	pthread_mutex_unlock(&one);
 	json_decref(req);
 	if (fd >= 0)
 		close(fd);
@@ -59,39 +66,45 @@ static void state_of(const char *job_state, const char **state, const char **out
 }
 
 /* Bring the org's sessions not yet ended up to date with the controller
- * (one "job" request each); a controller that cannot be reached leaves
- * them as they were. */
+ * (one "queue" request for them all); a controller that cannot be reached
+ * leaves them as they were. A session stopped for its budget keeps that
+ * reason. */
 static void refresh(struct cloud_api *api, const char *oid)
 {
 	const char *p[1] = { oid };
-	json_t *rows = NULL, *row;
+	json_t *rows = NULL, *row, *r = NULL, *byjob = json_object();
 	char why[256];
 	size_t i;
 
 	if (cloud_db_query(api->db,
 			   "SELECT id, job_id FROM sessions WHERE org_id = $1::bigint AND state <> "
 			   "'ended' AND job_id IS NOT NULL",
-			   1, p, &rows, why, sizeof(why)))
-		return;
+			   1, p, &rows, why, sizeof(why)) || !json_array_size(rows) ||
+	    !(r = cloud_ctld(json_pack("{s:s,s:b}", "type", "queue", "all", 1), why, sizeof(why))))
+		goto out;
+	json_array_foreach(json_object_get(r, "jobs"), i, row) {
+		char key[24];
+
+		snprintf(key, sizeof(key), "%lld", (long long)spur_json_int(row, "job_id", 0));
+		json_object_set(byjob, key, row);
+	}
 	json_array_foreach(rows, i, row) {
-		json_t *r = ctld(json_pack("{s:s,s:I}", "type", "job", "job_id",
-					   (json_int_t)atoll(cloud_field(row, "job_id"))),
-				 why, sizeof(why));
-		const json_t *job = json_object_get(r, "job");
+		const json_t *job = json_object_get(byjob, cloud_field(row, "job_id"));
 		const char *state, *outcome, *u[4];
 
-		if (!r && strstr(why, "controller:"))
-			break; /* unreachable: try at the next look */
 		state_of(job ? spur_json_str(job, "state", "") : "", &state, &outcome);
 		u[0] = cloud_field(row, "id"), u[1] = state, u[2] = outcome;
 		u[3] = job ? spur_json_str(job, "reason", "") : "the job is no longer known";
 		cloud_db_query(api->db,
-			       "UPDATE sessions SET state = $2, outcome = $3, reason = $4, ended = CASE "
-			       "WHEN $2 = 'ended' THEN coalesce(ended, now()) END WHERE id = $1::bigint",
+			       "UPDATE sessions SET state = $2, outcome = $3, reason = CASE WHEN "
+			       "reason LIKE 'budget:%' THEN reason ELSE $4 END, ended = CASE WHEN $2 = "
+			       "'ended' THEN coalesce(ended, now()) END WHERE id = $1::bigint",
 			       4, u, NULL, why, sizeof(why));
-		json_decref(r);
 	}
+out:
 	json_decref(rows);
+	json_decref(r);
+	json_decref(byjob);
 }
 
 /* The job a session is: its command under the project's account. */
@@ -178,6 +191,13 @@ static void show(struct cloud_api *api, const char *oid, const char *id, int sta
 	"(q.gpu_type = '' OR s.gpu_type = '' OR s.gpu_type = q.gpu_type)) > "                     \
 	"q.max_gpus_per_user)))"
 
+/* Is org $1's budget spent (it has one, and its credits less its usage
+ * are not above zero)? */
+#define BUDGET_SPENT                                                                           \
+	"EXISTS (SELECT 1 FROM orgs o WHERE o.id = $1::bigint AND o.budgeted AND (SELECT "       \
+	"coalesce(sum(amount), 0) FROM credits WHERE org_id = o.id) - (SELECT coalesce(sum(cost), " \
+	"0) FROM usage WHERE org_id = o.id) <= 0)"
+
 /* The session's row, unless its project is not there or a quota stops it
  * (then no row): under the organisation's lock, so two starts at once
  * (in one service or several) cannot both pass a quota one of them fills. */
@@ -189,7 +209,8 @@ static int insert(struct cloud_api *api, const char *const *p, json_t **rows, ch
 		"INSERT INTO sessions (org_id, project_id, user_id, name, gpus, gpu_type, template, "
 		"command, time_limit, state) SELECT $1::bigint, p.id, $3::bigint, $4, $5::int, $6, "
 		"'command', $7, $8::int, 'requested' FROM projects p WHERE p.org_id = $1::bigint AND "
-		"p.name = $2 AND NOT (" QUOTA_HIT ") RETURNING id, (SELECT account FROM projects "
+		"p.name = $2 AND NOT (" QUOTA_HIT ") AND NOT " BUDGET_SPENT " RETURNING id, (SELECT "
+		"account FROM projects "
 		"WHERE org_id = $1::bigint AND name = $2)"
 	};
 	const char *const *params[2] = { p, p };
@@ -198,14 +219,16 @@ static int insert(struct cloud_api *api, const char *const *p, json_t **rows, ch
 	return cloud_db_tx(api->db, 2, sql, n, params, rows, why, wlen);
 }
 
-/* Why no row was made: 404 (no project) or 403 naming the quota. */
+/* Why no row was made: 404 (no project), 402 (the budget) or 403 naming
+ * the quota. */
 static void refused(struct cloud_api *api, const char *const *p, struct cloud_resp *rs)
 {
 	json_t *rows = NULL;
 	char why[256], msg[300];
 	int rc = cloud_db_query(api->db,
 				"SELECT (SELECT count(*) FROM projects WHERE org_id = $1::bigint AND "
-				"name = $2) AS projects, " QUOTA_HIT " AS hit, $3, $4, $7, $8",
+				"name = $2) AS projects, " QUOTA_HIT " AS hit, " BUDGET_SPENT
+				" AS spent, $3, $4, $7, $8",
 				8, p, &rows, why, sizeof(why));
 	const json_t *row = json_array_get(rows, 0);
 
@@ -213,6 +236,9 @@ static void refused(struct cloud_api *api, const char *const *p, struct cloud_re
 		cloud_db_error(rs, rc, why);
 	else if (!strcmp(cloud_field(row, "projects"), "0"))
 		cloud_error(rs, 404, "no such project");
+	else if (!strcmp(cloud_field(row, "spent"), "t"))
+		cloud_error(rs, 402, "budget: the organisation's credit is spent (GET "
+				     "/v1/orgs/ORG/budget)");
 	else {
 		snprintf(msg, sizeof(msg),
 			 "quota: %s more %s GPU%s would pass the organisation's or your limit on "
@@ -250,7 +276,7 @@ static void start(struct cloud_api *api, const struct cloud_req *rq, const struc
 		goto out;
 	}
 	snprintf(id, sizeof(id), "%s", cloud_field(json_array_get(rows, 0), "id"));
-	r = ctld(json_pack("{s:s,s:o}", "type", "submit", "job",
+	r = cloud_ctld(json_pack("{s:s,s:o}", "type", "submit", "job",
 			   job_of(b, id, cloud_field(json_array_get(rows, 0), "account"))),
 		 said, sizeof(said));
 	p[0] = id;
@@ -297,7 +323,7 @@ static void stop(struct cloud_api *api, const struct who *w, const char *oid, co
 		cloud_error(rs, 403, "only the session's owner or the organisation's owners and admins");
 	} else if (!strcmp(cloud_field(row, "state"), "ended") || !*cloud_field(row, "job_id")) {
 		show(api, oid, id, 200, rs);
-	} else if (!(r = ctld(json_pack("{s:s,s:[{s:I}]}", "type", "cancel", "jobs", "job_id",
+	} else if (!(r = cloud_ctld(json_pack("{s:s,s:[{s:I}]}", "type", "cancel", "jobs", "job_id",
 					(json_int_t)atoll(cloud_field(row, "job_id"))),
 			      why, sizeof(why)))) {
 		cloud_error(rs, 503, why);

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* spur-cloud: Spur-Cloud's service (docs/cloud.md). HTTP (libmicrohttpd;
  * HTTPS with --cert/--key), one PostgreSQL connection (libpq), requests
- * served one at a time by the server's polling thread.
+ * served one at a time by the server's polling thread; the meter and the
+ * budgets' hard stop on the main thread, on a second connection, every
+ * --meter-interval seconds (60; 0: never).
  *   spur-cloud -d CONNINFO [-f slurm.conf] [-l ADDR] [-p PORT] [--open-signup]
- *              [--cert FILE --key FILE] [-L LOG]
+ *              [--cert FILE --key FILE] [--meter-interval S] [-L LOG]
  * The cluster's controller is found from slurm.conf as the CLI finds it;
  * sessions are submitted as the service's own user. */
 #include "cloud/api.h"
+#include "cloud/meter.h"
 #include "common/log.h"
 
 #include <arpa/inet.h>
@@ -16,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 struct upload {
@@ -32,7 +36,8 @@ static void on_signal(int sig)
 	stopping = 1;
 }
 
-static enum MHD_Result send_json(struct MHD_Connection *conn, int status, char *body)
+static enum MHD_Result send_resp(struct MHD_Connection *conn, int status, char *body,
+				  const char *type)
 {
 	struct MHD_Response *r;
 	enum MHD_Result rc;
@@ -44,7 +49,7 @@ static enum MHD_Result send_json(struct MHD_Connection *conn, int status, char *
 		free(body);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, "Content-Type", "application/json");
+	MHD_add_response_header(r, "Content-Type", type ? type : "application/json");
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(r, "Cache-Control", "no-store");
 	rc = MHD_queue_response(conn, (unsigned)status, r);
@@ -68,6 +73,11 @@ static int take(struct upload *up, const char *data, size_t n)
 	up->len += n;
 	up->buf[up->len] = '\0';
 	return 0;
+}
+
+static const char *query_arg(void *ctx, const char *key)
+{
+	return MHD_lookup_connection_value(ctx, MHD_GET_ARGUMENT_KIND, key);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -95,10 +105,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	rq = (struct cloud_req){ .method = method, .path = url,
 				 .auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 								     "Authorization"),
-				 .body = up->buf, .len = up->too_big ? CLOUD_MAX_BODY + 1 : up->len };
+				 .body = up->buf, .len = up->too_big ? CLOUD_MAX_BODY + 1 : up->len,
+				 .arg = query_arg, .ctx = conn };
 	cloud_api_handle(api, &rq, &rs);
 	spur_debug("%s %s -> %d", method, url, rs.status);
-	return send_json(conn, rs.status, rs.body);
+	return send_resp(conn, rs.status, rs.body, rs.type);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **state,
@@ -139,10 +150,42 @@ static char *slurp(const char *path)
 	return b;
 }
 
+/* The meter's loop, on this (the main) thread with its own connection,
+ * every interval seconds until a signal stops the service. */
+static void meter_loop(const char *conninfo, unsigned interval)
+{
+	struct cloud_db *db = NULL;
+	char why[512];
+	int rc;
+
+	while (!stopping) {
+		struct timespec ts = { .tv_sec = interval };
+
+		if (!interval) {
+			pause();
+			continue;
+		}
+		nanosleep(&ts, NULL); /* a signal ends it early */
+		if (stopping)
+			break;
+		if (!db && !(db = cloud_db_open(conninfo, why, sizeof(why)))) {
+			spur_warn("meter: %s", why);
+			continue;
+		}
+		if ((rc = cloud_meter_pass(db, why, sizeof(why))) < 0)
+			spur_warn("meter: %s", why);
+		else if (rc)
+			spur_debug("meter: %d sessions metered", rc);
+		if (cloud_meter_budgets(db, why, sizeof(why)))
+			spur_warn("budgets: %s", why);
+	}
+	cloud_db_close(db);
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "Usage: spur-cloud -d CONNINFO [-f slurm.conf] [-l ADDR] [-p PORT] [--open-signup] "
-			"[--cert FILE --key FILE] [-L LOG] [-v]\n");
+			"[--cert FILE --key FILE] [--meter-interval SECONDS] [-L LOG] [-v]\n");
 	return 2;
 }
 
@@ -151,6 +194,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = { { "open-signup", no_argument, NULL, 'o' },
 					      { "cert", required_argument, NULL, 'c' },
 					      { "key", required_argument, NULL, 'k' },
+					      { "meter-interval", required_argument, NULL, 'm' },
 					      { NULL, 0, NULL, 0 } };
 	const char *conninfo = NULL, *addr = "127.0.0.1", *logf = NULL, *certf = NULL, *keyf = NULL;
 	struct cloud_api api = { 0 };
@@ -160,6 +204,8 @@ int main(int argc, char **argv)
 	struct spur_error err = { 0 };
 	struct MHD_Daemon *d;
 	int c, verbose = 0;
+	long meter_s = 60;
+	char *end;
 
 	while ((c = getopt_long(argc, argv, "d:f:l:p:L:v", opts, NULL)) != -1) {
 		switch (c) {
@@ -172,6 +218,11 @@ int main(int argc, char **argv)
 		case 'o': api.open_signup = true; break;
 		case 'c': certf = optarg; break;
 		case 'k': keyf = optarg; break;
+		case 'm':
+			meter_s = strtol(optarg, &end, 10);
+			if (*end || meter_s < 0 || meter_s > 86400)
+				return usage();
+			break;
 		default: return usage();
 		}
 	}
@@ -212,8 +263,7 @@ int main(int argc, char **argv)
 		  CLOUD_SCHEMA_VERSION);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	while (!stopping)
-		pause();
+	meter_loop(conninfo, (unsigned)meter_s);
 	spur_info("stopping");
 	MHD_stop_daemon(d);
 	cloud_db_close(api.db);

@@ -28,6 +28,7 @@ CPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); p
 start_cloud() { # spur-cloud's extra arguments; waits until it serves
 	"$CLOUD" -d "$PG_CONNINFO" -p "$CPORT" -L "$T/cloud.log" "$@" 2>>"$T/cloud.err" &
 	echo $! >"$T/cloud.pid"
+	echo $! >>"$T/agents.pid" # stop_all (finish) stops it with the daemons
 	wait_until 20 curl -sf "http://127.0.0.1:$CPORT/openapi.json" -o /dev/null
 }
 stop_cloud() { kill "$(cat "$T/cloud.pid")" 2>/dev/null; wait "$(cat "$T/cloud.pid")" 2>/dev/null; }
