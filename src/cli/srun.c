@@ -135,7 +135,7 @@ static int gpu_bind_check(const char *v)
 
 /* srun's options inside a job (Slurm's, some refused by name below). */
 enum { O_PER_NODE = 1000, O_GPT, O_CPU_BIND, O_EXPORT, O_MPI, O_OVERLAP, O_UNBUF, O_KILL,
-       O_PTY, O_EXACT, O_GRES, O_GPN, O_GPU_BIND, O_NO };
+       O_PTY, O_EXACT, O_GRES, O_GPN, O_GPU_BIND, O_NO, O_JOBID };
 static const struct option step_long_opts[] = {
 	{ "nodes", required_argument, NULL, 'N' },
 	{ "ntasks", required_argument, NULL, 'n' },
@@ -174,8 +174,35 @@ static const struct option step_long_opts[] = {
 	{ "no-container-entrypoint", no_argument, NULL, O_NO },
 	{ "container-image-save", required_argument, NULL, O_NO },
 	CLI_CTR_OPTIONS,
+	{ "jobid", required_argument, NULL, O_JOBID },
 	{ NULL, 0, NULL, 0 },
 };
+#define STEP_SHORT_OPTS "+N:n:lJ:c:D:uhG:m:KW:w:x:o:e:i:v"
+
+/* --jobid=N, from inside a job or outside it: the step goes into job N,
+ * as from inside it (the controller checks that it is the caller's and
+ * running). NULL when not given; "" when N is not a job id. Read before
+ * the options are parsed, since it decides which options srun takes. */
+static const char *jobid_opt(int argc, char **argv)
+{
+	const char *found = NULL;
+	int opt, err = opterr;
+	bool any = false;
+
+	for (int i = 1; i < argc; i++)
+		any |= !strncmp(argv[i], "--jobid", 7);
+	if (!any)
+		return NULL;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, STEP_SHORT_OPTS, step_long_opts, NULL)) != -1)
+		if (opt == O_JOBID)
+			found = optarg;
+	opterr = err;
+	optind = 0; /* getopt starts afresh for the real parse */
+	if (found && (!*found || strspn(found, "0123456789") != strlen(found) || strlen(found) > 10))
+		return "";
+	return found;
+}
 
 /* srun's options inside a job: 0, or the exit code. */
 static int parse_step(const char *prog, int argc, char **argv, struct step_opts *o)
@@ -183,7 +210,7 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 	static const struct option *const opts = step_long_opts;
 	int opt, idx = -1;
 
-	while ((opt = getopt_long(argc, argv, "+N:n:lJ:c:D:uhG:m:KW:w:x:o:e:i:v", opts, &idx)) != -1) {
+	while ((opt = getopt_long(argc, argv, STEP_SHORT_OPTS, opts, &idx)) != -1) {
 		switch (opt) {
 		case 'v': o->verbose++; break;
 		case 'N': o->nodes = atoi(optarg); break;
@@ -254,6 +281,7 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 			break;
 		}
 		case O_PTY: o->pty = true; break;
+		case O_JOBID: break; /* read first (jobid_opt) */
 		case 'o': o->output = optarg; break;
 		case 'i':
 			if (strchr(optarg, '%'))
@@ -916,6 +944,12 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 	char idbuf[16];
 
 	pargc = cli_getopt_argv("srun", argc, argv, pargv, 256);
+	if (jobid_opt(pargc, pargv))
+		jobid = jobid_opt(pargc, pargv);
+	if (jobid && !*jobid) {
+		cli_error(prog, "--jobid: a job id (digits) is needed");
+		return srun_end(&so, 1);
+	}
 	if (!jobid) {
 		/* outside a job: sbatch's options (and -l) make an allocation */
 		json_t *job = json_object(), *aenv;

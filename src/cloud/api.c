@@ -84,12 +84,17 @@ static int token_new(struct cloud_api *api, const char *user, const char *kind,
 static int authenticate(struct cloud_api *api, const struct cloud_req *rq, struct who *w,
 			struct cloud_resp *rs)
 {
+	char bearer[128], prefix[17], hash[65], why[256];
 	const char *t = rq->auth;
-	char prefix[17], hash[65], why[256];
 	const char *p[1] = { prefix };
 	json_t *rows = NULL, *row;
 	int rc;
 
+	if (!t && rq->ws_key && cloud_arg(rq, "access_token")) {
+		/* a browser's WebSocket cannot send headers: ?access_token= */
+		snprintf(bearer, sizeof(bearer), "Bearer %s", cloud_arg(rq, "access_token"));
+		t = bearer;
+	}
 	if (!t || strncmp(t, "Bearer " TOKEN_PREFIX, 11) || strlen(t) != 11 + 16 + 1 + 64 ||
 	    t[27] != '_' || strspn(t + 11, "0123456789abcdef") != 16 ||
 	    strspn(t + 28, "0123456789abcdef") != 64) {
@@ -439,6 +444,7 @@ void cloud_api_handle(struct cloud_api *api, const struct cloud_req *rq, struct 
 {
 	rs->body = NULL;
 	rs->type = NULL;
+	rs->terminal_job = 0;
 	if (rq->len > CLOUD_MAX_BODY)
 		cloud_error(rs, 413, "the body is over 64 KiB");
 	else if (!strcmp(rq->path, "/openapi.json") && !strcmp(rq->method, "GET"))

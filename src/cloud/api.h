@@ -23,6 +23,7 @@ struct cloud_req {
 	const char *method;
 	const char *path;
 	const char *auth; /* the Authorization header: "Bearer spc_..." */
+	const char *ws_key; /* Sec-WebSocket-Key, when it asks for a WebSocket */
 	const char *body;
 	size_t len;
 	/* the URL's query arguments: arg(ctx, key), NULL when absent (arg
@@ -35,6 +36,7 @@ struct cloud_resp {
 	int status;
 	char *body; /* malloc'd */
 	const char *type; /* its Content-Type; NULL: application/json */
+	long long terminal_job; /* status 101: open a terminal into this job */
 };
 
 /* 0, or -1 when libsodium cannot start. */

@@ -338,34 +338,81 @@ static void stop(struct cloud_api *api, const struct who *w, const char *oid, co
 	json_decref(rows);
 }
 
+/* GET .../sessions/ID/terminal, a WebSocket upgrade: its owner, or the
+ * organisation's owners and admins, with a key that may change things,
+ * while the session runs (101, then terminal.c). */
+static void terminal(struct cloud_api *api, const struct cloud_req *rq, const struct who *w,
+		     const char *oid, const char *role, const char *id, struct cloud_resp *rs)
+{
+	const char *p[3] = { oid, id, w->id };
+	json_t *rows = NULL;
+	const json_t *row;
+	char why[256], msg[128];
+	int rc;
+
+	if (!rq->ws_key) {
+		cloud_error(rs, 400, "the terminal is a WebSocket: GET with Upgrade: websocket");
+		return;
+	}
+	refresh(api, oid);
+	rc = cloud_db_query(api->db,
+			    "SELECT job_id, state, user_id = $3::bigint AS mine FROM sessions WHERE "
+			    "org_id = $1::bigint AND id = $2::bigint",
+			    3, p, &rows, why, sizeof(why));
+	row = json_array_get(rows, 0);
+	if (rc) {
+		cloud_db_error(rs, rc, why);
+	} else if (!row) {
+		cloud_error(rs, 404, "no such session");
+	} else if (strcmp(cloud_field(row, "mine"), "t") && !cloud_manages(role)) {
+		cloud_error(rs, 403, "only the session's owner or the organisation's owners and admins");
+	} else if (strcmp(cloud_field(row, "state"), "running")) {
+		snprintf(msg, sizeof(msg), "the session is %s, not running", cloud_field(row, "state"));
+		cloud_error(rs, 409, msg);
+	} else {
+		rs->status = 101;
+		rs->terminal_job = atoll(cloud_field(row, "job_id"));
+	}
+	json_decref(rows);
+}
+
 void cloud_sessions(struct cloud_api *api, const struct cloud_req *rq, const struct who *w,
 		    const char *org, const char *project, const char *rest, struct cloud_resp *rs)
 {
-	char oid[24], role[16];
-	const char *id = *rest == '/' ? rest + 1 : NULL;
+	char oid[24], role[16], id[24] = "";
+	const char *sub = rest;
 	bool get = !strcmp(rq->method, "GET");
 
-	if ((id && (!*id || strspn(id, "0123456789") != strlen(id) || strlen(id) > 18)) ||
-	    (*rest && !id)) {
+	if (*rest == '/') {
+		size_t l = strspn(rest + 1, "0123456789");
+
+		if (l && l <= 18)
+			snprintf(id, sizeof(id), "%.*s", (int)l, rest + 1);
+		sub = rest + 1 + l;
+	}
+	if ((*rest && !*id) || (*sub && strcmp(sub, "/terminal"))) {
 		cloud_error(rs, 404, "no such session");
 		return;
 	}
 	if (cloud_org_role(api, w, org, oid, role, rs))
 		return;
-	if (!get && (!w->write || !strcmp(role, "viewer"))) {
-		cloud_error(rs, 403, w->write ? "a viewer cannot start or stop sessions"
+	if ((!get || *sub) && (!w->write || !strcmp(role, "viewer"))) {
+		cloud_error(rs, 403, w->write ? "a viewer cannot start, stop or enter sessions"
 					      : "this key is read-only");
 		return;
 	}
-	if (project && !id && !strcmp(rq->method, "POST"))
+	if (*sub && get)
+		terminal(api, rq, w, oid, role, id, rs);
+	else if (project && !*id && !strcmp(rq->method, "POST"))
 		start(api, rq, w, oid, project, rs);
-	else if (!project && get)
-		show(api, oid, id, 200, rs);
-	else if (!project && id && !strcmp(rq->method, "DELETE"))
+	else if (!project && get && !*sub)
+		show(api, oid, *id ? id : NULL, 200, rs);
+	else if (!project && *id && !*sub && !strcmp(rq->method, "DELETE"))
 		stop(api, w, oid, role, id, rs);
 	else
 		cloud_error(rs, 405, "POST /v1/orgs/ORG/projects/P/sessions, GET /v1/orgs/ORG/sessions[/ID], "
-				     "DELETE /v1/orgs/ORG/sessions/ID");
+				     "DELETE /v1/orgs/ORG/sessions/ID, GET (WebSocket) "
+				     "/v1/orgs/ORG/sessions/ID/terminal");
 }
 
 /* GET /v1/orgs/ORG/quotas (members), PUT (the service's administrators):

@@ -10,12 +10,14 @@
  * sessions are submitted as the service's own user. */
 #include "cloud/api.h"
 #include "cloud/meter.h"
+#include "cloud/terminal.h"
 #include "common/log.h"
 
 #include <arpa/inet.h>
 #include <getopt.h>
 #include <microhttpd.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +82,32 @@ static const char *query_arg(void *ctx, const char *key)
 	return MHD_lookup_connection_value(ctx, MHD_GET_ARGUMENT_KIND, key);
 }
 
+static void on_upgrade(void *cls, struct MHD_Connection *conn, void *state, const char *extra,
+		       size_t nextra, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh)
+{
+	(void)conn, (void)state;
+	cloud_term_start((long long)(intptr_t)cls, extra, nextra, sock, urh);
+}
+
+/* 101: the WebSocket handshake's answer, then the terminal. */
+static enum MHD_Result upgrade(struct MHD_Connection *conn, const char *key, long long job)
+{
+	struct MHD_Response *r;
+	enum MHD_Result rc;
+	char accept[29];
+
+	if (cloud_term_accept_key(key, accept))
+		return send_resp(conn, 400, strdup("{\"error\":\"Sec-WebSocket-Key: 16 bytes in base64\"}"),
+				 NULL);
+	if (!(r = MHD_create_response_for_upgrade(on_upgrade, (void *)(intptr_t)job)))
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_UPGRADE, "websocket");
+	MHD_add_response_header(r, "Sec-WebSocket-Accept", accept);
+	rc = MHD_queue_response(conn, MHD_HTTP_SWITCHING_PROTOCOLS, r);
+	MHD_destroy_response(r);
+	return rc;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
 				  const char *method, const char *version, const char *data,
 				  size_t *data_size, void **state)
@@ -107,8 +135,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 								     "Authorization"),
 				 .body = up->buf, .len = up->too_big ? CLOUD_MAX_BODY + 1 : up->len,
 				 .arg = query_arg, .ctx = conn };
+	if (MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_UPGRADE))
+		rq.ws_key = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Sec-WebSocket-Key");
 	cloud_api_handle(api, &rq, &rs);
 	spur_debug("%s %s -> %d", method, url, rs.status);
+	if (rs.status == 101)
+		return upgrade(conn, rq.ws_key, rs.terminal_job);
 	return send_resp(conn, rs.status, rs.body, rs.type);
 }
 
@@ -199,7 +231,8 @@ int main(int argc, char **argv)
 	const char *conninfo = NULL, *addr = "127.0.0.1", *logf = NULL, *certf = NULL, *keyf = NULL;
 	struct cloud_api api = { 0 };
 	struct sockaddr_in sa = { .sin_family = AF_INET };
-	unsigned port = 6830, flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL;
+	unsigned port = 6830,
+		 flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_ALLOW_UPGRADE;
 	char why[512], *cert = NULL, *key = NULL;
 	struct spur_error err = { 0 };
 	struct MHD_Daemon *d;

@@ -56,6 +56,25 @@ check "ann stops the first (200, stopping or ended)" test "$(status DELETE /v1/o
 check "... its job is cancelled" wait_until 15 bash -c "[ -z \"\$(squeue -h -j $job1)\" ]"
 check "... and the session ended cancelled" wait_until 15 bash -c "curl -s http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions/$s1 -H 'Authorization: Bearer $ann' | grep -q '\"state\":\"ended\",\"outcome\":\"cancelled\"'"
 check "the queued one then runs" wait_until 15 bash -c "curl -s http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions/$s2 -H 'Authorization: Bearer $ann' | grep -q '\"state\":\"running\"'"
+# the web terminal: a WebSocket to a shell that srun starts inside the job
+WS="$(dirname "$0")/ws_client.py"
+job2=$(psql_q "SELECT job_id FROM sessions WHERE id = $s2")
+python3 "$WS" "$CPORT" "/v1/orgs/alpha/sessions/$s2/terminal" "$ann" \
+	'echo spur-$((6*7)) in $SLURM_JOB_ID; stty size\n' "spur-42 in $job2" >"$T/term.out" 2>&1
+check "ann's terminal into her running session: a shell inside its job (101, echo)" \
+	grep -q "spur-42 in $job2" "$T/term.out"
+check "... a TTY, resized by the terminal's message (30 rows, 100 columns)" grep -q '^30 100' "$T/term.out"
+check "... as a step of the job, through srun (the controller and the agent)" \
+	grep -q "job $job2 step" "$T/ctld.log"
+python3 "$WS" "$CPORT" "/v1/orgs/alpha/sessions/$s2/terminal" "$bob" 'true\n' x >"$T/term.bob" 2>&1
+cat "$T/term.out"
+check "bob (another organisation): no terminal (404)" grep -q ' 404 ' "$T/term.bob"
+python3 "$WS" "$CPORT" "/v1/orgs/alpha/sessions/$s2/terminal" "$vic" 'true\n' x >"$T/term.vic" 2>&1
+check "vic (viewer): no terminal (403)" grep -q ' 403 ' "$T/term.vic"
+python3 "$WS" "$CPORT" "/v1/orgs/alpha/sessions/$s1/terminal" "$ann" 'true\n' x >"$T/term.end" 2>&1
+check "an ended session: no terminal (409)" grep -q ' 409 ' "$T/term.end"
+check "the terminal without a WebSocket upgrade: 400" \
+	test "$(status GET "/v1/orgs/alpha/sessions/$s2/terminal" '' "$ann")" = 400
 out=$(api POST /v1/orgs/alpha/projects/train/sessions '{"command":"echo hi","time_limit":1}' "$ann")
 s3=$(echo "$out" | jget '["id"]')
 check "a CPU-only session that ends by itself: completed" wait_until 15 bash -c "curl -s http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions/$s3 -H 'Authorization: Bearer $ann' | grep -q '\"outcome\":\"completed\"'"

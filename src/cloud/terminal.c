@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The web terminal (terminal.h): a WebSocket bridged to a PTY whose other
+ * end is `srun --jobid=J --overlap --pty SHELL`, so the shell runs inside
+ * the session's job on its node, reached through the controller and the
+ * agent like any step; no port is opened on the node. One thread per
+ * terminal. */
+#define _GNU_SOURCE
+#include "cloud/terminal.h"
+#include "cloud/ws.h"
+#include "common/log.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <openssl/evp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <pty.h>
+#include <signal.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define IN_MAX (64 * 1024) /* the most a client's frame may carry */
+
+struct term {
+	int sock;
+	struct MHD_UpgradeResponseHandle *urh;
+	long long job;
+	unsigned char in[IN_MAX + 16];
+	size_t nin;
+};
+
+int cloud_term_accept_key(const char *key, char out[29])
+{
+	static const char guid[] = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
+	unsigned char md[EVP_MAX_MD_SIZE];
+	char buf[128];
+	unsigned n = 0;
+
+	if (!key || strlen(key) != 24)
+		return -1;
+	snprintf(buf, sizeof(buf), "%s%s", key, guid);
+	if (!EVP_Digest(buf, strlen(buf), md, &n, EVP_sha1(), NULL) || n != 20)
+		return -1;
+	sodium_bin2base64(out, 29, md, 20, sodium_base64_VARIANT_ORIGINAL);
+	return 0;
+}
+
+/* All of buf to the client (its socket may be non-blocking). */
+static int send_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n) {
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+
+		if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
+			struct pollfd pf = { .fd = fd, .events = POLLOUT };
+
+			if (poll(&pf, 1, 10000) <= 0)
+				return -1;
+			continue;
+		}
+		if (w <= 0)
+			return -1;
+		p += w, n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int send_frame(int fd, int op, const void *p, size_t n)
+{
+	unsigned char h[10];
+	size_t hl = ws_header(h, op, n);
+
+	return send_all(fd, h, hl) || send_all(fd, p, n) ? -1 : 0;
+}
+
+/* A text frame is a control message: {"rows":R,"cols":C} resizes. */
+static void control(int master, const unsigned char *p, size_t n)
+{
+	json_t *m = json_loadb((const char *)p, n, 0, NULL);
+	const json_t *r = json_object_get(m, "rows"), *c = json_object_get(m, "cols");
+
+	if (json_is_integer(r) && json_is_integer(c) && json_integer_value(r) > 0 &&
+	    json_integer_value(r) < 1000 && json_integer_value(c) > 0 &&
+	    json_integer_value(c) < 1000) {
+		struct winsize ws = { .ws_row = (unsigned short)json_integer_value(r),
+				      .ws_col = (unsigned short)json_integer_value(c) };
+
+		ioctl(master, TIOCSWINSZ, &ws);
+	}
+	json_decref(m);
+}
+
+/* The frames in t->in: 0 to go on, 1 when the client closed, -1 on a
+ * protocol error. */
+static int from_client(struct term *t, int master)
+{
+	struct ws_frame f;
+	const char *why = NULL;
+	int rc;
+
+	while ((rc = ws_parse(t->in, t->nin, IN_MAX, &f, &why)) == 1) {
+		unsigned char *p = t->in + f.hdr;
+
+		ws_unmask(&f, p);
+		if (f.op == WS_CLOSE)
+			return 1;
+		if (f.op == WS_PING)
+			send_frame(t->sock, WS_PONG, p, f.len);
+		else if (f.op == WS_TEXT && f.fin)
+			control(master, p, f.len);
+		else if ((f.op == WS_BINARY || f.op == WS_CONT) && f.len &&
+			 write(master, p, f.len) < 0)
+			return -1;
+		memmove(t->in, p + f.len, t->nin - f.hdr - f.len);
+		t->nin -= f.hdr + f.len;
+	}
+	if (rc < 0)
+		spur_debug("terminal: job %lld: %s", t->job, why);
+	return rc < 0 ? -1 : 0;
+}
+
+/* Bridge until either side ends. */
+static void bridge(struct term *t, int master)
+{
+	unsigned char out[16384];
+
+	for (;;) {
+		struct pollfd pf[2] = { { .fd = t->sock, .events = POLLIN },
+					{ .fd = master, .events = POLLIN } };
+		ssize_t n;
+
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		if (pf[1].revents) {
+			n = read(master, out, sizeof(out));
+			if (n <= 0 || send_frame(t->sock, WS_BINARY, out, (size_t)n))
+				return; /* the shell (srun) ended, or the client is gone */
+		}
+		if (pf[0].revents) {
+			n = recv(t->sock, t->in + t->nin, sizeof(t->in) - t->nin, 0);
+			if (n < 0 && (errno == EAGAIN || errno == EINTR))
+				continue;
+			if (n <= 0)
+				return;
+			t->nin += (size_t)n;
+			if (from_client(t, master))
+				return;
+		}
+	}
+}
+
+/* The shell's process is gone: SIGHUP (the PTY's hangup), then SIGKILL. */
+static void reap(pid_t pid)
+{
+	struct timespec ts = { 0, 50 * 1000000 };
+
+	kill(pid, SIGHUP);
+	for (int i = 0; i < 100; i++) {
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			return;
+		nanosleep(&ts, NULL);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+static void *run(void *arg)
+{
+	struct term *t = arg;
+	struct winsize ws = { .ws_row = 24, .ws_col = 80 };
+	char jobopt[40];
+	int master;
+	pid_t pid;
+
+	snprintf(jobopt, sizeof(jobopt), "--jobid=%lld", t->job);
+	pid = forkpty(&master, NULL, NULL, &ws);
+	if (pid == 0) {
+		close_range(3, ~0U, 0);
+		setenv("TERM", "xterm-256color", 1);
+		execlp("srun", "srun", jobopt, "--overlap", "--pty", "/bin/sh", "-c",
+		       "exec \"${SHELL:-/bin/sh}\" -i", (char *)NULL);
+		fprintf(stderr, "spur-cloud: cannot run srun: %s\r\n", strerror(errno));
+		_exit(127);
+	}
+	if (pid < 0) {
+		static const char msg[] = "spur-cloud: no PTY for the terminal\r\n";
+
+		send_frame(t->sock, WS_BINARY, msg, sizeof(msg) - 1);
+	} else {
+		spur_info("terminal: job %lld opened", t->job);
+		bridge(t, master);
+		close(master);
+		reap(pid);
+		spur_info("terminal: job %lld closed", t->job);
+	}
+	send_frame(t->sock, WS_CLOSE, "\x03\xe8", 2); /* 1000: normal closure */
+	MHD_upgrade_action(t->urh, MHD_UPGRADE_ACTION_CLOSE);
+	free(t);
+	return NULL;
+}
+
+void cloud_term_start(long long job, const char *extra, size_t nextra, MHD_socket sock,
+		      struct MHD_UpgradeResponseHandle *urh)
+{
+	struct term *t = calloc(1, sizeof(*t));
+	pthread_attr_t at;
+	pthread_t th;
+
+	if (!t || nextra > IN_MAX) {
+		free(t);
+		MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
+		return;
+	}
+	t->sock = sock, t->urh = urh, t->job = job;
+	memcpy(t->in, extra, nextra);
+	t->nin = nextra;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&th, &at, run, t)) {
+		free(t);
+		MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
+	}
+	pthread_attr_destroy(&at);
+}

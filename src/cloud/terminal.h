@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Spur-Cloud's web terminal: a WebSocket (RFC 6455) to a shell in a
+ * session's job, started by srun inside the job (docs/cloud.md
+ * "Terminal"). Binary frames carry the terminal's bytes both ways; a
+ * text frame {"rows":R,"cols":C} resizes it. */
+#ifndef SPUR_CLOUD_TERMINAL_H
+#define SPUR_CLOUD_TERMINAL_H
+
+#include <microhttpd.h>
+#include <stddef.h>
+
+/* Sec-WebSocket-Accept for a client's Sec-WebSocket-Key (24 characters):
+ * 0 with out set (28 characters and a NUL), or -1. */
+int cloud_term_accept_key(const char *key, char out[29]);
+
+/* Run the terminal for job on an upgraded connection (MHD's upgrade
+ * handler; extra: bytes MHD read past the request), on its own thread. */
+void cloud_term_start(long long job, const char *extra, size_t nextra, MHD_socket sock,
+		      struct MHD_UpgradeResponseHandle *urh);
+
+#endif

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* WebSocket frames (ws.h). */
+#include "cloud/ws.h"
+
+int ws_parse(const unsigned char *buf, size_t n, size_t max, struct ws_frame *f,
+	     const char **why)
+{
+	uint64_t len;
+	size_t at = 2;
+
+	if (n < 2)
+		return 0;
+	f->fin = buf[0] >> 7;
+	f->op = buf[0] & 0x0f;
+	if (buf[0] & 0x70)
+		return *why = "reserved bits set", -1;
+	if (!(f->op <= WS_BINARY || (f->op >= WS_CLOSE && f->op <= WS_PONG)))
+		return *why = "unknown opcode", -1;
+	if (!(buf[1] & 0x80))
+		return *why = "a client's frame must be masked", -1;
+	len = buf[1] & 0x7f;
+	if (f->op >= WS_CLOSE && (!f->fin || len > 125))
+		return *why = "a control frame fragmented or over 125 bytes", -1;
+	if (len == 126) {
+		if (n < 4)
+			return 0;
+		len = (uint64_t)buf[2] << 8 | buf[3];
+		at = 4;
+	} else if (len == 127) {
+		if (n < 10)
+			return 0;
+		len = 0;
+		for (int i = 0; i < 8; i++)
+			len = len << 8 | buf[2 + i];
+		at = 10;
+	}
+	if (len > max)
+		return *why = "a frame over the size allowed", -1;
+	if (n < at + 4)
+		return 0;
+	for (int i = 0; i < 4; i++)
+		f->mask[i] = buf[at + (size_t)i];
+	f->hdr = at + 4;
+	f->len = (size_t)len;
+	return n - f->hdr < f->len ? 0 : 1;
+}
+
+void ws_unmask(const struct ws_frame *f, unsigned char *p)
+{
+	for (size_t i = 0; i < f->len; i++)
+		p[i] ^= f->mask[i & 3];
+}
+
+size_t ws_header(unsigned char *out, int op, size_t len)
+{
+	out[0] = (unsigned char)(0x80 | (op & 0x0f));
+	if (len < 126) {
+		out[1] = (unsigned char)len;
+		return 2;
+	}
+	if (len <= 0xffff) {
+		out[1] = 126;
+		out[2] = (unsigned char)(len >> 8);
+		out[3] = (unsigned char)len;
+		return 4;
+	}
+	out[1] = 127;
+	for (int i = 0; i < 8; i++)
+		out[2 + i] = (unsigned char)((uint64_t)len >> (56 - 8 * i));
+	return 10;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Fuzz target: WebSocket frames as a browser (or anyone who reaches
+ * spur-cloud's terminal) sends them, read as the terminal reads them: a
+ * frame said whole lies inside the bytes given and within the size
+ * allowed; unmasking stays inside it; a server header for its length
+ * says the same length back. */
+#include "fuzz.h"
+
+#include "cloud/ws.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	unsigned char *buf = malloc(size ? size : 1), h[10];
+	size_t at = 0, max = size ? data[0] * 64u : 0;
+	struct ws_frame f;
+	const char *why = NULL;
+
+	if (!buf)
+		return 0;
+	memcpy(buf, data, size);
+	while (at < size) {
+		int rc = ws_parse(buf + at, size - at, max, &f, &why);
+
+		if (rc < 0 && !why)
+			abort();
+		if (rc != 1)
+			break;
+		if (f.hdr + f.len > size - at || f.len > max || f.hdr < 6 || f.hdr > 14)
+			abort();
+		ws_unmask(&f, buf + at + f.hdr);
+		if (ws_header(h, f.op, f.len) > 10)
+			abort();
+		at += f.hdr + f.len;
+	}
+	free(buf);
+	return 0;
+}
