@@ -114,6 +114,14 @@ static const char *const migrations[CLOUD_SCHEMA_VERSION] = {
 	"  amount bigint NOT NULL CHECK (amount <> 0),"
 	"  note text NOT NULL DEFAULT '' CHECK (length(note) <= 200),"
 	"  created timestamptz NOT NULL DEFAULT now());",
+	/* 5: the shell and image templates; a session's idle limit */
+	"ALTER TABLE sessions DROP CONSTRAINT sessions_template_check,"
+	"  ADD CONSTRAINT sessions_template_check CHECK (template IN ('command', 'shell', 'image')),"
+	"  DROP CONSTRAINT sessions_command_check,"
+	"  ADD CONSTRAINT sessions_command_check CHECK (length(command) <= 4096),"
+	"  ADD COLUMN image text CHECK (length(image) BETWEEN 1 AND 1024),"
+	"  ADD COLUMN idle_limit int CHECK (idle_limit BETWEEN 1 AND 10080),"
+	"  ADD COLUMN last_active timestamptz NOT NULL DEFAULT now();",
 };
 
 static int fail(PGresult *r, PGconn *c, char *why, size_t wlen)

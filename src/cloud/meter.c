@@ -10,6 +10,7 @@
  * row that gives those seconds back. */
 #include "cloud/meter.h"
 #include "cloud/api_int.h"
+#include "cloud/terminal.h"
 #include "common/log.h"
 #include "common/wire.h"
 #include "common/hostlist.h"
@@ -211,6 +212,59 @@ int cloud_meter_budgets(struct cloud_db *db, char *why, size_t wlen)
 				    "<> 'ended'",
 				    1, p, NULL, why, wlen);
 		if (rc)
+			break;
+	}
+	json_decref(rows);
+	return rc;
+}
+
+/* Sessions with an idle limit: those with a terminal open are active now;
+ * one that has run (it has usage) without a terminal for its limit, since
+ * its last terminal or its start, is stopped. */
+int cloud_meter_idle(struct cloud_db *db, char *why, size_t wlen)
+{
+	long long open[256];
+	size_t n = cloud_term_open(open, 256), len = 0, i;
+	char list[256 * 21 + 3] = "{";
+	const char *p[1] = { list };
+	json_t *rows = NULL, *r;
+	const json_t *s;
+	int rc;
+
+	for (i = 0; i < n; i++)
+		len += (size_t)snprintf(list + 1 + len, sizeof(list) - 1 - len, "%s%lld",
+					i ? "," : "", open[i]);
+	snprintf(list + 1 + len, sizeof(list) - 1 - len, "}");
+	rc = cloud_db_query(db,
+			    "UPDATE sessions SET last_active = now() WHERE job_id = ANY($1::bigint[]) "
+			    "AND state <> 'ended'",
+			    1, p, NULL, why, wlen);
+	if (!rc)
+		rc = cloud_db_query(
+			db,
+			"SELECT s.id, s.job_id, s.idle_limit FROM sessions s WHERE s.idle_limit IS NOT "
+			"NULL AND s.state <> 'ended' AND NOT s.metered_done AND s.reason NOT LIKE "
+			"'idle:%' AND NOT (s.job_id = ANY($1::bigint[])) AND greatest(s.last_active, "
+			"(SELECT to_timestamp(min(t0)) FROM usage u WHERE u.session_id = s.id)) < now() - "
+			"s.idle_limit * interval '1 minute' AND EXISTS (SELECT 1 FROM usage u WHERE "
+			"u.session_id = s.id)",
+			1, p, &rows, why, wlen);
+	json_array_foreach(rows, i, s) {
+		const char *q[2] = { cloud_field(s, "id"), cloud_field(s, "idle_limit") };
+
+		if (!(r = cloud_ctld(json_pack("{s:s,s:[{s:I}]}", "type", "cancel", "jobs", "job_id",
+					       (json_int_t)atoll(cloud_field(s, "job_id"))),
+				     why, wlen))) {
+			rc = -1;
+			break;
+		}
+		json_decref(r);
+		spur_info("session %s: stopped, idle for %s minutes", q[0], q[1]);
+		if ((rc = cloud_db_query(db,
+					 "UPDATE sessions SET state = 'stopping', reason = 'idle: no "
+					 "terminal for ' || $2 || ' min' WHERE id = $1::bigint AND "
+					 "state <> 'ended'",
+					 2, q, NULL, why, wlen)))
 			break;
 	}
 	json_decref(rows);

@@ -18,4 +18,8 @@ int cloud_meter_pass(struct cloud_db *db, char *why, size_t wlen);
  * negative with why. */
 int cloud_meter_budgets(struct cloud_db *db, char *why, size_t wlen);
 
+/* Stop the sessions idle past their idle limit (no terminal open for
+ * that long, since the last one or their start): 0, or negative. */
+int cloud_meter_idle(struct cloud_db *db, char *why, size_t wlen);
+
 #endif

@@ -3,7 +3,10 @@
  * to the leading controller by the service (as the service's own user),
  * and followed from the controller's view of the job: requested -> queued
  * (with the pending reason) -> running -> stopping -> ended (completed,
- * failed, cancelled, timeout). Templates: "command" (a shell command). */
+ * failed, cancelled, timeout). Templates: "command" (a shell command),
+ * "shell" (the job waits for its terminal until its time limit or a
+ * stop), "image" (a container image, from the nodes' image stores, with
+ * a command or waiting like a shell). */
 #include "cloud/api_int.h"
 #include "cli/client.h"
 
@@ -16,7 +19,8 @@
 
 #define SESSION_COLS                                                                           \
 	"s.id, p.name AS project, u.email AS owner, s.name, s.gpus, s.gpu_type, s.template, "    \
-	"s.command, s.time_limit, s.job_id, s.state, s.outcome, s.reason, s.created, s.ended"
+	"s.command, s.image, s.time_limit, s.job_id, s.state, s.outcome, s.reason, s.created, "      \
+	"s.ended"
 #define SESSION_FROM                                                                           \
 	" FROM sessions s JOIN projects p ON p.id = s.project_id JOIN users u ON u.id = s.user_id"
 
@@ -97,7 +101,8 @@ static void refresh(struct cloud_api *api, const char *oid)
 		u[3] = job ? spur_json_str(job, "reason", "") : "the job is no longer known";
 		cloud_db_query(api->db,
 			       "UPDATE sessions SET state = $2, outcome = $3, reason = CASE WHEN "
-			       "reason LIKE 'budget:%' THEN reason ELSE $4 END, ended = CASE WHEN $2 = "
+			       "reason LIKE 'budget:%' OR reason LIKE 'idle:%' THEN reason ELSE $4 END, "
+			       "ended = CASE WHEN $2 = "
 			       "'ended' THEN coalesce(ended, now()) END WHERE id = $1::bigint",
 			       4, u, NULL, why, sizeof(why));
 	}
@@ -107,14 +112,17 @@ out:
 	json_decref(byjob);
 }
 
-/* The job a session is: its command under the project's account. */
+/* The job a session is: its template's script under the project's
+ * account (a shell waits: its time limit or a stop ends it). */
 static json_t *job_of(const json_t *b, const char *id, const char *account)
 {
 	struct passwd *pw = getpwuid(getuid());
+	const char *cmd = cloud_field(b, "command");
 	char script[4200], name[40];
 	json_t *job;
 
-	snprintf(script, sizeof(script), "#!/bin/sh\n%s\n", cloud_field(b, "command"));
+	snprintf(script, sizeof(script), "#!/bin/sh\n%s\n",
+		 *cmd ? cmd : "exec sleep 2147483647 # waits for the terminal");
 	snprintf(name, sizeof(name), "cloud-%s", id);
 	job = json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:s,s:s,s:I,s:{}}", "script", script, "name", name,
 			"account", account, "user", pw ? pw->pw_name : "nobody", "uid",
@@ -125,29 +133,63 @@ static json_t *job_of(const json_t *b, const char *id, const char *account)
 		json_object_set_new(job, "gpus", json_integer(json_integer_value(json_object_get(b, "gpus"))));
 	if (*cloud_field(b, "gpu_type"))
 		json_object_set_new(job, "gpu_type", json_string(cloud_field(b, "gpu_type")));
+	if (*cloud_field(b, "image"))
+		json_object_set_new(job, "container",
+				    json_pack("{s:s}", "image", cloud_field(b, "image")));
 	return job;
+}
+
+/* Minutes: an integer from 1 to a week. */
+static bool valid_minutes(const json_t *v)
+{
+	return json_is_integer(v) && json_integer_value(v) >= 1 && json_integer_value(v) <= 10080;
+}
+
+/* The template's fields: NULL, or what is wrong. */
+static const char *invalid_template(const json_t *b)
+{
+	const char *tpl = *cloud_field(b, "template") ? cloud_field(b, "template") : "command";
+	const char *cmd = cloud_field(b, "command"), *img = cloud_field(b, "image");
+
+	if (!strcmp(tpl, "jupyter"))
+		return "template: jupyter is not supported (no Jupyter server is built into "
+		       "Spur-Cloud yet): use image with a command that starts one";
+	if (strcmp(tpl, "command") && strcmp(tpl, "shell") && strcmp(tpl, "image"))
+		return "template: command, shell or image";
+	if (strlen(cmd) > 4096 || (!strcmp(tpl, "command") && !*cmd))
+		return "command: 1 to 4096 characters (template command needs one)";
+	if (!strcmp(tpl, "shell") && *cmd)
+		return "command: a shell session takes none (use template command)";
+	if (!strcmp(tpl, "image") != !!*img)
+		return "image: the template image needs one, the others take none";
+	/* as srun --container-image takes it: an absolute path, or a name in
+	 * the nodes' stores (registries are refused: import first) */
+	if (*img && (strlen(img) > 1024 ||
+		     (*img != '/' &&
+		      strspn(img, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:+-@") !=
+			      strlen(img))))
+		return "image: an absolute path on the nodes or a name in their image stores";
+	return NULL;
 }
 
 /* The body's fields checked: NULL, or what is wrong. */
 static const char *invalid(const json_t *b)
 {
 	const json_t *g = json_object_get(b, "gpus"), *t = json_object_get(b, "time_limit");
-	const char *tpl = *cloud_field(b, "template") ? cloud_field(b, "template") : "command";
-	const char *type = cloud_field(b, "gpu_type");
+	const char *type = cloud_field(b, "gpu_type"), *bad;
 
-	if (strcmp(tpl, "command"))
-		return "template: only \"command\" is supported (shell, jupyter and images are "
-		       "not built yet)";
+	if ((bad = invalid_template(b)))
+		return bad;
 	if (g && (!json_is_integer(g) || json_integer_value(g) < 0 || json_integer_value(g) > 64))
 		return "gpus: an integer from 0 to 64";
 	if (!json_is_integer(t) || json_integer_value(t) < 1 || json_integer_value(t) > 10080)
 		return "time_limit: minutes, an integer from 1 to 10080";
-	if (!*cloud_field(b, "command") || strlen(cloud_field(b, "command")) > 4096)
-		return "command: 1 to 4096 characters";
 	if (strlen(type) > 32 || strspn(type, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(type))
 		return "gpu_type: a-z, 0-9, _ (at most 32)";
 	if (strlen(cloud_field(b, "name")) > 64)
 		return "name: at most 64 characters";
+	if (json_object_get(b, "idle_limit") && !valid_minutes(json_object_get(b, "idle_limit")))
+		return "idle_limit: minutes, an integer from 1 to 10080";
 	return NULL;
 }
 
@@ -207,14 +249,16 @@ static int insert(struct cloud_api *api, const char *const *p, json_t **rows, ch
 	const char *sql[2] = {
 		"SELECT pg_advisory_xact_lock(7371, $1::int)",
 		"INSERT INTO sessions (org_id, project_id, user_id, name, gpus, gpu_type, template, "
-		"command, time_limit, state) SELECT $1::bigint, p.id, $3::bigint, $4, $5::int, $6, "
-		"'command', $7, $8::int, 'requested' FROM projects p WHERE p.org_id = $1::bigint AND "
+		"command, image, time_limit, idle_limit, state) SELECT $1::bigint, p.id, $3::bigint, "
+		"$4, $5::int, $6, $9, $7, nullif($10, ''), $8::int, $11::int, 'requested' FROM "
+		"projects p WHERE "
+		"p.org_id = $1::bigint AND "
 		"p.name = $2 AND NOT (" QUOTA_HIT ") AND NOT " BUDGET_SPENT " RETURNING id, (SELECT "
 		"account FROM projects "
 		"WHERE org_id = $1::bigint AND name = $2)"
 	};
 	const char *const *params[2] = { p, p };
-	int n[2] = { 1, 8 };
+	int n[2] = { 1, 11 };
 
 	return cloud_db_tx(api->db, 2, sql, n, params, rows, why, wlen);
 }
@@ -254,7 +298,8 @@ static void start(struct cloud_api *api, const struct cloud_req *rq, const struc
 {
 	json_t *b = cloud_body(rq, rs), *rows = NULL, *r;
 	char why[256], said[256], gpus[16], tl[16], id[24];
-	const char *bad, *p[9];
+	const char *bad, *p[11];
+	char idle[16];
 	int rc;
 
 	if (!b)
@@ -267,6 +312,10 @@ static void start(struct cloud_api *api, const struct cloud_req *rq, const struc
 	snprintf(tl, sizeof(tl), "%d", (int)json_integer_value(json_object_get(b, "time_limit")));
 	p[0] = oid, p[1] = project, p[2] = w->id, p[3] = cloud_field(b, "name"), p[4] = gpus;
 	p[5] = cloud_field(b, "gpu_type"), p[6] = cloud_field(b, "command"), p[7] = tl;
+	p[8] = *cloud_field(b, "template") ? cloud_field(b, "template") : "command";
+	p[9] = cloud_field(b, "image");
+	snprintf(idle, sizeof(idle), "%d", (int)json_integer_value(json_object_get(b, "idle_limit")));
+	p[10] = json_is_integer(json_object_get(b, "idle_limit")) ? idle : NULL;
 	rc = insert(api, p, &rows, why, sizeof(why));
 	if (rc || !json_array_size(rows)) {
 		if (rc)
@@ -376,6 +425,83 @@ static void terminal(struct cloud_api *api, const struct cloud_req *rq, const st
 	json_decref(rows);
 }
 
+/* PATCH .../sessions/ID {time_limit, idle_limit}: a new time limit while
+ * queued (the controller's update of the job: it may refuse, as Slurm
+ * does, a raise by one who is not an administrator) or idle limit (null:
+ * none). Its owner, or the organisation's owners and admins; live
+ * sessions only. */
+static void change(struct cloud_api *api, const struct cloud_req *rq, const struct who *w,
+		   const char *oid, const char *role, const char *id, struct cloud_resp *rs)
+{
+	json_t *b = cloud_body(rq, rs), *rows = NULL, *r;
+	const json_t *t, *il;
+	const char *p[4] = { oid, id, w->id, NULL };
+	char why[256], v[16];
+	const json_t *row;
+	int rc;
+
+	if (!b)
+		return;
+	refresh(api, oid);
+	t = json_object_get(b, "time_limit"), il = json_object_get(b, "idle_limit");
+	if ((!t && !il) || (t && !valid_minutes(t)) || (il && !json_is_null(il) && !valid_minutes(il))) {
+		cloud_error(rs, 400, "time_limit, idle_limit: minutes, 1 to 10080 (idle_limit null: none)");
+		goto out;
+	}
+	rc = cloud_db_query(api->db,
+			    "SELECT job_id, state, user_id = $3::bigint AS mine FROM sessions WHERE "
+			    "org_id = $1::bigint AND id = $2::bigint",
+			    3, p, &rows, why, sizeof(why));
+	row = json_array_get(rows, 0);
+	if (rc) {
+		cloud_db_error(rs, rc, why);
+		goto out;
+	} else if (!row) {
+		cloud_error(rs, 404, "no such session");
+		goto out;
+	} else if (strcmp(cloud_field(row, "mine"), "t") && !cloud_manages(role)) {
+		cloud_error(rs, 403, "only the session's owner or the organisation's owners and admins");
+		goto out;
+	} else if (strcmp(cloud_field(row, "state"), "running") &&
+		   strcmp(cloud_field(row, "state"), "queued")) {
+		cloud_error(rs, 409, "the session is not queued or running");
+		goto out;
+	} else if (t && strcmp(cloud_field(row, "state"), "queued")) {
+		/* the agent's supervisor holds a running job's limit: Spur's
+		 * controller changes only a pending job's */
+		cloud_error(rs, 409, "time_limit: only a queued session's can be changed (Spur "
+				     "does not change a running job's time limit yet)");
+		goto out;
+	}
+	if (t && !(r = cloud_ctld(json_pack("{s:s,s:I,s:{s:I}}", "type", "update", "job_id",
+					      (json_int_t)atoll(cloud_field(row, "job_id")), "set",
+					      "time_limit", json_integer_value(t) * 60),
+				  why, sizeof(why)))) {
+		cloud_error(rs, strstr(why, "controller:") ? 503 : 409, why);
+		goto out;
+	} else if (t) {
+		json_decref(r);
+		snprintf(v, sizeof(v), "%d", (int)json_integer_value(t));
+		p[2] = v;
+		cloud_db_query(api->db,
+			       "UPDATE sessions SET time_limit = $3::int WHERE org_id = $1::bigint AND "
+			       "id = $2::bigint",
+			       3, p, NULL, why, sizeof(why));
+	}
+	if (il) {
+		snprintf(v, sizeof(v), "%d", (int)json_integer_value(il));
+		p[2] = json_is_null(il) ? NULL : v;
+		cloud_db_query(api->db,
+			       "UPDATE sessions SET idle_limit = $3::int, last_active = now() WHERE "
+			       "org_id = $1::bigint AND id = $2::bigint",
+			       3, p, NULL, why, sizeof(why));
+	}
+	show(api, oid, id, 200, rs);
+out:
+	json_decref(rows);
+	json_decref(b);
+}
+
 void cloud_sessions(struct cloud_api *api, const struct cloud_req *rq, const struct who *w,
 		    const char *org, const char *project, const char *rest, struct cloud_resp *rs)
 {
@@ -397,7 +523,7 @@ void cloud_sessions(struct cloud_api *api, const struct cloud_req *rq, const str
 	if (cloud_org_role(api, w, org, oid, role, rs))
 		return;
 	if ((!get || *sub) && (!w->write || !strcmp(role, "viewer"))) {
-		cloud_error(rs, 403, w->write ? "a viewer cannot start, stop or enter sessions"
+		cloud_error(rs, 403, w->write ? "a viewer cannot start, change, stop or enter sessions"
 					      : "this key is read-only");
 		return;
 	}
@@ -409,9 +535,11 @@ void cloud_sessions(struct cloud_api *api, const struct cloud_req *rq, const str
 		show(api, oid, *id ? id : NULL, 200, rs);
 	else if (!project && *id && !*sub && !strcmp(rq->method, "DELETE"))
 		stop(api, w, oid, role, id, rs);
+	else if (!project && *id && !*sub && !strcmp(rq->method, "PATCH"))
+		change(api, rq, w, oid, role, id, rs);
 	else
 		cloud_error(rs, 405, "POST /v1/orgs/ORG/projects/P/sessions, GET /v1/orgs/ORG/sessions[/ID], "
-				     "DELETE /v1/orgs/ORG/sessions/ID, GET (WebSocket) "
+				     "DELETE|PATCH /v1/orgs/ORG/sessions/ID, GET (WebSocket) "
 				     "/v1/orgs/ORG/sessions/ID/terminal");
 }
 

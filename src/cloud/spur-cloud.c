@@ -210,6 +210,8 @@ static void meter_loop(const char *conninfo, unsigned interval)
 			spur_debug("meter: %d sessions metered", rc);
 		if (cloud_meter_budgets(db, why, sizeof(why)))
 			spur_warn("budgets: %s", why);
+		if (cloud_meter_idle(db, why, sizeof(why)))
+			spur_warn("idle sessions: %s", why);
 	}
 	cloud_db_close(db);
 }

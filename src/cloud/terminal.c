@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <pty.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,37 @@
 #include <unistd.h>
 
 #define IN_MAX (64 * 1024) /* the most a client's frame may carry */
+
+/* The jobs with a terminal open (the meter counts them as not idle). */
+static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
+static long long open_jobs[256];
+static size_t nopen;
+
+static void opened(long long job, bool open)
+{
+	pthread_mutex_lock(&open_lock);
+	if (open && nopen < sizeof(open_jobs) / sizeof(open_jobs[0])) {
+		open_jobs[nopen++] = job;
+	} else if (!open) {
+		for (size_t i = 0; i < nopen; i++)
+			if (open_jobs[i] == job) {
+				open_jobs[i] = open_jobs[--nopen];
+				break;
+			}
+	}
+	pthread_mutex_unlock(&open_lock);
+}
+
+size_t cloud_term_open(long long *jobs, size_t max)
+{
+	size_t n;
+
+	pthread_mutex_lock(&open_lock);
+	for (n = 0; n < nopen && n < max; n++)
+		jobs[n] = open_jobs[n];
+	pthread_mutex_unlock(&open_lock);
+	return n;
+}
 
 struct term {
 	int sock;
@@ -200,7 +232,9 @@ static void *run(void *arg)
 		send_frame(t->sock, WS_BINARY, msg, sizeof(msg) - 1);
 	} else {
 		spur_info("terminal: job %lld opened", t->job);
+		opened(t->job, true);
 		bridge(t, master);
+		opened(t->job, false);
 		close(master);
 		reap(pid);
 		spur_info("terminal: job %lld closed", t->job);

@@ -18,4 +18,7 @@ int cloud_term_accept_key(const char *key, char out[29]);
 void cloud_term_start(long long job, const char *extra, size_t nextra, MHD_socket sock,
 		      struct MHD_UpgradeResponseHandle *urh);
 
+/* The jobs with a terminal open now, into jobs (at most max): how many. */
+size_t cloud_term_open(long long *jobs, size_t max);
+
 #endif

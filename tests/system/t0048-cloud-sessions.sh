@@ -21,7 +21,7 @@ check "PostgreSQL starts in the test's folder" pg_start
 # an empty version table (version 0): each migration applied in turn
 psql_q "CREATE TABLE schema_version (version int NOT NULL); INSERT INTO schema_version VALUES (0)" >/dev/null
 check "spur-cloud starts" start_cloud -f "$T/slurm.conf" --open-signup
-check "the schema is at version 4" test "$(psql_q 'SELECT version FROM schema_version')" = 4
+check "the schema is at version 5" test "$(psql_q 'SELECT version FROM schema_version')" = 5
 
 api POST /v1/signup '{"email":"ann@a.org","password":"correct horse","org":"alpha"}' >/dev/null
 api POST /v1/signup '{"email":"bob@b.org","password":"battery staple","org":"beta"}' >/dev/null
@@ -44,6 +44,9 @@ out=$(api POST /v1/orgs/alpha/projects/train/sessions '{"gpus":2,"command":"slee
 s2=$(echo "$out" | jget '["id"]')
 check "a second one waits: queued, with the pending reason" \
 	bash -c "echo '$out' | head -1 | grep -q '\"state\":\"queued\"' && curl -s http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions/$s2 -H 'Authorization: Bearer $ann' | grep -q '\"reason\":\"Resources\"'"
+job2q=$(echo "$out" | jget '["job_id"]')
+check "the queued one's time limit is changed (PATCH, 200): its job's" \
+	bash -c "[ \$(curl -s -o /dev/null -w '%{http_code}' -X PATCH http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions/$s2 -H 'Authorization: Bearer $ann' -d '{\"time_limit\":7}') = 200 ] && squeue -h -j $job2q -o %l | grep -qx 7:00"
 check "vic (viewer) sees them" \
 	bash -c "curl -s http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions -H 'Authorization: Bearer $vic' | grep -q '\"id\":\"$s2\"'"
 check "... but cannot start one (403)" \
@@ -60,14 +63,13 @@ check "the queued one then runs" wait_until 15 bash -c "curl -s http://127.0.0.1
 WS="$(dirname "$0")/ws_client.py"
 job2=$(psql_q "SELECT job_id FROM sessions WHERE id = $s2")
 python3 "$WS" "$CPORT" "/v1/orgs/alpha/sessions/$s2/terminal" "$ann" \
-	'echo spur-$((6*7)) in $SLURM_JOB_ID; stty size\n' "spur-42 in $job2" >"$T/term.out" 2>&1
+	'stty size; echo spur-$((6*7)) in $SLURM_JOB_ID\n' "spur-42 in $job2" >"$T/term.out" 2>&1
 check "ann's terminal into her running session: a shell inside its job (101, echo)" \
 	grep -q "spur-42 in $job2" "$T/term.out"
-check "... a TTY, resized by the terminal's message (30 rows, 100 columns)" grep -q '^30 100' "$T/term.out"
+check "... a TTY, resized by the terminal's message (30 rows, 100 columns)" grep -q '30 100' "$T/term.out"
 check "... as a step of the job, through srun (the controller and the agent)" \
 	grep -q "job $job2 step" "$T/ctld.log"
 python3 "$WS" "$CPORT" "/v1/orgs/alpha/sessions/$s2/terminal" "$bob" 'true\n' x >"$T/term.bob" 2>&1
-cat "$T/term.out"
 check "bob (another organisation): no terminal (404)" grep -q ' 404 ' "$T/term.bob"
 python3 "$WS" "$CPORT" "/v1/orgs/alpha/sessions/$s2/terminal" "$vic" 'true\n' x >"$T/term.vic" 2>&1
 check "vic (viewer): no terminal (403)" grep -q ' 403 ' "$T/term.vic"
@@ -78,8 +80,34 @@ check "the terminal without a WebSocket upgrade: 400" \
 out=$(api POST /v1/orgs/alpha/projects/train/sessions '{"command":"echo hi","time_limit":1}' "$ann")
 s3=$(echo "$out" | jget '["id"]')
 check "a CPU-only session that ends by itself: completed" wait_until 15 bash -c "curl -s http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions/$s3 -H 'Authorization: Bearer $ann' | grep -q '\"outcome\":\"completed\"'"
-check "a template not built is refused by name (400)" \
-	bash -c "api() { curl -s -X POST http://127.0.0.1:$CPORT/v1/orgs/alpha/projects/train/sessions -H 'Authorization: Bearer $ann' -d '{\"template\":\"jupyter\",\"command\":\"x\",\"time_limit\":1}'; }; api | grep -q 'only \\\\\"command\\\\\" is supported'"
+out=$(api POST /v1/orgs/alpha/projects/train/sessions '{"template":"jupyter","time_limit":1}' "$ann")
+check "the jupyter template is refused by name (400)" grep -q 'jupyter is not supported' <<<"$out"
+check "a shell session takes no command (400)" \
+	test "$(status POST /v1/orgs/alpha/projects/train/sessions '{"template":"shell","command":"x","time_limit":1}' "$ann")" = 400
+check "an image session needs an image (400)" \
+	test "$(status POST /v1/orgs/alpha/projects/train/sessions '{"template":"image","time_limit":1}' "$ann")" = 400
+check "... not one from a registry (400)" \
+	test "$(status POST /v1/orgs/alpha/projects/train/sessions '{"template":"image","image":"docker.io/x/y","time_limit":1}' "$ann")" = 400
+out=$(api POST /v1/orgs/alpha/projects/train/sessions '{"template":"shell","time_limit":2}' "$ann")
+s4=$(echo "$out" | jget '["id"]')
+job4=$(echo "$out" | jget '["job_id"]')
+check "a shell session (no command) runs and waits" \
+	wait_until 15 bash -c "squeue -h -j $job4 -o %T | grep -qx RUNNING"
+out=$(api PATCH "/v1/orgs/alpha/sessions/$s4" '{"time_limit":10}' "$ann")
+check "a running session's time limit is not changed: 409, saying why" \
+	bash -c "[ '$(echo "$out" | tail -1)' = 409 ] && squeue -h -j $job4 -o %l | grep -qx 2:00"
+check "... its idle limit is (PATCH, 200)" \
+	bash -c "curl -s -X PATCH http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions/$s4 -H 'Authorization: Bearer $ann' -d '{\"idle_limit\":30}' | grep -q '\"id\":\"$s4\"'"
+check "vic (viewer) cannot (403)" test "$(status PATCH "/v1/orgs/alpha/sessions/$s4" '{"time_limit":20}' "$vic")" = 403
+check "a time limit that is not minutes: 400" test "$(status PATCH "/v1/orgs/alpha/sessions/$s4" '{"time_limit":"1h"}' "$ann")" = 400
+api DELETE "/v1/orgs/alpha/sessions/$s4" '' "$ann" >/dev/null
+if [ "$(id -u)" -eq 0 ] && [ -x /bin/busybox ] && { command -v runc || command -v crun; } >/dev/null; then
+	"$(dirname "$0")/../../tools/busybox-image.sh" "$T/img" >/dev/null 2>&1
+	out=$(api POST /v1/orgs/alpha/projects/train/sessions "{\"template\":\"image\",\"image\":\"$T/img/spurbox.tar\",\"command\":\"grep -qx ID=spurbox /etc/os-release\",\"time_limit\":1}" "$ann")
+	s5=$(echo "$out" | jget '["id"]')
+	check "an image session runs its command inside the image (completed)" \
+		wait_until 30 bash -c "curl -s http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions/$s5 -H 'Authorization: Bearer $ann' | grep -q '\"outcome\":\"completed\"'"
+fi
 check "more GPUs than 64: 400" \
 	test "$(status POST /v1/orgs/alpha/projects/train/sessions '{"gpus":65,"command":"x","time_limit":1}' "$ann")" = 400
 check "no time limit: 400" test "$(status POST /v1/orgs/alpha/projects/train/sessions '{"command":"x"}' "$ann")" = 400
