@@ -219,6 +219,28 @@ static void show(struct cloud_api *api, const char *oid, const char *id, int sta
 	json_decref(rows);
 }
 
+/* GET .../sessions[?limit=N][&after=ID]: a page of the organisation's
+ * sessions by id (limit 1 to 1000, 1000 when not given), after the last
+ * of the page before. */
+static void list(struct cloud_api *api, const struct cloud_req *rq, const char *oid,
+		 struct cloud_resp *rs)
+{
+	const char *lim = cloud_arg(rq, "limit"), *after = cloud_arg(rq, "after");
+	const char *p[3] = { oid, after ? after : "0", lim ? lim : "1000" };
+
+	if ((lim && (!*lim || strspn(lim, "0123456789") != strlen(lim) || strlen(lim) > 4 ||
+		     atoi(lim) < 1 || atoi(lim) > 1000)) ||
+	    (after && (!*after || strspn(after, "0123456789") != strlen(after) || strlen(after) > 18))) {
+		cloud_error(rs, 400, "limit: 1 to 1000; after: a session id");
+		return;
+	}
+	refresh(api, oid);
+	cloud_list_reply(api, rs, "sessions",
+			 "SELECT " SESSION_COLS SESSION_FROM " WHERE s.org_id = $1::bigint AND s.id > "
+			 "$2::bigint ORDER BY s.id LIMIT $3::int",
+			 3, p);
+}
+
 /* The quota a session of p[4] GPUs of type p[5] (any: '') would pass in
  * org p[0] for user p[2]: a quota of type T counts the live (not ended)
  * sessions of type T and those of no type (they may take T); one of type ''
@@ -531,8 +553,10 @@ void cloud_sessions(struct cloud_api *api, const struct cloud_req *rq, const str
 		terminal(api, rq, w, oid, role, id, rs);
 	else if (project && !*id && !strcmp(rq->method, "POST"))
 		start(api, rq, w, oid, project, rs);
+	else if (!project && get && !*sub && *id)
+		show(api, oid, id, 200, rs);
 	else if (!project && get && !*sub)
-		show(api, oid, *id ? id : NULL, 200, rs);
+		list(api, rq, oid, rs);
 	else if (!project && *id && !*sub && !strcmp(rq->method, "DELETE"))
 		stop(api, w, oid, role, id, rs);
 	else if (!project && *id && !*sub && !strcmp(rq->method, "PATCH"))

@@ -47,6 +47,9 @@ check "a second one waits: queued, with the pending reason" \
 job2q=$(echo "$out" | jget '["job_id"]')
 check "the queued one's time limit is changed (PATCH, 200): its job's" \
 	bash -c "[ \$(curl -s -o /dev/null -w '%{http_code}' -X PATCH http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions/$s2 -H 'Authorization: Bearer $ann' -d '{\"time_limit\":7}') = 200 ] && squeue -h -j $job2q -o %l | grep -qx 7:00"
+check "listing by pages: limit=1, then after=s1" \
+	bash -c "curl -s 'http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions?limit=1' -H 'Authorization: Bearer $ann' | grep -o '\"id\":\"[0-9]*\",\"project' | grep -qx '\"id\":\"$s1\",\"project' && curl -s 'http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions?limit=1&after=$s1' -H 'Authorization: Bearer $ann' | grep -o '\"id\":\"[0-9]*\",\"project' | grep -qx '\"id\":\"$s2\",\"project'"
+check "... a limit of 0: 400" test "$(status GET '/v1/orgs/alpha/sessions?limit=0' '' "$ann")" = 400
 check "vic (viewer) sees them" \
 	bash -c "curl -s http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions -H 'Authorization: Bearer $vic' | grep -q '\"id\":\"$s2\"'"
 check "... but cannot start one (403)" \
