@@ -3,6 +3,7 @@
 #include "cloud/api.h"
 #include "cloud/api_int.h"
 
+#include <curl/curl.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,10 +91,16 @@ static int authenticate(struct cloud_api *api, const struct cloud_req *rq, struc
 	json_t *rows = NULL, *row;
 	int rc;
 
-	if (!t && rq->ws_key && cloud_arg(rq, "access_token")) {
-		/* a browser's WebSocket cannot send headers: ?access_token= */
-		snprintf(bearer, sizeof(bearer), "Bearer %s", cloud_arg(rq, "access_token"));
-		t = bearer;
+	if (!t && (rq->ws_key || strstr(rq->path, "/proxy/"))) {
+		/* a browser's WebSocket cannot send headers, nor a page's link:
+		 * ?access_token=, then (the proxy) its cookie */
+		const char *q = cloud_arg(rq, "access_token") ? cloud_arg(rq, "access_token")
+							      : rq->cookie_token;
+
+		if (q) {
+			snprintf(bearer, sizeof(bearer), "Bearer %s", q);
+			t = bearer;
+		}
 	}
 	if (!t || strncmp(t, "Bearer " TOKEN_PREFIX, 11) || strlen(t) != 11 + 16 + 1 + 64 ||
 	    t[27] != '_' || strspn(t + 11, "0123456789abcdef") != 16 ||
@@ -437,13 +444,15 @@ static void signed_in(struct cloud_api *api, const struct cloud_req *rq, struct 
 
 int cloud_api_init(void)
 {
-	return sodium_init() < 0 ? -1 : 0;
+	return sodium_init() < 0 || curl_global_init(CURL_GLOBAL_DEFAULT) ? -1 : 0;
 }
 
 void cloud_api_handle(struct cloud_api *api, const struct cloud_req *rq, struct cloud_resp *rs)
 {
 	rs->body = NULL;
 	rs->type = NULL;
+	rs->len = 0;
+	rs->set_cookie = NULL;
 	rs->terminal_job = 0;
 	if (rq->len > CLOUD_MAX_BODY)
 		cloud_error(rs, 413, "the body is over 64 KiB");

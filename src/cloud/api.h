@@ -30,16 +30,25 @@ struct cloud_req {
 	 * NULL: none) */
 	const char *(*arg)(void *ctx, const char *key);
 	void *ctx;
+	const char *query;	 /* the query string as sent, re-encoded ("" none) */
+	const char *cookie_token; /* the spur_cloud_token cookie, NULL when none */
+	const char *content_type; /* the request's Content-Type, NULL when none */
 };
 
 struct cloud_resp {
 	int status;
 	char *body; /* malloc'd */
-	const char *type; /* its Content-Type; NULL: application/json */
+	size_t len; /* body's bytes; 0: strlen(body) */
+	char *type; /* its Content-Type, malloc'd; NULL: application/json */
+	char *set_cookie; /* a Set-Cookie header, malloc'd; NULL: none */
 	long long terminal_job; /* status 101: open a terminal into this job */
 };
 
-/* 0, or -1 when libsodium cannot start. */
+/* s percent-encoded into out (len bytes; 3 per byte at most): in a path
+ * ('/' and sub-delimiters kept) or a query's key or value. */
+void cloud_url_encode(const char *s, bool query, char *out, size_t len);
+
+/* 0, or -1 when libsodium or libcurl cannot start. */
 int cloud_api_init(void);
 void cloud_api_handle(struct cloud_api *api, const struct cloud_req *rq, struct cloud_resp *rs);
 

@@ -57,6 +57,10 @@ void cloud_prices(struct cloud_api *api, const struct cloud_req *rq, const struc
 void cloud_org_billing(struct cloud_api *api, const struct cloud_req *rq, const struct who *w,
 		       const char *org, const char *what, struct cloud_resp *rs);
 void cloud_capacity(struct cloud_api *api, const struct cloud_req *rq, struct cloud_resp *rs);
+/* The port proxy (proxy.c): rq sent on to port PORT of job's first node,
+ * at path (decoded, without its leading '/'); the answer into rs. */
+void cloud_proxy(const struct cloud_req *rq, long long job, unsigned port, const char *path,
+		 struct cloud_resp *rs);
 /* A query argument of rq, NULL when absent. */
 const char *cloud_arg(const struct cloud_req *rq, const char *key);
 

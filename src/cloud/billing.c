@@ -197,7 +197,7 @@ static void invoice(struct cloud_api *api, const char *org, const char *oid, con
 		cost += atoll(cloud_field(l, "cost"));
 	}
 	if (csv) {
-		rs->status = 200, rs->type = "text/csv; charset=utf-8";
+		rs->status = 200, rs->type = strdup("text/csv; charset=utf-8");
 		rs->body = invoice_csv(rows, g, c, cost);
 		json_decref(rows);
 		return;

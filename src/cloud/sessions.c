@@ -409,22 +409,18 @@ static void stop(struct cloud_api *api, const struct who *w, const char *oid, co
 	json_decref(rows);
 }
 
-/* GET .../sessions/ID/terminal, a WebSocket upgrade: its owner, or the
- * organisation's owners and admins, with a key that may change things,
- * while the session runs (101, then terminal.c). */
-static void terminal(struct cloud_api *api, const struct cloud_req *rq, const struct who *w,
-		     const char *oid, const char *role, const char *id, struct cloud_resp *rs)
+/* The job of running session id, for its owner or the organisation's
+ * owners and admins: its id, or 0 with rs set (404, 403, 409). */
+static long long enter(struct cloud_api *api, const struct who *w, const char *oid,
+		       const char *role, const char *id, struct cloud_resp *rs)
 {
 	const char *p[3] = { oid, id, w->id };
 	json_t *rows = NULL;
 	const json_t *row;
 	char why[256], msg[128];
+	long long job = 0;
 	int rc;
 
-	if (!rq->ws_key) {
-		cloud_error(rs, 400, "the terminal is a WebSocket: GET with Upgrade: websocket");
-		return;
-	}
 	refresh(api, oid);
 	rc = cloud_db_query(api->db,
 			    "SELECT job_id, state, user_id = $3::bigint AS mine FROM sessions WHERE "
@@ -441,10 +437,51 @@ static void terminal(struct cloud_api *api, const struct cloud_req *rq, const st
 		snprintf(msg, sizeof(msg), "the session is %s, not running", cloud_field(row, "state"));
 		cloud_error(rs, 409, msg);
 	} else {
-		rs->status = 101;
-		rs->terminal_job = atoll(cloud_field(row, "job_id"));
+		job = atoll(cloud_field(row, "job_id"));
 	}
 	json_decref(rows);
+	return job;
+}
+
+/* GET .../sessions/ID/terminal, a WebSocket upgrade: 101, then
+ * terminal.c. */
+static void terminal(struct cloud_api *api, const struct cloud_req *rq, const struct who *w,
+		     const char *oid, const char *role, const char *id, struct cloud_resp *rs)
+{
+	if (!rq->ws_key) {
+		cloud_error(rs, 400, "the terminal is a WebSocket: GET with Upgrade: websocket");
+		return;
+	}
+	if ((rs->terminal_job = enter(api, w, oid, role, id, rs)))
+		rs->status = 101;
+}
+
+/* .../sessions/ID/proxy/PORT[/PATH]: the session's HTTP port. A token
+ * given as ?access_token= is kept in a cookie for this session's proxy
+ * path, so a browser's next requests (a page's links) carry it. */
+static void proxy(struct cloud_api *api, const struct cloud_req *rq, const struct who *w,
+		  const char *org, const char *oid, const char *role, const char *id,
+		  const char *sub, struct cloud_resp *rs)
+{
+	unsigned port = 0;
+	int used = 0;
+	long long job;
+	const char *tok = cloud_arg(rq, "access_token");
+
+	if (sscanf(sub, "/proxy/%5u%n", &port, &used) != 1 || port < 1 || port > 65535 ||
+	    (sub[used] && sub[used] != '/')) {
+		cloud_error(rs, 404, "the proxy's path: .../proxy/PORT/PATH (PORT 1 to 65535)");
+		return;
+	}
+	if (!(job = enter(api, w, oid, role, id, rs)))
+		return;
+	cloud_proxy(rq, job, port, sub[used] ? sub + used + 1 : "", rs);
+	if (tok && strlen(tok) < 128 && strspn(tok, "spc_0123456789abcdef") == strlen(tok) &&
+	    (rs->set_cookie = malloc(512)))
+		snprintf(rs->set_cookie, 512,
+			 "spur_cloud_token=%s; Path=/v1/orgs/%s/sessions/%s/proxy/; HttpOnly; "
+			 "SameSite=Strict",
+			 tok, org, id);
 }
 
 /* PATCH .../sessions/ID {time_limit, idle_limit}: a new time limit while
@@ -538,7 +575,7 @@ void cloud_sessions(struct cloud_api *api, const struct cloud_req *rq, const str
 			snprintf(id, sizeof(id), "%.*s", (int)l, rest + 1);
 		sub = rest + 1 + l;
 	}
-	if ((*rest && !*id) || (*sub && strcmp(sub, "/terminal"))) {
+	if ((*rest && !*id) || (*sub && strcmp(sub, "/terminal") && strncmp(sub, "/proxy/", 7))) {
 		cloud_error(rs, 404, "no such session");
 		return;
 	}
@@ -549,7 +586,9 @@ void cloud_sessions(struct cloud_api *api, const struct cloud_req *rq, const str
 					      : "this key is read-only");
 		return;
 	}
-	if (*sub && get)
+	if (!strncmp(sub, "/proxy/", 7))
+		proxy(api, rq, w, org, oid, role, id, sub, rs);
+	else if (*sub && get)
 		terminal(api, rq, w, oid, role, id, rs);
 	else if (project && !*id && !strcmp(rq->method, "POST"))
 		start(api, rq, w, oid, project, rs);
@@ -564,7 +603,8 @@ void cloud_sessions(struct cloud_api *api, const struct cloud_req *rq, const str
 	else
 		cloud_error(rs, 405, "POST /v1/orgs/ORG/projects/P/sessions, GET /v1/orgs/ORG/sessions[/ID], "
 				     "DELETE|PATCH /v1/orgs/ORG/sessions/ID, GET (WebSocket) "
-				     "/v1/orgs/ORG/sessions/ID/terminal");
+				     "/v1/orgs/ORG/sessions/ID/terminal, any "
+				     "/v1/orgs/ORG/sessions/ID/proxy/PORT/PATH");
 }
 
 /* GET /v1/orgs/ORG/quotas (members), PUT (the service's administrators):

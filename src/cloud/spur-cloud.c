@@ -38,25 +38,61 @@ static void on_signal(int sig)
 	stopping = 1;
 }
 
-static enum MHD_Result send_resp(struct MHD_Connection *conn, int status, char *body,
-				  const char *type)
+/* rs sent, and its parts freed. */
+static enum MHD_Result send_resp(struct MHD_Connection *conn, struct cloud_resp *rs)
 {
-	struct MHD_Response *r;
-	enum MHD_Result rc;
+	struct MHD_Response *r = NULL;
+	enum MHD_Result rc = MHD_NO;
 
-	if (!body)
-		return MHD_NO;
-	r = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
+	if (rs->body)
+		r = MHD_create_response_from_buffer(rs->len ? rs->len : strlen(rs->body), rs->body,
+						    MHD_RESPMEM_MUST_FREE);
 	if (!r) {
-		free(body);
-		return MHD_NO;
+		free(rs->body);
+		goto out;
 	}
-	MHD_add_response_header(r, "Content-Type", type ? type : "application/json");
-	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "Content-Type", rs->type ? rs->type : "application/json");
+	if (!rs->type) /* a proxied answer keeps its own */
+		MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(r, "Cache-Control", "no-store");
-	rc = MHD_queue_response(conn, (unsigned)status, r);
+	if (rs->set_cookie)
+		MHD_add_response_header(r, "Set-Cookie", rs->set_cookie);
+	rc = MHD_queue_response(conn, (unsigned)rs->status, r);
 	MHD_destroy_response(r);
+out:
+	free(rs->type);
+	free(rs->set_cookie);
 	return rc;
+}
+
+/* The request's query, re-encoded, without access_token (not passed on
+ * by the proxy). */
+struct query {
+	char buf[8192];
+	size_t len;
+};
+
+static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+			       const char *value)
+{
+	struct query *q = cls;
+	char k[1024], v[3 * 1024];
+
+	(void)kind;
+	if (!strcmp(key, "access_token") || strlen(key) > 300 || (value && strlen(value) > 1000))
+		return MHD_YES;
+	cloud_url_encode(key, true, k, sizeof(k));
+	cloud_url_encode(value ? value : "", true, v, sizeof(v));
+	if (q->len + strlen(k) + strlen(v) + 3 < sizeof(q->buf))
+		q->len += (size_t)snprintf(q->buf + q->len, sizeof(q->buf) - q->len, "%s%s%s%s",
+					   q->len ? "&" : "", k, value ? "=" : "", v);
+	return MHD_YES;
+}
+
+/* The spur_cloud_token cookie's value, NULL when none. */
+static const char *cookie_token(struct MHD_Connection *conn)
+{
+	return MHD_lookup_connection_value(conn, MHD_COOKIE_KIND, "spur_cloud_token");
 }
 
 /* Keep a body as it comes (past CLOUD_MAX_BODY: only that it was too big). */
@@ -96,9 +132,13 @@ static enum MHD_Result upgrade(struct MHD_Connection *conn, const char *key, lon
 	enum MHD_Result rc;
 	char accept[29];
 
-	if (cloud_term_accept_key(key, accept))
-		return send_resp(conn, 400, strdup("{\"error\":\"Sec-WebSocket-Key: 16 bytes in base64\"}"),
-				 NULL);
+	if (cloud_term_accept_key(key, accept)) {
+		struct cloud_resp rs = { .status = 400,
+					 .body = strdup("{\"error\":\"Sec-WebSocket-Key: 16 bytes in "
+							"base64\"}") };
+
+		return send_resp(conn, &rs);
+	}
 	if (!(r = MHD_create_response_for_upgrade(on_upgrade, (void *)(intptr_t)job)))
 		return MHD_NO;
 	MHD_add_response_header(r, MHD_HTTP_HEADER_UPGRADE, "websocket");
@@ -114,6 +154,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 {
 	struct cloud_api *api = cls;
 	struct upload *up = *state;
+	struct query query = { .len = 0 };
 	struct cloud_req rq;
 	struct cloud_resp rs;
 
@@ -130,18 +171,25 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		*data_size = 0;
 		return MHD_YES;
 	}
+	query.buf[0] = '\0';
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, add_arg, &query);
 	rq = (struct cloud_req){ .method = method, .path = url,
 				 .auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 								     "Authorization"),
 				 .body = up->buf, .len = up->too_big ? CLOUD_MAX_BODY + 1 : up->len,
-				 .arg = query_arg, .ctx = conn };
+				 .arg = query_arg, .ctx = conn, .query = query.buf,
+				 .cookie_token = cookie_token(conn),
+				 .content_type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+									     "Content-Type") };
 	if (MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_UPGRADE))
 		rq.ws_key = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Sec-WebSocket-Key");
 	cloud_api_handle(api, &rq, &rs);
 	spur_debug("%s %s -> %d", method, url, rs.status);
-	if (rs.status == 101)
+	if (rs.status == 101) {
+		free(rs.body);
 		return upgrade(conn, rq.ws_key, rs.terminal_job);
-	return send_resp(conn, rs.status, rs.body, rs.type);
+	}
+	return send_resp(conn, &rs);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **state,
@@ -266,7 +314,7 @@ int main(int argc, char **argv)
 		return usage();
 	if (spur_log_open("spur-cloud", verbose ? SPUR_LOG_DEBUG : SPUR_LOG_INFO, logf, &err) ||
 	    cloud_api_init()) {
-		fprintf(stderr, "spur-cloud: error: %s\n", err.code ? err.msg : "libsodium: cannot start");
+		fprintf(stderr, "spur-cloud: error: %s\n", err.code ? err.msg : "libsodium or libcurl: cannot start");
 		return 1;
 	}
 	if (certf && (!(cert = slurp(certf)) || !(key = slurp(keyf)))) {

@@ -13,6 +13,8 @@
 [ -x "$PG_BIN/initdb" ] || { echo "cases: 0 passed, 0 failed (needs postgresql)"; finish; exit 0; }
 trap 'pg_stop; cleanup' EXIT
 write_conf 1 gpu:h100:4
+# the port proxy reaches the session's node at its NodeAddr
+sed -i 's/^NodeName=mi\[1-1\]/NodeName=mi1 NodeAddr=127.0.0.1/' "$T/slurm.conf"
 sed -i 's/^KillWait=2/KillWait=1/' "$T/slurm.conf"
 start_ctld
 start_agents 1
@@ -111,6 +113,31 @@ if [ "$(id -u)" -eq 0 ] && [ -x /bin/busybox ] && { command -v runc || command -
 	check "an image session runs its command inside the image (completed)" \
 		wait_until 30 bash -c "curl -s http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions/$s5 -H 'Authorization: Bearer $ann' | grep -q '\"outcome\":\"completed\"'"
 fi
+# the port proxy: a web server in the session, reached through the service
+mkdir -p "$T/www" && echo "hello from the session" >"$T/www/index.html"
+PP=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+out=$(api POST /v1/orgs/alpha/projects/train/sessions "{\"command\":\"cd $T/www && exec python3 -m http.server $PP --bind 127.0.0.1\",\"time_limit\":2}" "$ann")
+s6=$(echo "$out" | jget '["id"]')
+P6="http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions/$s6/proxy/$PP"
+check "the session's port through the proxy: its page (200)" \
+	wait_until 20 bash -c "curl -sf '$P6/index.html' -H 'Authorization: Bearer $ann' | grep -qx 'hello from the session'"
+curl -s -D "$T/proxy.h" -o "$T/proxy.body" "$P6/?access_token=$ann&x=1"
+check "... with ?access_token= (a browser): the folder's index, and a cookie for the session's proxy path" \
+	bash -c "grep -qx 'hello from the session' '$T/proxy.body' && grep -qi '^set-cookie: spur_cloud_token=$ann; Path=/v1/orgs/alpha/sessions/$s6/proxy/; HttpOnly' '$T/proxy.h'"
+check "... and then with the cookie alone" \
+	bash -c "curl -sf '$P6/index.html' -H 'Cookie: spur_cloud_token=$ann' | grep -qx 'hello from the session'"
+check "... the server's own status relayed (404 for a page it lacks)" \
+	test "$(curl -s -o /dev/null -w '%{http_code}' "$P6/nothere" -H "Authorization: Bearer $ann")" = 404
+check "bob (another organisation): not through the proxy (404)" \
+	test "$(curl -s -o /dev/null -w '%{http_code}' "$P6/index.html" -H "Authorization: Bearer $bob")" = 404
+check "vic (viewer): not through the proxy (403)" \
+	test "$(curl -s -o /dev/null -w '%{http_code}' "$P6/index.html" -H "Authorization: Bearer $vic")" = 403
+check "no token, no cookie: 401" test "$(curl -s -o /dev/null -w '%{http_code}' "$P6/index.html")" = 401
+check "port 0: 404" \
+	test "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions/$s6/proxy/0/" -H "Authorization: Bearer $ann")" = 404
+api DELETE "/v1/orgs/alpha/sessions/$s6" '' "$ann" >/dev/null
+check "a port nothing listens on, once the session ended: 409" \
+	wait_until 15 bash -c "[ \$(curl -s -o /dev/null -w '%{http_code}' '$P6/' -H 'Authorization: Bearer $ann') = 409 ]"
 check "more GPUs than 64: 400" \
 	test "$(status POST /v1/orgs/alpha/projects/train/sessions '{"gpus":65,"command":"x","time_limit":1}' "$ann")" = 400
 check "no time limit: 400" test "$(status POST /v1/orgs/alpha/projects/train/sessions '{"command":"x"}' "$ann")" = 400
