@@ -417,6 +417,9 @@ static void signed_in(struct cloud_api *api, const struct cloud_req *rq, struct 
 	else if (sscanf(rq->path, "/v1/orgs/%79[a-z0-9-]/projects/%79[a-z0-9-]/sessions%n", org,
 			proj, &n) == 2 && !rq->path[n])
 		cloud_sessions(api, rq, &w, org, proj, "", rs);
+	else if ((n = 0, sscanf(rq->path, "/v1/orgs/%79[a-z0-9-]/projects/%79[a-z0-9-]/jobs%n", org,
+				proj, &n)) == 2 && n && !rq->path[n])
+		cloud_jobs(api, rq, &w, org, proj, rs);
 	else if ((n = 0, sscanf(rq->path, "/v1/orgs/%79[a-z0-9-]/sessions%n", org, &n)) == 1 && n)
 		cloud_sessions(api, rq, &w, org, NULL, rq->path + n, rs);
 	else if ((n = 0, sscanf(rq->path, "/v1/orgs/%79[a-z0-9-]/quotas%n", org, &n)) == 1 && n &&

@@ -46,6 +46,10 @@ void cloud_sessions(struct cloud_api *api, const struct cloud_req *rq, const str
 		    const char *org, const char *project, const char *rest,
 		    struct cloud_resp *rs);
 
+/* Batch jobs (sessions.c): POST /v1/orgs/ORG/projects/P/jobs. */
+void cloud_jobs(struct cloud_api *api, const struct cloud_req *rq, const struct who *w,
+		const char *org, const char *project, struct cloud_resp *rs);
+
 /* GPU quotas (sessions.c): GET|PUT /v1/orgs/ORG/quotas. */
 void cloud_quotas(struct cloud_api *api, const struct cloud_req *rq, const struct who *w,
 		  const char *org, struct cloud_resp *rs);

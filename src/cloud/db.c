@@ -122,6 +122,14 @@ static const char *const migrations[CLOUD_SCHEMA_VERSION] = {
 	"  ADD COLUMN image text CHECK (length(image) BETWEEN 1 AND 1024),"
 	"  ADD COLUMN idle_limit int CHECK (idle_limit BETWEEN 1 AND 10080),"
 	"  ADD COLUMN last_active timestamptz NOT NULL DEFAULT now();",
+	/* 6: batch jobs through the API (a session of template batch: its
+	 * script in command) */
+	"ALTER TABLE sessions DROP CONSTRAINT sessions_template_check,"
+	"  ADD CONSTRAINT sessions_template_check CHECK (template IN ('command', 'shell', 'image', "
+	"  'batch')),"
+	"  DROP CONSTRAINT sessions_command_check,"
+	"  ADD CONSTRAINT sessions_command_check CHECK (length(command) <= 4096 OR (template = "
+	"  'batch' AND length(command) <= 65000));",
 };
 
 static int fail(PGresult *r, PGconn *c, char *why, size_t wlen)

@@ -112,6 +112,12 @@ out:
 	json_decref(byjob);
 }
 
+/* A batch job's integer fields and the job's keys for them. */
+static const char *const job_ints[][2] = {
+	{ "nodes", "nodes" }, { "ntasks", "ntasks" }, { "cpus_per_task", "cpus_per_task" },
+	{ "mem", "mem_per_node" },
+};
+
 /* The job a session is: its template's script under the project's
  * account (a shell waits: its time limit or a stop ends it). */
 static json_t *job_of(const json_t *b, const char *id, const char *account)
@@ -124,7 +130,8 @@ static json_t *job_of(const json_t *b, const char *id, const char *account)
 	snprintf(script, sizeof(script), "#!/bin/sh\n%s\n",
 		 *cmd ? cmd : "exec sleep 2147483647 # waits for the terminal");
 	snprintf(name, sizeof(name), "cloud-%s", id);
-	job = json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:s,s:s,s:I,s:{}}", "script", script, "name", name,
+	job = json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:s,s:s,s:I,s:{}}", "script",
+			strcmp(cloud_field(b, "template"), "batch") ? script : cmd, "name", name,
 			"account", account, "user", pw ? pw->pw_name : "nobody", "uid",
 			(json_int_t)getuid(), "gid", (json_int_t)getgid(), "workdir", "/tmp",
 			"output", "/dev/null", "time_limit",
@@ -133,6 +140,10 @@ static json_t *job_of(const json_t *b, const char *id, const char *account)
 		json_object_set_new(job, "gpus", json_integer(json_integer_value(json_object_get(b, "gpus"))));
 	if (*cloud_field(b, "gpu_type"))
 		json_object_set_new(job, "gpu_type", json_string(cloud_field(b, "gpu_type")));
+	/* a batch job's sbatch fields */
+	for (size_t i = 0; i < sizeof(job_ints) / sizeof(job_ints[0]); i++)
+		if (json_is_integer(json_object_get(b, job_ints[i][0])))
+			json_object_set(job, job_ints[i][1], json_object_get(b, job_ints[i][0]));
 	if (*cloud_field(b, "image"))
 		json_object_set_new(job, "container",
 				    json_pack("{s:s}", "image", cloud_field(b, "image")));
@@ -154,6 +165,8 @@ static const char *invalid_template(const json_t *b)
 	if (!strcmp(tpl, "jupyter"))
 		return "template: jupyter is not supported (no Jupyter server is built into "
 		       "Spur-Cloud yet): use image with a command that starts one";
+	if (!strcmp(tpl, "batch")) /* made by cloud_jobs, checked there */
+		return NULL;
 	if (strcmp(tpl, "command") && strcmp(tpl, "shell") && strcmp(tpl, "image"))
 		return "template: command, shell or image";
 	if (strlen(cmd) > 4096 || (!strcmp(tpl, "command") && !*cmd))
@@ -315,10 +328,10 @@ static void refused(struct cloud_api *api, const char *const *p, struct cloud_re
 	json_decref(rows);
 }
 
-static void start(struct cloud_api *api, const struct cloud_req *rq, const struct who *w,
-		  const char *oid, const char *project, struct cloud_resp *rs)
+static void start(struct cloud_api *api, json_t *b, const struct who *w, const char *oid,
+		  const char *project, struct cloud_resp *rs)
 {
-	json_t *b = cloud_body(rq, rs), *rows = NULL, *r;
+	json_t *rows = NULL, *r;
 	char why[256], said[256], gpus[16], tl[16], id[24];
 	const char *bad, *p[11];
 	char idle[16];
@@ -591,7 +604,7 @@ void cloud_sessions(struct cloud_api *api, const struct cloud_req *rq, const str
 	else if (*sub && get)
 		terminal(api, rq, w, oid, role, id, rs);
 	else if (project && !*id && !strcmp(rq->method, "POST"))
-		start(api, rq, w, oid, project, rs);
+		start(api, cloud_body(rq, rs), w, oid, project, rs);
 	else if (!project && get && !*sub && *id)
 		show(api, oid, id, 200, rs);
 	else if (!project && get && !*sub)
@@ -605,6 +618,63 @@ void cloud_sessions(struct cloud_api *api, const struct cloud_req *rq, const str
 				     "DELETE|PATCH /v1/orgs/ORG/sessions/ID, GET (WebSocket) "
 				     "/v1/orgs/ORG/sessions/ID/terminal, any "
 				     "/v1/orgs/ORG/sessions/ID/proxy/PORT/PATH");
+}
+
+/* POST /v1/orgs/ORG/projects/P/jobs {script, name, time_limit, gpus,
+ * gpu_type, nodes, ntasks, cpus_per_task, mem}: a batch job, as sbatch
+ * submits one, made a session of template "batch" (its state, metering,
+ * quotas and budget as any session's). Other fields are refused by name. */
+void cloud_jobs(struct cloud_api *api, const struct cloud_req *rq, const struct who *w,
+		const char *org, const char *project, struct cloud_resp *rs)
+{
+	static const char *const ok[] = { "script", "name",  "time_limit",	"gpus", "gpu_type",
+					  "nodes",  "ntasks", "cpus_per_task", "mem" };
+	char oid[24], role[16], msg[160];
+	json_t *b;
+	const json_t *v;
+	const char *k, *script;
+
+	if (strcmp(rq->method, "POST")) {
+		cloud_error(rs, 405, "POST /v1/orgs/ORG/projects/P/jobs");
+		return;
+	}
+	if (cloud_org_role(api, w, org, oid, role, rs))
+		return;
+	if (!w->write || !strcmp(role, "viewer")) {
+		cloud_error(rs, 403, w->write ? "a viewer cannot submit jobs" : "this key is read-only");
+		return;
+	}
+	if (!(b = cloud_body(rq, rs)))
+		return;
+	json_object_foreach(b, k, v) {
+		bool known = false;
+
+		for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+			known |= !strcmp(k, ok[i]);
+		if (!known || (strcmp(k, "script") && strcmp(k, "name") && strcmp(k, "gpu_type") &&
+			       (!json_is_integer(v) || json_integer_value(v) < 1 ||
+				json_integer_value(v) > 1000000) &&
+			       !(!strcmp(k, "gpus") && json_is_integer(v) && !json_integer_value(v)))) {
+			snprintf(msg, sizeof(msg),
+				 known ? "%.40s: a positive integer"
+				       : "%.40s: not supported (script, name, time_limit, gpus, gpu_type, "
+					 "nodes, ntasks, cpus_per_task, mem)",
+				 k);
+			cloud_error(rs, 400, msg);
+			json_decref(b);
+			return;
+		}
+	}
+	script = cloud_field(b, "script");
+	if (strncmp(script, "#!", 2) || strlen(script) > 65000) {
+		cloud_error(rs, 400, "script: a batch script (it starts with #!), at most 65000 bytes");
+		json_decref(b);
+		return;
+	}
+	json_object_set_new(b, "template", json_string("batch"));
+	json_object_set_new(b, "command", json_string(script));
+	json_object_del(b, "script");
+	start(api, b, w, oid, project, rs);
 }
 
 /* GET /v1/orgs/ORG/quotas (members), PUT (the service's administrators):

@@ -23,7 +23,7 @@ check "PostgreSQL starts in the test's folder" pg_start
 # an empty version table (version 0): each migration applied in turn
 psql_q "CREATE TABLE schema_version (version int NOT NULL); INSERT INTO schema_version VALUES (0)" >/dev/null
 check "spur-cloud starts" start_cloud -f "$T/slurm.conf" --open-signup
-check "the schema is at version 5" test "$(psql_q 'SELECT version FROM schema_version')" = 5
+check "the schema is at version 6" test "$(psql_q 'SELECT version FROM schema_version')" = 6
 
 api POST /v1/signup '{"email":"ann@a.org","password":"correct horse","org":"alpha"}' >/dev/null
 api POST /v1/signup '{"email":"bob@b.org","password":"battery staple","org":"beta"}' >/dev/null
@@ -138,6 +138,24 @@ check "port 0: 404" \
 api DELETE "/v1/orgs/alpha/sessions/$s6" '' "$ann" >/dev/null
 check "a port nothing listens on, once the session ended: 409" \
 	wait_until 15 bash -c "[ \$(curl -s -o /dev/null -w '%{http_code}' '$P6/' -H 'Authorization: Bearer $ann') = 409 ]"
+# batch jobs through the API: sbatch's fields as JSON
+out=$(api POST /v1/orgs/alpha/projects/train/jobs '{"script":"#!/bin/sh\nsleep 1\n","name":"b","ntasks":2,"time_limit":1}' "$ann")
+sb=$(echo "$out" | jget '["id"]')
+jb=$(echo "$out" | jget '["job_id"]')
+check "a batch job through the API (201): a Spur job with its fields (2 tasks: 2 CPUs)" \
+	bash -c "[ '$(echo "$out" | tail -1)' = 201 ] && squeue -h -t all -j $jb -o '%j %C' | grep -qx 'cloud-$sb 2'"
+check "... followed as a session (template batch) to completed" \
+	wait_until 20 bash -c "curl -s http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions/$sb -H 'Authorization: Bearer $ann' | grep -q '\"template\":\"batch\".*\"outcome\":\"completed\"'"
+out=$(api POST /v1/orgs/alpha/projects/train/jobs '{"script":"#!/bin/sh\nexit 3\n","time_limit":1}' "$ann")
+sf=$(echo "$out" | jget '["id"]')
+check "a batch job that exits 3: failed" \
+	wait_until 20 bash -c "curl -s http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions/$sf -H 'Authorization: Bearer $ann' | grep -q '\"outcome\":\"failed\"'"
+out=$(api POST /v1/orgs/alpha/projects/train/jobs '{"script":"#!/bin/sh\ntrue\n","partition":"x","time_limit":1}' "$ann")
+check "a field the API does not take is refused by name (400)" grep -q '"error":"partition: not supported' <<<"$out"
+check "a script without #!: 400" \
+	test "$(status POST /v1/orgs/alpha/projects/train/jobs '{"script":"true","time_limit":1}' "$ann")" = 400
+check "vic (viewer) cannot submit (403)" \
+	test "$(status POST /v1/orgs/alpha/projects/train/jobs '{"script":"#!/bin/sh\n","time_limit":1}' "$vic")" = 403
 check "more GPUs than 64: 400" \
 	test "$(status POST /v1/orgs/alpha/projects/train/sessions '{"gpus":65,"command":"x","time_limit":1}' "$ann")" = 400
 check "no time limit: 400" test "$(status POST /v1/orgs/alpha/projects/train/sessions '{"command":"x"}' "$ann")" = 400
