@@ -66,6 +66,7 @@ bench: build
 	bench/bench_mpi.sh $(BUILD)
 	bench/bench_rest.sh $(BUILD)
 	bench/bench_container.sh $(BUILD)
+	bench/bench_cloud.sh $(BUILD)
 
 demo: build
 	@./tools/demo.sh $(BUILD)

@@ -40,9 +40,13 @@ if [ "$(id -u)" -eq 0 ] && [ -x /bin/busybox ] && { command -v runc || command -
 	"$src/tools/busybox-image.sh" "$dir" >/dev/null
 fi
 
+PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+pg_as() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 stop() {
 	[ "${DEMO_KEEP:-0}" = 1 ] && return
 	kill $(cat "$dir"/*.pid) 2>/dev/null || true
+	[ -f "$dir/pg/postmaster.pid" ] && pg_as "$PG_BIN/pg_ctl" -D "$dir/pg" -m fast -w stop >/dev/null 2>&1
+	true
 }
 trap stop EXIT
 
@@ -119,5 +123,69 @@ for line in urllib.request.urlopen(base + "/metrics").read().decode().splitlines
     if line.startswith(("spur_jobs{", "spur_gpus{")):
         print(line)
 PY
+if [ -x "$src/$build/src/cloud/spur-cloud" ] && [ -x "$PG_BIN/initdb" ]; then
+	cport=$((port + 4)) pgport=$((port + 5))
+	step "Spur-Cloud: its own PostgreSQL (initdb in the demo's folder), the service, a GPU session" \
+		"spur-cloud -d 'host=$dir/pgsock port=$pgport dbname=postgres' -p $cport"
+	mkdir -p "$dir/pg" "$dir/pgsock"
+	chmod 755 "$dir"
+	[ "$(id -u)" -eq 0 ] && chown postgres "$dir/pg" "$dir/pgsock"
+	pg_as "$PG_BIN/initdb" -D "$dir/pg" -U spur --auth=trust -E UTF8 >"$dir/initdb.log" 2>&1
+	pg_as "$PG_BIN/pg_ctl" -D "$dir/pg" -l "$dir/pg.log" -w \
+		-o "-p $pgport -k $dir/pgsock -c listen_addresses=''" start >/dev/null
+	"$src/$build/src/cloud/spur-cloud" -d "host=$dir/pgsock port=$pgport dbname=postgres user=spur" \
+		-p "$cport" -f "$dir/slurm.conf" --meter-interval 1 -L "$dir/spur-cloud.log" &
+	echo $! >"$dir/cloud.pid"
+	python3 - "$cport" <<'PY'
+import json, sys, time, urllib.request, urllib.error
+base = "http://127.0.0.1:%s" % sys.argv[1]
+def call(method, path, body=None, tok=None):
+    req = urllib.request.Request(base + path, method=method,
+                                 data=json.dumps(body).encode() if body is not None else None)
+    req.add_header("Content-Type", "application/json")
+    if tok:
+        req.add_header("Authorization", "Bearer " + tok)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+for _ in range(100):
+    try:
+        urllib.request.urlopen(base + "/openapi.json", timeout=2).read()
+        break
+    except OSError:
+        time.sleep(0.1)
+call("POST", "/v1/signup", {"email": "admin@example.org", "password": "demo password", "org": "lab"})
+tok = json.loads(call("POST", "/v1/login", {"email": "admin@example.org", "password": "demo password"})[1])["token"]
+print("signed in as admin@example.org (the first user: the service's administrator)")
+call("POST", "/v1/orgs/lab/projects", {"name": "vision", "account": "vision"}, tok)
+call("POST", "/v1/prices", {"resource": "gpu", "per_hour": 2500000}, tok)
+print("price: 2.50 a GPU-hour (2,500,000 micro-units)")
+print("capacity:", json.loads(call("GET", "/v1/capacity", None, tok)[1])["gpus"])
+st, b = call("POST", "/v1/orgs/lab/projects/vision/sessions",
+             {"name": "train", "gpus": 2, "gpu_type": "mi300x", "command": "sleep 3", "time_limit": 5}, tok)
+s = json.loads(b)
+print("session %s: %s, Spur job %s" % (s["id"], s["state"], s["job_id"]))
+seen = s["state"]
+while s["state"] != "ended":
+    time.sleep(0.2)
+    s = json.loads(call("GET", "/v1/orgs/lab/sessions/%s" % s["id"], None, tok)[1])
+    if s["state"] != seen:
+        print("session %s: %s" % (s["id"], s["state"] + (" (%s)" % s["outcome"] if s["outcome"] else "")))
+        seen = s["state"]
+for _ in range(50):
+    u = json.loads(call("GET", "/v1/orgs/lab/usage?by=gpu_type", None, tok)[1])["usage"]
+    if u:
+        break
+    time.sleep(0.2)
+for r in u:
+    print("usage %s: %s GPU-seconds, cost %s micro-units" % (r["key"], r["gpu_seconds"], r["cost"]))
+print("invoice (CSV):")
+print(call("GET", "/v1/orgs/lab/invoices/%s.csv" % time.strftime("%Y-%m", time.gmtime()), None, tok)[1].strip())
+PY
+else
+	step "Spur-Cloud" "(skipped: spur-cloud is not built or PostgreSQL is not installed)"
+fi
 if [ "${DEMO_KEEP:-0}" = 1 ]; then echo "Dashboard: http://localhost:$rport/ui#token=$tok"; else echo "(DEMO_KEEP=1 make demo leaves the cluster and the dashboard running)"; fi
 printf '\nDemo done. Logs and state are in %s.\n' "$dir"

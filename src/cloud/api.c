@@ -12,6 +12,7 @@
 #define TOKEN_PREFIX "spc_"
 
 extern const char cloud_openapi_json[];
+extern const char cloud_console_html[];
 
 
 void cloud_reply(struct cloud_resp *rs, int status, json_t *body)
@@ -461,6 +462,9 @@ void cloud_api_handle(struct cloud_api *api, const struct cloud_req *rq, struct 
 		cloud_error(rs, 413, "the body is over 64 KiB");
 	else if (!strcmp(rq->path, "/openapi.json") && !strcmp(rq->method, "GET"))
 		rs->status = 200, rs->body = strdup(cloud_openapi_json);
+	else if (!strcmp(rq->path, "/console") && !strcmp(rq->method, "GET"))
+		rs->status = 200, rs->body = strdup(cloud_console_html),
+		rs->type = strdup("text/html; charset=utf-8");
 	else if (!strcmp(rq->path, "/v1/signup") && !strcmp(rq->method, "POST"))
 		signup(api, rq, rs);
 	else if (!strcmp(rq->path, "/v1/login") && !strcmp(rq->method, "POST"))

@@ -14,6 +14,7 @@
 [ -x "$CLOUD" ] || { echo "cases: 0 passed, 0 failed (spur-cloud not built: libpq-dev, libsodium-dev)"; finish; exit 0; }
 [ -x "$PG_BIN/initdb" ] || { echo "cases: 0 passed, 0 failed (needs postgresql)"; finish; exit 0; }
 trap 'stop_cloud; pg_stop; cleanup' EXIT
+HERE=$(cd "$(dirname "$0")" && pwd)
 cd "$T"
 write_conf 2 gpu:h100:4
 sed -i 's/^KillWait=2/KillWait=1/' slurm.conf
@@ -161,4 +162,41 @@ check "bob's shell session, no terminal for its idle limit (1 minute), is stoppe
 	wait_until 100 bash -c "curl -s http://127.0.0.1:$CPORT/v1/orgs/beta/sessions/$idle -H 'Authorization: Bearer $bob' | grep -q '\"state\":\"ended\",\"outcome\":\"cancelled\",\"reason\":\"idle: no terminal for 1 min\"'"
 check "the credit ledger lists the grant" \
 	bash -c "curl -s http://127.0.0.1:$CPORT/v1/orgs/alpha/credits -H 'Authorization: Bearer $ann' | grep -q '\"note\":\"trial\"'"
+
+# the web console, in a real browser (headless Chromium): the same API
+if command -v chromium >/dev/null; then
+	ch() { timeout 90 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$T/chrome" "$@" 2>>"$T/chrome.err"; }
+	U="http://127.0.0.1:$CPORT/console"
+	ch --virtual-time-budget=8000 --dump-dom "$U#token=$ann&org=alpha" >console.html
+	check "the console loads its data (ann, the administrator)" grep -q 'data-loaded="1"' console.html
+	check "... the sessions, with the budget's reason" grep -q "budget: the organisation" console.html
+	check "... capacity by type" grep -q '<td>h100</td>' console.html
+	check "... usage by project and the plot by day" \
+		bash -c "grep -q '<td>train</td>' console.html && grep -q 'class=\"bar\"' console.html"
+	check "... this month's invoice with its total" grep -q '<b>total</b></td><td></td><td>' console.html
+	check "... the administration: prices" grep -q '<td>3600000000</td>' console.html
+	ch --virtual-time-budget=8000 --dump-dom "$U#token=$vic&org=alpha" >console-vic.html
+	check "a viewer's console: no administration, no invoice" \
+		bash -c "grep -q 'id=\"admin\" hidden' console-vic.html && grep -q 'invoices: the organisation' console-vic.html"
+	rm -f "$BUILD/cloud-console.png"
+	ch --window-size=1400,1000 --virtual-time-budget=8000 --screenshot="$BUILD/cloud-console.png" "$U#token=$ann&org=alpha" >/dev/null
+	check "a screenshot is saved: $BUILD/cloud-console.png" sh -c "[ \$(stat -c %s '$BUILD/cloud-console.png') -gt 20000 ]"
+	read -r st jt < <(sess infer '{"template":"shell","time_limit":2}')
+	wait_until 20 running "$jt"
+	# the terminal's answers come in real time: Chromium driven through its
+	# DevTools protocol (tests/system/cdp.py), not --dump-dom's virtual time
+	CDP=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	timeout 90 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$T/chrome-cdp" \
+		--remote-debugging-port="$CDP" about:blank >/dev/null 2>>"$T/chrome.err" &
+	chpid=$!
+	python3 "$HERE/cdp.py" "$CDP" "$U#token=$ann&org=alpha&term=$st&cmd=echo%20console-%24((6*7))" \
+		"document.getElementById('term').textContent" console-42 >console-term.txt 2>&1
+	kill "$chpid" 2>/dev/null
+	wait "$chpid" 2>/dev/null
+	check "the console's terminal: a shell in the session, a line typed, its answer" \
+		grep -q '^console-42' console-term.txt
+	api DELETE "/v1/orgs/alpha/sessions/$st" '' "$ann" >/dev/null
+else
+	echo "skip: the console cases (no chromium; make deps installs it)"
+fi
 finish

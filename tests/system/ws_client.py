@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """A WebSocket client (RFC 6455, by hand: Debian's python3 has no library
-for it) for the system tests of Spur-Cloud's terminal.
+for it) for the system tests: Spur-Cloud's terminal, and Chromium's
+DevTools protocol (cdp.py imports it).
 
 ws_client.py PORT PATH TOKEN INPUT EXPECT
   opens ws://127.0.0.1:PORT/PATH?access_token=TOKEN, checks the 101 and its
@@ -13,79 +14,93 @@ ws_client.py PORT PATH TOKEN INPUT EXPECT
 """
 import base64, hashlib, os, socket, struct, sys, time
 
-def frame(op, payload):
-    mask = os.urandom(4)
-    n = len(payload)
-    head = bytes([0x80 | op])
-    if n < 126:
-        head += bytes([0x80 | n])
-    elif n < 65536:
-        head += bytes([0x80 | 126]) + struct.pack(">H", n)
-    else:
-        head += bytes([0x80 | 127]) + struct.pack(">Q", n)
-    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+
+class WS:
+    def __init__(self, host, port, path, timeout=20):
+        self.key = base64.b64encode(os.urandom(16)).decode()
+        self.s = socket.create_connection((host, port), timeout=timeout)
+        self.s.sendall((f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+                        f"Connection: Upgrade\r\nSec-WebSocket-Key: {self.key}\r\n"
+                        "Sec-WebSocket-Version: 13\r\n\r\n").encode())
+        buf = b""
+        while b"\r\n\r\n" not in buf:
+            got = self.s.recv(4096)
+            if not got:
+                break
+            buf += got
+        head, _, self.rest = buf.partition(b"\r\n\r\n")
+        lines = head.decode(errors="replace").split("\r\n")
+        self.status = lines[0]
+        self.fields = {k.strip().lower(): v.strip()
+                       for k, _, v in (l.partition(":") for l in lines[1:])}
+        want = base64.b64encode(hashlib.sha1((self.key + GUID).encode()).digest()).decode()
+        self.accepted = " 101 " in self.status and self.fields.get("sec-websocket-accept") == want
+
+    def send(self, op, payload):
+        mask, n = os.urandom(4), len(payload)
+        head = bytes([0x80 | op])
+        if n < 126:
+            head += bytes([0x80 | n])
+        elif n < 65536:
+            head += bytes([0x80 | 126]) + struct.pack(">H", n)
+        else:
+            head += bytes([0x80 | 127]) + struct.pack(">Q", n)
+        self.s.sendall(head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+
+    def _need(self, n):
+        while len(self.rest) < n:
+            got = self.s.recv(65536)
+            if not got:
+                raise EOFError
+            self.rest += got
+
+    def recv(self):
+        """One frame: (opcode, payload)."""
+        self._need(2)
+        op, n, h = self.rest[0] & 15, self.rest[1] & 127, 2
+        if n == 126:
+            self._need(4)
+            n, h = struct.unpack(">H", self.rest[2:4])[0], 4
+        elif n == 127:
+            self._need(10)
+            n, h = struct.unpack(">Q", self.rest[2:10])[0], 10
+        self._need(h + n)
+        payload, self.rest = self.rest[h:h + n], self.rest[h + n:]
+        return op, payload
+
 
 def main():
     port, path, token, data, expect = sys.argv[1:6]
-    key = base64.b64encode(os.urandom(16)).decode()
-    s = socket.create_connection(("127.0.0.1", int(port)), timeout=20)
-    s.sendall((f"GET {path}?access_token={token} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-               f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-               "Sec-WebSocket-Version: 13\r\n\r\n").encode())
-    buf = b""
-    while b"\r\n\r\n" not in buf:
-        got = s.recv(4096)
-        if not got:
-            break
-        buf += got
-    head, _, rest = buf.partition(b"\r\n\r\n")
-    lines = head.decode(errors="replace").split("\r\n")
-    print(lines[0])
-    if " 101 " not in lines[0]:
-        print(rest.decode(errors="replace"))
+    ws = WS("127.0.0.1", int(port), f"{path}?access_token={token}")
+    print(ws.status)
+    if " 101 " not in ws.status:
+        print(ws.rest.decode(errors="replace"))
         return 2
-    want = base64.b64encode(hashlib.sha1((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11")
-                                         .encode()).digest()).decode()
-    fields = {k.strip().lower(): v.strip() for k, _, v in (l.partition(":") for l in lines[1:])}
-    if fields.get("sec-websocket-accept") != want:
-        print("bad Sec-WebSocket-Accept:", fields.get("sec-websocket-accept"))
+    if not ws.accepted:
+        print("bad Sec-WebSocket-Accept:", ws.fields.get("sec-websocket-accept"))
         return 1
-    s.sendall(frame(1, b'{"rows":30,"cols":100}'))
-    s.sendall(frame(2, data.encode().decode("unicode_escape").encode()))
+    ws.send(1, b'{"rows":30,"cols":100}')
+    ws.send(2, data.encode().decode("unicode_escape").encode())
     out, deadline = b"", time.time() + 20
-    while time.time() < deadline and expect.encode() not in out:
-        while len(rest) < 2 or len(rest) < hdr_len(rest):
-            got = s.recv(65536)
-            if not got:
+    try:
+        while time.time() < deadline and expect.encode() not in out:
+            op, payload = ws.recv()
+            if op == 8:
+                print("[closed by the server]")
                 break
-            rest += got
-        if len(rest) < 2 or len(rest) < hdr_len(rest):
-            break
-        op, n, h = rest[0] & 15, rest[1] & 127, 2
-        if n == 126:
-            n, h = struct.unpack(">H", rest[2:4])[0], 4
-        elif n == 127:
-            n, h = struct.unpack(">Q", rest[2:10])[0], 10
-        while len(rest) < h + n:
-            got = s.recv(65536)
-            if not got:
-                break
-            rest += got
-        payload, rest = rest[h:h + n], rest[h + n:]
-        if op == 8:
-            print("[closed by the server]")
-            break
-        out += payload
+            out += payload
+    except (EOFError, OSError):
+        pass
     sys.stdout.write(out.decode(errors="replace"))
     print()
     try:
-        s.sendall(frame(8, b"\x03\xe8"))
+        ws.send(8, b"\x03\xe8")
     except OSError:
         pass
     return 0 if expect.encode() in out else 1
 
-def hdr_len(b):
-    n = b[1] & 127
-    return 2 if n < 126 else 4 if n == 126 else 10
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())
