@@ -32,10 +32,10 @@ start_cluster 1
 
 # PostgreSQL in $T, then spur-cloud against it
 PGPORT=$(free_port)
-mkdir -p "$T/pg" "$T/pgsock"
-[ "$(id -u)" -eq 0 ] && chown postgres "$T/pg" "$T/pgsock"
+mkdir -p "$T/pg" "$T/pgsock" "$T/pglog"
+[ "$(id -u)" -eq 0 ] && chown postgres "$T/pg" "$T/pgsock" "$T/pglog"
 pg_as "$PG_BIN/initdb" -D "$T/pg" -U spur --auth=trust -E UTF8 >/dev/null
-pg_as "$PG_BIN/pg_ctl" -D "$T/pg" -l "$T/pg.log" -w -o "-p $PGPORT -k $T/pgsock -c listen_addresses=''" start >/dev/null
+pg_as "$PG_BIN/pg_ctl" -D "$T/pg" -l "$T/pglog/pg.log" -w -o "-p $PGPORT -k $T/pgsock -c listen_addresses=''" start >/dev/null
 CI="host=$T/pgsock port=$PGPORT dbname=postgres user=spur"
 CPORT=$(free_port)
 "$CLOUD" -d "$CI" -p "$CPORT" -f "$T/slurm.conf" --meter-interval 0 -L "$T/cloud.log" &
@@ -89,7 +89,7 @@ subprocess.run([psql, conninfo, "-qAtc",
     "INSERT INTO sessions (org_id, project_id, user_id, name, gpus, template, command, "
     "time_limit, state, outcome, job_id, ended, metered_done) SELECT 1, 1, 1, 's' || g, 1, "
     "'command', 'true', 60, 'ended', 'completed', 1000000 + g, now(), true "
-    "FROM generate_series(1, 10000) g"], check=True)
+    "FROM generate_series(1, 10000) g; ANALYZE"], check=True)
 def rate(path, t=None, secs=5.0):
     done, t0 = 0, time.monotonic()
     while time.monotonic() - t0 < secs:

@@ -124,14 +124,14 @@ for line in urllib.request.urlopen(base + "/metrics").read().decode().splitlines
         print(line)
 PY
 if [ -x "$src/$build/src/cloud/spur-cloud" ] && [ -x "$PG_BIN/initdb" ]; then
-	cport=$((port + 4)) pgport=$((port + 5))
+	cport=$((port + 10)) pgport=$((port + 11))
 	step "Spur-Cloud: its own PostgreSQL (initdb in the demo's folder), the service, a GPU session" \
 		"spur-cloud -d 'host=$dir/pgsock port=$pgport dbname=postgres' -p $cport"
-	mkdir -p "$dir/pg" "$dir/pgsock"
+	mkdir -p "$dir/pg" "$dir/pgsock" "$dir/pglog"
 	chmod 755 "$dir"
-	[ "$(id -u)" -eq 0 ] && chown postgres "$dir/pg" "$dir/pgsock"
+	[ "$(id -u)" -eq 0 ] && chown postgres "$dir/pg" "$dir/pgsock" "$dir/pglog"
 	pg_as "$PG_BIN/initdb" -D "$dir/pg" -U spur --auth=trust -E UTF8 >"$dir/initdb.log" 2>&1
-	pg_as "$PG_BIN/pg_ctl" -D "$dir/pg" -l "$dir/pg.log" -w \
+	pg_as "$PG_BIN/pg_ctl" -D "$dir/pg" -l "$dir/pglog/pg.log" -w \
 		-o "-p $pgport -k $dir/pgsock -c listen_addresses=''" start >/dev/null
 	"$src/$build/src/cloud/spur-cloud" -d "host=$dir/pgsock port=$pgport dbname=postgres user=spur" \
 		-p "$cport" -f "$dir/slurm.conf" --meter-interval 1 -L "$dir/spur-cloud.log" &

@@ -44,15 +44,18 @@ static int int_field(const json_t *b, const char *k, long long lo, long long hi,
 void cloud_prices(struct cloud_api *api, const struct cloud_req *rq, const struct who *w,
 		  struct cloud_resp *rs)
 {
+	/* a price given no start starts at this whole second: a job that
+	 * starts in it is billed at it */
 	const char *sql[2] = {
-		"UPDATE prices SET valid_until = coalesce($3::timestamptz, now()) WHERE resource = "
-		"$1 AND gpu_type = $2 AND valid_until IS NULL AND NOT EXISTS (SELECT 1 FROM prices "
-		"WHERE resource = $1 AND gpu_type = $2 AND valid_from >= coalesce($3::timestamptz, "
-		"now()))",
+		"UPDATE prices SET valid_until = coalesce($3::timestamptz, date_trunc('second', "
+		"now())) WHERE resource = $1 AND gpu_type = $2 AND valid_until IS NULL AND NOT EXISTS "
+		"(SELECT 1 FROM prices WHERE resource = $1 AND gpu_type = $2 AND valid_from >= "
+		"coalesce($3::timestamptz, date_trunc('second', now())))",
 		"INSERT INTO prices (resource, gpu_type, per_hour, valid_from) SELECT $1, $2, "
-		"$3::bigint, coalesce($4::timestamptz, now()) WHERE NOT EXISTS (SELECT 1 FROM prices "
-		"WHERE resource = $1 AND gpu_type = $2 AND valid_from >= coalesce($4::timestamptz, "
-		"now())) RETURNING resource, gpu_type, per_hour, valid_from"
+		"$3::bigint, coalesce($4::timestamptz, date_trunc('second', now())) WHERE NOT EXISTS "
+		"(SELECT 1 FROM prices WHERE resource = $1 AND gpu_type = $2 AND valid_from >= "
+		"coalesce($4::timestamptz, date_trunc('second', now()))) RETURNING resource, gpu_type, "
+		"per_hour, valid_from"
 	};
 	json_t *b = NULL, *rows = NULL;
 	const char *p[4], *res, *q[3];

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Spur-Cloud's database (db.h). */
 #include "cloud/db.h"
+#include "common/log.h"
 
 #include <libpq-fe.h>
 #include <stdio.h>
@@ -130,6 +131,8 @@ static const char *const migrations[CLOUD_SCHEMA_VERSION] = {
 	"  DROP CONSTRAINT sessions_command_check,"
 	"  ADD CONSTRAINT sessions_command_check CHECK (length(command) <= 4096 OR (template = "
 	"  'batch' AND length(command) <= 65000));",
+	/* 7: listing an organisation's sessions by pages */
+	"CREATE INDEX sessions_org_id ON sessions (org_id, id);",
 };
 
 static int fail(PGresult *r, PGconn *c, char *why, size_t wlen)
@@ -278,6 +281,12 @@ out:
 	return rc;
 }
 
+static void notice(void *arg, const char *msg)
+{
+	(void)arg;
+	spur_debug("database: %.*s", (int)strcspn(msg, "\n"), msg);
+}
+
 struct cloud_db *cloud_db_open(const char *conninfo, char *why, size_t wlen)
 {
 	struct cloud_db *db = calloc(1, sizeof(*db));
@@ -287,6 +296,7 @@ struct cloud_db *cloud_db_open(const char *conninfo, char *why, size_t wlen)
 		return NULL;
 	}
 	db->conn = PQconnectdb(conninfo);
+	PQsetNoticeProcessor(db->conn, notice, NULL); /* the server's NOTICEs: debug lines */
 	if (PQstatus(db->conn) != CONNECTION_OK) {
 		snprintf(why, wlen, "database: %s", PQerrorMessage(db->conn));
 		why[strcspn(why, "\n")] = '\0';
