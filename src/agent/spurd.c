@@ -405,6 +405,25 @@ static int spawn_supervisor(struct agent *a, struct job *j, const struct spurd_s
 	return 0;
 }
 
+/* A running job's new time limit (scontrol update TimeLimit): to the
+ * supervisor of the batch job here, if it is here. */
+static void job_limit(struct agent *a, const json_t *msg)
+{
+	uint32_t id = (uint32_t)spur_json_int(msg, "job_id", 0);
+	long limit = (long)spur_json_int(msg, "time_limit", -1);
+	char dir[4096];
+
+	for (struct job *j = a->jobs; j && limit >= 0; j = j->next) {
+		if (j->id != id || !j->running || j->sup <= 0)
+			continue;
+		job_dir(a, j->id, j->run, dir, sizeof(dir));
+		if (spurd_supervise_limit(dir, j->sup, limit))
+			spur_error_log("job %u: new time limit: %s", id, strerror(errno));
+		else
+			spur_info("job %u: time limit now %ld s", id, limit);
+	}
+}
+
 static void kill_group(struct job *j, int sig)
 {
 	char dir[4096];
@@ -1977,7 +1996,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 
 		if (!a->trusted && (!strcmp(type, "launch") || !strcmp(type, "step") ||
 				    !strcmp(type, "signal") || !strcmp(type, "attach") ||
-				    !strcmp(type, "stat"))) {
+				    !strcmp(type, "stat") || !strcmp(type, "limit"))) {
 			/* only a controller that holds the key starts work here */
 			spur_error_log("%s from a controller that has not shown the cluster key; "
 				       "ignored",
@@ -2010,6 +2029,8 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 					kill_group(j, (int)spur_json_int(msg, "signal", SIGTERM));
 			kill_steps((uint32_t)spur_json_int(msg, "job_id", 0),
 				   (int)spur_json_int(msg, "signal", SIGTERM));
+		} else if (!strcmp(type, "limit")) {
+			job_limit(a, msg);
 		} else if (!strcmp(type, "finished_ack")) {
 			report_acked(a, msg);
 		} else if (!strcmp(type, "error") && spur_json_bool(msg, "not_leader", 0)) {

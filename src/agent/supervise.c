@@ -33,16 +33,19 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 
-static volatile sig_atomic_t alarm_fired, pending;
+static volatile sig_atomic_t alarm_fired, limit_changed, pending;
 static volatile pid_t child;
 
 static void on_signal(int sig)
 {
 	if (sig == SIGALRM)
 		alarm_fired = 1;
+	else if (sig == SPURD_SUPERVISE_LIMIT_SIG)
+		limit_changed = 1;
 	else if (child > 0)
 		kill(-child, sig);
 	else
@@ -272,6 +275,51 @@ static pid_t start_job(const struct spurd_supervise_args *a)
 	return pid;
 }
 
+/* The alarm for a job started at t0 with limit seconds (0: none): at the
+ * limit, or warn seconds before it; at least a second from now. */
+static void arm(time_t t0, long limit, long warn)
+{
+	long at = (long)(t0 - time(NULL)) + limit - warn;
+
+	alarm(limit <= 0 ? 0 : at > 0 ? (unsigned)at : 1);
+}
+
+/* DIR/limit, the job's new limit in seconds from its start (0: none), as
+ * the agent wrote it: 0 with *limit set, or -1. */
+static int read_limit(const char *dir, long *limit)
+{
+	char path[4200], text[32];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/limit", dir);
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	text[n] = '\0';
+	return sscanf(text, "%ld", limit) == 1 && *limit >= 0 ? 0 : -1;
+}
+
+int spurd_supervise_limit(const char *dir, long sup, long limit)
+{
+	char path[4200], tmp[4200], text[32];
+	int fd, n = snprintf(text, sizeof(text), "%ld\n", limit);
+
+	snprintf(path, sizeof(path), "%s/limit", dir);
+	snprintf(tmp, sizeof(tmp), "%s/limit.new", dir);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	if (write(fd, text, (size_t)n) != n || close(fd) || rename(tmp, path)) {
+		unlink(tmp);
+		return -1;
+	}
+	return sup > 0 ? kill((pid_t)sup, SPURD_SUPERVISE_LIMIT_SIG) : -1;
+}
+
 int spurd_supervise(const struct spurd_supervise_args *a)
 {
 	static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT };
@@ -280,7 +328,8 @@ int spurd_supervise(const struct spurd_supervise_args *a)
 	char buf[64];
 	int status = 0, code;
 	bool timed_out = false, warn;
-	long first;
+	long limit;
+	time_t t0;
 
 	prctl(PR_SET_NAME, SPURD_SUPERVISOR_NAME);
 	snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
@@ -292,8 +341,9 @@ int spurd_supervise(const struct spurd_supervise_args *a)
 	sa.sa_flags = SA_RESTART;
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
 		sigaction(forwarded[i], &sa, NULL);
-	sa.sa_flags = 0; /* the alarm interrupts waitpid */
+	sa.sa_flags = 0; /* the alarm and a new limit interrupt waitpid */
 	sigaction(SIGALRM, &sa, NULL);
+	sigaction(SPURD_SUPERVISE_LIMIT_SIG, &sa, NULL);
 	sigemptyset(&sa.sa_mask); /* forked with every signal blocked */
 	sigprocmask(SIG_SETMASK, &sa.sa_mask, NULL);
 	if (a->prolog && (code = run_hook(a->prolog, a->hook_env)) != 0) {
@@ -318,12 +368,10 @@ int spurd_supervise(const struct spurd_supervise_args *a)
 	if (pending)
 		kill(-child, pending);
 	/* --signal=B:SIG@TIME goes first, TIME before the limit */
-	warn = a->limit > 0 && a->warn_sig > 0;
-	first = a->limit > a->warn_time ? a->limit - a->warn_time : 1;
-	if (warn)
-		alarm((unsigned)first);
-	else if (a->limit > 0)
-		alarm((unsigned)a->limit);
+	t0 = time(NULL);
+	limit = a->limit;
+	warn = limit > 0 && a->warn_sig > 0;
+	arm(t0, limit, warn ? a->warn_time : 0);
 	for (;;) {
 		pid_t r = waitpid(child, &status, 0);
 
@@ -331,12 +379,22 @@ int spurd_supervise(const struct spurd_supervise_args *a)
 			break;
 		if (r < 0 && errno != EINTR)
 			break;
+		if (limit_changed) {
+			/* scontrol update TimeLimit of the running job (the agent
+			 * wrote it): the alarm moves, unless the limit has struck */
+			limit_changed = 0;
+			if (!timed_out && read_limit(dir, &limit) == 0) {
+				warn = warn && limit > 0;
+				arm(t0, limit, warn ? a->warn_time : 0);
+			}
+			continue;
+		}
 		if (alarm_fired && warn) {
 			/* the batch shell alone, as Slurm's B: */
 			alarm_fired = 0;
 			warn = false;
 			kill(child, a->warn_sig);
-			alarm(a->limit - first > 0 ? (unsigned)(a->limit - first) : 1);
+			arm(t0, limit, 0);
 		} else if (alarm_fired) {
 			alarm_fired = 0;
 			if (!timed_out) {

@@ -4,6 +4,7 @@
 #ifndef SPUR_AGENT_SUPERVISE_H
 #define SPUR_AGENT_SUPERVISE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -52,5 +53,12 @@ int spurd_supervise_pids(const char *dir, long *sup, long *pgid);
 bool spurd_supervise_prolog_failed(const char *dir);
 /* The job's result from DIR/state: 1 when there, 0 when not yet. */
 int spurd_supervise_status(const char *dir, int *code, bool *timed_out);
+
+/* The signal that tells a supervisor its job's limit changed. */
+#define SPURD_SUPERVISE_LIMIT_SIG (SIGRTMIN + 1)
+
+/* A running job's new limit (seconds from its start; 0: none): written to
+ * DIR/limit, then the supervisor sup told. 0, or -1 with errno. */
+int spurd_supervise_limit(const char *dir, long sup, long limit);
 
 #endif

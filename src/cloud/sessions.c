@@ -162,6 +162,8 @@ static const char *invalid_template(const json_t *b)
 	const char *tpl = *cloud_field(b, "template") ? cloud_field(b, "template") : "command";
 	const char *cmd = cloud_field(b, "command"), *img = cloud_field(b, "image");
 
+	if (json_object_get(b, "ssh_keys"))
+		return "ssh_keys: SSH into sessions is not supported yet (use the terminal)";
 	if (!strcmp(tpl, "jupyter"))
 		return "template: jupyter is not supported (no Jupyter server is built into "
 		       "Spur-Cloud yet): use image with a command that starts one";
@@ -497,11 +499,11 @@ static void proxy(struct cloud_api *api, const struct cloud_req *rq, const struc
 			 tok, org, id);
 }
 
-/* PATCH .../sessions/ID {time_limit, idle_limit}: a new time limit while
- * queued (the controller's update of the job: it may refuse, as Slurm
- * does, a raise by one who is not an administrator) or idle limit (null:
- * none). Its owner, or the organisation's owners and admins; live
- * sessions only. */
+/* PATCH .../sessions/ID {time_limit, idle_limit}: a new time limit,
+ * queued or running (the controller's update of the job: it may refuse,
+ * as Slurm does, a raise by one who is not an administrator), or idle
+ * limit (null: none). Its owner, or the organisation's owners and admins;
+ * live sessions only. */
 static void change(struct cloud_api *api, const struct cloud_req *rq, const struct who *w,
 		   const char *oid, const char *role, const char *id, struct cloud_resp *rs)
 {
@@ -537,12 +539,6 @@ static void change(struct cloud_api *api, const struct cloud_req *rq, const stru
 	} else if (strcmp(cloud_field(row, "state"), "running") &&
 		   strcmp(cloud_field(row, "state"), "queued")) {
 		cloud_error(rs, 409, "the session is not queued or running");
-		goto out;
-	} else if (t && strcmp(cloud_field(row, "state"), "queued")) {
-		/* the agent's supervisor holds a running job's limit: Spur's
-		 * controller changes only a pending job's */
-		cloud_error(rs, 409, "time_limit: only a queued session's can be changed (Spur "
-				     "does not change a running job's time limit yet)");
 		goto out;
 	}
 	if (t && !(r = cloud_ctld(json_pack("{s:s,s:I,s:{s:I}}", "type", "update", "job_id",

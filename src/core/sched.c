@@ -1516,13 +1516,24 @@ static int resolve_change(struct sched *s, const struct sched_event *ev, struct 
 }
 
 /* scontrol update of a pending job: its time limit, nice value,
- * partition, account, QOS, dependency, features and node count. All of it
- * or, when one part is refused, none. */
+ * partition, account, QOS, dependency, features and node count (of a
+ * running one: its time limit). All of it or, when one part is refused,
+ * none. */
 static int update(struct sched *s, const struct sched_event *ev, struct core_job *j,
 		  struct spur_error *err)
 {
 	struct job_change ch;
 
+	/* a running job: only its time limit (as Slurm's scontrol update
+	 * TimeLimit), and its end with it */
+	if (j->state == SCHED_JOB_RUNNING && ev->time_limit > 0 && !ev->set_nice &&
+	    !ev->partitions && !ev->account && !ev->qos && !ev->dependency && !ev->constraint &&
+	    !ev->nodes) {
+		j->time_limit = ev->time_limit;
+		j->end = ev->time_limit >= SCHED_INFINITE - j->start ? SCHED_INFINITE
+								     : j->start + ev->time_limit;
+		return 0;
+	}
 	if (j->state != SCHED_JOB_PENDING)
 		return spur_error_set(err, SPUR_ESTATE, "Job is no longer pending execution");
 	if (resolve_change(s, ev, &ch, err))

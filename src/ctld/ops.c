@@ -907,8 +907,24 @@ void ctld_stop_job(struct ctld *c, uint32_t id, const char *cause)
 	json_decref(op);
 }
 
-/* scontrol update of a pending job: time limit, nice, name. The job's
- * accepted spec is changed in place, so snapshots carry the new values. */
+/* A running job's new time limit to the agents of its nodes (the batch
+ * host's supervisor holds it); an agent not connected gets none (it is
+ * not there to enforce one). */
+static void limit_nodes(struct ctld *c, uint32_t id, const struct sched_job_info *info)
+{
+	for (size_t n = 0; n < info->nalloc; n++)
+		if (c->agents[info->alloc[n].node])
+			ctld_conn_send(c->agents[info->alloc[n].node],
+				       json_pack("{s:s,s:i,s:I}", "type", "limit", "job_id", (int)id,
+						 "time_limit",
+						 (json_int_t)(info->end_time == SCHED_INFINITE
+								      ? 0
+								      : info->end_time - info->start_time)));
+}
+
+/* scontrol update of a pending job: time limit, nice, name (of a running
+ * one: its time limit, sent on to its agents). The job's accepted spec is
+ * changed in place, so snapshots carry the new values. */
 static int apply_update(struct ctld *c, json_t *op, struct spur_error *err)
 {
 	uint32_t id = (uint32_t)spur_json_int(op, "id", 0);
@@ -971,6 +987,9 @@ static int apply_update(struct ctld *c, json_t *op, struct spur_error *err)
 		array_acct(c, id);
 	else
 		ctld_acct_record(c, id);
+	if (!spur_json_bool(op, "array", 0) && json_object_get(set, "time_limit") &&
+	    !sched_job_info(c->sched, id, &info) && info.state == SCHED_JOB_RUNNING)
+		limit_nodes(c, id, &info);
 	return 0;
 }
 

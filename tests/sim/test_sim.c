@@ -36,6 +36,40 @@ static void test_start_and_finish(void **state)
 	sim_destroy(sim);
 }
 
+/* scontrol update TimeLimit of a running job: its end moves with its start
+ * (longer or shorter); anything else of a running job is refused. */
+static void test_update_running_limit(void **state)
+{
+	struct sim *sim = mi300x_cluster(NULL, 4);
+	struct sched_job_spec j = job(1, 1, 8, H);
+	struct sched_job_info info;
+	struct spur_error err;
+
+	(void)state;
+	sim_submit(sim, 0, &j, 600, 0);
+	sim_run_until(sim, 10);
+	assert_int_equal(sim_job_state(sim, 1), SCHED_JOB_RUNNING);
+	assert_int_equal(sim_event(sim, (struct sched_event){ .type = SCHED_EV_UPDATE, .job_id = 1,
+							      .time_limit = 2 * H },
+				   &err),
+			 0);
+	assert_int_equal(sched_job_info(sim_sched(sim), 1, &info), 0);
+	assert_int_equal(info.end_time, 2 * H);
+	assert_int_equal(sim_event(sim, (struct sched_event){ .type = SCHED_EV_UPDATE, .job_id = 1,
+							      .time_limit = 300 },
+				   &err),
+			 0);
+	assert_int_equal(sched_job_info(sim_sched(sim), 1, &info), 0);
+	assert_int_equal(info.end_time, 300);
+	assert_int_equal(sim_event(sim, (struct sched_event){ .type = SCHED_EV_UPDATE, .job_id = 1,
+							      .time_limit = -1, .set_nice = true,
+							      .nice = 5 },
+				   &err),
+			 SPUR_ESTATE);
+	assert_string_equal(err.msg, "Job is no longer pending execution");
+	sim_destroy(sim);
+}
+
 /* A 4-node job waits for 4 nodes; a stream of 1-node jobs arriving later
  * must not starve it: they only backfill where they end before it starts. */
 static void test_backfill_no_starvation(void **state)
@@ -116,6 +150,7 @@ int main(void)
 		cmocka_unit_test(test_backfill_no_starvation),
 		cmocka_unit_test(test_backfill_fills_hole),
 		cmocka_unit_test(test_fifo_baseline),
+		cmocka_unit_test(test_update_running_limit),
 	};
 
 	return cmocka_run_group_tests_name("sim", tests, NULL, NULL);

@@ -54,7 +54,22 @@ start_ctld -n 8
 check "they survive a restart" wait_until 20 sh -c "squeue -h -j $u -o '%j %l' | grep -qx 'after 1:30:00'"
 check "update of a running job's name is refused" \
 	sh -c "scontrol update JobId=$nr JobName=x 2>&1 | grep -qx 'scontrol: error: Job is no longer pending execution for job $nr'"
+# a running job's time limit, as Slurm's: the agent's supervisor moves its
+# alarm (scontrol counts whole minutes, as Slurm; the protocol takes seconds)
+sub() { raw "{\"type\":\"submit\",\"job\":{\"script\":\"#!/bin/sh\\nsleep 60\\n\",\"time_limit\":$1,\"workdir\":\"$T\",\"output\":\"/dev/null\",\"name\":\"lim\",\"user\":\"root\"}}"; }
+lt=$(sub 3 | awk "{print \$1}")
+lr=$(sub 600 | awk "{print \$1}")
+wait_until 15 sh -c "[ \"\$(squeue -h -j $lt,$lr -o %T | sort -u)\" = RUNNING ]"
+raw "{\"type\":\"update\",\"job_id\":$lt,\"set\":{\"time_limit\":600}}" >/dev/null
+raw "{\"type\":\"update\",\"job_id\":$lr,\"set\":{\"time_limit\":2}}" >/dev/null
+check "a running job's time limit made shorter: it ends at the new one, TIMEOUT" \
+	wait_until 20 sh -c "sacct -n -X -P -o State -j $lr | grep -qx TIMEOUT"
+elapsed() { squeue -h -j "$lt" -o %M | awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; exit !(s >= 6) }'; }
+check "... made longer: it runs past its old limit (3 s)" \
+	sh -c "$(declare -f wait_until elapsed); lt=$lt; wait_until 20 elapsed && squeue -h -j $lt -o '%T %l' | grep -qx 'RUNNING 10:00'"
+check "scontrol update TimeLimit of a running job" \
+	sh -c "scontrol update JobId=$lt TimeLimit=20 && squeue -h -j $lt -o %l | grep -qx 20:00"
 check "update of an unsupported field is refused" sh -c "! scontrol update JobId=$u Partition=x 2>/dev/null"
 check "update without JobId is refused" sh -c "! scontrol update Nice=1 2>/dev/null"
-scancel "$nr" "$u"
+scancel "$nr" "$u" "$lt"
 finish
