@@ -4,6 +4,7 @@
 #include "common/log.h"
 
 #include <libpq-fe.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,6 +170,91 @@ static json_t *rows_of(PGresult *r)
 	return rows;
 }
 
+/* Text being built: NULL buf after a failed allocation. */
+struct text {
+	char *buf;
+	size_t len, cap;
+};
+
+static void put(struct text *t, const char *s, size_t n)
+{
+	if (t->buf && t->len + n + 1 > t->cap) {
+		size_t cap = (t->len + n + 1) * 2;
+		char *nb = realloc(t->buf, cap);
+
+		if (!nb) {
+			free(t->buf);
+			t->buf = NULL;
+			return;
+		}
+		t->buf = nb, t->cap = cap;
+	}
+	if (t->buf) {
+		memcpy(t->buf + t->len, s, n);
+		t->len += n;
+		t->buf[t->len] = '\0';
+	}
+}
+
+/* s as a JSON string, escaped as jansson writes it (quote, backslash and
+ * control characters; UTF-8 as it is: the database's encoding is UTF-8). */
+static void put_string(struct text *t, const char *s)
+{
+	static const char hexd[] = "0123456789ABCDEF", ctl[] = "\b\f\n\r\t", name[] = "bfnrt";
+	const char *run = s, *k;
+
+	put(t, "\"", 1);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		char esc[7] = "\\u00";
+
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		put(t, run, (size_t)(s - run));
+		run = s + 1;
+		if (c == '"' || c == '\\') {
+			esc[1] = (char)c;
+			put(t, esc, 2);
+		} else if ((k = strchr(ctl, c))) {
+			esc[1] = name[k - ctl];
+			put(t, esc, 2);
+		} else {
+			esc[4] = hexd[c >> 4], esc[5] = hexd[c & 15];
+			put(t, esc, 6);
+		}
+	}
+	put(t, run, (size_t)(s - run));
+	put(t, "\"", 1);
+}
+
+/* The rows of r as a JSON array of objects, column name -> string (NULL
+ * -> null), in column order: what rows_of and json_dumps(JSON_COMPACT)
+ * make, without an object per value (a listing of a thousand rows spent
+ * its time in the allocator). NULL when out of memory. */
+static char *text_of(PGresult *r)
+{
+	struct text t = { .buf = malloc(4096), .cap = 4096 };
+	int nf = PQnfields(r);
+
+	put(&t, "[", 1);
+	for (int i = 0; i < PQntuples(r); i++) {
+		put(&t, i ? ",{" : "{", i ? 2 : 1);
+		for (int f = 0; f < nf; f++) {
+			if (f)
+				put(&t, ",", 1);
+			put_string(&t, PQfname(r, f));
+			put(&t, ":", 1);
+			if (PQgetisnull(r, i, f))
+				put(&t, "null", 4);
+			else
+				put_string(&t, PQgetvalue(r, i, f));
+		}
+		put(&t, "}", 1);
+	}
+	put(&t, "]", 1);
+	return t.buf;
+}
+
 /* A connection that was lost: reset once. */
 static int ensure(struct cloud_db *db, char *why, size_t wlen)
 {
@@ -183,12 +269,15 @@ static int ensure(struct cloud_db *db, char *why, size_t wlen)
 }
 
 static int run_tx(struct cloud_db *db, size_t count, const char *const *sql, const int *n,
-		  const char *const *const *params, json_t **rows, char *why, size_t wlen)
+		  const char *const *const *params, json_t **rows, char **text, char *why,
+		  size_t wlen)
 {
-	PGresult *r = PQexec(db->conn, "BEGIN");
+	/* one statement is its own transaction: no BEGIN and COMMIT round trips */
+	bool block = count > 1;
+	PGresult *r = block ? PQexec(db->conn, "BEGIN") : NULL;
 	int rc;
 
-	if (PQresultStatus(r) != PGRES_COMMAND_OK)
+	if (block && PQresultStatus(r) != PGRES_COMMAND_OK)
 		return fail(r, db->conn, why, wlen);
 	PQclear(r);
 	for (size_t i = 0; i < count; i++) {
@@ -198,18 +287,32 @@ static int run_tx(struct cloud_db *db, size_t count, const char *const *sql, con
 				      : PQexec(db->conn, sql[i]);
 		if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK) {
 			rc = fail(r, db->conn, why, wlen);
-			PQclear(PQexec(db->conn, "ROLLBACK"));
+			if (block)
+				PQclear(PQexec(db->conn, "ROLLBACK"));
 			return rc;
 		}
 		if (i + 1 == count && rows)
 			*rows = rows_of(r);
+		if (i + 1 == count && text && !(*text = text_of(r))) {
+			PQclear(r);
+			if (block)
+				PQclear(PQexec(db->conn, "ROLLBACK"));
+			snprintf(why, wlen, "no memory");
+			return CLOUD_DB_ERROR;
+		}
 		PQclear(r);
 	}
+	if (!block)
+		return 0;
 	r = PQexec(db->conn, "COMMIT");
 	if (PQresultStatus(r) != PGRES_COMMAND_OK) {
 		if (rows) {
 			json_decref(*rows);
 			*rows = NULL;
+		}
+		if (text) {
+			free(*text);
+			*text = NULL;
 		}
 		return fail(r, db->conn, why, wlen);
 	}
@@ -217,19 +320,36 @@ static int run_tx(struct cloud_db *db, size_t count, const char *const *sql, con
 	return 0;
 }
 
-int cloud_db_tx(struct cloud_db *db, size_t count, const char *const *sql, const int *n,
-		const char *const *const *params, json_t **rows, char *why, size_t wlen)
+static int tx(struct cloud_db *db, size_t count, const char *const *sql, const int *n,
+	      const char *const *const *params, json_t **rows, char **text, char *why,
+	      size_t wlen)
 {
 	int rc;
 
 	if (rows)
 		*rows = NULL;
+	if (text)
+		*text = NULL;
 	if ((rc = ensure(db, why, wlen)))
 		return rc;
-	rc = run_tx(db, count, sql, n, params, rows, why, wlen);
+	rc = run_tx(db, count, sql, n, params, rows, text, why, wlen);
 	if (rc == CLOUD_DB_DOWN && !ensure(db, why, wlen)) /* lost mid-call: once more */
-		rc = run_tx(db, count, sql, n, params, rows, why, wlen);
+		rc = run_tx(db, count, sql, n, params, rows, text, why, wlen);
 	return rc;
+}
+
+int cloud_db_tx(struct cloud_db *db, size_t count, const char *const *sql, const int *n,
+		const char *const *const *params, json_t **rows, char *why, size_t wlen)
+{
+	return tx(db, count, sql, n, params, rows, NULL, why, wlen);
+}
+
+int cloud_db_query_text(struct cloud_db *db, const char *sql, int n, const char *const *params,
+			char **text, char *why, size_t wlen)
+{
+	const char *const *p[1] = { params };
+
+	return tx(db, 1, &sql, &n, p, NULL, text, why, wlen);
 }
 
 int cloud_db_query(struct cloud_db *db, const char *sql, int n, const char *const *params,

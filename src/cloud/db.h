@@ -32,6 +32,11 @@ void cloud_db_close(struct cloud_db *db);
 int cloud_db_query(struct cloud_db *db, const char *sql, int n, const char *const *params,
 		   json_t **rows, char *why, size_t wlen);
 
+/* As cloud_db_query, the rows as JSON text (malloc'd; the same text
+ * json_dumps(JSON_COMPACT) makes of cloud_db_query's rows) into *text. */
+int cloud_db_query_text(struct cloud_db *db, const char *sql, int n, const char *const *params,
+			char **text, char *why, size_t wlen);
+
 /* Several statements in one transaction: each sql[i] with its params[i]
  * (n[i] of them); all or nothing. The rows of the last one into *rows. */
 int cloud_db_tx(struct cloud_db *db, size_t count, const char *const *sql, const int *n,

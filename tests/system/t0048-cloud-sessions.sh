@@ -52,6 +52,10 @@ check "the queued one's time limit is changed (PATCH, 200): its job's" \
 check "listing by pages: limit=1, then after=s1" \
 	bash -c "curl -s 'http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions?limit=1' -H 'Authorization: Bearer $ann' | grep -o '\"id\":\"[0-9]*\",\"project' | grep -qx '\"id\":\"$s1\",\"project' && curl -s 'http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions?limit=1&after=$s1' -H 'Authorization: Bearer $ann' | grep -o '\"id\":\"[0-9]*\",\"project' | grep -qx '\"id\":\"$s2\",\"project'"
 check "... a limit of 0: 400" test "$(status GET '/v1/orgs/alpha/sessions?limit=0' '' "$ann")" = 400
+out=$(api POST /v1/orgs/alpha/projects/train/sessions '{"name":"q\"\\\\ \t\u0001/é","command":"true","time_limit":1}' "$ann")
+sq=$(echo "$out" | jget '["id"]')
+check "a listing's text is the same as one session's (names with quotes, control bytes, UTF-8)" \
+	bash -c "[ \"\$(curl -s 'http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions?after=$((sq - 1))&limit=1' -H 'Authorization: Bearer $ann' | sed 's/^{\"sessions\":\[//; s/\]}\$//')\" = \"\$(curl -s http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions/$sq -H 'Authorization: Bearer $ann')\" ] && curl -s http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions/$sq -H 'Authorization: Bearer $ann' | grep -qF '\"name\":\"q\\\"\\\\\\\\ \\t\\u0001/é\"'"
 check "vic (viewer) sees them" \
 	bash -c "curl -s http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions -H 'Authorization: Bearer $vic' | grep -q '\"id\":\"$s2\"'"
 check "... but cannot start one (403)" \
