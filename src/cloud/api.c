@@ -2,6 +2,7 @@
 /* Spur-Cloud's REST API (api.h). */
 #include "cloud/api.h"
 #include "cloud/api_int.h"
+#include "common/log.h"
 
 #include <curl/curl.h>
 #include <sodium.h>
@@ -251,6 +252,102 @@ void cloud_list_reply(struct cloud_api *api, struct cloud_resp *rs, const char *
 	free(rows);
 }
 
+/* GET /v1/oidc/login: to the provider, with a state and a nonce kept for
+ * ten minutes (single use). */
+static void oidc_login(struct cloud_api *api, struct cloud_resp *rs)
+{
+	unsigned char sb[16], nb[16];
+	char state[33], nonce[33], why[512];
+	const char *p[2] = { state, nonce };
+	int rc;
+
+	if (!api->oidc) {
+		cloud_error(rs, 404, "OpenID Connect is not turned on here (spur-cloud --oidc-issuer)");
+		return;
+	}
+	randombytes_buf(sb, sizeof(sb));
+	randombytes_buf(nb, sizeof(nb));
+	hex(sb, sizeof(sb), state);
+	hex(nb, sizeof(nb), nonce);
+	rc = cloud_db_query(api->db,
+			    "WITH old AS (DELETE FROM oidc_states WHERE created < now() - interval "
+			    "'10 minutes') INSERT INTO oidc_states (state, nonce) VALUES ($1, $2)",
+			    2, p, NULL, why, sizeof(why));
+	if (rc) {
+		cloud_db_error(rs, rc, why);
+	} else if (!(rs->location = cloud_oidc_auth_url(api->oidc, state, nonce, why, sizeof(why)))) {
+		cloud_error(rs, 502, why);
+	} else {
+		rs->status = 302;
+		rs->body = strdup("{}");
+	}
+}
+
+/* GET /v1/oidc/callback?code=&state=: the user the provider vouches for
+ * (found by email, or made in no organisation), signed in: to the console
+ * with a login token in the URL's fragment (not sent to servers). */
+static void oidc_callback(struct cloud_api *api, const struct cloud_req *rq,
+			  struct cloud_resp *rs)
+{
+	const char *code = cloud_arg(rq, "code"), *state = cloud_arg(rq, "state");
+	const char *p[1] = { state };
+	json_t *rows = NULL;
+	char why[512], tok[128], *email = NULL;
+	int rc;
+
+	if (!api->oidc) {
+		cloud_error(rs, 404, "OpenID Connect is not turned on here (spur-cloud --oidc-issuer)");
+		return;
+	}
+	if (!code || !state || strlen(code) > 1000 || strlen(state) != 32) {
+		cloud_error(rs, 400, cloud_arg(rq, "error") ? "the provider refused the sign-in"
+							   : "code and state are needed");
+		return;
+	}
+	rc = cloud_db_query(api->db,
+			    "DELETE FROM oidc_states WHERE state = $1 AND created > now() - interval "
+			    "'10 minutes' RETURNING nonce",
+			    1, p, &rows, why, sizeof(why));
+	if (rc || !json_array_size(rows)) {
+		if (rc)
+			cloud_db_error(rs, rc, why);
+		else
+			cloud_error(rs, 400, "an unknown, used or expired sign-in (start again)");
+		goto out;
+	}
+	if (!(email = cloud_oidc_email(api->oidc, code,
+				       cloud_field(json_array_get(rows, 0), "nonce"), why,
+				       sizeof(why)))) {
+		spur_warn("OpenID Connect: %s", why);
+		cloud_error(rs, 401, why);
+		goto out;
+	}
+	json_decref(rows);
+	rows = NULL;
+	p[0] = email;
+	/* a user made here has no password that can match ('!'): only this
+	 * way in */
+	rc = cloud_db_query(api->db,
+			    "INSERT INTO users (email, pw_hash) VALUES ($1, '!oidc') ON CONFLICT "
+			    "(email) DO UPDATE SET email = excluded.email RETURNING id",
+			    1, p, &rows, why, sizeof(why));
+	if (rc) {
+		cloud_db_error(rs, rc, "the provider's email is not one this service takes");
+		goto out;
+	}
+	if (token_new(api, cloud_field(json_array_get(rows, 0), "id"), "login", "write", "oidc",
+		      tok, rs))
+		goto out;
+	if ((rs->location = malloc(200)))
+		snprintf(rs->location, 200, "/console#token=%s", tok);
+	rs->status = 302;
+	rs->body = strdup("{}");
+	spur_info("OpenID Connect: %s signed in", email);
+out:
+	free(email);
+	json_decref(rows);
+}
+
 static void me(struct cloud_api *api, const struct who *w, struct cloud_resp *rs)
 {
 	const char *p[1] = { w->id };
@@ -463,6 +560,7 @@ void cloud_api_handle(struct cloud_api *api, const struct cloud_req *rq, struct 
 	rs->type = NULL;
 	rs->len = 0;
 	rs->set_cookie = NULL;
+	rs->location = NULL;
 	rs->terminal_job = 0;
 	if (rq->len > CLOUD_MAX_BODY)
 		cloud_error(rs, 413, "the body is over 64 KiB");
@@ -475,6 +573,10 @@ void cloud_api_handle(struct cloud_api *api, const struct cloud_req *rq, struct 
 		signup(api, rq, rs);
 	else if (!strcmp(rq->path, "/v1/login") && !strcmp(rq->method, "POST"))
 		login(api, rq, rs);
+	else if (!strcmp(rq->path, "/v1/oidc/login") && !strcmp(rq->method, "GET"))
+		oidc_login(api, rs);
+	else if (!strcmp(rq->path, "/v1/oidc/callback") && !strcmp(rq->method, "GET"))
+		oidc_callback(api, rq, rs);
 	else if (!strncmp(rq->path, "/v1/", 4))
 		signed_in(api, rq, rs);
 	else

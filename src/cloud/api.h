@@ -8,6 +8,7 @@
 #define SPUR_CLOUD_API_H
 
 #include "cloud/db.h"
+#include "cloud/oidc.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@
 struct cloud_api {
 	struct cloud_db *db;
 	bool open_signup; /* anyone may sign up (else only the first user, the admin) */
+	const struct cloud_oidc *oidc; /* OpenID Connect sign-in; NULL: off */
 };
 
 struct cloud_req {
@@ -41,6 +43,7 @@ struct cloud_resp {
 	size_t len; /* body's bytes; 0: strlen(body) */
 	char *type; /* its Content-Type, malloc'd; NULL: application/json */
 	char *set_cookie; /* a Set-Cookie header, malloc'd; NULL: none */
+	char *location;	  /* a Location header (a redirect), malloc'd; NULL: none */
 	long long terminal_job; /* status 101: open a terminal into this job */
 };
 

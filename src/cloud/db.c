@@ -134,6 +134,11 @@ static const char *const migrations[CLOUD_SCHEMA_VERSION] = {
 	"  'batch' AND length(command) <= 65000));",
 	/* 7: listing an organisation's sessions by pages */
 	"CREATE INDEX sessions_org_id ON sessions (org_id, id);",
+	/* 8: OpenID Connect sign-ins under way (state, nonce: single use) */
+	"CREATE TABLE oidc_states ("
+	"  state text PRIMARY KEY CHECK (state ~ '^[0-9a-f]{32}$'),"
+	"  nonce text NOT NULL CHECK (nonce ~ '^[0-9a-f]{32}$'),"
+	"  created timestamptz NOT NULL DEFAULT now());",
 };
 
 static int fail(PGresult *r, PGconn *c, char *why, size_t wlen)

@@ -6,6 +6,8 @@
  * --meter-interval seconds (60; 0: never).
  *   spur-cloud -d CONNINFO [-f slurm.conf] [-l ADDR] [-p PORT] [--open-signup]
  *              [--cert FILE --key FILE] [--meter-interval S] [-L LOG]
+ *              [--oidc-issuer URL --oidc-client-id ID --oidc-client-secret-file F
+ *               --oidc-redirect-uri URL]
  * The cluster's controller is found from slurm.conf as the CLI finds it;
  * sessions are submitted as the service's own user. */
 #include "cloud/api.h"
@@ -57,11 +59,14 @@ static enum MHD_Result send_resp(struct MHD_Connection *conn, struct cloud_resp 
 	MHD_add_response_header(r, "Cache-Control", "no-store");
 	if (rs->set_cookie)
 		MHD_add_response_header(r, "Set-Cookie", rs->set_cookie);
+	if (rs->location)
+		MHD_add_response_header(r, "Location", rs->location);
 	rc = MHD_queue_response(conn, (unsigned)rs->status, r);
 	MHD_destroy_response(r);
 out:
 	free(rs->type);
 	free(rs->set_cookie);
+	free(rs->location);
 	return rc;
 }
 
@@ -267,7 +272,9 @@ static void meter_loop(const char *conninfo, unsigned interval)
 static int usage(void)
 {
 	fprintf(stderr, "Usage: spur-cloud -d CONNINFO [-f slurm.conf] [-l ADDR] [-p PORT] [--open-signup] "
-			"[--cert FILE --key FILE] [--meter-interval SECONDS] [-L LOG] [-v]\n");
+			"[--cert FILE --key FILE] [--meter-interval SECONDS] [--oidc-issuer URL "
+			"--oidc-client-id ID --oidc-client-secret-file FILE --oidc-redirect-uri URL] "
+			"[-L LOG] [-v]\n");
 	return 2;
 }
 
@@ -277,8 +284,15 @@ int main(int argc, char **argv)
 					      { "cert", required_argument, NULL, 'c' },
 					      { "key", required_argument, NULL, 'k' },
 					      { "meter-interval", required_argument, NULL, 'm' },
+					      { "oidc-issuer", required_argument, NULL, 'I' },
+					      { "oidc-client-id", required_argument, NULL, 'C' },
+					      { "oidc-client-secret-file", required_argument, NULL, 'S' },
+					      { "oidc-redirect-uri", required_argument, NULL, 'R' },
 					      { NULL, 0, NULL, 0 } };
 	const char *conninfo = NULL, *addr = "127.0.0.1", *logf = NULL, *certf = NULL, *keyf = NULL;
+	const char *secretf = NULL;
+	struct cloud_oidc oidc = { 0 };
+	char *secret = NULL;
 	struct cloud_api api = { 0 };
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	unsigned port = 6830,
@@ -286,7 +300,7 @@ int main(int argc, char **argv)
 	char why[512], *cert = NULL, *key = NULL;
 	struct spur_error err = { 0 };
 	struct MHD_Daemon *d;
-	int c, verbose = 0;
+	int c, verbose = 0, rc = 1;
 	long meter_s = 60;
 	char *end;
 
@@ -301,6 +315,10 @@ int main(int argc, char **argv)
 		case 'o': api.open_signup = true; break;
 		case 'c': certf = optarg; break;
 		case 'k': keyf = optarg; break;
+		case 'I': oidc.issuer = optarg; break;
+		case 'C': oidc.client_id = optarg; break;
+		case 'S': secretf = optarg; break;
+		case 'R': oidc.redirect_uri = optarg; break;
 		case 'm':
 			meter_s = strtol(optarg, &end, 10);
 			if (*end || meter_s < 0 || meter_s > 86400)
@@ -319,11 +337,29 @@ int main(int argc, char **argv)
 	}
 	if (certf && (!(cert = slurp(certf)) || !(key = slurp(keyf)))) {
 		fprintf(stderr, "spur-cloud: error: cannot read %s\n", cert ? keyf : certf);
-		return 1;
+		goto out;
+	}
+	if (oidc.issuer || oidc.client_id || secretf || oidc.redirect_uri) {
+		/* all four, or none */
+		if (!oidc.issuer || !oidc.client_id || !secretf || !oidc.redirect_uri ||
+		    strncmp(oidc.issuer, "http", 4) || strncmp(oidc.redirect_uri, "http", 4)) {
+			fprintf(stderr, "spur-cloud: error: OpenID Connect needs --oidc-issuer URL, "
+					"--oidc-client-id, --oidc-client-secret-file and "
+					"--oidc-redirect-uri URL\n");
+			rc = 2;
+			goto out;
+		}
+		if (!(secret = slurp(secretf))) {
+			fprintf(stderr, "spur-cloud: error: cannot read %s\n", secretf);
+			goto out;
+		}
+		secret[strcspn(secret, "\r\n")] = '\0';
+		oidc.client_secret = secret;
+		api.oidc = &oidc;
 	}
 	if (!(api.db = cloud_db_open(conninfo, why, sizeof(why)))) {
 		fprintf(stderr, "spur-cloud: error: %s\n", why);
-		return 1;
+		goto out;
 	}
 	sa.sin_port = htons((uint16_t)port);
 	d = cert ? MHD_start_daemon(flags | MHD_USE_TLS, (uint16_t)port, NULL, NULL, on_request,
@@ -339,8 +375,7 @@ int main(int argc, char **argv)
 				    MHD_OPTION_CONNECTION_LIMIT, (unsigned)512, MHD_OPTION_END);
 	if (!d) {
 		fprintf(stderr, "spur-cloud: error: cannot listen on %s:%u\n", addr, port);
-		cloud_db_close(api.db);
-		return 1;
+		goto out;
 	}
 	spur_info("listening on %s:%u (%s), schema version %d", addr, port, cert ? "https" : "http",
 		  CLOUD_SCHEMA_VERSION);
@@ -349,8 +384,11 @@ int main(int argc, char **argv)
 	meter_loop(conninfo, (unsigned)meter_s);
 	spur_info("stopping");
 	MHD_stop_daemon(d);
+	rc = 0;
+out:
 	cloud_db_close(api.db);
 	free(cert);
 	free(key);
-	return 0;
+	free(secret);
+	return rc;
 }

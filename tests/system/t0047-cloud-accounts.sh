@@ -19,7 +19,7 @@ check "PostgreSQL starts in the test's folder" pg_start || { cat "$T"/pglog/pg.l
 
 check "spur-cloud starts and serves its OpenAPI document" start_cloud
 check "... which lists its paths" bash -c "curl -s http://127.0.0.1:$CPORT/openapi.json | grep -q '/v1/api-keys'"
-check "the schema is made (version 7)" test "$(psql_q 'SELECT version FROM schema_version')" = 7
+check "the schema is made (version 8)" test "$(psql_q 'SELECT version FROM schema_version')" = 8
 
 check "the first sign-up makes the administrator" \
 	test "$(status POST /v1/signup '{"email":"ann@a.org","password":"correct horse","org":"alpha"}')" = 201
@@ -78,6 +78,8 @@ check "... and it no longer works (401)" test "$(status GET /v1/me '' "$key")" =
 check "a body that is not JSON: 400" test "$(status POST /v1/login 'not json')" = 400
 big=$(head -c 70000 /dev/zero | tr '\0' 'a')
 check "a body over 64 KiB: 413" test "$(curl -s -o /dev/null -w '%{http_code}' -X POST http://127.0.0.1:$CPORT/v1/login -d "$big")" = 413
+check "OpenID Connect not turned on: its login is 404, saying so" \
+	bash -c "curl -s http://127.0.0.1:$CPORT/v1/oidc/login | grep -q 'OpenID Connect is not turned on'"
 check "an unknown path: 404" test "$(status GET /v1/nothing '' "$ann")" = 404
 
 pg_stop

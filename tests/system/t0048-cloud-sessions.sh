@@ -23,7 +23,7 @@ check "PostgreSQL starts in the test's folder" pg_start
 # an empty version table (version 0): each migration applied in turn
 psql_q "CREATE TABLE schema_version (version int NOT NULL); INSERT INTO schema_version VALUES (0)" >/dev/null
 check "spur-cloud starts" start_cloud -f "$T/slurm.conf" --open-signup
-check "the schema is at version 7" test "$(psql_q 'SELECT version FROM schema_version')" = 7
+check "the schema is at version 8" test "$(psql_q 'SELECT version FROM schema_version')" = 8
 
 api POST /v1/signup '{"email":"ann@a.org","password":"correct horse","org":"alpha"}' >/dev/null
 api POST /v1/signup '{"email":"bob@b.org","password":"battery staple","org":"beta"}' >/dev/null
