@@ -208,6 +208,7 @@ static const char *invalid(const json_t *b)
 	return NULL;
 }
 
+/* One session (its state brought up to date) as the answer, with status. */
 static void show(struct cloud_api *api, const char *oid, const char *id, int status,
 		 struct cloud_resp *rs)
 {
@@ -218,19 +219,15 @@ static void show(struct cloud_api *api, const char *oid, const char *id, int sta
 
 	refresh(api, oid);
 	rc = cloud_db_query(api->db,
-			    id ? "SELECT " SESSION_COLS SESSION_FROM
-				 " WHERE s.org_id = $1::bigint AND s.id = $2::bigint"
-			       : "SELECT " SESSION_COLS SESSION_FROM
-				 " WHERE s.org_id = $1::bigint ORDER BY s.id",
-			    id ? 2 : 1, p, &rows, why, sizeof(why));
+			    "SELECT " SESSION_COLS SESSION_FROM
+			    " WHERE s.org_id = $1::bigint AND s.id = $2::bigint",
+			    2, p, &rows, why, sizeof(why));
 	if (rc)
 		cloud_db_error(rs, rc, why);
-	else if (id && !json_array_size(rows))
+	else if (!json_array_size(rows))
 		cloud_error(rs, 404, "no such session");
-	else if (id)
-		cloud_reply(rs, status, json_incref(json_array_get(rows, 0)));
 	else
-		cloud_reply(rs, status, json_pack("{s:O}", "sessions", rows));
+		cloud_reply(rs, status, json_incref(json_array_get(rows, 0)));
 	json_decref(rows);
 }
 
