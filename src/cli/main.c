@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "client.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <stdarg.h>
@@ -10,6 +11,33 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* spur cdi, spur image: run by spur-node beside this binary (or on PATH),
+ * which carries their libraries (argv: the command's own, after its verb) */
+static int node_cmd(const char *prog, int argc, char **argv)
+{
+	char self[4096], path[4200], *args[260];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	const char *verb = strchr(prog, ' ') ? strchr(prog, ' ') + 1 : prog;
+
+	if (argc > 256) {
+		cli_error(prog, "too many arguments");
+		return 1;
+	}
+	args[0] = "spur-node";
+	args[1] = (char *)verb;
+	for (int i = 0; i < argc; i++)
+		args[2 + i] = argv[i];
+	args[2 + argc] = NULL;
+	if (n > 0) {
+		self[n] = '\0';
+		snprintf(path, sizeof(path), "%s/spur-node", dirname(self));
+		execv(path, args);
+	}
+	execvp("spur-node", args);
+	cli_error(prog, "cannot run spur-node (installed beside spur): %s", strerror(errno));
+	return 127;
+}
 
 static const struct {
 	const char *verb;  /* spur VERB */
@@ -37,8 +65,8 @@ static const struct {
 	{ "controller", NULL, cli_controller_main,
 	  "list|add|remove|lead NAME: the controllers of the Raft cluster" },
 	{ "conf", NULL, cli_conf_main, "check|show [-f FILE]: read and validate slurm.conf" },
-	{ "cdi", NULL, cli_cdi_main, "generate [-o DIR]|list: CDI specs of this node's GPUs" },
-	{ "image", NULL, cli_image_main, "import|list|remove: this node's container images" },
+	{ "cdi", NULL, node_cmd, "generate [-o DIR]|list: CDI specs of this node's GPUs" },
+	{ "image", NULL, node_cmd, "import|list|remove: this node's container images" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -53,24 +81,6 @@ int cli_getopt_argv(const char *name, int argc, char **argv, char **out, int max
 	out[n] = NULL;
 	optind = 1;
 	return n;
-}
-
-void cli_error(const char *prog, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: error: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-
-void cli_version(void)
-{
-	/* the Slurm release whose commands these are, for tools that ask */
-	printf("slurm 22.05.8 (Spur %s)\n", SPUR_VERSION);
 }
 
 static void usage(FILE *out)
