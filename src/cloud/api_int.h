@@ -37,6 +37,9 @@ void cloud_list_reply(struct cloud_api *api, struct cloud_resp *rs, const char *
  * taken): its reply, or NULL with why (from the controller, or "the
  * cluster's controller: ..." when it cannot be reached). Thread-safe. */
 json_t *cloud_ctld(json_t *req, char *why, size_t wlen);
+/* The controller's jobs (an array of objects with job_id) as an object
+ * keyed by the job id's decimal text (new reference). */
+json_t *cloud_jobs_by_id(const json_t *jobs);
 /* May this role change the organisation's projects and members? */
 bool cloud_manages(const char *role);
 

@@ -133,7 +133,7 @@ static json_t *acct_of(const json_t *sessions, char *why, size_t wlen)
 
 int cloud_meter_pass(struct cloud_db *db, char *why, size_t wlen)
 {
-	json_t *sessions = NULL, *acct = NULL, *nodes = NULL, *byjob = json_object(), *j;
+	json_t *sessions = NULL, *acct = NULL, *nodes = NULL, *byjob = NULL;
 	const json_t *s;
 	int rc, metered = 0;
 	size_t i;
@@ -148,12 +148,7 @@ int cloud_meter_pass(struct cloud_db *db, char *why, size_t wlen)
 		rc = -1;
 		goto out;
 	}
-	json_array_foreach(json_object_get(acct, "jobs"), i, j) {
-		char key[24];
-
-		snprintf(key, sizeof(key), "%lld", (long long)spur_json_int(j, "job_id", 0));
-		json_object_set(byjob, key, j);
-	}
+	byjob = cloud_jobs_by_id(json_object_get(acct, "jobs"));
 	json_array_foreach(sessions, i, s) {
 		const json_t *row = json_object_get(byjob, cloud_field(s, "job_id"));
 
@@ -180,40 +175,50 @@ out:
 	return rc;
 }
 
+/* Each of rows' sessions (id, job_id, reason) stopped: its job cancelled,
+ * the session stopping with the reason (kept by refresh). 0, or negative
+ * with why. */
+static int stop_sessions(struct cloud_db *db, const json_t *rows, char *why, size_t wlen)
+{
+	const json_t *s;
+	json_t *r;
+	size_t i;
+	int rc = 0;
+
+	json_array_foreach(rows, i, s) {
+		const char *p[2] = { cloud_field(s, "id"), cloud_field(s, "reason") };
+
+		if (!(r = cloud_ctld(json_pack("{s:s,s:[{s:I}]}", "type", "cancel", "jobs", "job_id",
+					       (json_int_t)atoll(cloud_field(s, "job_id"))),
+				     why, wlen)))
+			return -1;
+		json_decref(r);
+		spur_info("session %s: stopped: %s", p[0], p[1]);
+		if ((rc = cloud_db_query(db,
+					 "UPDATE sessions SET state = 'stopping', reason = $2 WHERE id = "
+					 "$1::bigint AND state <> 'ended'",
+					 2, p, NULL, why, wlen)))
+			break;
+	}
+	return rc;
+}
+
 /* Organisations with a budget whose credit is spent: each one's live
  * sessions' jobs cancelled, the sessions stopping with the reason. */
 int cloud_meter_budgets(struct cloud_db *db, char *why, size_t wlen)
 {
-	json_t *rows = NULL, *r;
-	const json_t *s;
-	size_t i;
+	json_t *rows = NULL;
 	int rc = cloud_db_query(
 		db,
-		"SELECT s.id, s.job_id FROM sessions s JOIN orgs o ON o.id = s.org_id WHERE "
-		"o.budgeted AND s.state <> 'ended' AND s.job_id IS NOT NULL AND s.reason NOT LIKE "
-		"'budget:%' AND (SELECT coalesce(sum(amount), 0) FROM credits WHERE org_id = o.id) - "
-		"(SELECT coalesce(sum(cost), 0) FROM usage WHERE org_id = o.id) <= 0",
+		"SELECT s.id, s.job_id, 'budget: the organisation''s credit is spent' AS reason FROM "
+		"sessions s JOIN orgs o ON o.id = s.org_id WHERE o.budgeted AND s.state <> 'ended' AND "
+		"s.job_id IS NOT NULL AND s.reason NOT LIKE 'budget:%' AND (SELECT coalesce(sum(amount), "
+		"0) FROM credits WHERE org_id = o.id) - (SELECT coalesce(sum(cost), 0) FROM usage WHERE "
+		"org_id = o.id) <= 0",
 		0, NULL, &rows, why, wlen);
 
-	json_array_foreach(rows, i, s) {
-		const char *p[1] = { cloud_field(s, "id") };
-
-		if (!(r = cloud_ctld(json_pack("{s:s,s:[{s:I}]}", "type", "cancel", "jobs", "job_id",
-					       (json_int_t)atoll(cloud_field(s, "job_id"))),
-				     why, wlen))) {
-			rc = -1;
-			break;
-		}
-		json_decref(r);
-		spur_info("session %s: stopped, its organisation's credit is spent", p[0]);
-		rc = cloud_db_query(db,
-				    "UPDATE sessions SET state = 'stopping', reason = 'budget: the "
-				    "organisation''s credit is spent' WHERE id = $1::bigint AND state "
-				    "<> 'ended'",
-				    1, p, NULL, why, wlen);
-		if (rc)
-			break;
-	}
+	if (!rc)
+		rc = stop_sessions(db, rows, why, wlen);
 	json_decref(rows);
 	return rc;
 }
@@ -224,14 +229,13 @@ int cloud_meter_budgets(struct cloud_db *db, char *why, size_t wlen)
 int cloud_meter_idle(struct cloud_db *db, char *why, size_t wlen)
 {
 	long long open[256];
-	size_t n = cloud_term_open(open, 256), len = 0, i;
+	size_t n = cloud_term_open(open, 256), len = 0;
 	char list[256 * 21 + 3] = "{";
 	const char *p[1] = { list };
-	json_t *rows = NULL, *r;
-	const json_t *s;
+	json_t *rows = NULL;
 	int rc;
 
-	for (i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++)
 		len += (size_t)snprintf(list + 1 + len, sizeof(list) - 1 - len, "%s%lld",
 					i ? "," : "", open[i]);
 	snprintf(list + 1 + len, sizeof(list) - 1 - len, "}");
@@ -242,31 +246,15 @@ int cloud_meter_idle(struct cloud_db *db, char *why, size_t wlen)
 	if (!rc)
 		rc = cloud_db_query(
 			db,
-			"SELECT s.id, s.job_id, s.idle_limit FROM sessions s WHERE s.idle_limit IS NOT "
-			"NULL AND s.state <> 'ended' AND NOT s.metered_done AND s.reason NOT LIKE "
-			"'idle:%' AND NOT (s.job_id = ANY($1::bigint[])) AND greatest(s.last_active, "
-			"(SELECT to_timestamp(min(t0)) FROM usage u WHERE u.session_id = s.id)) < now() - "
-			"s.idle_limit * interval '1 minute' AND EXISTS (SELECT 1 FROM usage u WHERE "
-			"u.session_id = s.id)",
+			"SELECT s.id, s.job_id, 'idle: no terminal for ' || s.idle_limit || ' min' AS "
+			"reason FROM sessions s WHERE s.idle_limit IS NOT NULL AND s.state <> 'ended' AND "
+			"NOT s.metered_done AND s.reason NOT LIKE 'idle:%' AND NOT (s.job_id = "
+			"ANY($1::bigint[])) AND greatest(s.last_active, (SELECT to_timestamp(min(t0)) FROM "
+			"usage u WHERE u.session_id = s.id)) < now() - s.idle_limit * interval '1 minute' "
+			"AND EXISTS (SELECT 1 FROM usage u WHERE u.session_id = s.id)",
 			1, p, &rows, why, wlen);
-	json_array_foreach(rows, i, s) {
-		const char *q[2] = { cloud_field(s, "id"), cloud_field(s, "idle_limit") };
-
-		if (!(r = cloud_ctld(json_pack("{s:s,s:[{s:I}]}", "type", "cancel", "jobs", "job_id",
-					       (json_int_t)atoll(cloud_field(s, "job_id"))),
-				     why, wlen))) {
-			rc = -1;
-			break;
-		}
-		json_decref(r);
-		spur_info("session %s: stopped, idle for %s minutes", q[0], q[1]);
-		if ((rc = cloud_db_query(db,
-					 "UPDATE sessions SET state = 'stopping', reason = 'idle: no "
-					 "terminal for ' || $2 || ' min' WHERE id = $1::bigint AND "
-					 "state <> 'ended'",
-					 2, q, NULL, why, wlen)))
-			break;
-	}
+	if (!rc)
+		rc = stop_sessions(db, rows, why, wlen);
 	json_decref(rows);
 	return rc;
 }

@@ -50,6 +50,20 @@ json_t *cloud_ctld(json_t *req, char *why, size_t wlen)
 	return reply;
 }
 
+json_t *cloud_jobs_by_id(const json_t *jobs)
+{
+	json_t *by = json_object(), *j;
+	size_t i;
+
+	json_array_foreach(jobs, i, j) {
+		char key[24];
+
+		snprintf(key, sizeof(key), "%lld", (long long)spur_json_int(j, "job_id", 0));
+		json_object_set(by, key, j);
+	}
+	return by;
+}
+
 /* The session's state from its job's: state and outcome (NULL: none yet). */
 static void state_of(const char *job_state, const char **state, const char **outcome)
 {
@@ -76,7 +90,7 @@ static void state_of(const char *job_state, const char **state, const char **out
 static void refresh(struct cloud_api *api, const char *oid)
 {
 	const char *p[1] = { oid };
-	json_t *rows = NULL, *row, *r = NULL, *byjob = json_object();
+	json_t *rows = NULL, *row, *r = NULL, *byjob = NULL;
 	char why[256];
 	size_t i;
 
@@ -86,12 +100,7 @@ static void refresh(struct cloud_api *api, const char *oid)
 			   1, p, &rows, why, sizeof(why)) || !json_array_size(rows) ||
 	    !(r = cloud_ctld(json_pack("{s:s,s:b}", "type", "queue", "all", 1), why, sizeof(why))))
 		goto out;
-	json_array_foreach(json_object_get(r, "jobs"), i, row) {
-		char key[24];
-
-		snprintf(key, sizeof(key), "%lld", (long long)spur_json_int(row, "job_id", 0));
-		json_object_set(byjob, key, row);
-	}
+	byjob = cloud_jobs_by_id(json_object_get(r, "jobs"));
 	json_array_foreach(rows, i, row) {
 		const json_t *job = json_object_get(byjob, cloud_field(row, "job_id"));
 		const char *state, *outcome, *u[4];
@@ -384,26 +393,45 @@ out:
 	json_decref(b);
 }
 
+/* Session id of the organisation, for its owner or the organisation's
+ * owners and admins: its row (job_id, state; in *rows, which the caller
+ * frees), or NULL with rs set (the database, 404, 403). */
+static const json_t *acted_on(struct cloud_api *api, const struct who *w, const char *oid,
+			      const char *role, const char *id, json_t **rows,
+			      struct cloud_resp *rs)
+{
+	const char *p[3] = { oid, id, w->id };
+	const json_t *row;
+	char why[256];
+	int rc = cloud_db_query(api->db,
+				"SELECT job_id, state, user_id = $3::bigint AS mine FROM sessions "
+				"WHERE org_id = $1::bigint AND id = $2::bigint",
+				3, p, rows, why, sizeof(why));
+
+	row = json_array_get(*rows, 0);
+	if (rc)
+		cloud_db_error(rs, rc, why);
+	else if (!row)
+		cloud_error(rs, 404, "no such session");
+	else if (strcmp(cloud_field(row, "mine"), "t") && !cloud_manages(role))
+		cloud_error(rs, 403, "only the session's owner or the organisation's owners and admins");
+	else
+		return row;
+	return NULL;
+}
+
 /* DELETE: the job cancelled; the session is stopping until the job ends.
  * Its owner, or the organisation's owners and admins. */
 static void stop(struct cloud_api *api, const struct who *w, const char *oid, const char *role,
 		 const char *id, struct cloud_resp *rs)
 {
-	const char *p[3] = { oid, id, w->id };
+	const char *p[2] = { oid, id };
 	json_t *rows = NULL, *r;
+	const json_t *row = acted_on(api, w, oid, role, id, &rows, rs);
 	char why[256];
-	int rc = cloud_db_query(api->db,
-				"SELECT job_id, state, user_id = $3::bigint AS mine FROM sessions "
-				"WHERE org_id = $1::bigint AND id = $2::bigint",
-				3, p, &rows, why, sizeof(why));
-	const json_t *row = json_array_get(rows, 0);
 
-	if (rc) {
-		cloud_db_error(rs, rc, why);
-	} else if (!row) {
-		cloud_error(rs, 404, "no such session");
-	} else if (strcmp(cloud_field(row, "mine"), "t") && !cloud_manages(role)) {
-		cloud_error(rs, 403, "only the session's owner or the organisation's owners and admins");
+	if (!row) {
+		/* said */
 	} else if (!strcmp(cloud_field(row, "state"), "ended") || !*cloud_field(row, "job_id")) {
 		show(api, oid, id, 200, rs);
 	} else if (!(r = cloud_ctld(json_pack("{s:s,s:[{s:I}]}", "type", "cancel", "jobs", "job_id",
@@ -426,25 +454,14 @@ static void stop(struct cloud_api *api, const struct who *w, const char *oid, co
 static long long enter(struct cloud_api *api, const struct who *w, const char *oid,
 		       const char *role, const char *id, struct cloud_resp *rs)
 {
-	const char *p[3] = { oid, id, w->id };
 	json_t *rows = NULL;
 	const json_t *row;
-	char why[256], msg[128];
+	char msg[128];
 	long long job = 0;
-	int rc;
 
 	refresh(api, oid);
-	rc = cloud_db_query(api->db,
-			    "SELECT job_id, state, user_id = $3::bigint AS mine FROM sessions WHERE "
-			    "org_id = $1::bigint AND id = $2::bigint",
-			    3, p, &rows, why, sizeof(why));
-	row = json_array_get(rows, 0);
-	if (rc) {
-		cloud_db_error(rs, rc, why);
-	} else if (!row) {
-		cloud_error(rs, 404, "no such session");
-	} else if (strcmp(cloud_field(row, "mine"), "t") && !cloud_manages(role)) {
-		cloud_error(rs, 403, "only the session's owner or the organisation's owners and admins");
+	if (!(row = acted_on(api, w, oid, role, id, &rows, rs))) {
+		/* said */
 	} else if (strcmp(cloud_field(row, "state"), "running")) {
 		snprintf(msg, sizeof(msg), "the session is %s, not running", cloud_field(row, "state"));
 		cloud_error(rs, 409, msg);
@@ -506,10 +523,9 @@ static void change(struct cloud_api *api, const struct cloud_req *rq, const stru
 {
 	json_t *b = cloud_body(rq, rs), *rows = NULL, *r;
 	const json_t *t, *il;
-	const char *p[4] = { oid, id, w->id, NULL };
+	const char *p[3] = { oid, id, NULL };
 	char why[256], v[16];
 	const json_t *row;
-	int rc;
 
 	if (!b)
 		return;
@@ -519,19 +535,7 @@ static void change(struct cloud_api *api, const struct cloud_req *rq, const stru
 		cloud_error(rs, 400, "time_limit, idle_limit: minutes, 1 to 10080 (idle_limit null: none)");
 		goto out;
 	}
-	rc = cloud_db_query(api->db,
-			    "SELECT job_id, state, user_id = $3::bigint AS mine FROM sessions WHERE "
-			    "org_id = $1::bigint AND id = $2::bigint",
-			    3, p, &rows, why, sizeof(why));
-	row = json_array_get(rows, 0);
-	if (rc) {
-		cloud_db_error(rs, rc, why);
-		goto out;
-	} else if (!row) {
-		cloud_error(rs, 404, "no such session");
-		goto out;
-	} else if (strcmp(cloud_field(row, "mine"), "t") && !cloud_manages(role)) {
-		cloud_error(rs, 403, "only the session's owner or the organisation's owners and admins");
+	if (!(row = acted_on(api, w, oid, role, id, &rows, rs))) {
 		goto out;
 	} else if (strcmp(cloud_field(row, "state"), "running") &&
 		   strcmp(cloud_field(row, "state"), "queued")) {
