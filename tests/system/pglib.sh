@@ -41,3 +41,16 @@ api() {
 status() { api "$@" | tail -1; }
 # jget PYTHON-SUBSCRIPT: a field of the JSON body on stdin (api's first line)
 jget() { python3 -c 'import json,sys; print(json.loads(sys.stdin.read().split("\n")[0])'"$1"')'; }
+# three_users: ann (the administrator; org alpha, its project train, account
+# alpha_ml), bob (org beta) and vic (org vic, and a viewer in alpha)
+# signed up, their login tokens in $ann, $bob, $vic
+three_users() {
+	api POST /v1/signup '{"email":"ann@a.org","password":"correct horse","org":"alpha"}' >/dev/null
+	api POST /v1/signup '{"email":"bob@b.org","password":"battery staple","org":"beta"}' >/dev/null
+	api POST /v1/signup '{"email":"vic@a.org","password":"viewer only!","org":"vic"}' >/dev/null
+	ann=$(api POST /v1/login '{"email":"ann@a.org","password":"correct horse"}' | jget '["token"]')
+	bob=$(api POST /v1/login '{"email":"bob@b.org","password":"battery staple"}' | jget '["token"]')
+	vic=$(api POST /v1/login '{"email":"vic@a.org","password":"viewer only!"}' | jget '["token"]')
+	api POST /v1/orgs/alpha/projects '{"name":"train","account":"alpha_ml"}' "$ann" >/dev/null
+	api POST /v1/orgs/alpha/members '{"email":"vic@a.org","role":"viewer"}' "$ann" >/dev/null
+}

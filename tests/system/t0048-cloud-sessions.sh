@@ -25,14 +25,7 @@ psql_q "CREATE TABLE schema_version (version int NOT NULL); INSERT INTO schema_v
 check "spur-cloud starts" start_cloud -f "$T/slurm.conf" --open-signup
 check "the schema is at version 8" test "$(psql_q 'SELECT version FROM schema_version')" = 8
 
-api POST /v1/signup '{"email":"ann@a.org","password":"correct horse","org":"alpha"}' >/dev/null
-api POST /v1/signup '{"email":"bob@b.org","password":"battery staple","org":"beta"}' >/dev/null
-api POST /v1/signup '{"email":"vic@a.org","password":"viewer only!","org":"vic"}' >/dev/null
-ann=$(api POST /v1/login '{"email":"ann@a.org","password":"correct horse"}' | jget '["token"]')
-bob=$(api POST /v1/login '{"email":"bob@b.org","password":"battery staple"}' | jget '["token"]')
-vic=$(api POST /v1/login '{"email":"vic@a.org","password":"viewer only!"}' | jget '["token"]')
-api POST /v1/orgs/alpha/projects '{"name":"train","account":"alpha_ml"}' "$ann" >/dev/null
-api POST /v1/orgs/alpha/members '{"email":"vic@a.org","role":"viewer"}' "$ann" >/dev/null
+three_users
 
 out=$(api POST /v1/orgs/alpha/projects/train/sessions \
 	'{"name":"a","gpus":4,"gpu_type":"h100","command":"sleep 30","time_limit":5}' "$ann")

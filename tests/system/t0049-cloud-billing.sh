@@ -24,15 +24,8 @@ check "the nodes register" wait_until 20 nodes_idle 2
 check "PostgreSQL starts in the test's folder" pg_start
 check "spur-cloud starts, metering each second" start_cloud -f "$T/slurm.conf" --open-signup --meter-interval 1
 
-api POST /v1/signup '{"email":"ann@a.org","password":"correct horse","org":"alpha"}' >/dev/null
-api POST /v1/signup '{"email":"bob@b.org","password":"battery staple","org":"beta"}' >/dev/null
-api POST /v1/signup '{"email":"vic@a.org","password":"viewer only!","org":"vic"}' >/dev/null
-ann=$(api POST /v1/login '{"email":"ann@a.org","password":"correct horse"}' | jget '["token"]')
-bob=$(api POST /v1/login '{"email":"bob@b.org","password":"battery staple"}' | jget '["token"]')
-vic=$(api POST /v1/login '{"email":"vic@a.org","password":"viewer only!"}' | jget '["token"]')
-api POST /v1/orgs/alpha/projects '{"name":"train","account":"alpha_ml"}' "$ann" >/dev/null
+three_users
 api POST /v1/orgs/alpha/projects '{"name":"infer","account":"alpha_inf"}' "$ann" >/dev/null
-api POST /v1/orgs/alpha/members '{"email":"vic@a.org","role":"viewer"}' "$ann" >/dev/null
 
 # bob's shell session with an idle limit of a minute: checked at the end
 api POST /v1/orgs/beta/projects '{"name":"p","account":"beta"}' "$bob" >/dev/null
