@@ -149,17 +149,20 @@ check "srun -J names the step" sh -c "sed -n 2p '$T/cd.out' | grep -qx named"
 as_user sbatch --wait -o "$T/no.out" --wrap 'srun -n1 --mpi=cray_shasta true; echo rc=$?; srun --multi-prog -n1 conf; echo rc=$?' >/dev/null
 check "srun --mpi=cray_shasta is refused by name, exit 1" sh -c "grep -q 'mpi other than none, pmi2 and pmix is not supported' '$T/no.out' && grep -qx rc=1 '$T/no.out'"
 check "srun --multi-prog is refused by name" grep -q -- '--multi-prog is not supported' "$T/no.out"
-jj=$(as_user sbatch --parsable -o /dev/null --wrap 'sleep 30')
+# (it ends by itself, and the cgroup check below waits for its end)
+jj=$(as_user sbatch --parsable -o /dev/null --wrap 'sleep 6')
 wait_until 15 sh -c "squeue -h -j $jj -o %T | grep -qx RUNNING"
 in_job() { [ "$(as_user srun --jobid="$jj" --overlap -n1 printenv SLURM_JOB_ID)" = "$jj" ]; }
 check "srun --jobid=J --overlap from outside: a step in the running job J" in_job
 bad_id() { ! as_user srun --jobid=abc true 2>"$T/jobid.err" && grep -q 'a job id' "$T/jobid.err"; }
 check "srun --jobid=abc: refused, saying why" bad_id
-scancel "$jj"
 check "Prolog ran as root before the job, with Slurm's variables" sh -c "grep -qx 'spurtest mi[12]' '$T/prolog-ran-$j'"
 touch "$T/prolog-fails"
 j=$(as_user sbatch --parsable -o /dev/null --wrap true)
 check "a failed Prolog drains the node with its reason" wait_until 10 sh -c "sinfo -R -h | grep -q 'Prolog error'"
 check "and requeues the job held" wait_until 10 sh -c "[ \"\$(squeue -h -j $j -o '%t %r')\" = 'PD JobHeldAdmin' ]"
+wait_until 30 sh -c "[ -z \"\$(squeue -h -j $jj)\" ]"
 check "the jobs' cgroups are gone" wait_until 10 sh -c "! ls -d /sys/fs/cgroup/*/$SPURD_CGROUP_NAME/mi*/job_* 2>/dev/null"
+# what is left, when some is: for the note (an intermittent leftover, see the issue)
+ls -d /sys/fs/cgroup/*/"$SPURD_CGROUP_NAME"/mi*/job_* /sys/fs/cgroup/*/"$SPURD_CGROUP_NAME"/mi*/job_*/* 2>/dev/null | sed 's/^/  left: /'
 finish
