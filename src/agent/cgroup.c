@@ -270,7 +270,7 @@ static void empty_v1(const char *dir)
 {
 	char pids[8192];
 
-	for (int round = 0; round < 50; round++) {
+	for (int round = 0; round < 20; round++) {
 		bool any = false;
 
 		if (get_all(dir, "cgroup.procs", pids, sizeof(pids)))
@@ -283,6 +283,7 @@ static void empty_v1(const char *dir)
 			return;
 		usleep(10000); /* a killed process leaves its cgroup when it is reaped */
 	}
+	/* still busy (a process slow to die): the sweep tries again later */
 }
 
 /* A folder's processes killed, and the folder gone. */
@@ -313,11 +314,14 @@ static void remove_steps(const struct spurd_cgroup *cg, const char *job)
 		closedir(d);
 }
 
-static void remove_job(const struct spurd_cgroup *cg, uint32_t id, uint32_t run)
+/* The job's folders, their processes killed, gone; false when one is left
+ * (a process that did not die in time). */
+static bool remove_job(const struct spurd_cgroup *cg, uint32_t id, uint32_t run)
 {
 	static const char *const files[] = { "cpuset.cpus", "memory.max", "pids.max",
 					     "cgroup.procs", "cgroup.kill" };
 	char dir[4200], path[4300];
+	bool gone = true;
 
 	for (int c = 0; c < SPURD_CG_MAX; c++) {
 		if (!cg->base[c][0] || (c > 0 && !strcmp(cg->base[c], cg->base[c - 1])))
@@ -328,15 +332,20 @@ static void remove_job(const struct spurd_cgroup *cg, uint32_t id, uint32_t run)
 			put(dir, "cgroup.kill", "1"); /* processes that left the job's group */
 		else
 			empty_v1(dir);
-		if (!rmdir(dir) || errno != ENOTEMPTY)
+		if (!rmdir(dir) || errno == ENOENT)
 			continue;
-		/* not cgroupfs (a test's folder): its files are plain files */
-		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-			snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
-			unlink(path);
+		if (errno == ENOTEMPTY) {
+			/* not cgroupfs (a test's folder): its files are plain files */
+			for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+				snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+				unlink(path);
+			}
+			if (!rmdir(dir))
+				continue;
 		}
-		rmdir(dir);
+		gone = false;
 	}
+	return gone;
 }
 
 /* The limits of controller c in the job's folder dir; the file that could
@@ -590,10 +599,49 @@ int spurd_cgroup_job_usage(const struct spurd_cgroup *cg, uint32_t id, uint32_t 
 	return 0;
 }
 
-void spurd_cgroup_job_done(const struct spurd_cgroup *cg, uint32_t id, uint32_t run)
+bool spurd_cgroup_job_done(const struct spurd_cgroup *cg, uint32_t id, uint32_t run)
 {
-	if (cg->version)
-		remove_job(cg, id, run);
+	return !cg->version || remove_job(cg, id, run);
+}
+
+/* "job_7" (run 1) or "job_7.2": false for any other name. */
+static bool job_name(const char *name, uint32_t *id, uint32_t *run)
+{
+	char *end;
+	unsigned long v;
+
+	if (strncmp(name, "job_", 4) || name[4] < '0' || name[4] > '9')
+		return false;
+	v = strtoul(name + 4, &end, 10);
+	*id = (uint32_t)v;
+	*run = 1;
+	if (*end == '.' && end[1] >= '0' && end[1] <= '9') {
+		*run = (uint32_t)strtoul(end + 1, &end, 10);
+		if (*run < 2)
+			return false;
+	}
+	return !*end && v <= UINT32_MAX;
+}
+
+int spurd_cgroup_sweep(const struct spurd_cgroup *cg, spurd_cgroup_live_fn live, void *arg)
+{
+	int left = 0;
+
+	for (int c = 0; cg->version && c < SPURD_CG_MAX; c++) {
+		DIR *d;
+		struct dirent *e;
+		uint32_t id, run;
+
+		if (!cg->base[c][0] || (c > 0 && !strcmp(cg->base[c], cg->base[c - 1])) ||
+		    !(d = opendir(cg->base[c])))
+			continue;
+		while ((e = readdir(d)))
+			if (job_name(e->d_name, &id, &run) && !live(arg, id, run) &&
+			    !remove_job(cg, id, run))
+				left++;
+		closedir(d);
+	}
+	return left;
 }
 
 void spurd_cgroup_job_cpus(const struct spurd_cgroup *cg, uint32_t id, uint32_t run, char *buf,

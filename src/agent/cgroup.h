@@ -75,11 +75,18 @@ void spurd_cgroup_step_done(const struct spurd_cgroup *cg, uint32_t id, uint32_t
 			    uint32_t step);
 /* Did the kernel kill a process of the job for its memory limit? */
 bool spurd_cgroup_job_oom(const struct spurd_cgroup *cg, uint32_t id, uint32_t run);
-/* Kill what is left in the job's cgroups and remove them. */
 /* The most memory the job's cgroup held (its processes' RSS and page
  * cache, as Slurm's cgroup accounting counts it), in KiB; 0 when unknown. */
 uint64_t spurd_cgroup_job_peak_kb(const struct spurd_cgroup *cg, uint32_t id, uint32_t run);
-void spurd_cgroup_job_done(const struct spurd_cgroup *cg, uint32_t id, uint32_t run);
+/* Kill what is left in the job's cgroups and remove them; false when a
+ * folder is left (a process slow to die): spurd_cgroup_sweep retries. */
+bool spurd_cgroup_job_done(const struct spurd_cgroup *cg, uint32_t id, uint32_t run);
+/* Is job id (run) still this agent's (running, or a step of it here)? */
+typedef bool (*spurd_cgroup_live_fn)(void *arg, uint32_t id, uint32_t run);
+/* The job folders under this node's folders of jobs live() does not
+ * know (a late step's, a process slow to die): killed and removed. Returns
+ * how many are left. */
+int spurd_cgroup_sweep(const struct spurd_cgroup *cg, spurd_cgroup_live_fn live, void *arg);
 /* What the job's processes use now (sstat): CPU time (user + system) and
  * RSS summed over the processes in its memory cgroup (from /proc, as
  * Slurm's jobacct_gather/linux), their count, the cgroup's memory now and

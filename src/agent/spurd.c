@@ -94,6 +94,7 @@ struct agent {
 	uint32_t gpu_failed;  /* GPUs found failed (bit i: GPU i); it sticks */
 	char gpu_why[128];
 	uv_timer_t health;
+	uv_timer_t sweep; /* job cgroups no live job owns: removed (spurd_cgroup_sweep) */
 	char key_path[4096];
 	struct spur_auth_key key; /* the cluster key: tokens both ways */
 	bool have_key;
@@ -301,6 +302,49 @@ static void cpus_pick(struct agent *a, uint32_t n, char *buf, size_t len)
 	cpus_mark(a, buf, 1);
 }
 
+static struct remote *remotes;
+
+/* Does job id (run) own cgroups here: running, or a step or a remote
+ * job's share of it still here? */
+static bool job_live(void *arg, uint32_t id, uint32_t run)
+{
+	struct agent *a = arg;
+
+	for (struct job *j = a->jobs; j; j = j->next)
+		if (j->id == id && j->run == run && j->running)
+			return true;
+	for (struct remote *r = remotes; r; r = r->next)
+		if (r->id == id && r->run == run)
+			return true;
+	for (struct step *st = steps; st; st = st->next)
+		if (st->job_id == id && st->cg_run == run)
+			return true;
+	return false;
+}
+
+static void sweep_soon(struct agent *a, uint64_t ms);
+
+/* What a job's end left (a late step's folder, a process slow to die):
+ * removed; tried again while some is left, the first time said. */
+static void on_sweep(uv_timer_t *t)
+{
+	struct agent *a = t->data;
+	static bool said;
+	int left = spurd_cgroup_sweep(&a->cg, job_live, a);
+
+	if (left && !said)
+		spur_warn("%d job cgroup folders could not be removed yet; trying again", left);
+	said = left > 0;
+	if (left)
+		sweep_soon(a, 2000);
+}
+
+static void sweep_soon(struct agent *a, uint64_t ms)
+{
+	if (a->cg.version && !uv_is_active((uv_handle_t *)&a->sweep))
+		uv_timer_start(&a->sweep, on_sweep, ms, 0);
+}
+
 /* The job's containers here: their roots unmounted, their folders gone. */
 static void containers_done(struct agent *a, uint32_t id, uint32_t run)
 {
@@ -342,6 +386,7 @@ static void job_ended(struct agent *a, struct job *j)
 	remove_job_dir(a, j->id, j->run);
 	containers_done(a, j->id, j->run);
 	spurd_cgroup_job_done(&a->cg, j->id, j->run);
+	sweep_soon(a, 1000); /* also what a late step made meanwhile */
 	cpus_mark(a, j->cpus, 0);
 }
 
@@ -874,7 +919,8 @@ static void launch(struct agent *a, const json_t *m)
 	free_env(sa.hook_env);
 	if (rc) {
 		spur_error_log("job %u: cannot start its supervisor: %s", id, strerror(rc));
-		spurd_cgroup_job_done(&a->cg, id, run);
+		if (!spurd_cgroup_job_done(&a->cg, id, run))
+			sweep_soon(a, 1000);
 		cpus_mark(a, j->cpus, 0);
 		free(j);
 		remove_job_dir(a, id, run);
@@ -947,7 +993,6 @@ static void attach_step(struct agent *a, const json_t *m)
 }
 
 static struct job *running_job(struct agent *a, uint32_t id);
-static struct remote *remotes;
 
 /* The step's GPUs here (its CUDA_VISIBLE_DEVICES) busy and in use now,
  * summed: {"util": percent, "mem_mb"}; null when the backend cannot say. */
@@ -1044,8 +1089,10 @@ static void on_step_closed(uv_handle_t *h)
 		}
 	}
 	spurd_attach_close_all(&st->attached);
-	if (st->cg_run)
+	if (st->cg_run) {
 		spurd_cgroup_step_done(&st->a->cg, st->job_id, st->cg_run, st->step_id);
+		sweep_soon(st->a, 1000); /* its job may have ended first */
+	}
 	if (st->remote)
 		remote_put(st->a, st->remote);
 	/* what the step held on this node is free for the next step */
@@ -1529,7 +1576,8 @@ static void remote_put(struct agent *a, struct remote *r)
 	if (--r->steps)
 		return;
 	containers_done(a, r->id, r->run);
-	spurd_cgroup_job_done(&a->cg, r->id, r->run);
+	if (!spurd_cgroup_job_done(&a->cg, r->id, r->run))
+		sweep_soon(a, 1000);
 	cpus_mark(a, r->cpus, 0);
 	for (struct remote **pp = &remotes; *pp; pp = &(*pp)->next)
 		if (*pp == r) {
@@ -2309,6 +2357,8 @@ static int agent_run(struct agent *a, const char *cgline, const char *conf_gpus)
 	a->retry.data = a;
 	uv_timer_init(a->loop, &a->watch);
 	a->watch.data = a;
+	uv_timer_init(a->loop, &a->sweep); /* before adopt_jobs: a job found ended sweeps */
+	a->sweep.data = a;
 	uv_signal_init(a->loop, &a->sterm);
 	uv_signal_start(&a->sterm, on_signal, SIGTERM);
 	uv_signal_init(a->loop, &a->sint);
