@@ -31,12 +31,23 @@ cd "$T"
 subs=() drains=()
 for r in $(seq 1 "$RUNS"); do
 	start_cluster 16
+	read -r c0 _ <<<"$(cpu_ticks "$T/ctld.pid")"
+	read -r a0 j0 <<<"$(cpu_ticks "$T"/d*.pid)"
+	read -r s0 <<<"$(awk '{print $16 + $17}' /proc/$$/stat)"
 	t0=$(now)
 	for i in $(seq 1 "$N"); do sbatch --parsable -o /dev/null --wrap=true >/dev/null; done
 	t1=$(now)
 	while [ "$(squeue -h -o %i | wc -l)" -gt 0 ]; do sleep 0.05; done
 	t2=$(now)
+	read -r c1 _ <<<"$(cpu_ticks "$T/ctld.pid")"
+	read -r a1 j1 <<<"$(cpu_ticks "$T"/d*.pid)"
+	read -r s1 <<<"$(awk '{print $16 + $17}' /proc/$$/stat)"
 	echo "submit_loop_run$r: submit=$(el "$t0" "$t1")s drain=$(el "$t0" "$t2")s jobs=$N"
+	# where the CPU went, per job: the commands (sbatch
+	# and the squeue polls), the controller, the agents, the jobs'
+	# supervisors and scripts
+	awk -v n="$N" -v hz="$(getconf CLK_TCK)" -v s=$((s1 - s0)) -v c=$((c1 - c0)) -v a=$((a1 - a0)) -v j=$((j1 - j0)) \
+		'BEGIN { printf "cpu_ms_per_job_run'"$r"': commands=%.2f ctld=%.2f agents=%.2f jobs=%.2f\n", s*1000/hz/n, c*1000/hz/n, a*1000/hz/n, j*1000/hz/n }'
 	subs+=("$(div "$N" "$(el "$t0" "$t1")")")
 	drains+=("$(div "$N" "$(el "$t0" "$t2")")")
 	stop_cluster

@@ -70,3 +70,15 @@ stop_cluster() { # every daemon with a pid file in $T
 	wait 2>/dev/null || true
 	rm -f "$T"/*.pid
 }
+
+# cpu_ticks FILE...: the CPU ticks (user + system) of the daemons whose pid
+# files are given, then of their reaped children (for agents: the jobs'
+# supervisors and scripts), as "SELF CHILDREN"
+cpu_ticks() {
+	local f self=0 kids=0
+	for f in "$@"; do
+		read -r a b <<<"$(awk '{print $14 + $15, $16 + $17}' "/proc/$(cat "$f")/stat")"
+		self=$((self + a)) kids=$((kids + b))
+	done
+	echo "$self $kids"
+}
