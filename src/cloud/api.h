@@ -26,6 +26,7 @@ struct cloud_req {
 	const char *path;
 	const char *auth; /* the Authorization header: "Bearer spc_..." */
 	const char *ws_key; /* Sec-WebSocket-Key, when it asks for a WebSocket */
+	const char *ws_protocol; /* its Sec-WebSocket-Protocol, NULL when none */
 	const char *body;
 	size_t len;
 	/* the URL's query arguments: arg(ctx, key), NULL when absent (arg
@@ -45,6 +46,11 @@ struct cloud_resp {
 	char *set_cookie; /* a Set-Cookie header, malloc'd; NULL: none */
 	char *location;	  /* a Location header (a redirect), malloc'd; NULL: none */
 	long long terminal_job; /* status 101: open a terminal into this job */
+	/* status 101 of the port proxy: the session's port, upgraded too
+	 * (body: its bytes past the answer's head) */
+	bool upstream;
+	int upstream_fd;
+	char *ws_protocol; /* the protocol the session's port chose, malloc'd */
 };
 
 /* s percent-encoded into out (len bytes; 3 per byte at most): in a path

@@ -65,9 +65,11 @@ void cloud_org_billing(struct cloud_api *api, const struct cloud_req *rq, const 
 		       const char *org, const char *what, struct cloud_resp *rs);
 void cloud_capacity(struct cloud_api *api, const struct cloud_req *rq, struct cloud_resp *rs);
 /* The port proxy (proxy.c): rq sent on to port PORT of job's first node,
- * at path (decoded, without its leading '/'); the answer into rs. */
+ * at path (decoded, without its leading '/'), with Authorization: token
+ * SECRET when secret is not ""; the answer into rs (a WebSocket upgrade:
+ * wsproxy.h's cloud_wsp_connect). */
 void cloud_proxy(const struct cloud_req *rq, long long job, unsigned port, const char *path,
-		 struct cloud_resp *rs);
+		 const char *secret, struct cloud_resp *rs);
 /* A query argument of rq, NULL when absent. */
 const char *cloud_arg(const struct cloud_req *rq, const char *key);
 

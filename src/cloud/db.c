@@ -139,6 +139,13 @@ static const char *const migrations[CLOUD_SCHEMA_VERSION] = {
 	"  state text PRIMARY KEY CHECK (state ~ '^[0-9a-f]{32}$'),"
 	"  nonce text NOT NULL CHECK (nonce ~ '^[0-9a-f]{32}$'),"
 	"  created timestamptz NOT NULL DEFAULT now());",
+	/* 9: the jupyter template: its port on the node and the secret the
+	 * proxy gives the notebook server (never shown) */
+	"ALTER TABLE sessions DROP CONSTRAINT sessions_template_check,"
+	"  ADD CONSTRAINT sessions_template_check CHECK (template IN ('command', 'shell', 'image', "
+	"  'batch', 'jupyter')),"
+	"  ADD COLUMN port int CHECK (port BETWEEN 1024 AND 65535),"
+	"  ADD COLUMN secret text CHECK (secret ~ '^[0-9a-f]{64}$');",
 };
 
 static int fail(PGresult *r, PGconn *c, char *why, size_t wlen)

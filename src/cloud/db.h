@@ -10,7 +10,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#define CLOUD_SCHEMA_VERSION 8
+#define CLOUD_SCHEMA_VERSION 9
 
 enum cloud_db_rc {
 	CLOUD_DB_OK = 0,

@@ -4,15 +4,21 @@
  * http://NODE:PORT/PATH, NODE the address of the first node of the
  * session's running job as the controller knows it, and its answer sent
  * back. Only that address is ever reached; the caller's token and cookies
- * are not passed on. */
+ * are not passed on. A jupyter session's own port is given its notebook
+ * server's secret (Authorization: token), which the caller never sees. A
+ * WebSocket upgrade is made again to the port and the bytes passed on
+ * (wsproxy.c). */
 #include "cloud/api_int.h"
+#include "cloud/wsproxy.h"
 #include "common/hostlist.h"
 #include "common/wire.h"
 
 #include <curl/curl.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define PROXY_MAX (64 * 1024 * 1024) /* the most of an answer relayed */
 
@@ -20,7 +26,26 @@ struct got {
 	char *buf;
 	size_t len;
 	bool too_big;
+	char *location; /* a path-absolute Location of the answer (a redirect) */
 };
+
+/* The answer's Location, when it is a path on this service (a server
+ * behind the proxy under its base path, as Jupyter's base_url makes it);
+ * one naming the node's own address is not passed on. */
+static size_t on_header(char *p, size_t size, size_t n, void *arg)
+{
+	struct got *g = arg;
+	size_t len = size * n;
+
+	if (len > 10 && !strncasecmp(p, "Location:", 9) && !g->location) {
+		const char *v = p + 9 + strspn(p + 9, " \t");
+		size_t vl = strcspn(v, "\r\n");
+
+		if (vl && vl < 4096 && v[0] == '/' && v[1] != '/')
+			g->location = strndup(v, vl);
+	}
+	return len;
+}
 
 static size_t on_data(char *p, size_t size, size_t n, void *arg)
 {
@@ -72,13 +97,15 @@ static int node_addr(long long job, char *addr, size_t len, char *why, size_t wl
 	return rc;
 }
 
-/* Send rq on to url; its answer into rs. */
-static void relay(const struct cloud_req *rq, const char *url, struct cloud_resp *rs)
+/* Send rq on to url (with the notebook server's secret when not ""); its
+ * answer into rs. */
+static void relay(const struct cloud_req *rq, const char *url, const char *secret,
+		  struct cloud_resp *rs)
 {
 	CURL *c = curl_easy_init();
 	struct curl_slist *h = NULL;
 	struct got g = { 0 };
-	char ct[256], err[CURL_ERROR_SIZE] = "";
+	char ct[256], auth[128], err[CURL_ERROR_SIZE] = "";
 	const char *type = NULL;
 	long status = 0;
 	CURLcode rc;
@@ -91,6 +118,11 @@ static void relay(const struct cloud_req *rq, const char *url, struct cloud_resp
 		snprintf(ct, sizeof(ct), "Content-Type: %s", rq->content_type);
 		h = curl_slist_append(h, ct);
 	}
+	if (*secret) {
+		snprintf(auth, sizeof(auth), "Authorization: token %s", secret);
+		h = curl_slist_append(h, auth);
+		sodium_memzero(auth, sizeof(auth));
+	}
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, rq->method);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http");
@@ -102,6 +134,8 @@ static void relay(const struct cloud_req *rq, const char *url, struct cloud_resp
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, err);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &g);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, &g);
 	if (rq->len) {
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, rq->body);
 		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)rq->len);
@@ -123,7 +157,10 @@ static void relay(const struct cloud_req *rq, const char *url, struct cloud_resp
 		rs->body = g.buf ? g.buf : strdup("");
 		rs->len = g.len;
 		rs->type = strdup(type ? type : "application/octet-stream");
+		rs->location = g.location;
+		g.location = NULL;
 	}
+	free(g.location);
 	curl_slist_free_all(h);
 	curl_easy_cleanup(c);
 }
@@ -151,7 +188,7 @@ void cloud_url_encode(const char *s, bool query, char *out, size_t len)
 }
 
 void cloud_proxy(const struct cloud_req *rq, long long job, unsigned port, const char *path,
-		 struct cloud_resp *rs)
+		 const char *secret, struct cloud_resp *rs)
 {
 	char addr[256], why[256], *url, *epath;
 	size_t n = strlen(path) * 3 + 1;
@@ -171,7 +208,10 @@ void cloud_proxy(const struct cloud_req *rq, long long job, unsigned port, const
 	snprintf(url, n, "http://%s%s%s:%u/%s%s%s", strchr(addr, ':') ? "[" : "", addr,
 		 strchr(addr, ':') ? "]" : "", port, epath, rq->query && *rq->query ? "?" : "",
 		 rq->query ? rq->query : "");
-	relay(rq, url, rs);
+	if (rq->ws_key) /* the path and query, as sent on */
+		cloud_wsp_connect(rq, addr, port, strstr(strstr(url, "//") + 2, "/") + 1, secret, rs);
+	else
+		relay(rq, url, secret, rs);
 	free(epath);
 	free(url);
 }

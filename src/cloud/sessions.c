@@ -6,12 +6,15 @@
  * failed, cancelled, timeout). Templates: "command" (a shell command),
  * "shell" (the job waits for its terminal until its time limit or a
  * stop), "image" (a container image, from the nodes' image stores, with
- * a command or waiting like a shell). */
+ * a command or waiting like a shell), "jupyter" (the nodes' Jupyter
+ * notebook server, reached through the port proxy, which alone knows its
+ * secret). */
 #include "cloud/api_int.h"
 #include "cli/client.h"
 
 #include <pthread.h>
 #include <pwd.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +23,7 @@
 #define SESSION_COLS                                                                           \
 	"s.id, p.name AS project, u.email AS owner, s.name, s.gpus, s.gpu_type, s.template, "    \
 	"s.command, s.image, s.time_limit, s.job_id, s.state, s.outcome, s.reason, s.created, "      \
-	"s.ended"
+	"s.ended, s.port"
 #define SESSION_FROM                                                                           \
 	" FROM sessions s JOIN projects p ON p.id = s.project_id JOIN users u ON u.id = s.user_id"
 
@@ -127,17 +130,40 @@ static const char *const job_ints[][2] = {
 	{ "mem", "mem_per_node" },
 };
 
+/* The jupyter template's script: the notebook server on port, under the
+ * proxy's path (base), its token from the job's environment (set by
+ * job_of; no other user sees a job's environment). */
+static void jupyter_script(char *out, size_t len, const char *base, unsigned port)
+{
+	snprintf(out, len,
+		 "#!/bin/sh\n"
+		 "# Spur-Cloud: the jupyter template\n"
+		 "cd \"${HOME:-/tmp}\" 2>/dev/null || cd /tmp\n"
+		 "export JUPYTER_RUNTIME_DIR=\"${TMPDIR:-/tmp}/spur-cloud-jupyter-$SLURM_JOB_ID\"\n"
+		 "[ ${#JUPYTER_TOKEN} = 64 ] || { echo 'spur-cloud: no notebook secret' >&2; exit 1; }\n"
+		 "exec jupyter notebook --no-browser --ip=0.0.0.0 --port=%u "
+		 "--NotebookApp.port_retries=0 --NotebookApp.base_url=%s "
+		 "--NotebookApp.token=\"$JUPYTER_TOKEN\" "
+		 "--NotebookApp.allow_remote_access=True --allow-root\n",
+		 port, base);
+}
+
 /* The job a session is: its template's script under the project's
- * account (a shell waits: its time limit or a stop ends it). */
-static json_t *job_of(const json_t *b, const char *id, const char *account)
+ * account (a shell waits: its time limit or a stop ends it); a jupyter
+ * session's proxy path (base), port and secret. */
+static json_t *job_of(const json_t *b, const char *id, const char *account, const char *base,
+		      unsigned port, const char *secret)
 {
 	struct passwd *pw = getpwuid(getuid());
 	const char *cmd = cloud_field(b, "command");
 	char script[4200], name[40];
 	json_t *job;
 
-	snprintf(script, sizeof(script), "#!/bin/sh\n%s\n",
-		 *cmd ? cmd : "exec sleep 2147483647 # waits for the terminal");
+	if (port)
+		jupyter_script(script, sizeof(script), base, port);
+	else
+		snprintf(script, sizeof(script), "#!/bin/sh\n%s\n",
+			 *cmd ? cmd : "exec sleep 2147483647 # waits for the terminal");
 	snprintf(name, sizeof(name), "cloud-%s", id);
 	job = json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:s,s:s,s:I,s:{}}", "script",
 			strcmp(cloud_field(b, "template"), "batch") ? script : cmd, "name", name,
@@ -156,6 +182,9 @@ static json_t *job_of(const json_t *b, const char *id, const char *account)
 	if (*cloud_field(b, "image"))
 		json_object_set_new(job, "container",
 				    json_pack("{s:s}", "image", cloud_field(b, "image")));
+	if (port)
+		json_object_set_new(json_object_get(job, "env"), "JUPYTER_TOKEN",
+				    json_string(secret));
 	return job;
 }
 
@@ -173,17 +202,15 @@ static const char *invalid_template(const json_t *b)
 
 	if (json_object_get(b, "ssh_keys"))
 		return "ssh_keys: SSH into sessions is not supported yet (use the terminal)";
-	if (!strcmp(tpl, "jupyter"))
-		return "template: jupyter is not supported (no Jupyter server is built into "
-		       "Spur-Cloud yet): use image with a command that starts one";
 	if (!strcmp(tpl, "batch")) /* made by cloud_jobs, checked there */
 		return NULL;
-	if (strcmp(tpl, "command") && strcmp(tpl, "shell") && strcmp(tpl, "image"))
-		return "template: command, shell or image";
+	if (strcmp(tpl, "command") && strcmp(tpl, "shell") && strcmp(tpl, "image") &&
+	    strcmp(tpl, "jupyter"))
+		return "template: command, shell, image or jupyter";
 	if (strlen(cmd) > 4096 || (!strcmp(tpl, "command") && !*cmd))
 		return "command: 1 to 4096 characters (template command needs one)";
-	if (!strcmp(tpl, "shell") && *cmd)
-		return "command: a shell session takes none (use template command)";
+	if ((!strcmp(tpl, "shell") || !strcmp(tpl, "jupyter")) && *cmd)
+		return "command: a shell or jupyter session takes none (use template command)";
 	if (!strcmp(tpl, "image") != !!*img)
 		return "image: the template image needs one, the others take none";
 	/* as srun --container-image takes it: an absolute path, or a name in
@@ -336,12 +363,36 @@ static void refused(struct cloud_api *api, const char *const *p, struct cloud_re
 	json_decref(rows);
 }
 
-static void start(struct cloud_api *api, json_t *b, const struct who *w, const char *oid,
-		  const char *project, struct cloud_resp *rs)
+/* A jupyter session's port on its node (one of 20,000 from its id; a
+ * port taken there fails the session, saying so in its job's end), secret
+ * and proxy path (base), kept with the session: 0, or -1 with why. */
+static int jupyter_prepare(struct cloud_api *api, const char *org, const char *id,
+			   unsigned *port, char *secret, char *base, size_t blen, char *why,
+			   size_t wlen)
 {
-	json_t *rows = NULL, *r;
-	char why[256], said[256], gpus[16], tl[16], id[24];
+	unsigned char raw[32];
+	char ports[8];
+	const char *p[3] = { id, secret, ports };
+
+	randombytes_buf(raw, sizeof(raw));
+	sodium_bin2hex(secret, 65, raw, sizeof(raw));
+	*port = 20000 + (unsigned)(strtoull(id, NULL, 10) % 20000);
+	snprintf(ports, sizeof(ports), "%u", *port);
+	snprintf(base, blen, "/v1/orgs/%s/sessions/%s/proxy/%u/", org, id, *port);
+	return cloud_db_query(api->db,
+			      "UPDATE sessions SET secret = $2, port = $3::int WHERE id = $1::bigint", 3,
+			      p, NULL, why, wlen)
+		       ? -1
+		       : 0;
+}
+
+static void start(struct cloud_api *api, json_t *b, const struct who *w, const char *org,
+		  const char *oid, const char *project, struct cloud_resp *rs)
+{
+	json_t *rows = NULL, *r = NULL;
+	char why[256], said[256], gpus[16], tl[16], id[24], secret[65] = "", base[200] = "";
 	const char *bad, *p[11];
+	unsigned port = 0;
 	char idle[16];
 	int rc;
 
@@ -368,9 +419,15 @@ static void start(struct cloud_api *api, json_t *b, const struct who *w, const c
 		goto out;
 	}
 	snprintf(id, sizeof(id), "%s", cloud_field(json_array_get(rows, 0), "id"));
-	r = cloud_ctld(json_pack("{s:s,s:o}", "type", "submit", "job",
-			   job_of(b, id, cloud_field(json_array_get(rows, 0), "account"))),
-		 said, sizeof(said));
+	if (!strcmp(p[8], "jupyter") &&
+	    jupyter_prepare(api, org, id, &port, secret, base, sizeof(base), said, sizeof(said)))
+		snprintf(said, sizeof(said), "the database: the session's secret was not kept");
+	else
+		r = cloud_ctld(json_pack("{s:s,s:o}", "type", "submit", "job",
+					 job_of(b, id, cloud_field(json_array_get(rows, 0), "account"),
+						base, port, secret)),
+			       said, sizeof(said));
+	sodium_memzero(secret, sizeof(secret));
 	p[0] = id;
 	if (!r) { /* the session ends there, saying why */
 		p[1] = said;
@@ -404,7 +461,7 @@ static const json_t *acted_on(struct cloud_api *api, const struct who *w, const 
 	const json_t *row;
 	char why[256];
 	int rc = cloud_db_query(api->db,
-				"SELECT job_id, state, user_id = $3::bigint AS mine FROM sessions "
+				"SELECT job_id, state, user_id = $3::bigint AS mine, secret, port FROM sessions "
 				"WHERE org_id = $1::bigint AND id = $2::bigint",
 				3, p, rows, why, sizeof(why));
 
@@ -450,9 +507,12 @@ static void stop(struct cloud_api *api, const struct who *w, const char *oid, co
 }
 
 /* The job of running session id, for its owner or the organisation's
- * owners and admins: its id, or 0 with rs set (404, 403, 409). */
+ * owners and admins: its id (and into secret, 65 bytes, the notebook
+ * server's secret of a jupyter session when port is its port, else ""),
+ * or 0 with rs set (404, 403, 409). */
 static long long enter(struct cloud_api *api, const struct who *w, const char *oid,
-		       const char *role, const char *id, struct cloud_resp *rs)
+		       const char *role, const char *id, unsigned port, char *secret,
+		       struct cloud_resp *rs)
 {
 	json_t *rows = NULL;
 	const json_t *row;
@@ -467,6 +527,8 @@ static long long enter(struct cloud_api *api, const struct who *w, const char *o
 		cloud_error(rs, 409, msg);
 	} else {
 		job = atoll(cloud_field(row, "job_id"));
+		if (secret && port && strtoul(cloud_field(row, "port"), NULL, 10) == port)
+			snprintf(secret, 65, "%s", cloud_field(row, "secret"));
 	}
 	json_decref(rows);
 	return job;
@@ -481,7 +543,7 @@ static void terminal(struct cloud_api *api, const struct cloud_req *rq, const st
 		cloud_error(rs, 400, "the terminal is a WebSocket: GET with Upgrade: websocket");
 		return;
 	}
-	if ((rs->terminal_job = enter(api, w, oid, role, id, rs)))
+	if ((rs->terminal_job = enter(api, w, oid, role, id, 0, NULL, rs)))
 		rs->status = 101;
 }
 
@@ -496,15 +558,20 @@ static void proxy(struct cloud_api *api, const struct cloud_req *rq, const struc
 	int used = 0;
 	long long job;
 	const char *tok = cloud_arg(rq, "access_token");
+	char secret[65] = "";
 
 	if (sscanf(sub, "/proxy/%5u%n", &port, &used) != 1 || port < 1 || port > 65535 ||
 	    (sub[used] && sub[used] != '/')) {
 		cloud_error(rs, 404, "the proxy's path: .../proxy/PORT/PATH (PORT 1 to 65535)");
 		return;
 	}
-	if (!(job = enter(api, w, oid, role, id, rs)))
+	if (!(job = enter(api, w, oid, role, id, port, secret, rs)))
 		return;
-	cloud_proxy(rq, job, port, sub[used] ? sub + used + 1 : "", rs);
+	/* a notebook server serves under the proxy's path (its base_url): the
+	 * whole path goes on; another server gets the path below PORT/ */
+	cloud_proxy(rq, job, port, *secret ? rq->path + 1 : sub[used] ? sub + used + 1 : "", secret,
+		    rs);
+	sodium_memzero(secret, sizeof(secret));
 	if (tok && strlen(tok) < 128 && strspn(tok, "spc_0123456789abcdef") == strlen(tok) &&
 	    (rs->set_cookie = malloc(512)))
 		snprintf(rs->set_cookie, 512,
@@ -601,7 +668,7 @@ void cloud_sessions(struct cloud_api *api, const struct cloud_req *rq, const str
 	else if (*sub && get)
 		terminal(api, rq, w, oid, role, id, rs);
 	else if (project && !*id && !strcmp(rq->method, "POST"))
-		start(api, cloud_body(rq, rs), w, oid, project, rs);
+		start(api, cloud_body(rq, rs), w, org, oid, project, rs);
 	else if (!project && get && !*sub && *id)
 		show(api, oid, id, 200, rs);
 	else if (!project && get && !*sub)
@@ -671,7 +738,7 @@ void cloud_jobs(struct cloud_api *api, const struct cloud_req *rq, const struct 
 	json_object_set_new(b, "template", json_string("batch"));
 	json_object_set_new(b, "command", json_string(script));
 	json_object_del(b, "script");
-	start(api, b, w, oid, project, rs);
+	start(api, b, w, org, oid, project, rs);
 }
 
 /* GET /v1/orgs/ORG/quotas (members), PUT (the service's administrators):

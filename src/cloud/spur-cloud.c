@@ -13,6 +13,7 @@
 #include "cloud/api.h"
 #include "cloud/meter.h"
 #include "cloud/terminal.h"
+#include "cloud/wsproxy.h"
 #include "common/log.h"
 
 #include <arpa/inet.h>
@@ -123,33 +124,71 @@ static const char *query_arg(void *ctx, const char *key)
 	return MHD_lookup_connection_value(ctx, MHD_GET_ARGUMENT_KIND, key);
 }
 
+/* What an upgraded connection becomes: a terminal into job, or (upstream
+ * >= 0) the port proxy's WebSocket. */
+struct upgraded {
+	long long job;
+	int upstream;
+	char *up_extra;
+	size_t up_n;
+};
+
 static void on_upgrade(void *cls, struct MHD_Connection *conn, void *state, const char *extra,
 		       size_t nextra, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh)
 {
+	struct upgraded *u = cls;
+
 	(void)conn, (void)state;
-	cloud_term_start((long long)(intptr_t)cls, extra, nextra, sock, urh);
+	if (u->upstream >= 0)
+		cloud_wsp_start(u->upstream, u->up_extra, u->up_n, extra, nextra, sock, urh, u->job);
+	else
+		cloud_term_start(u->job, extra, nextra, sock, urh);
+	free(u);
 }
 
-/* 101: the WebSocket handshake's answer, then the terminal. */
-static enum MHD_Result upgrade(struct MHD_Connection *conn, const char *key, long long job)
+/* 101: the WebSocket handshake's answer, then the terminal or the port's
+ * WebSocket (rs's, taken). */
+static enum MHD_Result upgrade(struct MHD_Connection *conn, const char *key,
+			       struct cloud_resp *rs)
 {
-	struct MHD_Response *r;
-	enum MHD_Result rc;
+	struct upgraded *u = calloc(1, sizeof(*u));
+	struct MHD_Response *r = NULL;
+	enum MHD_Result rc = MHD_NO;
 	char accept[29];
 
-	if (cloud_term_accept_key(key, accept)) {
-		struct cloud_resp rs = { .status = 400,
-					 .body = strdup("{\"error\":\"Sec-WebSocket-Key: 16 bytes in "
-							"base64\"}") };
-
-		return send_resp(conn, &rs);
+	if (!u)
+		goto out;
+	*u = (struct upgraded){ .job = rs->terminal_job, .upstream = -1 };
+	if (rs->upstream) {
+		u->upstream = rs->upstream_fd, u->up_extra = rs->body, u->up_n = rs->len;
+		rs->body = NULL, rs->upstream = false;
 	}
-	if (!(r = MHD_create_response_for_upgrade(on_upgrade, (void *)(intptr_t)job)))
-		return MHD_NO;
+
+	if (cloud_term_accept_key(key, accept)) {
+		struct cloud_resp bad = { .status = 400,
+					  .body = strdup("{\"error\":\"Sec-WebSocket-Key: 16 bytes in "
+							 "base64\"}") };
+
+		rc = send_resp(conn, &bad);
+		goto out;
+	}
+	if (!(r = MHD_create_response_for_upgrade(on_upgrade, u)))
+		goto out;
 	MHD_add_response_header(r, MHD_HTTP_HEADER_UPGRADE, "websocket");
 	MHD_add_response_header(r, "Sec-WebSocket-Accept", accept);
+	if (rs->ws_protocol)
+		MHD_add_response_header(r, "Sec-WebSocket-Protocol", rs->ws_protocol);
 	rc = MHD_queue_response(conn, MHD_HTTP_SWITCHING_PROTOCOLS, r);
 	MHD_destroy_response(r);
+	if (rc == MHD_YES)
+		u = NULL; /* on_upgrade's now */
+out:
+	if (u && u->upstream >= 0)
+		close(u->upstream);
+	if (u)
+		free(u->up_extra);
+	free(u);
+	free(rs->ws_protocol);
 	return rc;
 }
 
@@ -186,13 +225,21 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 				 .cookie_token = cookie_token(conn),
 				 .content_type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 									     "Content-Type") };
-	if (MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_UPGRADE))
+	if (MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_UPGRADE)) {
 		rq.ws_key = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Sec-WebSocket-Key");
+		rq.ws_protocol =
+			MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Sec-WebSocket-Protocol");
+	}
 	cloud_api_handle(api, &rq, &rs);
 	spur_debug("%s %s -> %d", method, url, rs.status);
 	if (rs.status == 101) {
+		enum MHD_Result rc = upgrade(conn, rq.ws_key, &rs);
+
 		free(rs.body);
-		return upgrade(conn, rq.ws_key, rs.terminal_job);
+		free(rs.type);
+		free(rs.set_cookie);
+		free(rs.location);
+		return rc;
 	}
 	return send_resp(conn, &rs);
 }

@@ -34,7 +34,7 @@ static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 static long long open_jobs[256];
 static size_t nopen;
 
-static void opened(long long job, bool open)
+void cloud_term_mark(long long job, bool open)
 {
 	pthread_mutex_lock(&open_lock);
 	if (open && nopen < sizeof(open_jobs) / sizeof(open_jobs[0])) {
@@ -232,9 +232,9 @@ static void *run(void *arg)
 		send_frame(t->sock, WS_BINARY, msg, sizeof(msg) - 1);
 	} else {
 		spur_info("terminal: job %lld opened", t->job);
-		opened(t->job, true);
+		cloud_term_mark(t->job, true);
 		bridge(t, master);
-		opened(t->job, false);
+		cloud_term_mark(t->job, false);
 		close(master);
 		reap(pid);
 		spur_info("terminal: job %lld closed", t->job);

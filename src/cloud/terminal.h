@@ -7,6 +7,7 @@
 #define SPUR_CLOUD_TERMINAL_H
 
 #include <microhttpd.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Sec-WebSocket-Accept for a client's Sec-WebSocket-Key (24 characters):
@@ -17,6 +18,10 @@ int cloud_term_accept_key(const char *key, char out[29]);
  * handler; extra: bytes MHD read past the request), on its own thread. */
 void cloud_term_start(long long job, const char *extra, size_t nextra, MHD_socket sock,
 		      struct MHD_UpgradeResponseHandle *urh);
+
+/* job's terminal (or a WebSocket through its port proxy) opened or
+ * closed: it counts as used while one is open. */
+void cloud_term_mark(long long job, bool open);
 
 /* The jobs with a terminal open now, into jobs (at most max): how many. */
 size_t cloud_term_open(long long *jobs, size_t max);

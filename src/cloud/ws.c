@@ -2,6 +2,10 @@
 /* WebSocket frames (ws.h). */
 #include "cloud/ws.h"
 
+#include <ctype.h>
+#include <string.h>
+#include <strings.h>
+
 int ws_parse(const unsigned char *buf, size_t n, size_t max, struct ws_frame *f,
 	     const char **why)
 {
@@ -68,4 +72,36 @@ size_t ws_header(unsigned char *out, int op, size_t len)
 	for (int i = 0; i < 8; i++)
 		out[2 + i] = (unsigned char)((uint64_t)len >> (56 - 8 * i));
 	return 10;
+}
+
+int ws_answer(const char *head, char *proto, size_t plen)
+{
+	static const char name[] = "Sec-WebSocket-Protocol:";
+	int code = -1;
+
+	if (plen)
+		*proto = '\0';
+	if (strncmp(head, "HTTP/1.", 7) || !isdigit((unsigned char)head[7]) || head[8] != ' ' ||
+	    !isdigit((unsigned char)head[9]) || !isdigit((unsigned char)head[10]) ||
+	    !isdigit((unsigned char)head[11]) || (head[12] != ' ' && head[12] != '\r'))
+		return -1;
+	code = (head[9] - '0') * 100 + (head[10] - '0') * 10 + (head[11] - '0');
+	for (const char *l = strstr(head, "\r\n"); l && l[2]; l = strstr(l + 2, "\r\n")) {
+		const char *v = l + 2;
+		size_t vl;
+
+		if (strncasecmp(v, name, sizeof(name) - 1))
+			continue;
+		v += sizeof(name) - 1;
+		v += strspn(v, " \t");
+		vl = strcspn(v, "\r\n");
+		/* a token list only: nothing that could end a header line */
+		if (vl < plen && strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					   "0123456789.-_, ") >= vl) {
+			memcpy(proto, v, vl);
+			proto[vl] = '\0';
+		}
+		break;
+	}
+	return code;
 }

@@ -32,4 +32,10 @@ void ws_unmask(const struct ws_frame *f, unsigned char *p);
  * bytes into out (at least 10 bytes): its size. */
 size_t ws_header(unsigned char *out, int op, size_t len);
 
+/* An upgrade's answer head (NUL-ended, to its blank line), as a session's
+ * port sends it to the port proxy: its status code (-1 when there is no
+ * "HTTP/1.x NNN" line) and its Sec-WebSocket-Protocol into proto (plen
+ * bytes; "" when none, or when it holds bytes other than a token list's). */
+int ws_answer(const char *head, char *proto, size_t plen);
+
 #endif

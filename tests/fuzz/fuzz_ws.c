@@ -3,13 +3,31 @@
  * spur-cloud's terminal) sends them, read as the terminal reads them: a
  * frame said whole lies inside the bytes given and within the size
  * allowed; unmasking stays inside it; a server header for its length
- * says the same length back. */
+ * says the same length back. The same bytes as an upgrade's answer head,
+ * as a session's port sends it to the port proxy (ws_answer): a status of
+ * three digits or -1, and a protocol that fits and holds no line end. */
 #include "fuzz.h"
 
 #include "cloud/ws.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+static void answer(const uint8_t *data, size_t size)
+{
+	char *head = malloc(size + 1), proto[64];
+	int code;
+
+	if (!head)
+		return;
+	memcpy(head, data, size);
+	head[size] = '\0';
+	code = ws_answer(head, proto, sizeof(proto));
+	if ((code != -1 && (code < 0 || code > 999)) || strlen(proto) >= sizeof(proto) ||
+	    strpbrk(proto, "\r\n"))
+		abort();
+	free(head);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -36,5 +54,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		at += f.hdr + f.len;
 	}
 	free(buf);
+	answer(data, size);
 	return 0;
 }

@@ -19,7 +19,7 @@ check "PostgreSQL starts in the test's folder" pg_start || { cat "$T"/pglog/pg.l
 
 check "spur-cloud starts and serves its OpenAPI document" start_cloud
 check "... which lists its paths" bash -c "curl -s http://127.0.0.1:$CPORT/openapi.json | grep -q '/v1/api-keys'"
-check "the schema is made (version 8)" test "$(psql_q 'SELECT version FROM schema_version')" = 8
+check "the schema is made (version 9)" test "$(psql_q 'SELECT version FROM schema_version')" = 9
 
 check "the first sign-up makes the administrator" \
 	test "$(status POST /v1/signup '{"email":"ann@a.org","password":"correct horse","org":"alpha"}')" = 201

@@ -23,7 +23,7 @@ check "PostgreSQL starts in the test's folder" pg_start
 # an empty version table (version 0): each migration applied in turn
 psql_q "CREATE TABLE schema_version (version int NOT NULL); INSERT INTO schema_version VALUES (0)" >/dev/null
 check "spur-cloud starts" start_cloud -f "$T/slurm.conf" --open-signup
-check "the schema is at version 8" test "$(psql_q 'SELECT version FROM schema_version')" = 8
+check "the schema is at version 9" test "$(psql_q 'SELECT version FROM schema_version')" = 9
 
 three_users
 
@@ -82,8 +82,8 @@ check "the terminal without a WebSocket upgrade: 400" \
 out=$(api POST /v1/orgs/alpha/projects/train/sessions '{"command":"echo hi","time_limit":1}' "$ann")
 s3=$(echo "$out" | jget '["id"]')
 check "a CPU-only session that ends by itself: completed" wait_until 15 bash -c "curl -s http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions/$s3 -H 'Authorization: Bearer $ann' | grep -q '\"outcome\":\"completed\"'"
-out=$(api POST /v1/orgs/alpha/projects/train/sessions '{"template":"jupyter","time_limit":1}' "$ann")
-check "the jupyter template is refused by name (400)" grep -q 'jupyter is not supported' <<<"$out"
+out=$(api POST /v1/orgs/alpha/projects/train/sessions '{"template":"notebook","time_limit":1}' "$ann")
+check "an unknown template is refused, naming those there are (400)" grep -q 'template: command, shell, image or jupyter' <<<"$out"
 out=$(api POST /v1/orgs/alpha/projects/train/sessions '{"template":"shell","time_limit":1,"ssh_keys":["ssh-ed25519 AAAA x"]}' "$ann")
 check "SSH keys are refused by name (400)" grep -q 'ssh_keys: SSH into sessions is not supported' <<<"$out"
 check "a shell session takes no command (400)" \
