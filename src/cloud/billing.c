@@ -82,18 +82,19 @@ void cloud_prices(struct cloud_api *api, const struct cloud_req *rq, const struc
 	if (!(b = cloud_body(rq, rs)))
 		return;
 	res = cloud_field(b, "resource");
-	if (strcmp(res, "gpu") && strcmp(res, "cpu")) {
-		cloud_error(rs, 400, "resource: gpu or cpu (memory is not metered: not supported)");
+	if (strcmp(res, "gpu") && strcmp(res, "cpu") && strcmp(res, "mem")) {
+		cloud_error(rs, 400, "resource: gpu, cpu or mem");
 		goto out;
 	}
 	if (int_field(b, "per_hour", 0, 1000000000000LL, ph, sizeof(ph))) {
-		cloud_error(rs, 400, "per_hour: micro-units per GPU-hour or CPU-hour, 0 to 10^12");
+		cloud_error(rs, 400, "per_hour: micro-units per GPU-hour, CPU-hour or GiB-hour (mem), "
+				     "0 to 10^12");
 		goto out;
 	}
 	p[0] = res, p[1] = cloud_field(b, "gpu_type"), p[2] = ph;
 	p[3] = *cloud_field(b, "valid_from") ? cloud_field(b, "valid_from") : NULL;
 	q[0] = p[0], q[1] = p[1], q[2] = p[3];
-	if (!strcmp(res, "cpu") && *p[1]) {
+	if (strcmp(res, "gpu") && *p[1]) {
 		cloud_error(rs, 400, "gpu_type: only for resource gpu");
 		goto out;
 	}
@@ -112,7 +113,8 @@ out:
 /* The grouping of a usage report: its SQL (a fixed text per key). */
 #define USAGE_SQL(key)                                                                         \
 	"SELECT " key " AS key, sum(x.seconds * x.gpus)::bigint AS gpu_seconds, "                  \
-	"sum(x.seconds * x.cpus)::bigint AS cpu_seconds, sum(x.cost)::bigint AS cost FROM usage x " \
+	"sum(x.seconds * x.cpus)::bigint AS cpu_seconds, sum(x.seconds * x.mem_mb)::bigint AS "     \
+	"mem_mb_seconds, sum(x.cost)::bigint AS cost FROM usage x "                                 \
 	"JOIN projects p ON p.id = x.project_id JOIN users u ON u.id = x.user_id WHERE x.org_id = " \
 	"$1::bigint AND ($2::date IS NULL OR x.t0 >= extract(epoch FROM $2::date)) AND ($3::date " \
 	"IS NULL OR x.t0 < extract(epoch FROM $3::date)) GROUP BY 1 ORDER BY 1"
@@ -143,7 +145,7 @@ static void usage(struct cloud_api *api, const struct cloud_req *rq, const char 
 }
 
 /* The invoice's lines as CSV (names are [a-z0-9_-]: nothing to quote). */
-static char *invoice_csv(const json_t *lines, long long g, long long c, long long cost)
+static char *invoice_csv(const json_t *lines, const long long t[4])
 {
 	size_t cap = 128 + json_array_size(lines) * 200, len;
 	char *out = malloc(cap);
@@ -152,13 +154,14 @@ static char *invoice_csv(const json_t *lines, long long g, long long c, long lon
 
 	if (!out)
 		return NULL;
-	len = (size_t)snprintf(out, cap, "project,gpu_type,gpu_seconds,cpu_seconds,cost\r\n");
+	len = (size_t)snprintf(out, cap,
+			       "project,gpu_type,gpu_seconds,cpu_seconds,mem_mb_seconds,cost\r\n");
 	json_array_foreach(lines, i, l)
-		len += (size_t)snprintf(out + len, cap - len, "%s,%s,%s,%s,%s\r\n",
+		len += (size_t)snprintf(out + len, cap - len, "%s,%s,%s,%s,%s,%s\r\n",
 					cloud_field(l, "project"), cloud_field(l, "gpu_type"),
 					cloud_field(l, "gpu_seconds"), cloud_field(l, "cpu_seconds"),
-					cloud_field(l, "cost"));
-	snprintf(out + len, cap - len, "total,,%lld,%lld,%lld\r\n", g, c, cost);
+					cloud_field(l, "mem_mb_seconds"), cloud_field(l, "cost"));
+	snprintf(out + len, cap - len, "total,,%lld,%lld,%lld,%lld\r\n", t[0], t[1], t[2], t[3]);
 	return out;
 }
 
@@ -172,7 +175,7 @@ static void invoice(struct cloud_api *api, const char *org, const char *oid, con
 	const char *p[2] = { oid, month };
 	json_t *rows = NULL;
 	const json_t *l;
-	long long g = 0, c = 0, cost = 0;
+	long long t[4] = { 0 }; /* GPU-, CPU-, MiB-seconds, cost */
 	char why[256];
 	size_t i;
 	int rc;
@@ -185,6 +188,7 @@ static void invoice(struct cloud_api *api, const char *org, const char *oid, con
 	rc = cloud_db_query(api->db,
 			    "SELECT p.name AS project, x.gpu_type, sum(x.seconds * x.gpus)::bigint AS "
 			    "gpu_seconds, sum(x.seconds * x.cpus)::bigint AS cpu_seconds, "
+			    "sum(x.seconds * x.mem_mb)::bigint AS mem_mb_seconds, "
 			    "sum(x.cost)::bigint AS cost FROM usage x JOIN projects p ON p.id = "
 			    "x.project_id WHERE x.org_id = $1::bigint AND x.t0 >= extract(epoch FROM "
 			    "($2::text || '-01')::date) AND x.t0 < extract(epoch FROM ($2::text || "
@@ -195,20 +199,22 @@ static void invoice(struct cloud_api *api, const char *org, const char *oid, con
 		return;
 	}
 	json_array_foreach(rows, i, l) {
-		g += atoll(cloud_field(l, "gpu_seconds"));
-		c += atoll(cloud_field(l, "cpu_seconds"));
-		cost += atoll(cloud_field(l, "cost"));
+		t[0] += atoll(cloud_field(l, "gpu_seconds"));
+		t[1] += atoll(cloud_field(l, "cpu_seconds"));
+		t[2] += atoll(cloud_field(l, "mem_mb_seconds"));
+		t[3] += atoll(cloud_field(l, "cost"));
 	}
 	if (csv) {
 		rs->status = 200, rs->type = strdup("text/csv; charset=utf-8");
-		rs->body = invoice_csv(rows, g, c, cost);
+		rs->body = invoice_csv(rows, t);
 		json_decref(rows);
 		return;
 	}
 	cloud_reply(rs, 200,
-		    json_pack("{s:s,s:s,s:s,s:o,s:{s:I,s:I,s:I}}", "org", org, "month", month,
+		    json_pack("{s:s,s:s,s:s,s:o,s:{s:I,s:I,s:I,s:I}}", "org", org, "month", month,
 			      "money", "micro-units", "lines", rows, "total", "gpu_seconds",
-			      (json_int_t)g, "cpu_seconds", (json_int_t)c, "cost", (json_int_t)cost));
+			      (json_int_t)t[0], "cpu_seconds", (json_int_t)t[1], "mem_mb_seconds",
+			      (json_int_t)t[2], "cost", (json_int_t)t[3]));
 }
 
 /* The organisation's id by name, for the service's administrators (who

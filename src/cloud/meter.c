@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Metering (meter.h): each session's job, as the controller's accounting
- * rows tell it (start, end, GPUs and CPUs held), billed in intervals from
+ * rows tell it (start, end, GPUs, CPUs and memory held), billed in intervals from
  * the session's cursor (metered_until) to the job's end or the
  * controller's now. The cursor moves in the same statement as the row is
  * written, and only from the value read, and (session, t0) is unique: a
@@ -28,16 +28,17 @@
 
 /* One interval: $1 session, $2 the cursor read (NULL: none yet), $3 the new
  * cursor, $4 done, $5 GPU type, $6 t0, $7 t1, $8 seconds (negative: a
- * correction), $9 GPUs, $10 CPUs. Nothing when the cursor moved meanwhile;
- * only the cursor when t0 = t1. */
+ * correction), $9 GPUs, $10 CPUs, $11 memory (MiB; priced per GiB-hour).
+ * Nothing when the cursor moved meanwhile; only the cursor when t0 = t1. */
 static const char interval_sql[] =
 	"WITH u AS (UPDATE sessions SET metered_until = $3::bigint, metered_done = $4::boolean "
 	"WHERE id = $1::bigint AND NOT metered_done AND metered_until IS NOT DISTINCT FROM "
 	"$2::bigint RETURNING id, org_id, project_id, user_id, job_id) "
 	"INSERT INTO usage (session_id, org_id, project_id, user_id, job_id, gpu_type, gpus, cpus, "
-	"t0, t1, seconds, cost, correction) SELECT id, org_id, project_id, user_id, job_id, $5, "
-	"$9::int, $10::int, $6::bigint, $7::bigint, $8::bigint, trunc(($9::numeric * " PRICE(
-		"gpu", "$5") " + $10::numeric * " PRICE("cpu", "''") ") * $8::bigint / 3600)::bigint, "
+	"mem_mb, t0, t1, seconds, cost, correction) SELECT id, org_id, project_id, user_id, job_id, "
+	"$5, $9::int, $10::int, $11::bigint, $6::bigint, $7::bigint, $8::bigint, trunc(($9::numeric * " PRICE(
+		"gpu", "$5") " + $10::numeric * " PRICE("cpu", "''") " + $11::numeric / 1024 * " PRICE(
+			"mem", "''") ") * $8::bigint / 3600)::bigint, "
 	"$8::bigint < 0 FROM u WHERE $6::bigint <> $7::bigint "
 	"ON CONFLICT (session_id, t0, correction) DO NOTHING";
 
@@ -68,10 +69,10 @@ static void type_of(const json_t *nodes, const char *nodelist, char *type, size_
 /* Write one interval row (or only move the cursor). */
 static int interval(struct cloud_db *db, const char *sid, const char *cur, int64_t next,
 		    bool done, const char *type, int64_t t0, int64_t t1, int64_t secs, int64_t gpus,
-		    int64_t cpus, char *why, size_t wlen)
+		    int64_t cpus, int64_t mem, char *why, size_t wlen)
 {
 	char v[7][24];
-	const char *p[10];
+	const char *p[11];
 
 	snprintf(v[0], sizeof(v[0]), "%lld", (long long)next);
 	snprintf(v[1], sizeof(v[1]), "%lld", (long long)t0);
@@ -79,9 +80,10 @@ static int interval(struct cloud_db *db, const char *sid, const char *cur, int64
 	snprintf(v[3], sizeof(v[3]), "%lld", (long long)secs);
 	snprintf(v[4], sizeof(v[4]), "%lld", (long long)gpus);
 	snprintf(v[5], sizeof(v[5]), "%lld", (long long)cpus);
+	snprintf(v[6], sizeof(v[6]), "%lld", (long long)mem);
 	p[0] = sid, p[1] = *cur ? cur : NULL, p[2] = v[0], p[3] = done ? "true" : "false";
-	p[4] = type, p[5] = v[1], p[6] = v[2], p[7] = v[3], p[8] = v[4], p[9] = v[5];
-	return cloud_db_query(db, interval_sql, 10, p, NULL, why, wlen);
+	p[4] = type, p[5] = v[1], p[6] = v[2], p[7] = v[3], p[8] = v[4], p[9] = v[5], p[10] = v[6];
+	return cloud_db_query(db, interval_sql, 11, p, NULL, why, wlen);
 }
 
 /* Meter one session (s: its row) from its job's accounting row (j). */
@@ -91,23 +93,24 @@ static int meter_one(struct cloud_db *db, const json_t *s, const json_t *j, int6
 	const char *sid = cloud_field(s, "id"), *cur = cloud_field(s, "metered_until");
 	int64_t start = spur_json_int(j, "start", 0), end = spur_json_int(j, "end", 0);
 	int64_t gpus = spur_json_int(j, "gpus", 0), cpus = spur_json_int(j, "cpus", 0);
+	int64_t mem = spur_json_int(j, "mem_mb", 0);
 	/* a requeued job starts again after the cursor: from its new start */
 	int64_t from = *cur && atoll(cur) > start ? atoll(cur) : start, upto = end ? end : now;
 	char type[40];
 
 	if (!start) /* ended before it ran: nothing to bill */
 		return end || strcmp(spur_json_str(j, "state", "PENDING"), "PENDING")
-			       ? interval(db, sid, cur, 0, true, "", 0, 0, 0, 0, 0, why, wlen)
+			       ? interval(db, sid, cur, 0, true, "", 0, 0, 0, 0, 0, 0, why, wlen)
 			       : 0;
 	snprintf(type, sizeof(type), "%s", cloud_field(s, "gpu_type"));
 	if (!*type && gpus)
 		type_of(nodes, spur_json_str(j, "nodelist", ""), type, sizeof(type));
 	if (upto >= from)
 		return interval(db, sid, cur, upto, end != 0, type, from, upto, upto - from, gpus,
-				cpus, why, wlen);
+				cpus, mem, why, wlen);
 	/* billed past the end: give back [end, cursor) */
-	return interval(db, sid, cur, end, true, type, end, from, end - from, gpus, cpus, why,
-			wlen);
+	return interval(db, sid, cur, end, true, type, end, from, end - from, gpus, cpus, mem,
+			why, wlen);
 }
 
 /* The controller's accounting rows for these sessions' jobs: "jobs",
@@ -156,7 +159,7 @@ int cloud_meter_pass(struct cloud_db *db, char *why, size_t wlen)
 			/* the controller has no record: nothing can be billed */
 			rc = interval(db, cloud_field(s, "id"), cloud_field(s, "metered_until"),
 				      atoll(cloud_field(s, "metered_until")), true, "", 0, 0, 0, 0, 0,
-				      why, wlen);
+				      0, why, wlen);
 		} else if (row) {
 			if (!nodes && !*cloud_field(s, "gpu_type") && spur_json_int(row, "gpus", 0))
 				nodes = cloud_ctld(json_pack("{s:s}", "type", "nodes"), why, wlen);

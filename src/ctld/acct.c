@@ -19,7 +19,8 @@ static const char schema[] =
 	" id INTEGER PRIMARY KEY, array_job_id INTEGER, array_task_id INTEGER,"
 	" name TEXT, user TEXT, uid INTEGER, account TEXT, partition TEXT, state TEXT,"
 	" exit_code INTEGER, submit INTEGER, start INTEGER, end INTEGER, nnodes INTEGER,"
-	" nodelist TEXT, cpus INTEGER, gres TEXT, time_limit INTEGER, workdir TEXT, gpus INTEGER);"
+	" nodelist TEXT, cpus INTEGER, gres TEXT, time_limit INTEGER, workdir TEXT, gpus INTEGER,"
+	" mem_mb INTEGER);"
 	"CREATE INDEX IF NOT EXISTS jobs_user ON jobs(user);"
 	"CREATE TABLE IF NOT EXISTS steps ("
 	" job_id INTEGER, step TEXT, name TEXT, state TEXT, exit_code INTEGER, start INTEGER,"
@@ -45,6 +46,8 @@ int ctld_acct_open(struct ctld *c, struct spur_error *err)
 	sqlite3_exec(c->acct, "ALTER TABLE steps ADD COLUMN max_rss INTEGER", NULL, NULL, NULL);
 	/* the same for the jobs' GPUs (sreport's gres/gpu) */
 	sqlite3_exec(c->acct, "ALTER TABLE jobs ADD COLUMN gpus INTEGER", NULL, NULL, NULL);
+	/* and their memory (Spur-Cloud's GiB-hours) */
+	sqlite3_exec(c->acct, "ALTER TABLE jobs ADD COLUMN mem_mb INTEGER", NULL, NULL, NULL);
 	return 0;
 }
 
@@ -177,7 +180,7 @@ static int64_t job_gpus(const struct ctld_job *cj, const struct sched_job_info *
 void ctld_acct_record(struct ctld *c, uint32_t id)
 {
 	static const char sql[] =
-		"INSERT OR REPLACE INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+		"INSERT OR REPLACE INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 	struct ctld_job *cj = ctld_job(c, id);
 	struct sched_job_info info;
 	sqlite3_stmt *st;
@@ -222,6 +225,7 @@ void ctld_acct_record(struct ctld *c, uint32_t id)
 	sqlite3_bind_int64(st, 18, spur_json_int(sp, "time_limit", 0));
 	sqlite3_bind_text(st, 19, spur_json_str(sp, "workdir", ""), -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 20, job_gpus(cj, &info));
+	sqlite3_bind_int64(st, 21, cj->start ? (int64_t)cj->mem_mb : 0);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		spur_error_log("accounting: job %u: %s", id, sqlite3_errmsg(c->acct));
 	sqlite3_reset(st);
@@ -280,13 +284,13 @@ json_t *ctld_acct_query(struct ctld *c, const char *jobs, const char *user, stru
 	static const char sql[] =
 		"SELECT id, array_job_id, array_task_id, name, user, account, partition, state,"
 		" exit_code, submit, start, end, nnodes, nodelist, cpus, gres, time_limit, workdir,"
-		" gpus"
+		" gpus, mem_mb"
 		" FROM jobs WHERE (?1 IS NULL OR user = ?1) ORDER BY id";
 	static const char *const cols[] = { "job_id",	 "array_job_id", "array_task_id", "name",
 					    "user",	 "account",	 "partition",	  "state",
 					    "exit_code", "submit",	 "start",	  "end",
 					    "nnodes",	 "nodelist",	 "cpus",	  "gres",
-					    "time_limit", "workdir",	 "gpus" };
+					    "time_limit", "workdir",	 "gpus",	  "mem_mb" };
 	sqlite3_stmt *st;
 	json_t *rows = json_array();
 
@@ -304,7 +308,7 @@ json_t *ctld_acct_query(struct ctld *c, const char *jobs, const char *user, stru
 
 		snprintf(idtxt, sizeof(idtxt), "%lld", sqlite3_column_int64(st, 0));
 		snprintf(arrtxt, sizeof(arrtxt), "%lld", sqlite3_column_int64(st, 1));
-		for (int k = 0; k < 19; k++) {
+		for (int k = 0; k < (int)(sizeof(cols) / sizeof(cols[0])); k++) {
 			if (sqlite3_column_type(st, k) == SQLITE_TEXT)
 				json_object_set_new(r, cols[k],
 						    json_string((const char *)sqlite3_column_text(st, k)));

@@ -31,6 +31,7 @@ struct ctld_job {
 	json_t *spec;  /* the submit request's job object, as accepted */
 	char *nodes;   /* allocation, Slurm hostlist form */
 	char *gpus;    /* per first node, "0,1,2" */
+	uint64_t mem_mb; /* memory held on all its nodes (kept after its end, for accounting) */
 	int exit_code; /* Slurm's raw "exit:signal" not kept: exit code only */
 	int64_t start, end;
 	bool launched;

@@ -244,9 +244,11 @@ static void note_alloc(struct ctld *c, struct ctld_job *cj, const json_t *alloc,
 	size_t i;
 	json_t *a;
 
+	cj->mem_mb = 0;
 	json_array_foreach(alloc, i, a) {
 		int64_t n = spur_json_int(a, "node", -1);
 
+		cj->mem_mb += (uint64_t)spur_json_int(a, "mem", 0);
 		if (n >= 0 && (size_t)n < c->conf->nnodes)
 			spur_hostlist_push(hl, c->conf->nodes[n].name, NULL);
 		if (i == 0)

@@ -31,7 +31,8 @@ api POST /v1/orgs/alpha/projects '{"name":"infer","account":"alpha_inf"}' "$ann"
 api POST /v1/orgs/beta/projects '{"name":"p","account":"beta"}' "$bob" >/dev/null
 idle=$(api POST /v1/orgs/beta/projects/p/sessions '{"template":"shell","time_limit":5,"idle_limit":1}' "$bob" | jget '["id"]')
 
-# prices: 1,000,000 micro-units a GPU-second (3.6e9 an hour), 10,000 a CPU-second
+# prices: 1,000,000 micro-units a GPU-second (3.6e9 an hour), 10,000 a
+# CPU-second, 1,000 a GiB-second of memory
 check "bob (not an administrator) cannot set a price (403)" \
 	test "$(status POST /v1/prices '{"resource":"gpu","gpu_type":"h100","per_hour":1}' "$bob")" = 403
 check "ann sets the h100 GPU-hour price (201)" \
@@ -40,8 +41,10 @@ check "... and the CPU-hour price (201)" \
 	test "$(status POST /v1/prices '{"resource":"cpu","per_hour":36000000,"valid_from":"2026-01-01T00:00:00Z"}' "$ann")" = 201
 check "a price starting before the current one: 409" \
 	test "$(status POST /v1/prices '{"resource":"gpu","gpu_type":"h100","per_hour":5,"valid_from":"2025-01-01T00:00:00Z"}' "$ann")" = 409
-check "memory prices are refused by name (400)" \
-	bash -c "curl -s -X POST http://127.0.0.1:$CPORT/v1/prices -H 'Authorization: Bearer $ann' -d '{\"resource\":\"mem\",\"per_hour\":1}' | grep -q 'not supported'"
+check "... and the GiB-hour price of memory (201)" \
+	test "$(status POST /v1/prices '{"resource":"mem","per_hour":3600000,"valid_from":"2026-01-01T00:00:00Z"}' "$ann")" = 201
+check "a memory price of a GPU type: 400" \
+	test "$(status POST /v1/prices '{"resource":"mem","gpu_type":"h100","per_hour":1}' "$ann")" = 400
 check "a valid_from that is not a time: 400" \
 	test "$(status POST /v1/prices '{"resource":"cpu","per_hour":1,"valid_from":"soon"}' "$ann")" = 400
 check "anyone signed in reads the prices" \
@@ -67,8 +70,16 @@ exact() {
 	echo "session $1 job $2: billed $billed GPU-seconds, ran $real"
 	[ "$billed" = "$real" ] && [ "$real" -gt 0 ]
 }
+# billed MiB-seconds of session $1 = the job's ElapsedRaw times the MiB it held ($3)
+exact_mem() {
+	local billed real
+	billed=$(psql_q "SELECT coalesce(sum(seconds * mem_mb), -1) FROM usage WHERE session_id = $1")
+	real=$(($(sacct -j "$2" -X -n -P -o ElapsedRaw) * $3))
+	echo "session $1 job $2: billed $billed MiB-seconds, ran $real"
+	[ "$billed" = "$real" ] && [ "$real" -gt 0 ]
+}
 
-read -r s1 j1 < <(sess train '{"gpus":2,"gpu_type":"h100","command":"sleep 3","time_limit":1}')
+read -r s1 j1 < <(sess train '{"gpus":2,"gpu_type":"h100","mem":2048,"command":"sleep 3","time_limit":1}')
 check "a 2-GPU session runs" wait_until 20 running "$j1"
 check "capacity shows 2 h100s taken" \
 	bash -c "curl -s http://127.0.0.1:$CPORT/v1/capacity -H 'Authorization: Bearer $ann' | grep -q '\"total\":8,\"free\":6'"
@@ -76,6 +87,7 @@ check "it is billed while it runs" wait_until 20 billed "$s1"
 check "... and, once ended, to the second: GPU-seconds as the controller's accounting says" \
 	wait_until 30 metered "$s1"
 check "... exactly" exact "$s1" "$j1" 2
+check "... and its memory (2 GiB) to the second too" exact_mem "$s1" "$j1" 2048
 
 # a restart of spur-cloud while a session runs and ends
 read -r s2 j2 < <(sess infer '{"gpus":1,"gpu_type":"h100","command":"sleep 4","time_limit":1}')
@@ -117,12 +129,12 @@ check "a bad grouping or day: 400" \
 month=$(date -u +%Y-%m)
 cost=$(psql_q "SELECT sum(cost) FROM usage WHERE $ALPHA")
 check "this month's invoice (JSON): the same GPU-seconds and cost" \
-	bash -c "curl -s http://127.0.0.1:$CPORT/v1/orgs/alpha/invoices/$month -H 'Authorization: Bearer $ann' | grep -q '\"total\":{\"gpu_seconds\":$total,\"cpu_seconds\":[0-9]*,\"cost\":$cost}'"
-check "... priced: a GPU-second 1,000,000, a CPU-second 10,000" \
-	test "$cost" = "$(psql_q "SELECT sum(seconds * gpus * 1000000 + seconds * cpus * 10000) FROM usage WHERE $ALPHA")"
+	bash -c "curl -s http://127.0.0.1:$CPORT/v1/orgs/alpha/invoices/$month -H 'Authorization: Bearer $ann' | grep -q '\"total\":{\"gpu_seconds\":$total,\"cpu_seconds\":[0-9]*,\"mem_mb_seconds\":[0-9]*,\"cost\":$cost}'"
+check "... priced: a GPU-second 1,000,000, a CPU-second 10,000, a GiB-second 1,000" \
+	test "$cost" = "$(psql_q "SELECT sum(seconds * gpus * 1000000 + seconds * cpus * 10000 + seconds * mem_mb * 1000 / 1024) FROM usage WHERE $ALPHA")"
 curl -s "http://127.0.0.1:$CPORT/v1/orgs/alpha/invoices/$month.csv" -H "Authorization: Bearer $ann" -D csv.h -o inv.csv
 check "... and as CSV: header, a line per project and type, the total" \
-	bash -c "grep -qi '^content-type: text/csv' csv.h && head -1 inv.csv | grep -q '^project,gpu_type,gpu_seconds,cpu_seconds,cost' && grep -q '^train,h100,' inv.csv && tail -1 inv.csv | grep -q '^total,,$total,[0-9]*,$cost'"
+	bash -c "grep -qi '^content-type: text/csv' csv.h && head -1 inv.csv | grep -q '^project,gpu_type,gpu_seconds,cpu_seconds,mem_mb_seconds,cost' && grep -q '^train,h100,' inv.csv && tail -1 inv.csv | grep -q '^total,,$total,[0-9]*,[0-9]*,$cost'"
 check "a viewer gets no invoice (403)" test "$(status GET "/v1/orgs/alpha/invoices/$month" '' "$vic")" = 403
 check "a month that is not one: 404" test "$(status GET /v1/orgs/alpha/invoices/2026-1 '' "$ann")" = 404
 check "bob sees none of alpha's usage, invoices or budget (404)" \
