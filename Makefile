@@ -18,6 +18,7 @@ DEB_PACKAGES := meson ninja-build pkg-config gcc clang libclang-rt-14-dev libcmo
                 libmicrohttpd-dev chromium libpmix-dev libpmi2-0-dev openmpi-bin libopenmpi-dev mpich libmpich-dev liblua5.4-dev libbpf-dev tmux \
                 runc crun busybox-static squashfs-tools libarchive-dev libyaml-dev libssl-dev \
                 postgresql libpq-dev libsodium-dev curl libcurl4-openssl-dev python3-cryptography jupyter-notebook \
+                openssh-server openssh-client \
                 expect
 
 .PHONY: all deps build check asan clang fuzz bench demo clean expect-suite

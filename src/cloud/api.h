@@ -49,6 +49,7 @@ struct cloud_resp {
 	/* status 101 of the port proxy: the session's port, upgraded too
 	 * (body: its bytes past the answer's head) */
 	bool upstream;
+	bool tunnel; /* upstream_fd is the session's SSH server: bytes in binary frames */
 	int upstream_fd;
 	char *ws_protocol; /* the protocol the session's port chose, malloc'd */
 };

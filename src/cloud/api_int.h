@@ -70,6 +70,9 @@ void cloud_capacity(struct cloud_api *api, const struct cloud_req *rq, struct cl
  * wsproxy.h's cloud_wsp_connect). */
 void cloud_proxy(const struct cloud_req *rq, long long job, unsigned port, const char *path,
 		 const char *secret, struct cloud_resp *rs);
+/* SSH into a session (proxy.c): a connection to port PORT (its SSH
+ * server) of job's first node, as rs's 101 tunnel, or rs an error. */
+void cloud_ssh_connect(long long job, unsigned port, struct cloud_resp *rs);
 /* A query argument of rq, NULL when absent. */
 const char *cloud_arg(const struct cloud_req *rq, const char *key);
 

@@ -145,7 +145,8 @@ static const char *const migrations[CLOUD_SCHEMA_VERSION] = {
 	"  ADD CONSTRAINT sessions_template_check CHECK (template IN ('command', 'shell', 'image', "
 	"  'batch', 'jupyter')),"
 	"  ADD COLUMN port int CHECK (port BETWEEN 1024 AND 65535),"
-	"  ADD COLUMN secret text CHECK (secret ~ '^[0-9a-f]{64}$');"
+	"  ADD COLUMN secret text CHECK (secret ~ '^[0-9a-f]{64}$'),"
+	"  ADD COLUMN ssh_port int CHECK (ssh_port BETWEEN 1024 AND 65535);"
 	/* and memory metered: a price per GiB-hour, the MiB a job held */
 	"ALTER TABLE prices DROP CONSTRAINT prices_resource_check,"
 	"  ADD CONSTRAINT prices_resource_check CHECK (resource IN ('gpu', 'cpu', 'mem'));"

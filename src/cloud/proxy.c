@@ -165,6 +165,27 @@ static void relay(const struct cloud_req *rq, const char *url, const char *secre
 	curl_easy_cleanup(c);
 }
 
+void cloud_ssh_connect(long long job, unsigned port, struct cloud_resp *rs)
+{
+	char addr[256], why[256];
+	int fd;
+
+	if (node_addr(job, addr, sizeof(addr), why, sizeof(why))) {
+		cloud_error(rs, 503, why);
+		return;
+	}
+	if ((fd = cloud_wsp_dial(addr, port, why, sizeof(why))) < 0) {
+		char msg[400];
+
+		snprintf(msg, sizeof(msg), "the session's SSH server: %s", why);
+		cloud_error(rs, 502, msg);
+		return;
+	}
+	rs->status = 101;
+	rs->upstream = rs->tunnel = true;
+	rs->upstream_fd = fd;
+}
+
 void cloud_url_encode(const char *s, bool query, char *out, size_t len)
 {
 	static const char hexd[] = "0123456789ABCDEF";

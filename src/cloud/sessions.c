@@ -23,7 +23,7 @@
 #define SESSION_COLS                                                                           \
 	"s.id, p.name AS project, u.email AS owner, s.name, s.gpus, s.gpu_type, s.template, "    \
 	"s.command, s.image, s.time_limit, s.job_id, s.state, s.outcome, s.reason, s.created, "      \
-	"s.ended, s.port"
+	"s.ended, s.port, s.ssh_port"
 #define SESSION_FROM                                                                           \
 	" FROM sessions s JOIN projects p ON p.id = s.project_id JOIN users u ON u.id = s.user_id"
 
@@ -136,7 +136,6 @@ static const char *const job_ints[][2] = {
 static void jupyter_script(char *out, size_t len, const char *base, unsigned port)
 {
 	snprintf(out, len,
-		 "#!/bin/sh\n"
 		 "# Spur-Cloud: the jupyter template\n"
 		 "cd \"${HOME:-/tmp}\" 2>/dev/null || cd /tmp\n"
 		 "export JUPYTER_RUNTIME_DIR=\"${TMPDIR:-/tmp}/spur-cloud-jupyter-$SLURM_JOB_ID\"\n"
@@ -148,21 +147,56 @@ static void jupyter_script(char *out, size_t len, const char *base, unsigned por
 		 port, base);
 }
 
+/* With SSH keys: the job's own SSH server (Debian's sshd, as the job's
+ * user, who alone may log in, with those keys alone) on ssh_port, in the
+ * background of the job (its logins inside the job's cgroups, as Slurm's
+ * pam_slurm_adopt puts them, with the job's Slurm and GPU variables), its
+ * files in a new private folder; the keys come in the job's environment
+ * (CLOUD_SSH_KEYS, one a line). */
+static size_t ssh_prelude(char *out, size_t len, unsigned ssh_port)
+{
+	return (size_t)snprintf(
+		out, len,
+		"if [ -n \"$CLOUD_SSH_KEYS\" ]; then\n"
+		"  d=$(mktemp -d) && printf '%%s\\n' \"$CLOUD_SSH_KEYS\" >\"$d/keys\" &&\n"
+		"  ssh-keygen -q -t ed25519 -N '' -f \"$d/host\" </dev/null || exit 1\n"
+		"  [ \"$(id -u)\" != 0 ] || mkdir -p /run/sshd\n"
+		"  e=; for v in SLURM_JOB_ID SLURM_JOBID SLURM_JOB_NAME SLURM_JOB_NODELIST "
+		"SLURMD_NODENAME SLURM_JOB_ACCOUNT SLURM_JOB_PARTITION SLURM_JOB_GPUS "
+		"CUDA_VISIBLE_DEVICES ROCR_VISIBLE_DEVICES GPU_DEVICE_ORDINAL; do\n"
+		"    eval \"x=\\${$v-}\"; case \"$x\" in ''|*[!A-Za-z0-9_.,:/@+-]*) ;; "
+		"*) e=\"$e $v=$x\";; esac\n"
+		"  done\n"
+		"  /usr/sbin/sshd -D -e -f /dev/null -p %u -h \"$d/host\" -o "
+		"AuthorizedKeysFile=\"$d/keys\" -o AllowUsers=\"$(id -un)\" -o "
+		"PasswordAuthentication=no -o KbdInteractiveAuthentication=no -o UsePAM=no -o "
+		"PidFile=none -o StrictModes=no -o PermitRootLogin=prohibit-password "
+		"${e:+-o \"SetEnv=$e\"} "
+		"2>\"$d/sshd.log\" </dev/null &\n"
+		"  unset CLOUD_SSH_KEYS\n"
+		"fi\n",
+		ssh_port);
+}
+
 /* The job a session is: its template's script under the project's
  * account (a shell waits: its time limit or a stop ends it); a jupyter
- * session's proxy path (base), port and secret. */
+ * session's proxy path (base), port and secret; its SSH server's port. */
 static json_t *job_of(const json_t *b, const char *id, const char *account, const char *base,
-		      unsigned port, const char *secret)
+		      unsigned port, const char *secret, unsigned ssh_port)
 {
 	struct passwd *pw = getpwuid(getuid());
 	const char *cmd = cloud_field(b, "command");
-	char script[4200], name[40];
+	const json_t *keys = json_object_get(b, "ssh_keys"), *k;
+	char script[8400], name[40];
+	size_t o = (size_t)snprintf(script, sizeof(script), "#!/bin/sh\n"), ki;
 	json_t *job;
 
+	if (ssh_port)
+		o += ssh_prelude(script + o, sizeof(script) - o, ssh_port);
 	if (port)
-		jupyter_script(script, sizeof(script), base, port);
+		jupyter_script(script + o, sizeof(script) - o, base, port);
 	else
-		snprintf(script, sizeof(script), "#!/bin/sh\n%s\n",
+		snprintf(script + o, sizeof(script) - o, "%s\n",
 			 *cmd ? cmd : "exec sleep 2147483647 # waits for the terminal");
 	snprintf(name, sizeof(name), "cloud-%s", id);
 	job = json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:s,s:s,s:I,s:{}}", "script",
@@ -185,6 +219,17 @@ static json_t *job_of(const json_t *b, const char *id, const char *account, cons
 	if (port)
 		json_object_set_new(json_object_get(job, "env"), "JUPYTER_TOKEN",
 				    json_string(secret));
+	if (ssh_port) {
+		char *all = calloc(1, 16 * 8200);
+
+		json_array_foreach(keys, ki, k)
+			if (all)
+				snprintf(all + strlen(all), 16 * 8200 - strlen(all), "%s%s",
+					 ki ? "\n" : "", json_string_value(k));
+		json_object_set_new(json_object_get(job, "env"), "CLOUD_SSH_KEYS",
+				    json_string(all ? all : ""));
+		free(all);
+	}
 	return job;
 }
 
@@ -194,14 +239,52 @@ static bool valid_minutes(const json_t *v)
 	return json_is_integer(v) && json_integer_value(v) >= 1 && json_integer_value(v) <= 10080;
 }
 
+/* ssh_keys: 1 to 16 public keys as OpenSSH writes them (TYPE BASE64
+ * [COMMENT], one line, no options): NULL, or what is wrong. */
+static const char *invalid_keys(const json_t *keys)
+{
+	static const char *const types[] = { "ssh-ed25519 ", "ssh-rsa ", "ecdsa-sha2-nistp256 ",
+					     "ecdsa-sha2-nistp384 ", "ecdsa-sha2-nistp521 ",
+					     "sk-ssh-ed25519@openssh.com ",
+					     "sk-ecdsa-sha2-nistp256@openssh.com " };
+	const json_t *k;
+	size_t i;
+
+	if (!json_is_array(keys) || !json_array_size(keys) || json_array_size(keys) > 16)
+		return "ssh_keys: 1 to 16 public keys";
+	json_array_foreach(keys, i, k) {
+		const char *s = json_string_value(k), *b64;
+		size_t t = 0, n;
+
+		if (!s || strlen(s) > 8192)
+			return "ssh_keys: each a public key of at most 8,192 characters";
+		while (t < sizeof(types) / sizeof(types[0]) && strncmp(s, types[t], strlen(types[t])))
+			t++;
+		if (t == sizeof(types) / sizeof(types[0]))
+			return "ssh_keys: each an OpenSSH public key (ssh-ed25519, ssh-rsa, ecdsa-sha2-*, "
+			       "sk-*): TYPE BASE64 [COMMENT]";
+		b64 = s + strlen(types[t]);
+		n = strspn(b64, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=");
+		if (n < 16 || (b64[n] && b64[n] != ' '))
+			return "ssh_keys: a key's base64 part is not one";
+		for (const char *c = b64 + n; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				return "ssh_keys: no control characters (one key, one line)";
+	}
+	return NULL;
+}
+
 /* The template's fields: NULL, or what is wrong. */
 static const char *invalid_template(const json_t *b)
 {
 	const char *tpl = *cloud_field(b, "template") ? cloud_field(b, "template") : "command";
+	const char *bad;
 	const char *cmd = cloud_field(b, "command"), *img = cloud_field(b, "image");
 
-	if (json_object_get(b, "ssh_keys"))
-		return "ssh_keys: SSH into sessions is not supported yet (use the terminal)";
+	if (json_object_get(b, "ssh_keys") && (bad = invalid_keys(json_object_get(b, "ssh_keys"))))
+		return bad;
+	if (json_object_get(b, "ssh_keys") && (!strcmp(tpl, "image") || !strcmp(tpl, "batch")))
+		return "ssh_keys: not with templates image and batch (their jobs run no SSH server)";
 	if (!strcmp(tpl, "batch")) /* made by cloud_jobs, checked there */
 		return NULL;
 	if (strcmp(tpl, "command") && strcmp(tpl, "shell") && strcmp(tpl, "image") &&
@@ -386,13 +469,29 @@ static int jupyter_prepare(struct cloud_api *api, const char *org, const char *i
 		       : 0;
 }
 
+/* A session with SSH keys: its SSH server's port on its node (one of
+ * 20,000 from its id, apart from the notebooks'), kept with it: the port,
+ * or 0 with why. */
+static unsigned ssh_prepare(struct cloud_api *api, const char *id, char *why, size_t wlen)
+{
+	unsigned port = 40000 + (unsigned)(strtoull(id, NULL, 10) % 20000);
+	char ps[8];
+	const char *p[2] = { id, ps };
+
+	snprintf(ps, sizeof(ps), "%u", port);
+	return cloud_db_query(api->db, "UPDATE sessions SET ssh_port = $2::int WHERE id = $1::bigint",
+			      2, p, NULL, why, wlen)
+		       ? 0
+		       : port;
+}
+
 static void start(struct cloud_api *api, json_t *b, const struct who *w, const char *org,
 		  const char *oid, const char *project, struct cloud_resp *rs)
 {
 	json_t *rows = NULL, *r = NULL;
 	char why[256], said[256], gpus[16], tl[16], id[24], secret[65] = "", base[200] = "";
 	const char *bad, *p[11];
-	unsigned port = 0;
+	unsigned port = 0, ssh_port = 0;
 	char idle[16];
 	int rc;
 
@@ -419,13 +518,16 @@ static void start(struct cloud_api *api, json_t *b, const struct who *w, const c
 		goto out;
 	}
 	snprintf(id, sizeof(id), "%s", cloud_field(json_array_get(rows, 0), "id"));
-	if (!strcmp(p[8], "jupyter") &&
-	    jupyter_prepare(api, org, id, &port, secret, base, sizeof(base), said, sizeof(said)))
-		snprintf(said, sizeof(said), "the database: the session's secret was not kept");
+	if (json_object_get(b, "ssh_keys"))
+		ssh_port = ssh_prepare(api, id, said, sizeof(said));
+	if ((!strcmp(p[8], "jupyter") &&
+	     jupyter_prepare(api, org, id, &port, secret, base, sizeof(base), said, sizeof(said))) ||
+	    (json_object_get(b, "ssh_keys") && !ssh_port))
+		snprintf(said, sizeof(said), "the database: the session's ports were not kept");
 	else
 		r = cloud_ctld(json_pack("{s:s,s:o}", "type", "submit", "job",
 					 job_of(b, id, cloud_field(json_array_get(rows, 0), "account"),
-						base, port, secret)),
+						base, port, secret, ssh_port)),
 			       said, sizeof(said));
 	sodium_memzero(secret, sizeof(secret));
 	p[0] = id;
@@ -547,6 +649,38 @@ static void terminal(struct cloud_api *api, const struct cloud_req *rq, const st
 		rs->status = 101;
 }
 
+/* GET .../sessions/ID/ssh, a WebSocket upgrade: 101, then a tunnel to the
+ * session's SSH server (binary frames carry the SSH connection's bytes;
+ * spur-cloud-ssh is ssh's ProxyCommand for it). 409 for a session started
+ * without SSH keys. */
+static void ssh(struct cloud_api *api, const struct cloud_req *rq, const struct who *w,
+		const char *oid, const char *role, const char *id, struct cloud_resp *rs)
+{
+	const char *p[1] = { id };
+	json_t *rows = NULL;
+	long long job;
+	char why[256];
+	int rc;
+
+	if (!rq->ws_key) {
+		cloud_error(rs, 400, "SSH goes through a WebSocket: GET with Upgrade: websocket "
+				     "(spur-cloud-ssh as ssh's ProxyCommand)");
+		return;
+	}
+	if (!(job = enter(api, w, oid, role, id, 0, NULL, rs)))
+		return;
+	rc = cloud_db_query(api->db, "SELECT ssh_port FROM sessions WHERE id = $1::bigint", 1, p,
+			    &rows, why, sizeof(why));
+	if (rc)
+		cloud_db_error(rs, rc, why);
+	else if (!*cloud_field(json_array_get(rows, 0), "ssh_port"))
+		cloud_error(rs, 409, "the session was started without ssh_keys: no SSH server");
+	else
+		cloud_ssh_connect(job, (unsigned)atoi(cloud_field(json_array_get(rows, 0), "ssh_port")),
+				  rs);
+	json_decref(rows);
+}
+
 /* .../sessions/ID/proxy/PORT[/PATH]: the session's HTTP port. A token
  * given as ?access_token= is kept in a cookie for this session's proxy
  * path, so a browser's next requests (a page's links) carry it. */
@@ -652,7 +786,8 @@ void cloud_sessions(struct cloud_api *api, const struct cloud_req *rq, const str
 			snprintf(id, sizeof(id), "%.*s", (int)l, rest + 1);
 		sub = rest + 1 + l;
 	}
-	if ((*rest && !*id) || (*sub && strcmp(sub, "/terminal") && strncmp(sub, "/proxy/", 7))) {
+	if ((*rest && !*id) ||
+	    (*sub && strcmp(sub, "/terminal") && strcmp(sub, "/ssh") && strncmp(sub, "/proxy/", 7))) {
 		cloud_error(rs, 404, "no such session");
 		return;
 	}
@@ -665,6 +800,8 @@ void cloud_sessions(struct cloud_api *api, const struct cloud_req *rq, const str
 	}
 	if (!strncmp(sub, "/proxy/", 7))
 		proxy(api, rq, w, org, oid, role, id, sub, rs);
+	else if (!strcmp(sub, "/ssh") && get)
+		ssh(api, rq, w, oid, role, id, rs);
 	else if (*sub && get)
 		terminal(api, rq, w, oid, role, id, rs);
 	else if (project && !*id && !strcmp(rq->method, "POST"))

@@ -14,6 +14,7 @@
 #include "cloud/meter.h"
 #include "cloud/terminal.h"
 #include "cloud/wsproxy.h"
+#include "cloud/wskey.h"
 #include "common/log.h"
 
 #include <arpa/inet.h>
@@ -128,6 +129,7 @@ static const char *query_arg(void *ctx, const char *key)
  * >= 0) the port proxy's WebSocket. */
 struct upgraded {
 	long long job;
+	bool tunnel;
 	int upstream;
 	char *up_extra;
 	size_t up_n;
@@ -139,7 +141,9 @@ static void on_upgrade(void *cls, struct MHD_Connection *conn, void *state, cons
 	struct upgraded *u = cls;
 
 	(void)conn, (void)state;
-	if (u->upstream >= 0)
+	if (u->upstream >= 0 && u->tunnel)
+		cloud_term_tunnel(u->job, u->upstream, extra, nextra, sock, urh);
+	else if (u->upstream >= 0)
 		cloud_wsp_start(u->upstream, u->up_extra, u->up_n, extra, nextra, sock, urh, u->job);
 	else
 		cloud_term_start(u->job, extra, nextra, sock, urh);
@@ -161,10 +165,11 @@ static enum MHD_Result upgrade(struct MHD_Connection *conn, const char *key,
 	*u = (struct upgraded){ .job = rs->terminal_job, .upstream = -1 };
 	if (rs->upstream) {
 		u->upstream = rs->upstream_fd, u->up_extra = rs->body, u->up_n = rs->len;
+		u->tunnel = rs->tunnel;
 		rs->body = NULL, rs->upstream = false;
 	}
 
-	if (cloud_term_accept_key(key, accept)) {
+	if (ws_accept_key(key, accept)) {
 		struct cloud_resp bad = { .status = 400,
 					  .body = strdup("{\"error\":\"Sec-WebSocket-Key: 16 bytes in "
 							 "base64\"}") };

@@ -11,13 +11,11 @@
 
 #include <errno.h>
 #include <jansson.h>
-#include <openssl/evp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <pty.h>
 #include <signal.h>
 #include <stdbool.h>
-#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,25 +62,10 @@ struct term {
 	int sock;
 	struct MHD_UpgradeResponseHandle *urh;
 	long long job;
+	int tunnel; /* >= 0: an SSH tunnel to this connection, not a shell */
 	unsigned char in[IN_MAX + 16];
 	size_t nin;
 };
-
-int cloud_term_accept_key(const char *key, char out[29])
-{
-	static const char guid[] = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
-	unsigned char md[EVP_MAX_MD_SIZE];
-	char buf[128];
-	unsigned n = 0;
-
-	if (!key || strlen(key) != 24)
-		return -1;
-	snprintf(buf, sizeof(buf), "%s%s", key, guid);
-	if (!EVP_Digest(buf, strlen(buf), md, &n, EVP_sha1(), NULL) || n != 20)
-		return -1;
-	sodium_bin2base64(out, 29, md, 20, sodium_base64_VARIANT_ORIGINAL);
-	return 0;
-}
 
 /* All of buf to the client (its socket may be non-blocking). */
 static int send_all(int fd, const void *buf, size_t n)
@@ -114,9 +97,12 @@ static int send_frame(int fd, int op, const void *p, size_t n)
 	return send_all(fd, h, hl) || send_all(fd, p, n) ? -1 : 0;
 }
 
-/* A text frame is a control message: {"rows":R,"cols":C} resizes. */
+/* A text frame is a control message: {"rows":R,"cols":C} resizes (a
+ * tunnel has no window: nothing to do). */
 static void control(int master, const unsigned char *p, size_t n)
 {
+	if (!isatty(master))
+		return;
 	json_t *m = json_loadb((const char *)p, n, 0, NULL);
 	const json_t *r = json_object_get(m, "rows"), *c = json_object_get(m, "cols");
 
@@ -216,6 +202,19 @@ static void *run(void *arg)
 	int master;
 	pid_t pid;
 
+	if (t->tunnel >= 0) {
+		spur_info("ssh: job %lld: tunnel opened", t->job);
+		cloud_term_mark(t->job, true);
+		bridge(t, t->tunnel);
+		cloud_term_mark(t->job, false);
+		close(t->tunnel);
+		spur_info("ssh: job %lld: tunnel closed", t->job);
+		send_frame(t->sock, WS_CLOSE, "\x03\xe8", 2);
+		MHD_upgrade_action(t->urh, MHD_UPGRADE_ACTION_CLOSE);
+		free(t);
+		return NULL;
+	}
+
 	snprintf(jobopt, sizeof(jobopt), "--jobid=%lld", t->job);
 	pid = forkpty(&master, NULL, NULL, &ws);
 	if (pid == 0) {
@@ -245,8 +244,8 @@ static void *run(void *arg)
 	return NULL;
 }
 
-void cloud_term_start(long long job, const char *extra, size_t nextra, MHD_socket sock,
-		      struct MHD_UpgradeResponseHandle *urh)
+static void start(long long job, int tunnel, const char *extra, size_t nextra,
+		  MHD_socket sock, struct MHD_UpgradeResponseHandle *urh)
 {
 	struct term *t = calloc(1, sizeof(*t));
 	pthread_attr_t at;
@@ -254,17 +253,33 @@ void cloud_term_start(long long job, const char *extra, size_t nextra, MHD_socke
 
 	if (!t || nextra > IN_MAX) {
 		free(t);
+		if (tunnel >= 0)
+			close(tunnel);
 		MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
 		return;
 	}
-	t->sock = sock, t->urh = urh, t->job = job;
+	t->sock = sock, t->urh = urh, t->job = job, t->tunnel = tunnel;
 	memcpy(t->in, extra, nextra);
 	t->nin = nextra;
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
 	if (pthread_create(&th, &at, run, t)) {
+		if (tunnel >= 0)
+			close(tunnel);
 		free(t);
 		MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
 	}
 	pthread_attr_destroy(&at);
+}
+
+void cloud_term_start(long long job, const char *extra, size_t nextra, MHD_socket sock,
+		      struct MHD_UpgradeResponseHandle *urh)
+{
+	start(job, -1, extra, nextra, sock, urh);
+}
+
+void cloud_term_tunnel(long long job, int fd, const char *extra, size_t nextra,
+		       MHD_socket sock, struct MHD_UpgradeResponseHandle *urh)
+{
+	start(job, fd, extra, nextra, sock, urh);
 }

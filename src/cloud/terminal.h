@@ -10,9 +10,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Sec-WebSocket-Accept for a client's Sec-WebSocket-Key (24 characters):
- * 0 with out set (28 characters and a NUL), or -1. */
-int cloud_term_accept_key(const char *key, char out[29]);
+/* Bridge a WebSocket to fd (a connection to the session's SSH server):
+ * binary frames carry its bytes both ways, as the terminal's carry the
+ * PTY's, on a thread of its own; takes fd. */
+void cloud_term_tunnel(long long job, int fd, const char *extra, size_t nextra,
+		       MHD_socket sock, struct MHD_UpgradeResponseHandle *urh);
 
 /* Run the terminal for job on an upgraded connection (MHD's upgrade
  * handler; extra: bytes MHD read past the request), on its own thread. */

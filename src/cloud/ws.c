@@ -3,11 +3,12 @@
 #include "cloud/ws.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <string.h>
 #include <strings.h>
 
-int ws_parse(const unsigned char *buf, size_t n, size_t max, struct ws_frame *f,
-	     const char **why)
+static int parse(const unsigned char *buf, size_t n, size_t max, struct ws_frame *f,
+		 const char **why, bool client)
 {
 	uint64_t len;
 	size_t at = 2;
@@ -20,8 +21,10 @@ int ws_parse(const unsigned char *buf, size_t n, size_t max, struct ws_frame *f,
 		return *why = "reserved bits set", -1;
 	if (!(f->op <= WS_BINARY || (f->op >= WS_CLOSE && f->op <= WS_PONG)))
 		return *why = "unknown opcode", -1;
-	if (!(buf[1] & 0x80))
+	if (client && !(buf[1] & 0x80))
 		return *why = "a client's frame must be masked", -1;
+	if (!client && (buf[1] & 0x80))
+		return *why = "a server's frame must not be masked", -1;
 	len = buf[1] & 0x7f;
 	if (f->op >= WS_CLOSE && (!f->fin || len > 125))
 		return *why = "a control frame fragmented or over 125 bytes", -1;
@@ -40,13 +43,25 @@ int ws_parse(const unsigned char *buf, size_t n, size_t max, struct ws_frame *f,
 	}
 	if (len > max)
 		return *why = "a frame over the size allowed", -1;
-	if (n < at + 4)
+	if (n < at + (client ? 4 : 0))
 		return 0;
 	for (int i = 0; i < 4; i++)
-		f->mask[i] = buf[at + (size_t)i];
-	f->hdr = at + 4;
+		f->mask[i] = client ? buf[at + (size_t)i] : 0;
+	f->hdr = at + (client ? 4 : 0);
 	f->len = (size_t)len;
 	return n - f->hdr < f->len ? 0 : 1;
+}
+
+int ws_parse(const unsigned char *buf, size_t n, size_t max, struct ws_frame *f,
+	     const char **why)
+{
+	return parse(buf, n, max, f, why, true);
+}
+
+int ws_parse_server(const unsigned char *buf, size_t n, size_t max, struct ws_frame *f,
+		    const char **why)
+{
+	return parse(buf, n, max, f, why, false);
 }
 
 void ws_unmask(const struct ws_frame *f, unsigned char *p)
@@ -74,9 +89,30 @@ size_t ws_header(unsigned char *out, int op, size_t len)
 	return 10;
 }
 
+bool ws_head_field(const char *head, const char *name, char *out, size_t len)
+{
+	size_t nl = strlen(name);
+
+	for (const char *l = strstr(head, "\r\n"); l && l[2]; l = strstr(l + 2, "\r\n")) {
+		const char *v = l + 2;
+		size_t vl;
+
+		if (strncasecmp(v, name, nl) || v[nl] != ':')
+			continue;
+		v += nl + 1;
+		v += strspn(v, " \t");
+		vl = strcspn(v, "\r\n");
+		if (vl >= len)
+			return false;
+		memcpy(out, v, vl);
+		out[vl] = '\0';
+		return true;
+	}
+	return false;
+}
+
 int ws_answer(const char *head, char *proto, size_t plen)
 {
-	static const char name[] = "Sec-WebSocket-Protocol:";
 	int code = -1;
 
 	if (plen)
@@ -86,22 +122,10 @@ int ws_answer(const char *head, char *proto, size_t plen)
 	    !isdigit((unsigned char)head[11]) || (head[12] != ' ' && head[12] != '\r'))
 		return -1;
 	code = (head[9] - '0') * 100 + (head[10] - '0') * 10 + (head[11] - '0');
-	for (const char *l = strstr(head, "\r\n"); l && l[2]; l = strstr(l + 2, "\r\n")) {
-		const char *v = l + 2;
-		size_t vl;
-
-		if (strncasecmp(v, name, sizeof(name) - 1))
-			continue;
-		v += sizeof(name) - 1;
-		v += strspn(v, " \t");
-		vl = strcspn(v, "\r\n");
-		/* a token list only: nothing that could end a header line */
-		if (vl < plen && strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-					   "0123456789.-_, ") >= vl) {
-			memcpy(proto, v, vl);
-			proto[vl] = '\0';
-		}
-		break;
-	}
+	/* a token list only: nothing that could end a header line */
+	if (plen && ws_head_field(head, "Sec-WebSocket-Protocol", proto, plen) &&
+	    strspn(proto, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_, ") !=
+		    strlen(proto))
+		*proto = '\0';
 	return code;
 }

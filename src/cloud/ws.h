@@ -4,6 +4,7 @@
 #ifndef SPUR_CLOUD_WS_H
 #define SPUR_CLOUD_WS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,12 +26,22 @@ struct ws_frame {
 int ws_parse(const unsigned char *buf, size_t n, size_t max, struct ws_frame *f,
 	     const char **why);
 
+/* The same for a server's frame, as a client reads it (not masked: mask
+ * all zero; hdr 2 to 10). */
+int ws_parse_server(const unsigned char *buf, size_t n, size_t max, struct ws_frame *f,
+		    const char **why);
+
 /* Unmask f's payload in place (p: its len bytes). */
 void ws_unmask(const struct ws_frame *f, unsigned char *p);
 
 /* A server frame's header (not masked, fin set) for a payload of len
  * bytes into out (at least 10 bytes): its size. */
 size_t ws_header(unsigned char *out, int op, size_t len);
+
+/* Header name's value in head (NUL-ended, lines ended by CRLF, its first
+ * line the request's or status line) into out (len bytes): false when
+ * absent or longer. */
+bool ws_head_field(const char *head, const char *name, char *out, size_t len);
 
 /* An upgrade's answer head (NUL-ended, to its blank line), as a session's
  * port sends it to the port proxy: its status code (-1 when there is no

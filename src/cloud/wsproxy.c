@@ -8,6 +8,7 @@
 #include "common/log.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
 #include <pthread.h>
@@ -109,6 +110,18 @@ static ssize_t read_head(int fd, char *head, char **rest, size_t *nrest)
 			return -1;
 		n += r > 0 ? (size_t)r : 0;
 	}
+}
+
+int cloud_wsp_dial(const char *addr, unsigned port, char *why, size_t wlen)
+{
+	int fd = dial(addr, port, why, wlen);
+
+	if (fd >= 0 && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
+		snprintf(why, wlen, "%s", strerror(errno));
+		close(fd);
+		fd = -1;
+	}
+	return fd;
 }
 
 void cloud_wsp_connect(const struct cloud_req *rq, const char *addr, unsigned port,

@@ -20,6 +20,10 @@
 void cloud_wsp_connect(const struct cloud_req *rq, const char *addr, unsigned port,
 		       const char *target, const char *secret, struct cloud_resp *rs);
 
+/* A blocking connection to addr:port (10 s to make it): its descriptor,
+ * or -1 with why. */
+int cloud_wsp_dial(const char *addr, unsigned port, char *why, size_t wlen);
+
 /* Pass bytes between the client's upgraded connection (sock; extra: what
  * MHD read past its request) and upstream (up_extra: what came after the
  * upstream's answer), on a thread of its own, until one side closes; job
