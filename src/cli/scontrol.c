@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <grp.h>
+#include <pwd.h>
 #include <stdint.h>
 #include <strings.h>
 #include <time.h>
@@ -247,6 +248,82 @@ static int show_job(const char *prog, const char *id)
 	if (id)
 		print_job(json_object_get(reply, "job"), spur_json_int(reply, "now", 0));
 	json_decref(reply);
+	return 0;
+}
+
+/* One running step s of job j as Slurm's scontrol prints it. */
+static void print_step(const json_t *j, const json_t *s)
+{
+	const char *step = spur_json_str(s, "step", ""), *nodes = spur_json_str(s, "nodelist", "");
+	bool batch = !strcmp(step, "batch");
+	struct spur_hostlist *hl = spur_hostlist_from_expr(nodes, NULL);
+	size_t nn = hl ? spur_hostlist_count(hl) : 0;
+	json_int_t cpus = spur_json_int(s, "cpus", 0);
+	struct passwd *pw = getpwnam(spur_json_str(j, "user", ""));
+	char st[32];
+
+	spur_hostlist_destroy(hl);
+	stamp(spur_json_int(s, "start", 0), st, sizeof(st));
+	fprintf(out, "StepId=%" JSON_INTEGER_FORMAT ".%s UserId=%" JSON_INTEGER_FORMAT
+		" StartTime=%s TimeLimit=UNLIMITED\n",
+		(json_int_t)spur_json_int(j, "job_id", 0), step, (json_int_t)(pw ? pw->pw_uid : 0), st);
+	fprintf(out, "   State=%s Partition=%s NodeList=%s\n", spur_json_str(s, "state", ""),
+		spur_json_str(j, "partition", ""), nodes);
+	fprintf(out, "   Nodes=%zu CPUs=%" JSON_INTEGER_FORMAT " Tasks=%" JSON_INTEGER_FORMAT
+		" Name=%s Network=(null)\n",
+		nn, cpus, (json_int_t)spur_json_int(s, "ntasks", 1), spur_json_str(s, "name", ""));
+	fprintf(out, "   TRES=cpu=%" JSON_INTEGER_FORMAT ",node=%zu\n", cpus, nn);
+	fprintf(out, "   ResvPorts=(null)\n   CPUFreqReq=Default%s\n", batch ? "" : " Dist=Block");
+	fprintf(out, "   SrunHost:Pid=%s:%" JSON_INTEGER_FORMAT "\n\n",
+		*spur_json_str(s, "srun_host", "") ? spur_json_str(s, "srun_host", "") : "(null)",
+		(json_int_t)spur_json_int(s, "srun_pid", 0));
+}
+
+/* scontrol show step [JOB[.STEP]]: the running steps (a batch job's
+ * script is its step "batch"), from the controller's accounting. */
+static int show_step(const char *prog, const char *id)
+{
+	struct spur_error err;
+	json_t *reply, *acct = NULL;
+	const json_t *j, *s;
+	char *end, list[8192] = "";
+	const char *dot = id ? strchr(id, '.') : NULL;
+	long n = id ? strtol(id, &end, 10) : 0;
+	size_t i, k, o = 0, shown = 0;
+
+	if (id && (n <= 0 || (*end && end != dot) || (dot && !dot[1]))) {
+		cli_error(prog, "Invalid job id specified");
+		return 1;
+	}
+	if (!(reply = cli_call(id ? json_pack("{s:s,s:i}", "type", "job", "job_id", (int)n)
+				  : json_pack("{s:s}", "type", "job"),
+			       &err))) {
+		cli_error(prog, "slurm_get_job_steps error: %s", err.msg);
+		return 1;
+	}
+	if (id)
+		json_object_set(reply, "jobs", json_pack("[O]", json_object_get(reply, "job")));
+	json_array_foreach(json_object_get(reply, "jobs"), i, j)
+		if (!strcmp(spur_json_str(j, "state", ""), "RUNNING") && o + 24 < sizeof(list))
+			o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%lld", o ? "," : "",
+					      (long long)spur_json_int(j, "job_id", 0));
+	if (o && !(acct = cli_call(json_pack("{s:s,s:s}", "type", "acct", "jobs", list), &err))) {
+		json_decref(reply);
+		cli_error(prog, "slurm_get_job_steps error: %s", err.msg);
+		return 1;
+	}
+	json_array_foreach(json_object_get(acct, "jobs"), i, j)
+		json_array_foreach(json_object_get(j, "steps"), k, s)
+			if (!strcmp(spur_json_str(s, "state", ""), "RUNNING") &&
+			    (!dot || !strcmp(dot + 1, spur_json_str(s, "step", "")))) {
+				print_step(j, s);
+				shown++;
+			}
+	if (!shown)
+		fprintf(out, id ? "Job step %s not found\n" : "No job steps in the system\n",
+			id ? id : "");
+	json_decref(reply);
+	json_decref(acct);
 	return 0;
 }
 
@@ -983,14 +1060,16 @@ static int scontrol_verb(const char *prog, int argc, char **argv)
 		return show_job(prog, argc > 2 ? argv[2] : NULL);
 	if (!strcasecmp(what, "config"))
 		return show_config(prog);
+	if (!strcasecmp(what, "step") || !strcasecmp(what, "steps"))
+		return show_step(prog, argc > 2 ? argv[2] : NULL);
 	if (!strncasecmp(what, "reservation", 3))
 		return show_resv(prog, argc > 2 ? argv[2] : NULL);
 	if (!strcasecmp(what, "node") || !strcasecmp(what, "nodes"))
 		return show_nodes(prog, argc > 2 ? argv[2] : NULL);
 	if (!strcasecmp(what, "partition") || !strcasecmp(what, "partitions"))
 		return show_partitions(prog, argc > 2 ? argv[2] : NULL);
-	cli_error(prog, "'show %s' is not supported yet (show job, node, partition and the "
-			"hostlist verbs are)",
+	cli_error(prog, "'show %s' is not supported yet (show job, step, node, partition, "
+			"reservation, config and the hostlist verbs are)",
 		  what);
 	return 1;
 }

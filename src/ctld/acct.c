@@ -25,7 +25,7 @@ static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS steps ("
 	" job_id INTEGER, step TEXT, name TEXT, state TEXT, exit_code INTEGER, start INTEGER,"
 	" end INTEGER, nnodes INTEGER, ntasks INTEGER, nodelist TEXT, max_rss INTEGER,"
-	" PRIMARY KEY (job_id, step));";
+	" cpus INTEGER, srun_host TEXT, srun_pid INTEGER, PRIMARY KEY (job_id, step));";
 
 int ctld_acct_open(struct ctld *c, struct spur_error *err)
 {
@@ -48,6 +48,10 @@ int ctld_acct_open(struct ctld *c, struct spur_error *err)
 	sqlite3_exec(c->acct, "ALTER TABLE jobs ADD COLUMN gpus INTEGER", NULL, NULL, NULL);
 	/* and their memory (Spur-Cloud's GiB-hours) */
 	sqlite3_exec(c->acct, "ALTER TABLE jobs ADD COLUMN mem_mb INTEGER", NULL, NULL, NULL);
+	/* and the steps' CPUs and srun (scontrol show step) */
+	sqlite3_exec(c->acct, "ALTER TABLE steps ADD COLUMN cpus INTEGER", NULL, NULL, NULL);
+	sqlite3_exec(c->acct, "ALTER TABLE steps ADD COLUMN srun_host TEXT", NULL, NULL, NULL);
+	sqlite3_exec(c->acct, "ALTER TABLE steps ADD COLUMN srun_pid INTEGER", NULL, NULL, NULL);
 	return 0;
 }
 
@@ -85,31 +89,40 @@ void ctld_acct_close(struct ctld *c)
 	c->acct = NULL;
 }
 
-static void put_step(struct ctld *c, uint32_t id, const char *step, const char *name,
-		     const char *state, int64_t exit_code, int64_t start, int64_t end,
-		     int64_t nnodes, int64_t ntasks, const char *nodes, int64_t max_rss_kb)
+/* One step's row. */
+struct acct_step {
+	uint32_t id;
+	const char *step, *name, *state, *nodes, *srun_host;
+	int64_t exit_code, start, end, nnodes, ntasks, max_rss_kb, cpus, srun_pid;
+};
+
+static void put_step(struct ctld *c, const struct acct_step *s)
 {
 	static const char sql[] = "INSERT OR REPLACE INTO steps (job_id, step, name, state,"
-				  " exit_code, start, end, nnodes, ntasks, nodelist, max_rss)"
-				  " VALUES (?,?,?,?,?,?,?,?,?,?,?)";
+				  " exit_code, start, end, nnodes, ntasks, nodelist, max_rss, cpus,"
+				  " srun_host, srun_pid) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 	sqlite3_stmt *st;
 
 	hold(c);
 	if (sqlite3_prepare_v2(c->acct, sql, -1, &st, NULL) != SQLITE_OK)
 		return;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, step, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 3, name, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 4, state, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 5, exit_code);
-	sqlite3_bind_int64(st, 6, start);
-	sqlite3_bind_int64(st, 7, end);
-	sqlite3_bind_int64(st, 8, nnodes);
-	sqlite3_bind_int64(st, 9, ntasks);
-	sqlite3_bind_text(st, 10, nodes ? nodes : "", -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 11, max_rss_kb);
+	sqlite3_bind_int64(st, 1, s->id);
+	sqlite3_bind_text(st, 2, s->step, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, s->name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, s->state, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 5, s->exit_code);
+	sqlite3_bind_int64(st, 6, s->start);
+	sqlite3_bind_int64(st, 7, s->end);
+	sqlite3_bind_int64(st, 8, s->nnodes);
+	sqlite3_bind_int64(st, 9, s->ntasks);
+	sqlite3_bind_text(st, 10, s->nodes ? s->nodes : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 11, s->max_rss_kb);
+	sqlite3_bind_int64(st, 12, s->cpus);
+	sqlite3_bind_text(st, 13, s->srun_host ? s->srun_host : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 14, s->srun_pid);
 	if (sqlite3_step(st) != SQLITE_DONE)
-		spur_error_log("accounting: job %u step %s: %s", id, step, sqlite3_errmsg(c->acct));
+		spur_error_log("accounting: job %u step %s: %s", s->id, s->step,
+			       sqlite3_errmsg(c->acct));
 	sqlite3_finalize(st);
 }
 
@@ -133,11 +146,20 @@ static void batch_step(struct ctld *c, const struct ctld_job *cj, const struct s
 
 	if (!cj->start || info->state == SCHED_JOB_PENDING)
 		return;
-	if (!ctld_job_interactive(cj))
-		put_step(c, cj->id, "batch", "batch", sched_job_state_name(info->state), cj->exit_code,
-			 cj->start, ended ? cj->end : 0, 1, 1,
-			 first_node(cj->nodes, first, sizeof(first)),
-			 cj->end_op ? spur_json_int(cj->end_op, "max_rss_kb", 0) : 0);
+	if (!ctld_job_interactive(cj)) {
+		uint32_t cpus = 0;
+
+		for (size_t i = 0; i < info->nalloc && i < 1; i++)
+			cpus = info->alloc[i].cpus;
+		put_step(c, &(struct acct_step){
+				    .id = cj->id, .step = "batch", .name = "batch",
+				    .state = sched_job_state_name(info->state),
+				    .exit_code = cj->exit_code, .start = cj->start,
+				    .end = ended ? cj->end : 0, .nnodes = 1, .ntasks = 1,
+				    .nodes = first_node(cj->nodes, first, sizeof(first)),
+				    .max_rss_kb = cj->end_op ? spur_json_int(cj->end_op, "max_rss_kb", 0) : 0,
+				    .cpus = cpus });
+	}
 	if (!ended)
 		return;
 	snprintf(sql, sizeof(sql),
@@ -153,11 +175,18 @@ void ctld_acct_step(struct ctld *c, const json_t *op)
 	if (!c->acct)
 		return;
 	snprintf(step, sizeof(step), "%lld", (long long)spur_json_int(op, "step", 0));
-	put_step(c, (uint32_t)spur_json_int(op, "id", 0), step, spur_json_str(op, "name", ""),
-		 spur_json_str(op, "state", "RUNNING"), spur_json_int(op, "exit", 0),
-		 spur_json_int(op, "start", 0), spur_json_int(op, "end", 0),
-		 spur_json_int(op, "nnodes", 1), spur_json_int(op, "ntasks", 1),
-		 spur_json_str(op, "nodes", ""), 0);
+	put_step(c, &(struct acct_step){ .id = (uint32_t)spur_json_int(op, "id", 0), .step = step,
+					  .name = spur_json_str(op, "name", ""),
+					  .state = spur_json_str(op, "state", "RUNNING"),
+					  .exit_code = spur_json_int(op, "exit", 0),
+					  .start = spur_json_int(op, "start", 0),
+					  .end = spur_json_int(op, "end", 0),
+					  .nnodes = spur_json_int(op, "nnodes", 1),
+					  .ntasks = spur_json_int(op, "ntasks", 1),
+					  .nodes = spur_json_str(op, "nodes", ""),
+					  .cpus = spur_json_int(op, "cpus", 0),
+					  .srun_host = spur_json_str(op, "srun_host", ""),
+					  .srun_pid = spur_json_int(op, "srun_pid", 0) });
 }
 
 /* The GPUs a job holds (held): from its allocation while it runs, else its
@@ -239,10 +268,12 @@ static void add_steps(struct ctld *c, json_t *rows)
 {
 	static const char sql[] =
 		"SELECT job_id, step, name, state, exit_code, start, end, nnodes, ntasks, nodelist,"
-		" max_rss FROM steps ORDER BY job_id, step != 'batch', CAST(step AS INTEGER)";
-	static const char *const cols[] = { "job_id", "step",	"name",	    "state",
-					    "exit_code", "start", "end",	    "nnodes",
-					    "ntasks", "nodelist", "max_rss_kb" };
+		" max_rss, cpus, srun_host, srun_pid FROM steps"
+		" ORDER BY job_id, step != 'batch', CAST(step AS INTEGER)";
+	static const char *const cols[] = { "job_id",	"step",	    "name",	  "state",
+					    "exit_code", "start",   "end",	  "nnodes",
+					    "ntasks",	"nodelist", "max_rss_kb", "cpus",
+					    "srun_host", "srun_pid" };
 	json_t *by_id = json_object(), *r;
 	sqlite3_stmt *st;
 	size_t i;
@@ -263,7 +294,7 @@ static void add_steps(struct ctld *c, json_t *rows)
 				json_decref(s);
 				continue;
 			}
-			for (int k = 1; k < 11; k++)
+			for (int k = 1; k < (int)(sizeof(cols) / sizeof(cols[0])); k++)
 				json_object_set_new(s, cols[k],
 						    sqlite3_column_type(st, k) == SQLITE_TEXT
 							    ? json_string((const char *)

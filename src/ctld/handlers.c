@@ -2082,6 +2082,17 @@ static void step_record(struct ctld *c, struct ctld_job *cj, const json_t *msg, 
 			       "nnodes", (json_int_t)nn, "ntasks", (json_int_t)nt, "nodes",
 			       cj->nodes ? cj->nodes : "");
 
+	/* what scontrol show step prints: its CPUs, and where srun runs */
+	json_object_set_new(op, "cpus",
+			    json_integer((json_int_t)nt *
+					 (spur_json_int(msg, "cpus_per_task", 1) > 0
+						  ? spur_json_int(msg, "cpus_per_task", 1)
+						  : 1)));
+	if (json_is_string(json_object_get(msg, "srun_host")) &&
+	    strlen(spur_json_str(msg, "srun_host", "")) < 256)
+		json_object_set(op, "srun_host", json_object_get(msg, "srun_host"));
+	if (spur_json_int(msg, "srun_pid", 0) > 0)
+		json_object_set(op, "srun_pid", json_object_get(msg, "srun_pid"));
 	if (ctld_commit(c, op, NULL, NULL, &err))
 		spur_warn("job %u step %u: accounting: %s", cj->id, step, err.msg);
 	json_decref(op);

@@ -226,4 +226,25 @@ check "heterogeneous jobs (':') refused by name" \
 	sh -c "sbatch -N1 : -N1 --wrap true 2>&1 | grep -q 'heterogeneous jobs' && ! sbatch -N1 : -N1 --wrap true 2>/dev/null"
 check "srun --help prints srun's usage" sh -c 'srun --help | head -1 | grep -q "^Usage: srun"'
 check "salloc --help prints salloc's" sh -c 'salloc --help | head -1 | grep -q "^Usage: salloc"'
+# scontrol show step: the running steps, the batch one too, with where srun
+# runs (tools check SrunHost:Pid against ps)
+js=$(sbatch --parsable -N2 -o /dev/null --wrap 'srun -n3 -c2 -J work sh -c "echo \$PPID >'"$T"'/srunpid.\$SLURM_PROCID; sleep 10"')
+wait_until 20 test -s "$T/srunpid.0"
+scontrol show step "$js.0" >step.out
+scontrol -o show step "$js" >steps.out
+check "scontrol show step J.0: Slurm's lines (id, state, nodes, CPUs, tasks, name, TRES)" \
+	sh -c "grep -q '^StepId=$js.0 UserId=[0-9]* StartTime=[0-9T:-]* TimeLimit=UNLIMITED\$' step.out &&
+	       grep -q '^   State=RUNNING Partition=[a-z]* NodeList=mi\[1-2\]\$' step.out &&
+	       grep -q '^   Nodes=2 CPUs=6 Tasks=3 Name=work Network=(null)\$' step.out &&
+	       grep -q '^   TRES=cpu=6,node=2\$' step.out && grep -q '^   CPUFreqReq=Default Dist=Block\$' step.out"
+srun_named() { # step.out's SrunHost:Pid is this host and a running srun
+	local hp
+	hp=$(sed -n 's/^   SrunHost:Pid=//p' step.out)
+	[ "${hp%%:*}" = "$(hostname)" ] && [ "$(ps -o comm= -p "${hp##*:}")" = srun ]
+}
+check "... SrunHost:Pid names srun's host and process (an srun that is running)" srun_named
+check "scontrol -o show step J: the batch step and step 0, a line each" \
+	sh -c "[ \"\$(grep -c '^StepId=' steps.out)\" = 2 ] && grep -q '^StepId=$js.batch .* Name=batch ' steps.out"
+check "a step that is not there: Slurm's words" sh -c "scontrol show step $js.9 | grep -qx 'Job step $js.9 not found'"
+scancel "$js"
 finish
