@@ -660,6 +660,43 @@ static int show_partitions(const char *prog, const char *which)
 /* The verbs that send one request per job id: hold (an admin hold when
  * root), uhold (a user hold), release, requeue, requeuehold (requeue held).
  * Returns -1 when verb is none of them. */
+/* scontrol wait_job J: until the job runs on all its nodes (0), or ends
+ * first (1, saying how), as Slurm's; asked each half second. */
+static int wait_job(const char *prog, int argc, char **argv)
+{
+	struct timespec half = { 0, 500 * 1000000L };
+	char *end;
+	long id = argc == 1 ? strtol(argv[0], &end, 10) : 0;
+
+	if (id <= 0 || *end) {
+		cli_error(prog, "wait_job needs one job id");
+		return 1;
+	}
+	for (;;) {
+		struct spur_error err;
+		json_t *r = cli_call(json_pack("{s:s,s:i}", "type", "job", "job_id", (int)id), &err);
+		const char *state;
+		int rc = -1;
+
+		if (!r) {
+			cli_error(prog, "%s", err.msg);
+			return 1;
+		}
+		state = spur_json_str(json_object_get(r, "job"), "state", "");
+		if (!strcmp(state, "RUNNING")) {
+			rc = 0;
+		} else if (strcmp(state, "PENDING") && strcmp(state, "CONFIGURING") &&
+			   strcmp(state, "REQUEUED")) {
+			cli_error(prog, "job %ld is %s: it will not run", id, state);
+			rc = 1;
+		}
+		json_decref(r);
+		if (rc >= 0)
+			return rc;
+		nanosleep(&half, NULL);
+	}
+}
+
 static int job_verb(const char *prog, const char *verb, int argc, char **argv)
 {
 	static const struct {
@@ -1013,6 +1050,8 @@ static int scontrol_verb(const char *prog, int argc, char **argv)
 	}
 	if ((rc = job_verb(prog, argv[0], argc - 1, argv + 1)) >= 0)
 		return rc;
+	if (!strcasecmp(argv[0], "wait_job"))
+		return wait_job(prog, argc - 1, argv + 1);
 	if (!strcasecmp(argv[0], "ping"))
 		return cli_scontrol_ping(prog);
 	if (!strcasecmp(argv[0], "version")) {
@@ -1037,7 +1076,7 @@ static int scontrol_verb(const char *prog, int argc, char **argv)
 	}
 	if (strcasecmp(argv[0], "show")) {
 		cli_error(prog, "'%s' is not supported yet (show, ping, token, hold, uhold, release, "
-				"requeue, requeuehold and update are)",
+				"requeue, requeuehold, update, create, delete and wait_job are)",
 			  argv[0]);
 		return 1;
 	}

@@ -247,4 +247,10 @@ check "scontrol -o show step J: the batch step and step 0, a line each" \
 	sh -c "[ \"\$(grep -c '^StepId=' steps.out)\" = 2 ] && grep -q '^StepId=$js.batch .* Name=batch ' steps.out"
 check "a step that is not there: Slurm's words" sh -c "scontrol show step $js.9 | grep -qx 'Job step $js.9 not found'"
 scancel "$js"
+jw=$(sbatch --parsable -o /dev/null --begin=now+2 --wrap 'sleep 5')
+check "scontrol wait_job: returns (0) once the pending job runs" \
+	sh -c "timeout 20 scontrol wait_job $jw && squeue -h -j $jw -o %T | grep -qx RUNNING"
+scancel "$jw"
+ended_said() { ! scontrol wait_job "$jw" 2>wait.err && grep -q "job $jw is CANCELLED: it will not run" wait.err; }
+check "... and 1, saying so, for a job that ended" wait_until 10 ended_said
 finish
