@@ -847,6 +847,12 @@ static int outside_step_opts(const char *prog, json_t *job, struct step_opts *so
 /* srun's per-step asks in the step request. */
 static void step_request_opts(json_t *req, const struct step_opts *so)
 {
+	char host[256] = "";
+
+	/* where srun runs (scontrol show step's SrunHost:Pid) */
+	gethostname(host, sizeof(host) - 1);
+	json_object_set_new(req, "srun_host", json_string(host));
+	json_object_set_new(req, "srun_pid", json_integer(getpid()));
 	if (so->gpus_per_task)
 		json_object_set_new(req, "gpus_per_task", json_integer(so->gpus_per_task));
 	if (so->cpus_per_task)
@@ -1050,14 +1056,6 @@ have_command:
 	req = json_pack("{s:s,s:i,s:o,s:i,s:i,s:o,s:s,s:i}", "type", "step", "job_id", atoi(jobid),
 			"argv", args, "ntasks", ntasks, "nodes", nodes, "env", env, "cwd", cwd,
 			"io_port", (int)ntohs(sa.sin_port));
-	/* where srun runs (scontrol show step's SrunHost:Pid) */
-	{
-		char host[256] = "";
-
-		gethostname(host, sizeof(host) - 1);
-		json_object_set_new(req, "srun_host", json_string(host));
-		json_object_set_new(req, "srun_pid", json_integer(getpid()));
-	}
 	step_request_opts(req, &so);
 	reply = create_step(prog, jobid, req, &err);
 	if (!reply) {
