@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
+#include <signal.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,24 +26,11 @@ static int die(const char *what, const char *detail)
 	return 1;
 }
 
-static int send_all(int fd, const void *buf, size_t n)
+/* All of p to fd (a socket or stdout; SIGPIPE is ignored). */
+static int write_all(int fd, const void *buf, size_t n)
 {
-	const char *p = buf;
+	const unsigned char *p = buf;
 
-	while (n) {
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w, n -= (size_t)w;
-	}
-	return 0;
-}
-
-static int write_all(int fd, const unsigned char *p, size_t n)
-{
 	while (n) {
 		ssize_t w = write(fd, p, n);
 
@@ -70,7 +58,7 @@ static int send_frame(int fd, int op, const unsigned char *p, size_t n)
 	memcpy(buf, h, hl + 4);
 	for (size_t i = 0; i < n; i++)
 		buf[hl + 4 + i] = p[i] ^ mask[i & 3];
-	rc = send_all(fd, buf, hl + 4 + n);
+	rc = write_all(fd, buf, hl + 4 + n);
 	free(buf);
 	return rc;
 }
@@ -128,7 +116,7 @@ static int handshake(int fd, const char *host, const char *path, const char *tok
 		 "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n"
 		 "Authorization: Bearer %s\r\n\r\n",
 		 path, host, key, token);
-	if (send_all(fd, req, strlen(req)))
+	if (write_all(fd, req, strlen(req)))
 		return die("cannot send the request", strerror(errno));
 	while (!end) {
 		ssize_t r = recv(fd, head + n, sizeof(head) - 1 - n, 0);
@@ -238,6 +226,7 @@ int main(int argc, char **argv)
 		return die("not a URL of the form http://HOST[:PORT]/PATH", argv[1]);
 	if (!token || !*token || strpbrk(token, "\r\n"))
 		return die("no token", "set SPUR_CLOUD_TOKEN (a login token or an API key)");
+	signal(SIGPIPE, SIG_IGN);
 	if (sodium_init() < 0 || !(in = malloc(IN_MAX + 16)))
 		return die("cannot start", "libsodium or memory");
 	if ((fd = dial(host, port)) < 0) {

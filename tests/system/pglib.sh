@@ -54,3 +54,19 @@ three_users() {
 	api POST /v1/orgs/alpha/projects '{"name":"train","account":"alpha_ml"}' "$ann" >/dev/null
 	api POST /v1/orgs/alpha/members '{"email":"vic@a.org","role":"viewer"}' "$ann" >/dev/null
 }
+
+# one_node_cloud [CHECK-BEFORE-CLOUD-COMMAND]: the sessions' tests' set-up: a
+# controller and one agent (mi1, 4 simulated h100s, at NodeAddr 127.0.0.1
+# for the port proxy; KillWait 1), PostgreSQL, then spur-cloud with open
+# sign-up; the optional command runs between PostgreSQL and spur-cloud
+one_node_cloud() {
+	write_conf 1 gpu:h100:4
+	sed -i 's/^NodeName=mi\[1-1\]/NodeName=mi1 NodeAddr=127.0.0.1/' "$T/slurm.conf"
+	sed -i 's/^KillWait=2/KillWait=1/' "$T/slurm.conf"
+	start_ctld
+	start_agents 1
+	check "the node registers" wait_until 20 nodes_idle 1
+	check "PostgreSQL starts in the test's folder" pg_start
+	[ $# -eq 0 ] || "$@"
+	check "spur-cloud starts" start_cloud -f "$T/slurm.conf" --open-signup
+}

@@ -12,17 +12,10 @@
 [ -x "$CLOUD" ] || { echo "cases: 0 passed, 0 failed (spur-cloud not built: libpq-dev, libsodium-dev)"; finish; exit 0; }
 [ -x "$PG_BIN/initdb" ] || { echo "cases: 0 passed, 0 failed (needs postgresql)"; finish; exit 0; }
 trap 'pg_stop; cleanup' EXIT
-write_conf 1 gpu:h100:4
-# the port proxy reaches the session's node at its NodeAddr
-sed -i 's/^NodeName=mi\[1-1\]/NodeName=mi1 NodeAddr=127.0.0.1/' "$T/slurm.conf"
-sed -i 's/^KillWait=2/KillWait=1/' "$T/slurm.conf"
-start_ctld
-start_agents 1
-check "the node registers" wait_until 20 nodes_idle 1
-check "PostgreSQL starts in the test's folder" pg_start
 # an empty version table (version 0): each migration applied in turn
-psql_q "CREATE TABLE schema_version (version int NOT NULL); INSERT INTO schema_version VALUES (0)" >/dev/null
-check "spur-cloud starts" start_cloud -f "$T/slurm.conf" --open-signup
+empty_version() { psql_q "CREATE TABLE schema_version (version int NOT NULL); INSERT INTO schema_version VALUES (0)" >/dev/null; }
+# (the port proxy reaches the session's node at its NodeAddr)
+one_node_cloud empty_version
 check "the schema is at version 9" test "$(psql_q 'SELECT version FROM schema_version')" = 9
 
 three_users

@@ -62,22 +62,16 @@ metered() { test "$(psql_q "SELECT metered_done FROM sessions WHERE id = $1")" =
 billed() { test "$(psql_q "SELECT count(*) FROM usage WHERE session_id = $1")" -gt 0; }
 running() { squeue -h -j "$1" -o %T | grep -qx RUNNING; }
 gone() { [ -z "$(squeue -h -j "$1")" ]; }
-# billed GPU-seconds of session $1 = the job's ElapsedRaw times its GPUs ($3)
+# billed GPU-seconds (or, with MEM set, MiB-seconds) of session $1 = the
+# job's ElapsedRaw times its GPUs (MiB) ($3)
 exact() {
-	local billed real
-	billed=$(psql_q "SELECT coalesce(sum(seconds * gpus), -1) FROM usage WHERE session_id = $1")
+	local billed real what=${MEM:+mem_mb} unit=${MEM:+MiB}
+	billed=$(psql_q "SELECT coalesce(sum(seconds * ${what:-gpus}), -1) FROM usage WHERE session_id = $1")
 	real=$(($(sacct -j "$2" -X -n -P -o ElapsedRaw) * $3))
-	echo "session $1 job $2: billed $billed GPU-seconds, ran $real"
+	echo "session $1 job $2: billed $billed ${unit:-GPU}-seconds, ran $real"
 	[ "$billed" = "$real" ] && [ "$real" -gt 0 ]
 }
-# billed MiB-seconds of session $1 = the job's ElapsedRaw times the MiB it held ($3)
-exact_mem() {
-	local billed real
-	billed=$(psql_q "SELECT coalesce(sum(seconds * mem_mb), -1) FROM usage WHERE session_id = $1")
-	real=$(($(sacct -j "$2" -X -n -P -o ElapsedRaw) * $3))
-	echo "session $1 job $2: billed $billed MiB-seconds, ran $real"
-	[ "$billed" = "$real" ] && [ "$real" -gt 0 ]
-}
+exact_mem() { MEM=1 exact "$@"; }
 
 read -r s1 j1 < <(sess train '{"gpus":2,"gpu_type":"h100","mem":2048,"command":"sleep 3","time_limit":1}')
 check "a 2-GPU session runs" wait_until 20 running "$j1"

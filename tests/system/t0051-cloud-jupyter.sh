@@ -16,14 +16,7 @@
 command -v jupyter >/dev/null && jupyter notebook --version >/dev/null 2>&1 ||
 	{ echo "cases: 0 passed, 0 failed (needs jupyter-notebook)"; finish; exit 0; }
 trap 'pg_stop; cleanup' EXIT
-write_conf 1 gpu:h100:4
-sed -i 's/^NodeName=mi\[1-1\]/NodeName=mi1 NodeAddr=127.0.0.1/' "$T/slurm.conf"
-sed -i 's/^KillWait=2/KillWait=1/' "$T/slurm.conf"
-start_ctld
-start_agents 1
-check "the node registers" wait_until 20 nodes_idle 1
-check "PostgreSQL starts in the test's folder" pg_start
-check "spur-cloud starts" start_cloud -f "$T/slurm.conf" --open-signup
+one_node_cloud
 three_users
 
 check "the jupyter template takes no command (400)" test "$(status POST /v1/orgs/alpha/projects/train/sessions \
