@@ -640,7 +640,9 @@ static int show_partitions(const char *prog, const char *which)
 			(json_int_t)spur_json_int(p, "job_factor", 1), (json_int_t)spur_json_int(p, "tier", 1));
 		fprintf(out, "   OverTimeLimit=NONE PreemptMode=%s\n", spur_json_str(p, "preempt_mode", "OFF"));
 		fprintf(out, "   State=%s TotalCPUs=%lld TotalNodes=%zu SelectTypeParameters=NONE\n",
-			spur_json_int(p, "state", 0) == 0 ? "UP" : "DOWN", (long long)cpus,
+			(const char *const[]){ "UP", "DOWN", "DRAIN", "INACTIVE" }
+				[spur_json_int(p, "state", 0) & 3],
+			(long long)cpus,
 			json_array_size(json_object_get(p, "nodes")));
 		fprintf(out, "   JobDefaults=(null)\n");
 		fprintf(out, "   DefMemPerNode=UNLIMITED MaxMemPerNode=UNLIMITED\n");
@@ -873,6 +875,84 @@ static int update_node(const char *prog, int argc, char **argv)
 	return 0;
 }
 
+/* One key of scontrol update PartitionName=: into req; 0, or 1 said. */
+static int part_key(const char *prog, const char *key, const char *v, json_t *req)
+{
+	struct spur_error err;
+	int64_t secs;
+
+	if (!strcasecmp(key, "State")) {
+		if (strcasecmp(v, "UP") && strcasecmp(v, "DOWN") && strcasecmp(v, "DRAIN") &&
+		    strcasecmp(v, "INACTIVE")) {
+			cli_error(prog, "Invalid input: State=%s (UP, DOWN, DRAIN or INACTIVE)", v);
+			return 1;
+		}
+		json_object_set_new(req, "state", json_string(v));
+	} else if (!strcasecmp(key, "MaxTime") || !strcasecmp(key, "DefaultTime")) {
+		if (!strcasecmp(v, "NONE") && !strcasecmp(key, "DefaultTime"))
+			secs = SPUR_TIME_INFINITE;
+		else if (spur_duration_parse(v, &secs, &err)) {
+			cli_error(prog, "Invalid input: %s=%s", key, v);
+			return 1;
+		}
+		json_object_set_new(req, strcasecmp(key, "MaxTime") ? "default_time" : "max_time",
+				    json_integer(secs < 0 ? -1 : secs));
+	} else if (!strcasecmp(key, "MaxNodes")) {
+		char *end;
+		long n = strcasecmp(v, "UNLIMITED") && strcasecmp(v, "INFINITE") ? strtol(v, &end, 10)
+										: -1;
+
+		if (n != -1 && (n < 0 || *end || n > 1000000)) {
+			cli_error(prog, "Invalid input: MaxNodes=%s", v);
+			return 1;
+		}
+		json_object_set_new(req, "max_nodes", json_integer(n));
+	} else {
+		cli_error(prog, "Update of %s is not supported (State, MaxTime, DefaultTime and "
+				"MaxNodes are)",
+			  key);
+		return 1;
+	}
+	return 0;
+}
+
+/* scontrol update PartitionName=P [State=S] [MaxTime=T] [DefaultTime=T]
+ * [MaxNodes=N]: an administrator's change of a partition, kept by every
+ * controller. */
+static int update_part(const char *prog, int argc, char **argv)
+{
+	json_t *req = json_pack("{s:s,s:s}", "type", "part_update", "name", strchr(argv[0], '=') + 1),
+	       *reply;
+	struct spur_error err;
+
+	for (int i = 1; i < argc; i++) {
+		char key[64];
+		const char *eq = strchr(argv[i], '=');
+
+		if (!eq || (size_t)(eq - argv[i]) >= sizeof(key)) {
+			cli_error(prog, "Invalid input: %s", argv[i]);
+			json_decref(req);
+			return 1;
+		}
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - argv[i]), argv[i]);
+		if (part_key(prog, key, eq + 1, req)) {
+			json_decref(req);
+			return 1;
+		}
+	}
+	if (json_object_size(req) == 2) {
+		cli_error(prog, "No changes specified");
+		json_decref(req);
+		return 1;
+	}
+	if (!(reply = cli_call(req, &err))) {
+		cli_error(prog, "%s", err.msg);
+		return 1;
+	}
+	json_decref(reply);
+	return 0;
+}
+
 /* scontrol token [lifespan=SECONDS] [username=NAME]: a JWT for REST
  * clients and $SLURM_JWT, printed as Slurm prints it. */
 static int token(const char *prog, int argc, char **argv)
@@ -1062,6 +1142,9 @@ static int scontrol_verb(const char *prog, int argc, char **argv)
 		return token(prog, argc - 1, argv + 1);
 	if (!strcasecmp(argv[0], "update") && argc > 1 && !strncasecmp(argv[1], "NodeName=", 9))
 		return update_node(prog, argc - 1, argv + 1);
+	if (!strcasecmp(argv[0], "update") && argc > 1 &&
+	    !strncasecmp(argv[1], "PartitionName=", 14))
+		return update_part(prog, argc - 1, argv + 1);
 	if (!strcasecmp(argv[0], "update"))
 		return update_job(prog, argc - 1, argv + 1);
 	if (!strcasecmp(argv[0], "create") && argc > 1 &&

@@ -18,6 +18,14 @@
 #include <unistd.h>
 #include <time.h>
 
+/* A partition's AVAIL as sinfo prints it. */
+static const char *part_avail(const json_t *pt)
+{
+	static const char *const a[] = { "up", "down", "drain", "inact" };
+
+	return a[spur_json_int(pt, "state", 0) & 3];
+}
+
 /* sinfo's short state names. */
 static const char *short_state(const char *st)
 {
@@ -92,7 +100,7 @@ static void print_default(const json_t *nodes, const json_t *parts, bool header)
 			}
 			names = spur_hostlist_ranged(hl, NULL);
 			printf("%-9.9s %5s %10s %6zu %6s %s\n", name,
-			       spur_json_int(pt, "state", 0) == 0 ? "up" : "down", lim, count, st,
+			       part_avail(pt), lim, count, st,
 			       names ? names : "");
 			spur_free(names);
 			spur_hostlist_destroy(hl);
@@ -159,7 +167,7 @@ static bool field_text(char code, const json_t *nodes, const json_t *n, size_t n
 		snprintf(buf, len, "%s", spur_json_str(pt, "name", ""));
 		return true;
 	case 'a':
-		snprintf(buf, len, "%s", spur_json_int(pt, "state", 0) == 0 ? "up" : "down");
+		snprintf(buf, len, "%s", part_avail(pt));
 		return true;
 	case 'l':
 		limit_text(spur_json_int(pt, "max_time", -1), buf, len);

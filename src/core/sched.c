@@ -553,6 +553,34 @@ int sched_add_partition(struct sched *s, const struct sched_part_spec *spec,
 	return 0;
 }
 
+int sched_update_partition(struct sched *s, const char *name, const struct sched_part_update *u,
+			   struct spur_error *err)
+{
+	struct core_part *p = NULL;
+
+	for (size_t i = 0; i < s->nparts && !p; i++)
+		if (!strcmp(s->parts[i].name, name))
+			p = &s->parts[i];
+	if (!p)
+		return spur_error_set(err, SPUR_ENOENT, "Invalid partition name specified");
+	if (u->state > SCHED_PART_INACTIVE || (u->max_nodes > UINT32_MAX))
+		return spur_error_set(err, SPUR_EINVAL, "partition %s: a state or size out of range",
+				      name);
+	bool tied = p->default_time == p->max_time; /* DefaultTime NONE: MaxTime's */
+
+	if (u->state >= 0)
+		p->state = (enum sched_part_state)u->state;
+	if (u->max_time >= 0)
+		p->max_time = u->max_time ? u->max_time : SCHED_INFINITE;
+	if (u->max_time >= 0 && tied && u->default_time < 0)
+		p->default_time = p->max_time;
+	if (u->default_time >= 0)
+		p->default_time = u->default_time ? u->default_time : p->max_time;
+	if (u->max_nodes >= 0)
+		p->max_nodes = (uint32_t)u->max_nodes;
+	return 0;
+}
+
 static int qos_index(const struct sched *s, const char *name)
 {
 	for (size_t i = 0; i < s->nqos; i++)

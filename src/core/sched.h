@@ -128,6 +128,17 @@ struct sched_part_spec {
 int sched_add_partition(struct sched *s, const struct sched_part_spec *spec,
 			struct spur_error *err);
 
+/* scontrol update PartitionName=: each field < 0 unchanged; times in
+ * seconds (SCHED_INFINITE: none), default_time 0: the maximum. The next
+ * cycle sees it (pending jobs of a DOWN or INACTIVE partition wait, with
+ * its reason; running ones go on). */
+struct sched_part_update {
+	int state; /* enum sched_part_state */
+	int64_t max_time, default_time, max_nodes;
+};
+int sched_update_partition(struct sched *s, const char *name, const struct sched_part_update *u,
+			   struct spur_error *err);
+
 struct sched_qos_spec {
 	const char *name;
 	uint32_t priority;

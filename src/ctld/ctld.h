@@ -71,6 +71,7 @@ struct ctld {
 	uv_timer_t purge_timer;
 	uint64_t op_seq; /* ops applied so far */
 	json_t *resv_ops; /* the reservations' "resv" ops, live ones (resv.c) */
+	json_t *part_over, *part_orig; /* partitions changed at run time (partupdate.c) */
 	json_t *assoc;	  /* accounts, users, associations, QOS (assoc.c); NULL: none */
 	bool enforce_qos; /* AccountingStorageEnforce=qos: a job's QOS in its association's */
 	uint32_t interactive_live; /* interactive jobs not ended (their limits) */

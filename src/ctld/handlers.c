@@ -6,6 +6,7 @@
 #include "assoc.h"
 #include "report.h"
 #include "nodeadmin.h"
+#include "partupdate.h"
 
 #include "common/alloc.h"
 #include "common/hostlist.h"
@@ -380,6 +381,13 @@ static bool part_allows(struct ctld_conn *cn, const struct spur_conf_partition *
 	struct spur_error err;
 	char *paren;
 
+	/* State=DRAIN or INACTIVE (slurm.conf or scontrol update): no new jobs */
+	if (pt->state == SPUR_PART_DRAIN || pt->state == SPUR_PART_INACTIVE) {
+		spur_info("submission by %s refused: partition %s is %s", cn->who.user, pt->name,
+			  pt->state == SPUR_PART_DRAIN ? "DRAIN" : "INACTIVE");
+		reply_error(cn, SPUR_EPERM, "Required partition not available (inactive or drain)");
+		return false;
+	}
 	if (!ctld_part_access(pt, job, cn->who.uid, &err))
 		return true;
 	spur_info("submission by %s refused: %s", cn->who.user, err.msg);
@@ -2702,6 +2710,7 @@ void ctld_handle(struct ctld_conn *cn, json_t *msg)
 		{ "gpu_failed", handle_gpu_failed, A_NODE, false },
 		{ "health_failed", handle_health_failed, A_NODE, false },
 		{ "node_update", handle_node_update, A_ADMIN, false },
+		{ "part_update", ctld_handle_part_update, A_ADMIN, false },
 		{ "members", handle_members, A_USER, true },
 		{ "member_add", handle_member_change, A_ADMIN, false },
 		{ "member_remove", handle_member_change, A_ADMIN, false },

@@ -230,6 +230,8 @@ static void teardown(struct ctld *c)
 	uv_loop_close(c->loop);
 	ctld_jobs_free(c);
 	json_decref(c->resv_ops);
+	json_decref(c->part_over);
+	json_decref(c->part_orig);
 	ctld_assoc_clear(c);
 	ctld_stats_free(c);
 	free(c->jobs);
@@ -532,6 +534,8 @@ int main(int argc, char **argv)
 		goto out_teardown;
 	}
 	ctld_raft_prepare(c.state_dir, ropts.segment_kb);
+	c.part_over = json_object();
+	c.part_orig = json_object();
 	/* listening from the start: a follower, or a controller replaying its
 	 * log, answers pings and reads and sends the rest to the leader */
 	spur_auth_key_path(c.conf, key_path, sizeof(key_path));

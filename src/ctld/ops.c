@@ -7,6 +7,7 @@
 #include "resv.h"
 #include "assoc.h"
 #include "nodeadmin.h"
+#include "partupdate.h"
 
 #include "common/alloc.h"
 #include "common/gres.h"
@@ -1148,6 +1149,8 @@ int ctld_apply(struct ctld *c, json_t *op, bool replay, struct spur_error *err)
 		rc = ctld_apply_resv(c, op, !strcmp(kind, "resv_del"), err);
 	else if (!strcmp(kind, "node_admin"))
 		rc = ctld_apply_node_admin(c, op, err);
+	else if (!strcmp(kind, "part_update"))
+		rc = ctld_apply_part_update(c, op, err);
 	else if (!strcmp(kind, "assoc") || !strcmp(kind, "assoc_state"))
 		rc = ctld_apply_assoc(c, op, err);
 	else if (!strcmp(kind, "step")) /* accounting, and the job's step numbers */
@@ -1283,6 +1286,7 @@ json_t *ctld_state_ops(struct ctld *c)
 		json_array_append_new(ops, r);
 	if ((r = ctld_node_admin_state_op(c)))
 		json_array_append_new(ops, r);
+	ctld_part_state_ops(c, ops); /* before the jobs: their partitions' states */
 	for (size_t i = 0; i < n; i++)
 		json_array_append(ops, v[i]);
 	spur_free(v);
@@ -1319,8 +1323,9 @@ int ctld_state_restore(struct ctld *c, const json_t *doc, struct spur_error *err
 		return spur_error_set(err, SPUR_EINVAL, "not a version 1 snapshot");
 	/* a follower that is far behind drops what it has */
 	if (c->next_id > (c->conf->first_job_id ? c->conf->first_job_id : 1) ||
-	    json_array_size(c->resv_ops) || c->assoc || any_admin(c)) {
+	    json_array_size(c->resv_ops) || c->assoc || any_admin(c) || ctld_part_changed(c)) {
 		ctld_jobs_free(c);
+		ctld_part_reset(c);
 		json_array_clear(c->resv_ops);
 		ctld_assoc_clear(c);
 		for (size_t n = 0; n < c->conf->nnodes; n++)

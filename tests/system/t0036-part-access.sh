@@ -54,4 +54,24 @@ check "the controller names the key it does not act on" \
 check "spur conf check lists it (a warning)" \
 	sh -c "spur conf check -f slurm.conf 2>&1 | grep -q 'ExclusiveUser=YES: accepted but not acted on'"
 check "... an error with --strict" sh -c "! spur conf check --strict -f slurm.conf >/dev/null 2>&1"
+# scontrol update PartitionName=: an administrator's change, kept by the log
+check "a user cannot update a partition" \
+	sh -c "! as spur-alice scontrol update PartitionName=acct State=DOWN 2>upd.err"
+scontrol update PartitionName=small State=DOWN MaxTime=30:00
+check "State=DOWN: scontrol and sinfo say so" \
+	sh -c "scontrol show partition small | grep -q '^   State=DOWN ' && scontrol show partition small | grep -q 'MaxTime=00:30:00 ' && sinfo -h -p small -o %a | grep -qx down"
+jd=$(sbatch --parsable -p small -o /dev/null --wrap true)
+check "... a job submitted to it waits: PartitionDown" \
+	wait_until 10 sh -c "[ \"\$(squeue -h -j $jd -o '%T %r')\" = 'PENDING PartitionDown' ]"
+scontrol update PartitionName=small State=DRAIN
+check "State=DRAIN: a new job is refused with Slurm's words, exit 1" \
+	sh -c "! sbatch -p small -o /dev/null --wrap true 2>drain.err && grep -q 'Required partition not available (inactive or drain)' drain.err"
+kill -9 "$(cat ctld.pid)"; wait "$(cat ctld.pid)" 2>/dev/null
+start_ctld
+check "... and after a kill -9 of the controller, still DRAIN (the log keeps it)" \
+	wait_until 20 sh -c "scontrol show partition small | grep -q '^   State=DRAIN '"
+scontrol update PartitionName=small State=UP MaxTime=UNLIMITED
+check "State=UP: the waiting job runs" wait_until 20 sh -c "[ -z \"\$(squeue -h -j $jd -t PD)\" ]"
+check "Nodes= is refused by name" \
+	sh -c "! scontrol update PartitionName=small Nodes=mi2 2>nodes.err && grep -q 'Update of Nodes is not supported' nodes.err"
 finish

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Partitions changed at run time (partupdate.h): each change a
+ * "part_update" op, applied to the configuration's partition (what
+ * scontrol, sinfo and submissions read) and to the scheduler; slurm.conf's
+ * values kept (c->part_orig) so a snapshot can start over from them, and
+ * the changes (c->part_over) written into every snapshot. */
+#include "ctld.h"
+#include "partupdate.h"
+
+#include "common/log.h"
+#include "common/timefmt.h"
+
+#include <string.h>
+#include <strings.h>
+
+static const char *const states[] = { "UP", "DOWN", "DRAIN", "INACTIVE" };
+static const char *const fields[] = { "state", "max_time", "default_time", "max_nodes" };
+
+static struct spur_conf_partition *find(struct ctld *c, const char *name)
+{
+	for (size_t p = 0; p < c->conf->nparts; p++)
+		if (!strcmp(c->conf->parts[p].name, name))
+			return &c->conf->parts[p];
+	return NULL;
+}
+
+/* The op's state: its index, -1 absent, -2 not one. */
+static int state_of(const json_t *op)
+{
+	const char *s = spur_json_str(op, "state", NULL);
+
+	if (!s)
+		return -1;
+	for (int i = 0; i < 4; i++)
+		if (!strcasecmp(s, states[i]))
+			return i;
+	return -2;
+}
+
+int ctld_apply_part_update(struct ctld *c, const json_t *op, struct spur_error *err)
+{
+	const char *name = spur_json_str(op, "name", "");
+	struct spur_conf_partition *pt = find(c, name);
+	int64_t mt = spur_json_int(op, "max_time", -2), dt = spur_json_int(op, "default_time", -2),
+		mn = spur_json_int(op, "max_nodes", -2);
+	struct sched_part_update u = { .state = state_of(op), .max_time = -1, .default_time = -1,
+				       .max_nodes = -1 };
+	json_t *over;
+
+	if (!pt)
+		return spur_error_set(err, SPUR_ENOENT, "Invalid partition name specified");
+	if (u.state == -2 || mt < -2 || dt < -2 || mn < -2)
+		return spur_error_set(err, SPUR_EINVAL, "part_update %s: a value out of range", name);
+	if (mt >= -1)
+		u.max_time = mt < 0 ? SCHED_INFINITE : mt;
+	if (dt >= -1) /* NONE: the maximum */
+		u.default_time = dt < 0 ? 0 : dt;
+	if (mn >= -1)
+		u.max_nodes = mn < 0 ? 0 : mn;
+	if (sched_update_partition(c->sched, name, &u, err))
+		return err->code;
+	/* slurm.conf's values, the first time this partition changes */
+	if (!json_object_get(c->part_orig, name))
+		json_object_set_new(c->part_orig, name,
+				    json_pack("{s:i,s:I,s:I,s:I}", "state", (int)pt->state, "max_time",
+					      (json_int_t)pt->max_time, "default_time",
+					      (json_int_t)pt->default_time, "max_nodes",
+					      (json_int_t)pt->max_nodes));
+	if (u.state >= 0)
+		pt->state = (enum spur_part_state)u.state;
+	if (mt >= -1)
+		pt->max_time = mt < 0 ? SPUR_TIME_INFINITE : mt;
+	if (dt >= -1)
+		pt->default_time = dt < 0 ? SPUR_TIME_INFINITE : dt;
+	if (mn >= -1)
+		pt->max_nodes = mn < 0 ? SPUR_CONF_UNLIMITED : (uint32_t)mn;
+	if (!(over = json_object_get(c->part_over, name))) {
+		over = json_pack("{s:s,s:s}", "op", "part_update", "name", name);
+		json_object_set_new(c->part_over, name, over);
+	}
+	for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++)
+		if (json_object_get(op, fields[k]))
+			json_object_set(over, fields[k], json_object_get(op, fields[k]));
+	spur_info("partition %s updated", name);
+	return 0;
+}
+
+void ctld_part_state_ops(struct ctld *c, json_t *ops)
+{
+	const char *name;
+	json_t *op;
+
+	json_object_foreach(c->part_over, name, op)
+		json_array_append(ops, op);
+}
+
+int ctld_part_changed(const struct ctld *c)
+{
+	return json_object_size(c->part_orig) > 0;
+}
+
+void ctld_part_reset(struct ctld *c)
+{
+	const char *name;
+	json_t *o;
+
+	json_object_foreach(c->part_orig, name, o) {
+		struct spur_conf_partition *pt = find(c, name);
+
+		if (!pt)
+			continue;
+		pt->state = (enum spur_part_state)spur_json_int(o, "state", 0);
+		pt->max_time = spur_json_int(o, "max_time", SPUR_TIME_INFINITE);
+		pt->default_time = spur_json_int(o, "default_time", SPUR_TIME_INFINITE);
+		pt->max_nodes = (uint32_t)spur_json_int(o, "max_nodes", SPUR_CONF_UNLIMITED);
+	}
+	json_object_clear(c->part_orig);
+	json_object_clear(c->part_over);
+}
+
+/* The request {name, state, max_time, default_time, max_nodes} (an
+ * administrator's; scontrol has read Slurm's words): one op, answered once
+ * committed; the next cycle acts on it. */
+void ctld_handle_part_update(struct ctld_conn *cn, json_t *msg)
+{
+	struct ctld *c = cn->c;
+	const char *name = spur_json_str(msg, "name", "");
+	struct spur_error err;
+	json_t *op;
+
+	if (!find(c, name)) {
+		ctld_conn_send(cn, json_pack("{s:s,s:i,s:s}", "type", "error", "code", SPUR_ENOENT,
+					     "message", "Invalid partition name specified"));
+		return;
+	}
+	op = json_pack("{s:s,s:s,s:I}", "op", "part_update", "name", name, "time",
+		       (json_int_t)ctld_now());
+	for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++)
+		if (json_object_get(msg, fields[k]))
+			json_object_set(op, fields[k], json_object_get(msg, fields[k]));
+	if (ctld_commit(c, op, cn, json_pack("{s:s}", "type", "ok"), &err))
+		ctld_conn_send(cn, json_pack("{s:s,s:i,s:s}", "type", "error", "code", err.code,
+					     "message", err.msg));
+	else
+		ctld_cycle_soon(c);
+	json_decref(op);
+}
