@@ -302,20 +302,22 @@ static int filter_opt(const char *prog, int opt, const char *arg, struct sacct_f
 	}
 }
 
+/* sacct's long options */
+static const struct option opts[] = {
+	{ "jobs", required_argument, NULL, 'j' },    { "user", required_argument, NULL, 'u' },
+	{ "allusers", no_argument, NULL, 'a' },	     { "format", required_argument, NULL, 'o' },
+	{ "parsable", no_argument, NULL, 'p' },	     { "parsable2", no_argument, NULL, 'P' },
+	{ "allocations", no_argument, NULL, 'X' },   { "noheader", no_argument, NULL, 'n' },
+	{ "starttime", required_argument, NULL, 'S' }, { "endtime", required_argument, NULL, 'E' },
+	{ "state", required_argument, NULL, 's' },   { "help", no_argument, NULL, 'h' },
+	{ "name", required_argument, NULL, 'm' },    { "accounts", required_argument, NULL, 'A' },
+	{ "partition", required_argument, NULL, 'r' }, { "nodelist", required_argument, NULL, 'N' },
+	{ "delimiter", required_argument, NULL, 'D' }, { "json", no_argument, NULL, 'J' },
+	{ NULL, 0, NULL, 0 },
+};
+
 int cli_sacct_main(const char *prog, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "jobs", required_argument, NULL, 'j' },    { "user", required_argument, NULL, 'u' },
-		{ "allusers", no_argument, NULL, 'a' },	     { "format", required_argument, NULL, 'o' },
-		{ "parsable", no_argument, NULL, 'p' },	     { "parsable2", no_argument, NULL, 'P' },
-		{ "allocations", no_argument, NULL, 'X' },   { "noheader", no_argument, NULL, 'n' },
-		{ "starttime", required_argument, NULL, 'S' }, { "endtime", required_argument, NULL, 'E' },
-		{ "state", required_argument, NULL, 's' },   { "help", no_argument, NULL, 'h' },
-		{ "name", required_argument, NULL, 'm' },    { "accounts", required_argument, NULL, 'A' },
-		{ "partition", required_argument, NULL, 'r' }, { "nodelist", required_argument, NULL, 'N' },
-		{ "delimiter", required_argument, NULL, 'D' }, { "json", no_argument, NULL, 'J' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct sacct_filter flt = { 0 };
 	int frc;
 	const char *jobs = NULL, *user = NULL, *fmt = SACCT_DEFAULT;

@@ -2672,50 +2672,52 @@ static void handle_config(struct ctld_conn *cn, json_t *msg)
 	reply_ok(cn, json_pack("{s:o,s:I}", "config", sorted, "now", (json_int_t)ctld_now()));
 }
 
+/* The requests and who may make them. */
+static const struct {
+	const char *type;
+	void (*fn)(struct ctld_conn *, json_t *);
+	enum access access;
+	bool local; /* a follower answers from its own copy of the state */
+} table[] = {
+	{ "submit", handle_submit, A_USER, false },
+	{ "cancel", handle_cancel, A_USER, false },
+	{ "queue", handle_queue, A_USER, true },
+	{ "job", handle_job, A_USER, true },
+	{ "config", handle_config, A_USER, true },
+	{ "resv_create", ctld_handle_resv_create, A_ADMIN, false },
+	{ "resv_delete", ctld_handle_resv_delete, A_ADMIN, false },
+	{ "resvs", ctld_handle_resvs, A_USER, true },
+	{ "assoc_show", ctld_handle_assoc_show, A_USER, true },
+	{ "prio", ctld_handle_prio, A_USER, true },
+	{ "assoc_change", ctld_handle_assoc_change, A_ADMIN, false },
+	{ "nodes", handle_nodes, A_USER, false },
+	{ "register", handle_register, A_AGENT, false },
+	{ "finished", handle_finished, A_NODE, false },
+	{ "acct", handle_acct, A_USER, true },
+	{ "hold", handle_hold, A_USER, false },
+	{ "release", handle_hold, A_USER, false },
+	{ "step", handle_step, A_USER, false },
+	{ "step_done", handle_step_done, A_USER, false },
+	{ "attach", handle_attach, A_USER, false },
+	{ "sstat", handle_sstat, A_USER, false },
+	{ "step_end", handle_step_end, A_NODE, false },
+	{ "complete", handle_complete, A_USER, false },
+	{ "requeue", handle_requeue, A_USER, false },
+	{ "update", handle_update, A_USER, false },
+	{ "token", handle_token, A_USER, false },
+	{ "stats", handle_stats, A_USER, false },
+	{ "gpu_failed", handle_gpu_failed, A_NODE, false },
+	{ "health_failed", handle_health_failed, A_NODE, false },
+	{ "node_update", handle_node_update, A_ADMIN, false },
+	{ "part_update", ctld_handle_part_update, A_ADMIN, false },
+	{ "members", handle_members, A_USER, true },
+	{ "member_add", handle_member_change, A_ADMIN, false },
+	{ "member_remove", handle_member_change, A_ADMIN, false },
+	{ "member_lead", handle_member_change, A_ADMIN, false },
+};
+
 void ctld_handle(struct ctld_conn *cn, json_t *msg)
 {
-	static const struct {
-		const char *type;
-		void (*fn)(struct ctld_conn *, json_t *);
-		enum access access;
-		bool local; /* a follower answers from its own copy of the state */
-	} table[] = {
-		{ "submit", handle_submit, A_USER, false },
-		{ "cancel", handle_cancel, A_USER, false },
-		{ "queue", handle_queue, A_USER, true },
-		{ "job", handle_job, A_USER, true },
-		{ "config", handle_config, A_USER, true },
-		{ "resv_create", ctld_handle_resv_create, A_ADMIN, false },
-		{ "resv_delete", ctld_handle_resv_delete, A_ADMIN, false },
-		{ "resvs", ctld_handle_resvs, A_USER, true },
-		{ "assoc_show", ctld_handle_assoc_show, A_USER, true },
-		{ "prio", ctld_handle_prio, A_USER, true },
-		{ "assoc_change", ctld_handle_assoc_change, A_ADMIN, false },
-		{ "nodes", handle_nodes, A_USER, false },
-		{ "register", handle_register, A_AGENT, false },
-		{ "finished", handle_finished, A_NODE, false },
-		{ "acct", handle_acct, A_USER, true },
-		{ "hold", handle_hold, A_USER, false },
-		{ "release", handle_hold, A_USER, false },
-		{ "step", handle_step, A_USER, false },
-		{ "step_done", handle_step_done, A_USER, false },
-		{ "attach", handle_attach, A_USER, false },
-		{ "sstat", handle_sstat, A_USER, false },
-		{ "step_end", handle_step_end, A_NODE, false },
-		{ "complete", handle_complete, A_USER, false },
-		{ "requeue", handle_requeue, A_USER, false },
-		{ "update", handle_update, A_USER, false },
-		{ "token", handle_token, A_USER, false },
-		{ "stats", handle_stats, A_USER, false },
-		{ "gpu_failed", handle_gpu_failed, A_NODE, false },
-		{ "health_failed", handle_health_failed, A_NODE, false },
-		{ "node_update", handle_node_update, A_ADMIN, false },
-		{ "part_update", ctld_handle_part_update, A_ADMIN, false },
-		{ "members", handle_members, A_USER, true },
-		{ "member_add", handle_member_change, A_ADMIN, false },
-		{ "member_remove", handle_member_change, A_ADMIN, false },
-		{ "member_lead", handle_member_change, A_ADMIN, false },
-	};
 	const char *type = spur_json_str(msg, "type", "");
 
 	struct ctld *c = cn->c;

@@ -534,8 +534,6 @@ int main(int argc, char **argv)
 		goto out_teardown;
 	}
 	ctld_raft_prepare(c.state_dir, ropts.segment_kb);
-	c.part_over = json_object();
-	c.part_orig = json_object();
 	/* listening from the start: a follower, or a controller replaying its
 	 * log, answers pings and reads and sends the rest to the leader */
 	spur_auth_key_path(c.conf, key_path, sizeof(key_path));

@@ -57,6 +57,9 @@ int ctld_apply_part_update(struct ctld *c, const json_t *op, struct spur_error *
 		u.default_time = dt < 0 ? 0 : dt;
 	if (mn >= -1)
 		u.max_nodes = mn < 0 ? 0 : mn;
+	if ((!c->part_orig && !(c->part_orig = json_object())) ||
+	    (!c->part_over && !(c->part_over = json_object())))
+		return spur_error_set(err, SPUR_ENOMEM, "no memory");
 	if (sched_update_partition(c->sched, name, &u, err))
 		return err->code;
 	/* slurm.conf's values, the first time this partition changes */
