@@ -436,8 +436,8 @@ static int show_resv(const char *prog, const char *which)
 		spur_duration_format_hms(e0 - s0, dur, sizeof(dur));
 		fprintf(out, "ReservationName=%s StartTime=%s EndTime=%s Duration=%s\n",
 			spur_json_str(r, "name", ""), st, en, dur);
-		fprintf(out, "   Nodes=%s Features=(null) PartitionName=(null) Flags=\n",
-			spur_json_str(r, "nodes", ""));
+		fprintf(out, "   Nodes=%s Features=(null) PartitionName=(null) Flags=%s\n",
+			spur_json_str(r, "nodes", ""), spur_json_str(r, "flags", ""));
 		fprintf(out, "   Users=%s Groups=(null) Accounts=%s Licenses=(null) State=%s\n\n",
 			*spur_json_str(r, "users", "") ? spur_json_str(r, "users", "") : "(null)",
 			*spur_json_str(r, "accounts", "") ? spur_json_str(r, "accounts", "") : "(null)",

@@ -7,6 +7,7 @@
 #include "client.h"
 #include "sacctmgr.h"
 
+#include "common/hostlist.h"
 #include "common/timefmt.h"
 
 #include <getopt.h>
@@ -98,12 +99,62 @@ static void head(const struct rep *r, const char *const *h, const int *w, size_t
 	putchar('\n');
 }
 
+/* A node's CPUs (or GPUs) as sreport counts them. */
+static double node_size(const struct rep *r, const json_t *n)
+{
+	const char *g = spur_json_str(n, "gres", ""), *colon = strrchr(g, ':');
+
+	if (!r->gpu)
+		return (double)spur_json_int(n, "cpus", 0);
+	return !strncmp(g, "gpu", 3) && colon ? atof(colon + 1) : 0;
+}
+
+/* The CPU (or GPU) seconds of the period that MAINT reservations held:
+ * sreport's planned down time. */
+static double planned_secs(const struct rep *r)
+{
+	struct spur_error err;
+	json_t *nodes = cli_call(json_pack("{s:s}", "type", "nodes"), &err), *n;
+	json_t *rs = cli_call(json_pack("{s:s,s:I,s:I}", "type", "acct_resvs", "from",
+					(json_int_t)r->start, "to", (json_int_t)r->end),
+			      &err),
+	       *v;
+	double total = 0;
+	size_t i, k;
+
+	json_array_foreach(json_object_get(rs, "reservations"), i, v) {
+		int64_t s = spur_json_int(v, "start", 0), e = spur_json_int(v, "end", 0);
+		const char *names = spur_json_str(v, "nodes", "");
+		struct spur_hostlist *hl = strcmp(names, "ALL") ? spur_hostlist_from_expr(names, NULL)
+								: NULL;
+		double size = 0;
+
+		if (!strstr(spur_json_str(v, "flags", ""), "MAINT"))
+			goto next;
+		s = s < r->start ? r->start : s;
+		e = e > r->end ? r->end : e;
+		json_array_foreach(json_object_get(nodes, "nodes"), k, n) {
+			bool in = !hl;
+
+			for (size_t h = 0; hl && !in && h < spur_hostlist_count(hl); h++)
+				in = !strcmp(spur_hostlist_nth(hl, h), spur_json_str(n, "name", ""));
+			size += in ? node_size(r, n) : 0;
+		}
+		total += e > s ? size * (double)(e - s) : 0;
+next:
+		spur_hostlist_destroy(hl);
+	}
+	json_decref(rs);
+	json_decref(nodes);
+	return total;
+}
+
 static void utilization(const struct rep *r, time_t now)
 {
 	static const char *const h[] = { "Cluster", "Allocated", "Down", "PLND Down", "Idle",
 					 "Planned", "Reported" };
 	static const int w[] = { 9, 8, 8, 8, 8, 8, 8 };
-	double alloc = 0;
+	double alloc = 0, plnd;
 	size_t i;
 	json_t *j;
 	char v[7][32];
@@ -111,11 +162,12 @@ static void utilization(const struct rep *r, time_t now)
 
 	json_array_foreach(r->jobs, i, j)
 		alloc += job_secs(r, j, now);
+	plnd = planned_secs(r);
 	snprintf(v[0], 32, "%s", r->cluster);
 	value(r, alloc, v[1], 32);
 	value(r, 0, v[2], 32);
-	value(r, 0, v[3], 32);
-	value(r, r->capacity - alloc, v[4], 32);
+	value(r, plnd, v[3], 32);
+	value(r, r->capacity - alloc - plnd > 0 ? r->capacity - alloc - plnd : 0, v[4], 32);
 	value(r, 0, v[5], 32);
 	value(r, r->capacity, v[6], 32);
 	for (int k = 0; k < 7; k++)
@@ -289,14 +341,8 @@ static double cluster_size(const struct rep *r)
 	double total = 0;
 	size_t i;
 
-	json_array_foreach(json_object_get(nodes, "nodes"), i, n) {
-		const char *g = spur_json_str(n, "gres", ""), *colon = strrchr(g, ':');
-
-		if (!r->gpu)
-			total += (double)spur_json_int(n, "cpus", 0);
-		else if (!strncmp(g, "gpu", 3) && colon)
-			total += atof(colon + 1);
-	}
+	json_array_foreach(json_object_get(nodes, "nodes"), i, n)
+		total += node_size(r, n);
 	json_decref(nodes);
 	return total;
 }

@@ -25,7 +25,10 @@ static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS steps ("
 	" job_id INTEGER, step TEXT, name TEXT, state TEXT, exit_code INTEGER, start INTEGER,"
 	" end INTEGER, nnodes INTEGER, ntasks INTEGER, nodelist TEXT, max_rss INTEGER,"
-	" cpus INTEGER, srun_host TEXT, srun_pid INTEGER, PRIMARY KEY (job_id, step));";
+	" cpus INTEGER, srun_host TEXT, srun_pid INTEGER, PRIMARY KEY (job_id, step));"
+	"CREATE TABLE IF NOT EXISTS resvs ("
+	" name TEXT, start INTEGER, end INTEGER, nodes TEXT, flags TEXT,"
+	" PRIMARY KEY (name, start));";
 
 int ctld_acct_open(struct ctld *c, struct spur_error *err)
 {
@@ -367,5 +370,47 @@ json_t *ctld_acct_query(struct ctld *c, const char *jobs, const char *user, stru
 	}
 	sqlite3_finalize(st);
 	add_steps(c, rows);
+	return rows;
+}
+
+void ctld_acct_resv(struct ctld *c, const json_t *op, bool del)
+{
+	sqlite3_stmt *st;
+	const char *sql = del ? "UPDATE resvs SET end = min(end, ?3) WHERE name = ?1 AND end > ?3"
+			      : "INSERT OR REPLACE INTO resvs VALUES (?1, ?2, ?3, ?4, ?5)";
+
+	if (!c->acct || sqlite3_prepare_v2(c->acct, sql, -1, &st, NULL) != SQLITE_OK)
+		return;
+	hold(c);
+	sqlite3_bind_text(st, 1, spur_json_str(op, "name", ""), -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, spur_json_int(op, "start", 0));
+	sqlite3_bind_int64(st, 3, del ? spur_json_int(op, "time", 0) : spur_json_int(op, "end", 0));
+	sqlite3_bind_text(st, 4, spur_json_str(op, "nodes", ""), -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 5, spur_json_str(op, "flags", ""), -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		spur_error_log("accounting: reservation: %s", sqlite3_errmsg(c->acct));
+	sqlite3_finalize(st);
+}
+
+json_t *ctld_acct_resvs(struct ctld *c, int64_t from, int64_t to)
+{
+	static const char sql[] = "SELECT name, start, end, nodes, flags FROM resvs"
+				  " WHERE end > ?1 AND start < ?2 ORDER BY start";
+	json_t *rows = json_array();
+	sqlite3_stmt *st;
+
+	if (!c->acct || sqlite3_prepare_v2(c->acct, sql, -1, &st, NULL) != SQLITE_OK)
+		return rows;
+	sqlite3_bind_int64(st, 1, from);
+	sqlite3_bind_int64(st, 2, to);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		json_array_append_new(rows,
+				      json_pack("{s:s,s:I,s:I,s:s,s:s}", "name",
+						(const char *)sqlite3_column_text(st, 0), "start",
+						(json_int_t)sqlite3_column_int64(st, 1), "end",
+						(json_int_t)sqlite3_column_int64(st, 2), "nodes",
+						(const char *)sqlite3_column_text(st, 3), "flags",
+						(const char *)sqlite3_column_text(st, 4)));
+	sqlite3_finalize(st);
 	return rows;
 }

@@ -295,6 +295,11 @@ json_t *ctld_steps_share(const struct ctld_job *cj, uint32_t step, size_t node);
  * numbers go on past it. SPUR_EINVAL for a share outside the allocation. */
 int ctld_steps_restore(struct ctld_job *cj, const struct sched_job_info *info, uint32_t step,
 		       const json_t *share);
+/* A reservation made (or, del, deleted: its end then) into the
+ * accounting's reservations; those overlapping [from, to) (sreport's
+ * planned down time from MAINT ones). */
+void ctld_acct_resv(struct ctld *c, const json_t *op, bool del);
+json_t *ctld_acct_resvs(struct ctld *c, int64_t from, int64_t to);
 /* A step's start or end ("step" operation) into the accounting's steps. */
 void ctld_acct_step(struct ctld *c, const json_t *op);
 json_t *ctld_acct_query(struct ctld *c, const char *jobs, const char *user, struct spur_error *err);

@@ -2439,6 +2439,15 @@ static void handle_acct(struct ctld_conn *cn, json_t *msg)
 	reply_ok(cn, json_pack("{s:o,s:I}", "jobs", rows, "now", (json_int_t)ctld_now()));
 }
 
+/* Reservations that overlapped [from, to) ({from, to}), from the
+ * accounting (sreport's planned down time). */
+static void handle_acct_resvs(struct ctld_conn *cn, json_t *msg)
+{
+	reply_ok(cn, json_pack("{s:o}", "reservations",
+			       ctld_acct_resvs(cn->c, spur_json_int(msg, "from", 0),
+					       spur_json_int(msg, "to", INT64_MAX))));
+}
+
 /* The controllers: the Raft configuration as this leader sees it. */
 static void handle_members(struct ctld_conn *cn, json_t *msg)
 {
@@ -2694,6 +2703,7 @@ static const struct {
 	{ "register", handle_register, A_AGENT, false },
 	{ "finished", handle_finished, A_NODE, false },
 	{ "acct", handle_acct, A_USER, true },
+	{ "acct_resvs", handle_acct_resvs, A_USER, true },
 	{ "hold", handle_hold, A_USER, false },
 	{ "release", handle_hold, A_USER, false },
 	{ "step", handle_step, A_USER, false },

@@ -1471,6 +1471,7 @@ int ctld_run_cycle(struct ctld *c)
 		}
 	}
 	wake = interactive_limits(c, ev.time, wake);
+	wake = ctld_resv_tick(c, ev.time, wake);
 	c->timer.data = c;
 	uv_timer_start(&c->timer, on_timer, (uint64_t)(wake > ev.time ? wake - ev.time : 1) * 1000,
 		       0);

@@ -19,6 +19,10 @@ int ctld_apply_resv(struct ctld *c, json_t *op, bool del, struct spur_error *err
 void ctld_handle_resv_create(struct ctld_conn *cn, json_t *msg);
 void ctld_handle_resv_delete(struct ctld_conn *cn, json_t *msg);
 void ctld_handle_resvs(struct ctld_conn *cn, json_t *msg);
+/* On the leader, each cycle: reservations ended by now go (DAILY and
+ * WEEKLY ones move to their next window), each an op; the earlier of wake
+ * and the next end of one is returned (the cycle's next wake-up). */
+int64_t ctld_resv_tick(struct ctld *c, int64_t now, int64_t wake);
 
 
 #endif

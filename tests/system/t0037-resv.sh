@@ -4,7 +4,10 @@
 # them: an administrator reserves nodes (by name or count) for users; sinfo
 # shows them "resv"; only those users' jobs that name it run there, other
 # jobs keep off; it survives the controller's kill -9 (the Raft log); it is
-# deleted, and what waited for its nodes runs. Flags are refused by name.
+# deleted, and what waited for its nodes runs. Nodes a running job holds
+# past its start are busy unless Flags=IGNORE_JOBS; MAINT is kept and
+# shown; an ended reservation goes, a DAILY one moves a day on; other
+# flags are refused by name.
 # Needs root and useradd (a second, real user).
 . "$(dirname "$0")/lib.sh"
 needs_root runuser useradd
@@ -33,8 +36,8 @@ w=$(sbatch --parsable -w mi2 -o /dev/null --wrap true)
 check "a job that does not name it keeps off its node" \
 	sh -c "sleep 1; [ \"\$(squeue -h -j $w -o %T)\" = PENDING ]"
 check "... while others run elsewhere" sbatch --wait -o /dev/null --wrap true
-check "Flags are refused by name" \
-	sh -c 'scontrol create reservation Users=root Nodes=mi1 Duration=10 Flags=MAINT 2>&1 | grep -q "Flags= of a reservation are not supported"'
+check "Flags Spur does not build are refused by name" \
+	sh -c 'scontrol create reservation Users=root Nodes=mi1 Duration=10 Flags=FLEX 2>&1 | grep -q "Flags=FLEX of a reservation is not supported"'
 check "NodeCnt picks free nodes, later" \
 	sh -c 'scontrol create reservation Users=root NodeCnt=1 StartTime=now+1hour Duration=30 | grep -q "Reservation created: root_"'
 # kill -9 and back: from the log
@@ -48,4 +51,24 @@ check "deleting it" scontrol delete reservation maint
 check "... the job that waited for its node runs" \
 	wait_until 20 sh -c "[ \"\$(sacct -n -X -P -j $w -o State)\" = COMPLETED ]"
 check "... and it is gone" sh -c '! scontrol show reservation maint 2>/dev/null'
+# busy nodes, IGNORE_JOBS, MAINT
+jb=$(sbatch --parsable -w mi1 -t 2 -o /dev/null --wrap 'sleep 60')
+wait_until 10 sh -c "squeue -h -j $jb -o %T | grep -qx RUNNING"
+check "a node a running job holds is busy for a reservation (Slurm's words)" \
+	sh -c 'scontrol create reservation ReservationName=busy Users=root Nodes=mi1 StartTime=now Duration=10 2>&1 | grep -q "Requested nodes are busy"'
+check "... Flags=MAINT,IGNORE_JOBS makes it anyway" \
+	sh -c 'scontrol create reservation ReservationName=mnt Users=root Nodes=mi1 StartTime=now Duration=10 Flags=maint,ignore_jobs | grep -qx "Reservation created: mnt"'
+check "... its flags shown as Slurm spells them" \
+	sh -c 'scontrol show res mnt | grep -q "Flags=MAINT,IGNORE_JOBS$"'
+scancel "$jb"
+scontrol delete reservation mnt
+# an ended reservation goes; a DAILY one moves on a day
+scontrol create reservation ReservationName=brief Users=root Nodes=mi2 StartTime=now EndTime=now+2 Flags=MAINT >/dev/null
+scontrol create reservation ReservationName=daily Users=root Nodes=mi2 StartTime=now EndTime=now+2 Flags=DAILY >/dev/null
+first=$(scontrol show res daily | sed -n 's/.*StartTime=\([^ ]*\).*/\1/p')
+check "a reservation that ended is gone" wait_until 15 sh -c '! scontrol show reservation brief >/dev/null 2>&1'
+check "... a DAILY one is there again, a day later" \
+	wait_until 15 sh -c "scontrol show res daily | grep -q 'StartTime=$(date -d "$first 1 day" +%Y-%m-%dT%H:%M:%S) '"
+check "sreport: the MAINT reservations' time is planned down time (8 CPUs x 2 s at least)" \
+	sh -c "[ \"\$(sreport -t seconds -n -P cluster utilization start=now-1hour end=now+1hour | cut -d'|' -f4)\" -ge 16 ]"
 finish
