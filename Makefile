@@ -17,7 +17,7 @@ DEB_PACKAGES := meson ninja-build pkg-config gcc clang libclang-rt-14-dev libcmo
                 libjansson-dev libuv1-dev libsqlite3-dev libraft-dev libjwt-dev \
                 libmicrohttpd-dev chromium libpmix-dev libpmi2-0-dev openmpi-bin libopenmpi-dev mpich libmpich-dev liblua5.4-dev libbpf-dev tmux \
                 runc crun busybox-static squashfs-tools libarchive-dev libyaml-dev libssl-dev \
-                postgresql libpq-dev libsodium-dev curl libcurl4-openssl-dev python3-cryptography jupyter-notebook \
+                postgresql libpq-dev libsodium-dev curl libcurl4-openssl-dev python3-cryptography python3-yaml jupyter-notebook \
                 openssh-server openssh-client \
                 expect
 

@@ -7,6 +7,8 @@
 
 #include "common/wire.h"
 
+#include <stdbool.h>
+
 /* The command's name for messages ("sbatch"); set by main(). */
 extern const char *cli_prog;
 
@@ -69,6 +71,8 @@ bool cli_refused_opts(const char *prog, int argc, char **argv, const char *const
 /* --json of squeue (/slurm/v0.0.40/jobs), sinfo (.../nodes) and sacct
  * (/slurmdb/v0.0.40/jobs): slurmrestd's document for path, printed. */
 int cli_json_print(const char *prog, const char *path);
+/* The same document, as JSON or (yaml) as block YAML. */
+int cli_doc_print(const char *prog, const char *path, bool yaml);
 
 /* A signal by name (USR1, SIGUSR1) or number; 0 when unknown. */
 int cli_signal_parse(const char *v);

@@ -312,7 +312,7 @@ static const struct option opts[] = {
 	{ "state", required_argument, NULL, 's' },   { "help", no_argument, NULL, 'h' },
 	{ "name", required_argument, NULL, 'm' },    { "accounts", required_argument, NULL, 'A' },
 	{ "partition", required_argument, NULL, 'r' }, { "nodelist", required_argument, NULL, 'N' },
-	{ "delimiter", required_argument, NULL, 'D' }, { "json", no_argument, NULL, 'J' },
+	{ "delimiter", required_argument, NULL, 'D' }, { "json", no_argument, NULL, 'J' }, { "yaml", no_argument, NULL, 'Y' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -322,7 +322,7 @@ int cli_sacct_main(const char *prog, int argc, char **argv)
 	int frc;
 	const char *jobs = NULL, *user = NULL, *fmt = SACCT_DEFAULT;
 	bool all = getuid() == 0, parsable = false, parsable2 = false, header = true,
-	     allocations = false, json_out = false;
+	     allocations = false, json_out = false, yaml_out = false;
 	struct col cols[64];
 	struct spur_error err;
 	json_t *req, *reply, *j;
@@ -337,7 +337,7 @@ int cli_sacct_main(const char *prog, int argc, char **argv)
 		"file", "flags", "gid", "group", "local", "long", "ncpus", "nnodes",
 		"noconvert", "qos", "reason", "timelimit-max",
 		"timelimit-min", "truncate", "uid", "units", "use-local-uid", "wckeys",
-		"whole-hetjob", "yaml", "helpformat", "usage", "verbose", NULL
+		"whole-hetjob", "helpformat", "usage", "verbose", NULL
 	};
 
 	if (cli_refused_opts(prog, argc, argv, unbuilt, "BCDFIKLMRTWbcefgiklqvx"))
@@ -375,7 +375,9 @@ int cli_sacct_main(const char *prog, int argc, char **argv)
 			allocations = true; /* the jobs, not their steps */
 			break;
 		case 'J':
+		case 'Y':
 			json_out = true;
+			yaml_out = opt == 'Y';
 			break;
 		case 'h':
 			printf("Usage: sacct [-j JOBS] [-u USER] [-a] [-o FIELDS] [-P|-p] [-X] [-n]\n");
@@ -390,10 +392,11 @@ int cli_sacct_main(const char *prog, int argc, char **argv)
 		 * caller may see (a selection is not applied: none is taken) */
 		if (jobs || flt.states || flt.names || flt.accounts || flt.partitions ||
 		    flt.nodes || flt.start || flt.end) {
-			cli_error(prog, "--json with a selection is not supported by Spur");
+			cli_error(prog, "--%s with a selection is not supported by Spur",
+				  yaml_out ? "yaml" : "json");
 			return 1;
 		}
-		return cli_json_print(prog, "/slurmdb/" REST_API "/jobs");
+		return cli_doc_print(prog, "/slurmdb/" REST_API "/jobs", yaml_out);
 	}
 	ncols = parse_format(fmt, cols, 64);
 	if (ncols < 0)

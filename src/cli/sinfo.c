@@ -561,7 +561,7 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "Node", no_argument, NULL, 'N' }, { "long", no_argument, NULL, 'l' },
-		{ "noheader", no_argument, NULL, 'h' }, { "json", no_argument, NULL, 'J' },
+		{ "noheader", no_argument, NULL, 'h' }, { "json", no_argument, NULL, 'J' }, { "yaml", no_argument, NULL, 'Y' },
 		{ "format", required_argument, NULL, 'o' },
 		{ "list-reasons", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'H' },
@@ -577,7 +577,7 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 	struct spur_hostlist *names = NULL;
 	bool all = false, responding = false;
 	int iterate = 0;
-	bool node_mode = false, lng = false, header = true, json_out = false, reasons = false;
+	bool node_mode = false, lng = false, header = true, json_out = false, reasons = false, yaml_out = false;
 	const char *fmt = NULL;
 	int rc = 0;
 	struct spur_error err;
@@ -645,14 +645,16 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 			header = false;
 			break;
 		case 'J':
+		case 'Y':
 			json_out = true;
+			yaml_out = opt == 'Y';
 			break;
 		case 'R':
 			reasons = true;
 			break;
 		case 'H':
 			printf("Usage: sinfo [-aehlNRrsv] [-i seconds] [-t states] [-p partition] "
-			       "[-n node] [-o format] [--json]\n");
+			       "[-n node] [-o format] [--json|--yaml]\n");
 			return 0;
 		default:
 			fprintf(stderr, "Try \"sinfo --help\" for more information\n");
@@ -662,10 +664,11 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 	if (json_out) {
 		if (parts || states || names) {
 			spur_hostlist_destroy(names);
-			cli_error(prog, "--json with filters is not supported by Spur");
+			cli_error(prog, "--%s with filters is not supported by Spur",
+				  yaml_out ? "yaml" : "json");
 			return 1;
 		}
-		return cli_json_print(prog, "/slurm/" REST_API "/nodes");
+		return cli_doc_print(prog, "/slurm/" REST_API "/nodes", yaml_out);
 	}
 	{
 		struct sinfo_view v = { parts, states, names, all, responding, reasons, fmt, node_mode,

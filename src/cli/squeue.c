@@ -122,7 +122,7 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 		{ "states", required_argument, NULL, 't' }, { "partition", required_argument, NULL, 'p' },
 		{ "jobs", required_argument, NULL, 'j' },   { "noheader", no_argument, NULL, 'h' },
 		{ "start", no_argument, NULL, 'S' }, /* -S is --sort in Slurm: refused */
-		{ "json", no_argument, NULL, 'J' },
+		{ "json", no_argument, NULL, 'J' },	    { "yaml", no_argument, NULL, 'Y' },
 		{ "all", no_argument, NULL, 'a' },	    { "help", no_argument, NULL, 'H' },
 		{ "name", required_argument, NULL, 'n' },   { "account", required_argument, NULL, 'A' },
 		{ "qos", required_argument, NULL, 'q' },    { "nodelist", required_argument, NULL, 'w' },
@@ -140,7 +140,7 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 	bool lng = false, one_per_task = false, filtered = false;
 	int iterate = 0;
 	const char *fmt = SPUR_SQUEUE_DEFAULT;
-	bool header = true, json_out = false;
+	bool header = true, json_out = false, yaml_out = false;
 	json_t *req;
 	char *pargv[128 + 1];
 	int pargc;
@@ -205,14 +205,16 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 			fmt = "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %R";
 			break; /* --start (long only, as in Slurm) */
 		case 'J':
+		case 'Y':
 			json_out = true;
+			yaml_out = opt == 'Y';
 			break;
 		case 'a':
 			break;
 		case 'H':
 			printf("Usage: squeue [-A account] [-i seconds] [--job jobid] [-n name] [-o format]\n"
 			       "              [-O fields] [-p partitions] [-q qos] [--start] [-t states]\n"
-			       "              [-u user_name] [--usage] [-w nodes] [--json] [-ahlrv]\n");
+			       "              [-u user_name] [--usage] [-w nodes] [--json|--yaml] [-ahlrv]\n");
 			return 0;
 		default:
 			fprintf(stderr, "Try \"squeue --help\" for more information\n");
@@ -228,11 +230,11 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 	if (json_out) {
 		/* slurmrestd's document; a filter is not applied to it, so none is taken */
 		if (filtered) {
-			fprintf(stderr, "%s: error: --json with filters is not supported by Spur\n",
-				prog);
+			fprintf(stderr, "%s: error: --%s with filters is not supported by Spur\n",
+				prog, yaml_out ? "yaml" : "json");
 			return 1;
 		}
-		return cli_json_print(prog, "/slurm/" REST_API "/jobs");
+		return cli_doc_print(prog, "/slurm/" REST_API "/jobs", yaml_out);
 	}
 	req = json_pack("{s:s,s:s,s:b}", "type", "queue", "format", fmt, "raw", 1);
 	if (one_per_task) /* -r: pending array tasks one per line */

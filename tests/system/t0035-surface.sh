@@ -251,6 +251,17 @@ jw=$(sbatch --parsable -o /dev/null --begin=now+2 --wrap 'sleep 5')
 check "scontrol wait_job: returns (0) once the pending job runs" \
 	sh -c "timeout 20 scontrol wait_job $jw && squeue -h -j $jw -o %T | grep -qx RUNNING"
 scancel "$jw"
+yaml_same() { # --yaml: the --json document as YAML (PyYAML reads the same jobs and nodes)
+	python3 - <<'PY'
+import json, subprocess, yaml
+for cmd, key in (("squeue", "jobs"), ("sinfo", "nodes"), ("sacct", "jobs")):
+    j = json.loads(subprocess.check_output([cmd, "--json"]))
+    y = yaml.safe_load(subprocess.check_output([cmd, "--yaml"]))
+    ids = lambda d: sorted(json.dumps(x.get("job_id", x.get("name")), sort_keys=True) for x in d[key])
+    assert ids(j) == ids(y) and set(j) == set(y), cmd
+PY
+}
+check "squeue, sinfo, sacct --yaml: the --json documents as YAML" yaml_same
 ended_said() { ! scontrol wait_job "$jw" 2>wait.err && grep -q "job $jw is CANCELLED: it will not run" wait.err; }
 check "... and 1, saying so, for a job that ended" wait_until 10 ended_said
 finish
