@@ -7,7 +7,8 @@
 # ProxyCommand (a WebSocket through the service) logs in and runs commands
 # there; a key not given is refused by that sshd, another organisation and
 # a viewer by the service, a session without keys has no SSH (409); bad
-# keys are refused (400). Skipped without openssh-server on this host.
+# keys are refused (400); the same over the service on HTTPS (TLS, its
+# certificate checked). Skipped without openssh-server on this host.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pglib.sh"
 [ -x "$CLOUD" ] || { echo "cases: 0 passed, 0 failed (spur-cloud not built: libpq-dev, libsodium-dev)"; finish; exit 0; }
@@ -48,6 +49,20 @@ check "bob (another organisation): refused by the service (404)" \
 	bash -c "! SPUR_CLOUD_TOKEN='$bob' '$BUILD/src/cloud/spur-cloud-ssh' '$URL' </dev/null 2>'$T/bob.err' && grep -q ' 404 ' '$T/bob.err'"
 check "vic (viewer): refused by the service (403)" \
 	bash -c "! SPUR_CLOUD_TOKEN='$vic' '$BUILD/src/cloud/spur-cloud-ssh' '$URL' </dev/null 2>'$T/vic.err' && grep -q ' 403 ' '$T/vic.err'"
+# the service on HTTPS (a second one, same database): ssh over TLS, the
+# service's certificate checked against SPUR_CLOUD_CA and the host's name
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=localhost \
+	-addext subjectAltName=DNS:localhost -keyout "$T/tls.key" -out "$T/tls.crt" 2>/dev/null
+HPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$CLOUD" -d "$PG_CONNINFO" -p "$HPORT" -L "$T/cloud-tls.log" --cert "$T/tls.crt" --key "$T/tls.key" \
+	-f "$T/slurm.conf" 2>>"$T/cloud.err" &
+echo $! >>"$T/agents.pid"
+wait_until 20 curl -sf --cacert "$T/tls.crt" "https://localhost:$HPORT/openapi.json" -o /dev/null
+HPROXY="$BUILD/src/cloud/spur-cloud-ssh https://localhost:$HPORT/v1/orgs/alpha/sessions/$s/ssh"
+tls_login() { SPUR_CLOUD_CA="$T/tls.crt" SPUR_CLOUD_TOKEN=$ann timeout 40 ssh "${SSHO[@]}" -i "$T/ann_key" -o ProxyCommand="$HPROXY" "$(id -un)@session-$s" 'echo over tls in $SLURM_JOB_ID'; }
+check "ssh through the service on HTTPS (TLS, its certificate checked): a command in the job" bash -c "$(declare -f tls_login); SSHO=(${SSHO[*]}); T='$T'; HPROXY='$HPROXY'; ann='$ann'; s=$s; tls_login 2>'$T/tls.err' | grep -qx 'over tls in $job'"
+check "... and a certificate it cannot check is refused (no SPUR_CLOUD_CA)" \
+	bash -c "! SPUR_CLOUD_TOKEN='$ann' '$BUILD/src/cloud/spur-cloud-ssh' 'https://localhost:$HPORT/v1/orgs/alpha/sessions/$s/ssh' </dev/null 2>'$T/tls.bad' && grep -q 'TLS with the service failed' '$T/tls.bad'"
 check "no token: spur-cloud-ssh says so, exit 1" \
 	bash -c "env -u SPUR_CLOUD_TOKEN '$BUILD/src/cloud/spur-cloud-ssh' '$URL' </dev/null 2>&1 | grep -q 'SPUR_CLOUD_TOKEN'"
 out=$(api POST /v1/orgs/alpha/projects/train/sessions '{"template":"shell","time_limit":5}' "$ann")
