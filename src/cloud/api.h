@@ -19,6 +19,7 @@ struct cloud_api {
 	struct cloud_db *db;
 	bool open_signup; /* anyone may sign up (else only the first user, the admin) */
 	const struct cloud_oidc *oidc; /* OpenID Connect sign-in; NULL: off */
+	const char *output_dir; /* the sessions' output (a folder the nodes share); NULL: none kept */
 };
 
 struct cloud_req {

@@ -12,6 +12,8 @@
 #include "cloud/api_int.h"
 #include "cli/client.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <pthread.h>
 #include <pwd.h>
 #include <sodium.h>
@@ -182,7 +184,7 @@ static size_t ssh_prelude(char *out, size_t len, unsigned ssh_port)
  * account (a shell waits: its time limit or a stop ends it); a jupyter
  * session's proxy path (base), port and secret; its SSH server's port. */
 static json_t *job_of(const json_t *b, const char *id, const char *account, const char *base,
-		      unsigned port, const char *secret, unsigned ssh_port)
+		      unsigned port, const char *secret, unsigned ssh_port, const char *output)
 {
 	struct passwd *pw = getpwuid(getuid());
 	const char *cmd = cloud_field(b, "command");
@@ -203,7 +205,7 @@ static json_t *job_of(const json_t *b, const char *id, const char *account, cons
 			strcmp(cloud_field(b, "template"), "batch") ? script : cmd, "name", name,
 			"account", account, "user", pw ? pw->pw_name : "nobody", "uid",
 			(json_int_t)getuid(), "gid", (json_int_t)getgid(), "workdir", "/tmp",
-			"output", "/dev/null", "time_limit",
+			"output", output, "time_limit",
 			(json_int_t)json_integer_value(json_object_get(b, "time_limit")) * 60, "env");
 	if (json_integer_value(json_object_get(b, "gpus")) > 0)
 		json_object_set_new(job, "gpus", json_integer(json_integer_value(json_object_get(b, "gpus"))));
@@ -490,6 +492,7 @@ static void start(struct cloud_api *api, json_t *b, const struct who *w, const c
 {
 	json_t *rows = NULL, *r = NULL;
 	char why[256], said[256], gpus[16], tl[16], id[24], secret[65] = "", base[200] = "";
+	char output[3100] = "/dev/null";
 	const char *bad, *p[11];
 	unsigned port = 0, ssh_port = 0;
 	char idle[16];
@@ -520,6 +523,8 @@ static void start(struct cloud_api *api, json_t *b, const struct who *w, const c
 	snprintf(id, sizeof(id), "%s", cloud_field(json_array_get(rows, 0), "id"));
 	if (json_object_get(b, "ssh_keys"))
 		ssh_port = ssh_prepare(api, id, said, sizeof(said));
+	if (api->output_dir) /* the job's output, kept for GET .../output */
+		snprintf(output, sizeof(output), "%s/session-%s.out", api->output_dir, id);
 	if ((!strcmp(p[8], "jupyter") &&
 	     jupyter_prepare(api, org, id, &port, secret, base, sizeof(base), said, sizeof(said))) ||
 	    (json_object_get(b, "ssh_keys") && !ssh_port))
@@ -527,7 +532,7 @@ static void start(struct cloud_api *api, json_t *b, const struct who *w, const c
 	else
 		r = cloud_ctld(json_pack("{s:s,s:o}", "type", "submit", "job",
 					 job_of(b, id, cloud_field(json_array_get(rows, 0), "account"),
-						base, port, secret, ssh_port)),
+						base, port, secret, ssh_port, output)),
 			       said, sizeof(said));
 	sodium_memzero(secret, sizeof(secret));
 	p[0] = id;
@@ -647,6 +652,52 @@ static void terminal(struct cloud_api *api, const struct cloud_req *rq, const st
 	}
 	if ((rs->terminal_job = enter(api, w, oid, role, id, 0, NULL, rs)))
 		rs->status = 101;
+}
+
+/* GET .../sessions/ID/output[?offset=N]: what the session's job wrote
+ * (stdout and stderr), from byte N, or its last MiB; 1 MiB at most. Its
+ * owner, or the organisation's owners and admins. */
+static void output(struct cloud_api *api, const struct cloud_req *rq, const struct who *w,
+		   const char *oid, const char *role, const char *id, struct cloud_resp *rs)
+{
+	enum { MAX = 1024 * 1024 };
+	const char *off = cloud_arg(rq, "offset");
+	json_t *rows = NULL;
+	char path[3100];
+	struct stat st;
+	long long from;
+	ssize_t n;
+	int fd = -1;
+
+	if (!acted_on(api, w, oid, role, id, &rows, rs))
+		goto out;
+	if (off && (!*off || strspn(off, "0123456789") != strlen(off) || strlen(off) > 15)) {
+		cloud_error(rs, 400, "offset: a byte offset, 0 or more");
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/session-%s.out", api->output_dir ? api->output_dir : "", id);
+	if (!api->output_dir || (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0 ||
+	    fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		cloud_error(rs, 404, api->output_dir ? "no output (yet) for this session"
+						     : "no output is kept (the service runs without "
+						       "--output-dir)");
+		goto out;
+	}
+	from = off ? atoll(off) : st.st_size > MAX ? (long long)st.st_size - MAX : 0;
+	if (!(rs->body = malloc(MAX + 1)) ||
+	    (n = pread(fd, rs->body, MAX, from > st.st_size ? st.st_size : from)) < 0) {
+		free(rs->body);
+		rs->body = NULL;
+		cloud_error(rs, 500, "the session's output cannot be read");
+		goto out;
+	}
+	rs->status = 200, rs->len = (size_t)n, rs->type = strdup("text/plain; charset=utf-8");
+	if (!n) /* an empty body: "" rather than no body */
+		rs->body[0] = '\0';
+out:
+	if (fd >= 0)
+		close(fd);
+	json_decref(rows);
 }
 
 /* GET .../sessions/ID/ssh, a WebSocket upgrade: 101, then a tunnel to the
@@ -787,19 +838,22 @@ void cloud_sessions(struct cloud_api *api, const struct cloud_req *rq, const str
 		sub = rest + 1 + l;
 	}
 	if ((*rest && !*id) ||
-	    (*sub && strcmp(sub, "/terminal") && strcmp(sub, "/ssh") && strncmp(sub, "/proxy/", 7))) {
+	    (*sub && strcmp(sub, "/terminal") && strcmp(sub, "/ssh") && strcmp(sub, "/output") &&
+	     strncmp(sub, "/proxy/", 7))) {
 		cloud_error(rs, 404, "no such session");
 		return;
 	}
 	if (cloud_org_role(api, w, org, oid, role, rs))
 		return;
-	if ((!get || *sub) && (!w->write || !strcmp(role, "viewer"))) {
+	if ((!get || (*sub && strcmp(sub, "/output"))) && (!w->write || !strcmp(role, "viewer"))) {
 		cloud_error(rs, 403, w->write ? "a viewer cannot start, change, stop or enter sessions"
 					      : "this key is read-only");
 		return;
 	}
 	if (!strncmp(sub, "/proxy/", 7))
 		proxy(api, rq, w, org, oid, role, id, sub, rs);
+	else if (!strcmp(sub, "/output") && get)
+		output(api, rq, w, oid, role, id, rs);
 	else if (!strcmp(sub, "/ssh") && get)
 		ssh(api, rq, w, oid, role, id, rs);
 	else if (*sub && get)

@@ -6,6 +6,7 @@
  * --meter-interval seconds (60; 0: never).
  *   spur-cloud -d CONNINFO [-f slurm.conf] [-l ADDR] [-p PORT] [--open-signup]
  *              [--cert FILE --key FILE] [--meter-interval S] [-L LOG]
+ *              [--output-dir DIR (absolute: the sessions' output, a folder the nodes share)]
  *              [--oidc-issuer URL --oidc-client-id ID --oidc-client-secret-file F
  *               --oidc-redirect-uri URL]
  * The cluster's controller is found from slurm.conf as the CLI finds it;
@@ -326,7 +327,7 @@ static int usage(void)
 	fprintf(stderr, "Usage: spur-cloud -d CONNINFO [-f slurm.conf] [-l ADDR] [-p PORT] [--open-signup] "
 			"[--cert FILE --key FILE] [--meter-interval SECONDS] [--oidc-issuer URL "
 			"--oidc-client-id ID --oidc-client-secret-file FILE --oidc-redirect-uri URL] "
-			"[-L LOG] [-v]\n");
+			"[--output-dir DIR] [-L LOG] [-v]\n");
 	return 2;
 }
 
@@ -340,6 +341,7 @@ int main(int argc, char **argv)
 					      { "oidc-client-id", required_argument, NULL, 'C' },
 					      { "oidc-client-secret-file", required_argument, NULL, 'S' },
 					      { "oidc-redirect-uri", required_argument, NULL, 'R' },
+					      { "output-dir", required_argument, NULL, 'O' },
 					      { NULL, 0, NULL, 0 } };
 	const char *conninfo = NULL, *addr = "127.0.0.1", *logf = NULL, *certf = NULL, *keyf = NULL;
 	const char *secretf = NULL;
@@ -371,6 +373,11 @@ int main(int argc, char **argv)
 		case 'C': oidc.client_id = optarg; break;
 		case 'S': secretf = optarg; break;
 		case 'R': oidc.redirect_uri = optarg; break;
+		case 'O':
+			if (*optarg != '/' || strlen(optarg) > 3000)
+				return usage(); /* the nodes' path: absolute */
+			api.output_dir = optarg;
+			break;
 		case 'm':
 			meter_s = strtol(optarg, &end, 10);
 			if (*end || meter_s < 0 || meter_s > 86400)

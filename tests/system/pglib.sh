@@ -58,7 +58,8 @@ three_users() {
 # one_node_cloud [CHECK-BEFORE-CLOUD-COMMAND]: the sessions' tests' set-up: a
 # controller and one agent (mi1, 4 simulated h100s, at NodeAddr 127.0.0.1
 # for the port proxy; KillWait 1), PostgreSQL, then spur-cloud with open
-# sign-up; the optional command runs between PostgreSQL and spur-cloud
+# sign-up (and $CLOUD_ARGS); the optional command runs between PostgreSQL
+# and spur-cloud
 one_node_cloud() {
 	write_conf 1 gpu:h100:4
 	sed -i 's/^NodeName=mi\[1-1\]/NodeName=mi1 NodeAddr=127.0.0.1/' "$T/slurm.conf"
@@ -68,5 +69,5 @@ one_node_cloud() {
 	check "the node registers" wait_until 20 nodes_idle 1
 	check "PostgreSQL starts in the test's folder" pg_start
 	[ $# -eq 0 ] || "$@"
-	check "spur-cloud starts" start_cloud -f "$T/slurm.conf" --open-signup
+	check "spur-cloud starts" start_cloud -f "$T/slurm.conf" --open-signup ${CLOUD_ARGS:-}
 }

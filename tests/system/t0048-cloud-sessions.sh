@@ -15,7 +15,8 @@ trap 'pg_stop; cleanup' EXIT
 # an empty version table (version 0): each migration applied in turn
 empty_version() { psql_q "CREATE TABLE schema_version (version int NOT NULL); INSERT INTO schema_version VALUES (0)" >/dev/null; }
 # (the port proxy reaches the session's node at its NodeAddr)
-one_node_cloud empty_version
+mkdir -p "$T/out"
+CLOUD_ARGS="--output-dir $T/out" one_node_cloud empty_version
 check "the schema is at version 9" test "$(psql_q 'SELECT version FROM schema_version')" = 9
 
 three_users
@@ -75,6 +76,13 @@ check "the terminal without a WebSocket upgrade: 400" \
 out=$(api POST /v1/orgs/alpha/projects/train/sessions '{"command":"echo hi","time_limit":1}' "$ann")
 s3=$(echo "$out" | jget '["id"]')
 check "a CPU-only session that ends by itself: completed" wait_until 15 bash -c "curl -s http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions/$s3 -H 'Authorization: Bearer $ann' | grep -q '\"outcome\":\"completed\"'"
+O3="http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions/$s3/output"
+check "its output is kept: GET .../output (text)" \
+	bash -c "[ \"\$(curl -s '$O3' -H 'Authorization: Bearer $ann')\" = hi ]"
+check "... from a byte offset" bash -c "[ \"\$(curl -s '$O3?offset=1' -H 'Authorization: Bearer $ann')\" = i ]"
+check "... not for another organisation (404) nor a viewer (403)" \
+	bash -c "[ \$(curl -s -o /dev/null -w '%{http_code}' '$O3' -H 'Authorization: Bearer $bob') = 404 ] && [ \$(curl -s -o /dev/null -w '%{http_code}' '$O3' -H 'Authorization: Bearer $vic') = 403 ]"
+check "... a bad offset: 400" test "$(curl -s -o /dev/null -w '%{http_code}' "$O3?offset=x" -H "Authorization: Bearer $ann")" = 400
 out=$(api POST /v1/orgs/alpha/projects/train/sessions '{"template":"notebook","time_limit":1}' "$ann")
 check "an unknown template is refused, naming those there are (400)" grep -q 'template: command, shell, image or jupyter' <<<"$out"
 out=$(api POST /v1/orgs/alpha/projects/train/sessions '{"template":"shell","time_limit":1,"ssh_keys":["ssh-ed25519 AAAA x"]}' "$ann")
