@@ -568,7 +568,7 @@ static const json_t *acted_on(struct cloud_api *api, const struct who *w, const 
 	const json_t *row;
 	char why[256];
 	int rc = cloud_db_query(api->db,
-				"SELECT job_id, state, user_id = $3::bigint AS mine, secret, port FROM sessions "
+				"SELECT job_id, state, user_id = $3::bigint AS mine, secret, port, ssh_port FROM sessions "
 				"WHERE org_id = $1::bigint AND id = $2::bigint",
 				3, p, rows, why, sizeof(why));
 
@@ -613,19 +613,26 @@ static void stop(struct cloud_api *api, const struct who *w, const char *oid, co
 	json_decref(rows);
 }
 
-/* The job of running session id, for its owner or the organisation's
- * owners and admins: its id (and into secret, 65 bytes, the notebook
- * server's secret of a jupyter session when port is its port, else ""),
- * or 0 with rs set (404, 403, 409). */
-static long long enter(struct cloud_api *api, const struct who *w, const char *oid,
-		       const char *role, const char *id, unsigned port, char *secret,
-		       struct cloud_resp *rs)
+/* A running session as the ways into it need it: its job, its SSH
+ * server's port (0: none), and, when the port asked for is its notebook
+ * server's, that server's secret ("" otherwise). */
+struct entered {
+	long long job;
+	unsigned ssh_port;
+	char secret[65];
+};
+
+/* Running session id, for its owner or the organisation's owners and
+ * admins, into e (port: the one the caller goes to, 0 none): true, or
+ * false with rs set (404, 403, 409). */
+static bool enter(struct cloud_api *api, const struct who *w, const char *oid, const char *role,
+		  const char *id, unsigned port, struct entered *e, struct cloud_resp *rs)
 {
 	json_t *rows = NULL;
 	const json_t *row;
 	char msg[128];
-	long long job = 0;
 
+	*e = (struct entered){ 0 };
 	refresh(api, oid);
 	if (!(row = acted_on(api, w, oid, role, id, &rows, rs))) {
 		/* said */
@@ -633,12 +640,13 @@ static long long enter(struct cloud_api *api, const struct who *w, const char *o
 		snprintf(msg, sizeof(msg), "the session is %s, not running", cloud_field(row, "state"));
 		cloud_error(rs, 409, msg);
 	} else {
-		job = atoll(cloud_field(row, "job_id"));
-		if (secret && port && strtoul(cloud_field(row, "port"), NULL, 10) == port)
-			snprintf(secret, 65, "%s", cloud_field(row, "secret"));
+		e->job = atoll(cloud_field(row, "job_id"));
+		e->ssh_port = (unsigned)strtoul(cloud_field(row, "ssh_port"), NULL, 10);
+		if (port && strtoul(cloud_field(row, "port"), NULL, 10) == port)
+			snprintf(e->secret, sizeof(e->secret), "%s", cloud_field(row, "secret"));
 	}
 	json_decref(rows);
-	return job;
+	return e->job != 0;
 }
 
 /* GET .../sessions/ID/terminal, a WebSocket upgrade: 101, then
@@ -650,8 +658,12 @@ static void terminal(struct cloud_api *api, const struct cloud_req *rq, const st
 		cloud_error(rs, 400, "the terminal is a WebSocket: GET with Upgrade: websocket");
 		return;
 	}
-	if ((rs->terminal_job = enter(api, w, oid, role, id, 0, NULL, rs)))
+	struct entered e;
+
+	if (enter(api, w, oid, role, id, 0, &e, rs)) {
+		rs->terminal_job = e.job;
 		rs->status = 101;
+	}
 }
 
 /* GET .../sessions/ID/output[?offset=N]: what the session's job wrote
@@ -707,29 +719,19 @@ out:
 static void ssh(struct cloud_api *api, const struct cloud_req *rq, const struct who *w,
 		const char *oid, const char *role, const char *id, struct cloud_resp *rs)
 {
-	const char *p[1] = { id };
-	json_t *rows = NULL;
-	long long job;
-	char why[256];
-	int rc;
+	struct entered e;
 
 	if (!rq->ws_key) {
 		cloud_error(rs, 400, "SSH goes through a WebSocket: GET with Upgrade: websocket "
 				     "(spur-cloud-ssh as ssh's ProxyCommand)");
 		return;
 	}
-	if (!(job = enter(api, w, oid, role, id, 0, NULL, rs)))
+	if (!enter(api, w, oid, role, id, 0, &e, rs))
 		return;
-	rc = cloud_db_query(api->db, "SELECT ssh_port FROM sessions WHERE id = $1::bigint", 1, p,
-			    &rows, why, sizeof(why));
-	if (rc)
-		cloud_db_error(rs, rc, why);
-	else if (!*cloud_field(json_array_get(rows, 0), "ssh_port"))
+	if (!e.ssh_port)
 		cloud_error(rs, 409, "the session was started without ssh_keys: no SSH server");
 	else
-		cloud_ssh_connect(job, (unsigned)atoi(cloud_field(json_array_get(rows, 0), "ssh_port")),
-				  rs);
-	json_decref(rows);
+		cloud_ssh_connect(e.job, e.ssh_port, rs);
 }
 
 /* .../sessions/ID/proxy/PORT[/PATH]: the session's HTTP port. A token
@@ -741,22 +743,21 @@ static void proxy(struct cloud_api *api, const struct cloud_req *rq, const struc
 {
 	unsigned port = 0;
 	int used = 0;
-	long long job;
 	const char *tok = cloud_arg(rq, "access_token");
-	char secret[65] = "";
+	struct entered e;
 
 	if (sscanf(sub, "/proxy/%5u%n", &port, &used) != 1 || port < 1 || port > 65535 ||
 	    (sub[used] && sub[used] != '/')) {
 		cloud_error(rs, 404, "the proxy's path: .../proxy/PORT/PATH (PORT 1 to 65535)");
 		return;
 	}
-	if (!(job = enter(api, w, oid, role, id, port, secret, rs)))
+	if (!enter(api, w, oid, role, id, port, &e, rs))
 		return;
 	/* a notebook server serves under the proxy's path (its base_url): the
 	 * whole path goes on; another server gets the path below PORT/ */
-	cloud_proxy(rq, job, port, *secret ? rq->path + 1 : sub[used] ? sub + used + 1 : "", secret,
-		    rs);
-	sodium_memzero(secret, sizeof(secret));
+	cloud_proxy(rq, e.job, port, *e.secret ? rq->path + 1 : sub[used] ? sub + used + 1 : "",
+		    e.secret, rs);
+	sodium_memzero(e.secret, sizeof(e.secret));
 	if (tok && strlen(tok) < 128 && strspn(tok, "spc_0123456789abcdef") == strlen(tok) &&
 	    (rs->set_cookie = malloc(512)))
 		snprintf(rs->set_cookie, 512,

@@ -67,8 +67,7 @@ struct term {
 	size_t nin;
 };
 
-/* All of buf to the client (its socket may be non-blocking). */
-static int send_all(int fd, const void *buf, size_t n)
+int cloud_send_all(int fd, const void *buf, size_t n)
 {
 	const char *p = buf;
 
@@ -94,7 +93,7 @@ static int send_frame(int fd, int op, const void *p, size_t n)
 	unsigned char h[10];
 	size_t hl = ws_header(h, op, n);
 
-	return send_all(fd, h, hl) || send_all(fd, p, n) ? -1 : 0;
+	return cloud_send_all(fd, h, hl) || cloud_send_all(fd, p, n) ? -1 : 0;
 }
 
 /* A text frame is a control message: {"rows":R,"cols":C} resizes (a
@@ -194,26 +193,24 @@ static void reap(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
-static void *run(void *arg)
+/* fd (the shell's PTY, or an SSH server's connection) bridged to the
+ * client until either ends, the job counted as used meanwhile. */
+static void bridged(struct term *t, int fd, const char *what)
 {
-	struct term *t = arg;
+	spur_info("%s: job %lld opened", what, t->job);
+	cloud_term_mark(t->job, true);
+	bridge(t, fd);
+	cloud_term_mark(t->job, false);
+	spur_info("%s: job %lld closed", what, t->job);
+}
+
+/* The shell: srun --pty inside the job, through a PTY. */
+static void shell(struct term *t)
+{
 	struct winsize ws = { .ws_row = 24, .ws_col = 80 };
 	char jobopt[40];
 	int master;
 	pid_t pid;
-
-	if (t->tunnel >= 0) {
-		spur_info("ssh: job %lld: tunnel opened", t->job);
-		cloud_term_mark(t->job, true);
-		bridge(t, t->tunnel);
-		cloud_term_mark(t->job, false);
-		close(t->tunnel);
-		spur_info("ssh: job %lld: tunnel closed", t->job);
-		send_frame(t->sock, WS_CLOSE, "\x03\xe8", 2);
-		MHD_upgrade_action(t->urh, MHD_UPGRADE_ACTION_CLOSE);
-		free(t);
-		return NULL;
-	}
 
 	snprintf(jobopt, sizeof(jobopt), "--jobid=%lld", t->job);
 	pid = forkpty(&master, NULL, NULL, &ws);
@@ -229,14 +226,22 @@ static void *run(void *arg)
 		static const char msg[] = "spur-cloud: no PTY for the terminal\r\n";
 
 		send_frame(t->sock, WS_BINARY, msg, sizeof(msg) - 1);
+		return;
+	}
+	bridged(t, master, "terminal");
+	close(master);
+	reap(pid);
+}
+
+static void *run(void *arg)
+{
+	struct term *t = arg;
+
+	if (t->tunnel >= 0) {
+		bridged(t, t->tunnel, "ssh tunnel");
+		close(t->tunnel);
 	} else {
-		spur_info("terminal: job %lld opened", t->job);
-		cloud_term_mark(t->job, true);
-		bridge(t, master);
-		cloud_term_mark(t->job, false);
-		close(master);
-		reap(pid);
-		spur_info("terminal: job %lld closed", t->job);
+		shell(t);
 	}
 	send_frame(t->sock, WS_CLOSE, "\x03\xe8", 2); /* 1000: normal closure */
 	MHD_upgrade_action(t->urh, MHD_UPGRADE_ACTION_CLOSE);

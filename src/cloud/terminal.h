@@ -21,6 +21,10 @@ void cloud_term_tunnel(long long job, int fd, const char *extra, size_t nextra,
 void cloud_term_start(long long job, const char *extra, size_t nextra, MHD_socket sock,
 		      struct MHD_UpgradeResponseHandle *urh);
 
+/* All of buf sent on socket fd (non-blocking or not; 10 s at most
+ * waiting for room): 0, or -1. */
+int cloud_send_all(int fd, const void *buf, size_t n);
+
 /* job's terminal (or a WebSocket through its port proxy) opened or
  * closed: it counts as used while one is open. */
 void cloud_term_mark(long long job, bool open);

@@ -63,24 +63,6 @@ static int dial(const char *addr, unsigned port, char *why, size_t wlen)
 	return fd;
 }
 
-/* All of buf sent on the non-blocking fd within WAIT_MS: 0, or -1. */
-static int send_all(int fd, const char *buf, size_t n)
-{
-	while (n) {
-		struct pollfd p = { .fd = fd, .events = POLLOUT };
-		ssize_t w = send(fd, buf, n, MSG_NOSIGNAL);
-
-		if (w > 0) {
-			buf += w, n -= (size_t)w;
-		} else if (w < 0 && errno != EAGAIN && errno != EINTR) {
-			return -1;
-		} else if (poll(&p, 1, WAIT_MS) != 1) {
-			return -1;
-		}
-	}
-	return 0;
-}
-
 /* The answer's head (to its blank line) into head (NUL-ended; HEAD_MAX
  * bytes), what came after it into *rest (malloc'd): its length, or -1. */
 static ssize_t read_head(int fd, char *head, char **rest, size_t *nrest)
@@ -144,7 +126,7 @@ void cloud_wsp_connect(const struct cloud_req *rq, const char *addr, unsigned po
 		     *secret ? "\r\n" : "", rq->ws_protocol ? "Sec-WebSocket-Protocol: " : "",
 		     rq->ws_protocol ? rq->ws_protocol : "", rq->ws_protocol ? "\r\n" : "") < 0)
 		req = NULL;
-	if (!req || !(head = malloc(HEAD_MAX)) || send_all(fd, req, strlen(req)) ||
+	if (!req || !(head = malloc(HEAD_MAX)) || cloud_send_all(fd, req, strlen(req)) ||
 	    read_head(fd, head, &rest, &nrest) < 0 || (code = ws_answer(head, proto, sizeof(proto))) < 0) {
 		fail(rs, 502, "no answer to the WebSocket upgrade", "");
 	} else if (code != 101) {
@@ -186,15 +168,15 @@ static bool pass(int from, int to)
 
 	if (r < 0 && (errno == EAGAIN || errno == EINTR))
 		return true;
-	return r > 0 && !send_all(to, buf, (size_t)r);
+	return r > 0 && !cloud_send_all(to, buf, (size_t)r);
 }
 
 static void *run(void *arg)
 {
 	struct wsp *w = arg;
 	struct pollfd p[2] = { { .fd = w->sock, .events = POLLIN }, { .fd = w->up, .events = POLLIN } };
-	bool open = !send_all(w->up, w->first_up, w->n_up) &&
-		    !send_all(w->sock, w->first_down, w->n_down);
+	bool open = !cloud_send_all(w->up, w->first_up, w->n_up) &&
+		    !cloud_send_all(w->sock, w->first_down, w->n_down);
 
 	cloud_term_mark(w->job, true);
 	while (open && poll(p, 2, -1) > 0) {
