@@ -68,10 +68,9 @@ json_t *cli_export_env(const char *export);
 bool cli_refused_opts(const char *prog, int argc, char **argv, const char *const *longs,
 		      const char *shorts);
 
-/* --json of squeue (/slurm/v0.0.40/jobs), sinfo (.../nodes) and sacct
- * (/slurmdb/v0.0.40/jobs): slurmrestd's document for path, printed. */
-int cli_json_print(const char *prog, const char *path);
-/* The same document, as JSON or (yaml) as block YAML. */
+/* --json and --yaml of squeue (/slurm/v0.0.40/jobs), sinfo (.../nodes)
+ * and sacct (/slurmdb/v0.0.40/jobs): slurmrestd's document for path,
+ * printed as JSON or (yaml) as block YAML. */
 int cli_doc_print(const char *prog, const char *path, bool yaml);
 
 /* A signal by name (USR1, SIGUSR1) or number; 0 when unknown. */

@@ -47,17 +47,15 @@ static void yaml_emit(const json_t *v, int indent, bool inline_first)
 			char *k = ks ? json_dumps(ks, JSON_ENCODE_ANY) : NULL;
 
 			json_decref(ks);
-
 			printf("%*s%s:", first && inline_first ? 0 : indent, "", k ? k : "\"\"");
 			free(k);
 			first = false;
 			if (is_container(c)) {
 				putchar('\n');
 				yaml_emit(c, indent + 2, false);
-			} else {
+			} else { /* a scalar, or {} or [] as JSON writes them */
 				putchar(' ');
-				json_is_object(c) ? printf("{}\n") : json_is_array(c) ? printf("[]\n")
-										 : yaml_scalar(c);
+				yaml_scalar(c);
 			}
 		}
 		return;
@@ -68,14 +66,8 @@ static void yaml_emit(const json_t *v, int indent, bool inline_first)
 		if (is_container(c))
 			yaml_emit(c, indent + 2, true);
 		else
-			json_is_object(c) ? printf("{}\n") : json_is_array(c) ? printf("[]\n")
-									 : yaml_scalar(c);
+			yaml_scalar(c);
 	}
-}
-
-int cli_json_print(const char *prog, const char *path)
-{
-	return cli_doc_print(prog, path, false);
 }
 
 int cli_doc_print(const char *prog, const char *path, bool yaml)

@@ -25,6 +25,7 @@ struct rep {
 	double capacity; /* CPU (or GPU) seconds the cluster had in the period */
 	const char *cluster;
 	json_t *jobs;
+	json_t *nodes; /* the controller's "nodes" answer */
 };
 
 /* A job's CPU (or GPU) seconds inside the period. */
@@ -114,11 +115,10 @@ static double node_size(const struct rep *r, const json_t *n)
 static double planned_secs(const struct rep *r)
 {
 	struct spur_error err;
-	json_t *nodes = cli_call(json_pack("{s:s}", "type", "nodes"), &err), *n;
 	json_t *rs = cli_call(json_pack("{s:s,s:I,s:I}", "type", "acct_resvs", "from",
 					(json_int_t)r->start, "to", (json_int_t)r->end),
 			      &err),
-	       *v;
+	       *v, *n;
 	double total = 0;
 	size_t i, k;
 
@@ -133,7 +133,7 @@ static double planned_secs(const struct rep *r)
 			goto next;
 		s = s < r->start ? r->start : s;
 		e = e > r->end ? r->end : e;
-		json_array_foreach(json_object_get(nodes, "nodes"), k, n) {
+		json_array_foreach(json_object_get(r->nodes, "nodes"), k, n) {
 			bool in = !hl;
 
 			for (size_t h = 0; hl && !in && h < spur_hostlist_count(hl); h++)
@@ -145,7 +145,6 @@ next:
 		spur_hostlist_destroy(hl);
 	}
 	json_decref(rs);
-	json_decref(nodes);
 	return total;
 }
 
@@ -336,14 +335,12 @@ static void sizes_by_account(const struct rep *r, time_t now)
 /* The cluster's CPUs (or GPUs) from its nodes. */
 static double cluster_size(const struct rep *r)
 {
-	struct spur_error err;
-	json_t *nodes = cli_call(json_pack("{s:s}", "type", "nodes"), &err), *n;
+	const json_t *n;
 	double total = 0;
 	size_t i;
 
-	json_array_foreach(json_object_get(nodes, "nodes"), i, n)
+	json_array_foreach(json_object_get(r->nodes, "nodes"), i, n)
 		total += node_size(r, n);
-	json_decref(nodes);
 	return total;
 }
 
@@ -489,9 +486,11 @@ int cli_sreport_main(const char *prog, int argc, char **argv)
 		r.cluster = ping ? strdup(spur_json_str(ping, "cluster", "cluster")) : strdup("cluster");
 		json_decref(ping);
 	}
+	r.nodes = cli_call(json_pack("{s:s}", "type", "nodes"), &err);
 	r.capacity = cluster_size(&r) * (double)(r.end - r.start);
 	rc = run_report(&r, gargv[optind], gargv[optind + 1], now, top);
 	free((char *)r.cluster);
 	json_decref(r.jobs);
+	json_decref(r.nodes);
 	return rc;
 }
