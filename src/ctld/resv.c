@@ -97,14 +97,13 @@ static bool any_busy(const struct ctld *c, const char *nodes, const uint8_t *bus
 		     size_t len)
 {
 	struct spur_hostlist *hl = strcmp(nodes, "ALL") ? spur_hostlist_from_expr(nodes, NULL) : NULL;
+	size_t n = hl ? spur_hostlist_count(hl) : c->conf->nnodes;
 	bool found = false;
 
-	for (size_t i = 0; !found && i < c->conf->nnodes; i++) {
-		bool in = !hl;
+	for (size_t k = 0; !found && k < n; k++) {
+		long i = hl ? spur_conf_node_index(c->conf, spur_hostlist_nth(hl, k)) : (long)k;
 
-		for (size_t k = 0; hl && !in && k < spur_hostlist_count(hl); k++)
-			in = !strcmp(spur_hostlist_nth(hl, k), c->conf->nodes[i].name);
-		if (in && busy[i]) {
+		if (i >= 0 && busy[i]) {
 			snprintf(which, len, "%s", c->conf->nodes[i].name);
 			found = true;
 		}
