@@ -25,6 +25,12 @@ for c in sbatch salloc srun squeue sinfo scontrol scancel sacct sattach; do
 	while read -r o; do
 		e=$(SLURM_CONF=/nonexistent SPUR_CONF=/nonexistent timeout 10 \
 			"$build/src/cli/$c" "$o" </dev/null 2>&1 >/dev/null)
+		# an option that takes a value: tried again with one (getopt's
+		# complaint is not the command's answer)
+		if printf '%s' "$e" | grep -q "requires an argument"; then
+			e=$(SLURM_CONF=/nonexistent SPUR_CONF=/nonexistent timeout 10 \
+				"$build/src/cli/$c" "$o=1" </dev/null 2>&1 >/dev/null)
+		fi
 		if printf '%s' "$e" | grep -q "unrecognized option\|invalid option"; then
 			s=unknown
 		elif printf '%s' "$e" | grep -q "not supported"; then

@@ -27,7 +27,7 @@ enum {
 	OPT_PARSABLE, OPT_WAIT, OPT_HOLD, OPT_BEGIN, OPT_WRAP, OPT_EXCLUSIVE, OPT_QOS, OPT_NICE,
 	OPT_REQUEUE, OPT_NO_REQUEUE, OPT_RESERVATION, OPT_EXPORT, OPT_GPUS, OPT_NTASKS_PER_NODE,
 	OPT_PTY, OPT_MEM, OPT_COMMENT, OPT_WCKEY, OPT_SIGNAL, OPT_OPEN_MODE, OPT_USAGE,
-	OPT_KILL_DEP, OPT_MPI, OPT_KILL_BAD, OPT_CPU_BIND, OPT_EXACT, OPT_OVERLAP, OPT_UNBUF, /* srun's */
+	OPT_KILL_DEP, OPT_CPUS_PER_GPU, OPT_MINCPUS, OPT_NTASKS_PER_GPU, OPT_MPI, OPT_KILL_BAD, OPT_CPU_BIND, OPT_EXACT, OPT_OVERLAP, OPT_UNBUF, /* srun's */
 	OPT_REFUSED = 2000, /* + index in refused[] */
 };
 
@@ -57,7 +57,6 @@ static const struct {
 	{ "core-spec", required_argument, 'S', P_ALL },
 	{ "cores-per-socket", required_argument, 0, P_ALL },
 	{ "cpu-freq", required_argument, 0, P_ALL },
-	{ "cpus-per-gpu", required_argument, 0, P_ALL },
 	{ "deadline", required_argument, 0, P_ALL },
 	{ "delay-boot", required_argument, 0, P_ALL },
 	{ "distribution", required_argument, 'm', P_ALL },
@@ -76,12 +75,10 @@ static const struct {
 	{ "mail-user", required_argument, 0, P_ALL },
 	{ "mcs-label", required_argument, 0, P_ALL },
 	{ "mem-bind", required_argument, 0, P_ALL },
-	{ "mincpus", required_argument, 0, P_ALL },
 	{ "network", required_argument, 0, P_ALL },
 	{ "no-kill", optional_argument, 'k', P_ALL },
 	{ "nodefile", required_argument, 'F', P_ALL },
 	{ "ntasks-per-core", required_argument, 0, P_ALL },
-	{ "ntasks-per-gpu", required_argument, 0, P_ALL },
 	{ "ntasks-per-socket", required_argument, 0, P_ALL },
 	{ "oversubscribe", no_argument, 's', P_ALL },
 	{ "power", required_argument, 0, P_ALL },
@@ -144,6 +141,9 @@ static const struct option own_opts[] = {
 	{ "mem", required_argument, NULL, OPT_MEM },
 	{ "mem-per-cpu", required_argument, NULL, OPT_MEM_PER_CPU },
 	{ "mem-per-gpu", required_argument, NULL, OPT_MEM_PER_GPU },
+	{ "cpus-per-gpu", required_argument, NULL, OPT_CPUS_PER_GPU },
+	{ "mincpus", required_argument, NULL, OPT_MINCPUS },
+	{ "ntasks-per-gpu", required_argument, NULL, OPT_NTASKS_PER_GPU },
 	{ "time", required_argument, NULL, 't' },
 	{ "partition", required_argument, NULL, 'p' },
 	{ "account", required_argument, NULL, 'A' },
@@ -425,6 +425,12 @@ static int apply_opt(struct sbatch *sb, int opt, const char *arg)
 		return set_int(job, "ntasks_per_node", arg, "ntasks-per-node value");
 	case 'c':
 		return set_int(job, "cpus_per_task", arg, "cpus-per-task");
+	case OPT_CPUS_PER_GPU:
+		return set_int(job, "cpus_per_gpu", arg, "cpus-per-gpu");
+	case OPT_MINCPUS:
+		return set_int(job, "min_cpus", arg, "mincpus");
+	case OPT_NTASKS_PER_GPU:
+		return set_int(job, "ntasks_per_gpu", arg, "ntasks-per-gpu");
 	case OPT_MEM:
 		if (spur_mem_parse_mb(arg, &mb, &err))
 			return fail("Invalid --mem specification: %s", arg);
@@ -595,11 +601,14 @@ static void usage(unsigned prog)
 	       "      --mem=MB                minimum amount of real memory\n"
 	       "      --mem-per-cpu=MB        maximum amount of real memory per allocated cpu\n"
 	       "      --mem-per-gpu=MB        real memory required per allocated GPU\n"
+	       "      --mincpus=n             minimum number of logical processors per node\n"
 	       "\nGPU scheduling options:\n"
 	       "  -G, --gpus=n                count of GPUs required for the job\n"
 	       "      --gpus-per-node=n       number of GPUs required per allocated node\n"
 	       "      --gpus-per-task=n       number of GPUs required per spawned task\n"
 	       "      --gres=list             required generic resources\n"
+	       "      --cpus-per-gpu=n        number of CPUs required per allocated GPU\n"
+	       "      --ntasks-per-gpu=n      number of tasks to invoke for each GPU\n"
 	       "\nHelp options:\n"
 	       "  -h, --help                  show this help message\n"
 	       "      --usage                 display brief usage message\n"

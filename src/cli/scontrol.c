@@ -4,6 +4,7 @@
 
 #include "common/alloc.h"
 #include "common/hostlist.h"
+#include "common/size.h"
 #include "common/timefmt.h"
 
 #include "client.h"
@@ -174,6 +175,24 @@ static void job_head(const json_t *j, int64_t now)
 	fprintf(out, "   StartTime=%s EndTime=%s Deadline=N/A\n", st, en);
 }
 
+/* Slurm's MinCPUsNode / MinMemory{Node,CPU} / MinTmpDiskNode line. */
+static void print_job_mins(const json_t *j)
+{
+	json_int_t cpus = spur_json_int(j, "min_cpus", 0);
+	json_int_t per = spur_json_int(j, "cpus_per_task", 1);
+	char mem[64];
+
+	if (cpus < per)
+		cpus = per;
+	json_int_t mpc = spur_json_int(j, "mem_per_cpu", 0), mpn = spur_json_int(j, "mem_per_node", 0);
+	char size[32];
+
+	spur_mem_format_mb((uint64_t)(mpc ? mpc : mpn), size, sizeof(size));
+	snprintf(mem, sizeof(mem), "MinMemory%s=%s", mpc ? "CPU" : "Node", mpc || mpn ? size : "0");
+	fprintf(out, "   MinCPUsNode=%" JSON_INTEGER_FORMAT " %s MinTmpDiskNode=%" JSON_INTEGER_FORMAT
+		"\n", cpus, mem, (json_int_t)spur_json_int(j, "tmp_mb", 0));
+}
+
 static int print_job(const json_t *j, int64_t now)
 {
 	const char *nodelist = spur_json_str(j, "nodelist", ""), *o = spur_json_str(j, "output", "");
@@ -193,11 +212,20 @@ static int print_job(const json_t *j, int64_t now)
 		(json_int_t)(spur_json_int(j, "ntasks", 0) ? spur_json_int(j, "ntasks", 0) : nodes),
 		(json_int_t)spur_json_int(j, "cpus_per_task", 1));
 	fprintf(out, "   TRES=cpu=%" JSON_INTEGER_FORMAT, (json_int_t)spur_json_int(j, "num_cpus", 1));
-	if (mem)
+	if (spur_json_int(j, "mem_alloc", 0))
+		fprintf(out, ",mem=%" JSON_INTEGER_FORMAT "M", (json_int_t)spur_json_int(j, "mem_alloc", 0));
+	else if (mem)
 		fprintf(out, ",mem=%" JSON_INTEGER_FORMAT "M", mem * nodes);
 	fprintf(out, ",node=%" JSON_INTEGER_FORMAT "\n", nodes);
+	print_job_mins(j);
 	if (*spur_json_str(j, "gres", ""))
 		fprintf(out, "   TresPerNode=gres/%s\n", spur_json_str(j, "gres", ""));
+	if (spur_json_int(j, "cpus_per_gpu", 0))
+		fprintf(out, "   CpusPerTres=gres:gpu:%" JSON_INTEGER_FORMAT "\n",
+			(json_int_t)spur_json_int(j, "cpus_per_gpu", 0));
+	if (spur_json_int(j, "mem_per_gpu", 0))
+		fprintf(out, "   MemPerTres=gres:gpu:%" JSON_INTEGER_FORMAT "\n",
+			(json_int_t)spur_json_int(j, "mem_per_gpu", 0));
 	fprintf(out, "   Features=%s DelayBoot=00:00:00\n", nul(j, "constraint"));
 	fprintf(out, "   Command=%s\n", nul(j, "command"));
 	fprintf(out, "   WorkDir=%s\n", spur_json_str(j, "workdir", ""));

@@ -303,6 +303,7 @@ static const struct keydef {
 	KD("DefMemPerCPU", K_MEM, def_mem_per_cpu_mb),
 	KD("DefMemPerGPU", K_MEM, def_mem_per_gpu_mb),
 	KD("DefMemPerNode", K_MEM, def_mem_per_node_mb),
+	KD("DefCpuPerGPU", K_U32, def_cpu_per_gpu),
 	KD("MaxJobCount", K_U32, max_job_count),
 	KD("MaxArraySize", K_U32, max_array_size),
 	KD("FirstJobId", K_U32, first_job_id),
@@ -333,7 +334,7 @@ static const char *const acted_extra_keys[] = {
 
 /* Keys of the global table whose values Spur keeps without acting on them. */
 static const char *const stored_unacted_keys[] = {
-	"DefMemPerCPU", "DefMemPerGPU", "DefMemPerNode", "OverTimeLimit", "InactiveLimit",
+	"OverTimeLimit", "InactiveLimit",
 	"WaitTime", "ReturnToService", "PriorityWeightAssoc", NULL,
 };
 
@@ -355,7 +356,7 @@ static const char *const known_slurm_keys[] = {
 	"AcctGatherProfileType", "AuthAltParameters", "AuthAltTypes", "AuthInfo", "AuthType",
 	"BatchStartTimeout", "BurstBufferType", "CliFilterPlugins", "CommunicationParameters",
 	"CompleteWait", "CoreSpecPlugin", "CpuFreqDef", "CpuFreqGovernors", "CredType",
-	"DebugFlags", "DefCpuPerGPU", "DependencyParameters", "EioTimeout",
+	"DebugFlags", "DependencyParameters", "EioTimeout",
 	"EnforcePartLimits", "EpilogMsgTime", "FairShareDampeningFactor",
 	"FederationParameters", "GetEnvTimeout", "GpuFreqDef", "GroupUpdateForce",
 	"GroupUpdateTime",
@@ -941,8 +942,7 @@ static void part_fini(struct spur_conf_partition *p)
 }
 
 static const char *const part_ignored[] = {
-	"AllocNodes", "Alternate", "CpuBind", "DefCpuPerGPU", "DefMemPerGPU", "DefMemPerNode",
-	"DenyQos", "DisableRootJobs", "GraceTime", "LLN", "MaxCPUsPerNode", "MaxMemPerCPU",
+	"AllocNodes", "Alternate", "CpuBind", "DenyQos", "DisableRootJobs", "GraceTime", "LLN", "MaxCPUsPerNode", "MaxMemPerCPU",
 	"OverTimeLimit", "PowerDownOnIdle", "ReqResv", "ResumeTimeout", "RootOnly",
 	"SelectTypeParameters", "SuspendTime", "SuspendTimeout", "TRESBillingWeights", "Shared",
 	NULL,
@@ -958,7 +958,7 @@ static bool part_key_unacted(const struct spur_conf_pair *p)
 		return strcasecmp(p->value, "NO") != 0;
 	if (!strcasecmp(p->key, "MinNodes"))
 		return strcmp(p->value, "0") != 0;
-	return !strcasecmp(p->key, "QOS") || !strcasecmp(p->key, "DefMemPerCPU");
+	return !strcasecmp(p->key, "QOS");
 }
 
 static int part_limit(const char *v, uint32_t *out)
@@ -1043,9 +1043,18 @@ static int part_key(struct loader *ld, struct spur_conf_partition *pt,
 		}
 		return bad_value(err, l, p->key, p->value, "expected UP, DOWN, DRAIN or INACTIVE");
 	}
-	if (!strcasecmp(p->key, "DefMemPerCPU") || !strcasecmp(p->key, "MaxMemPerNode")) {
-		uint64_t *dst = !strcasecmp(p->key, "DefMemPerCPU") ? &pt->def_mem_per_cpu_mb
-								     : &pt->max_mem_per_node_mb;
+	if (!strcasecmp(p->key, "DefCpuPerGPU")) {
+		if (parse_u64(p->value, 100000, &u))
+			return bad_value(err, l, p->key, p->value, "expected a CPU count");
+		pt->def_cpu_per_gpu = (uint32_t)u;
+		return 0;
+	}
+	if (!strcasecmp(p->key, "DefMemPerCPU") || !strcasecmp(p->key, "MaxMemPerNode") ||
+	    !strcasecmp(p->key, "DefMemPerGPU") || !strcasecmp(p->key, "DefMemPerNode")) {
+		uint64_t *dst = !strcasecmp(p->key, "DefMemPerCPU")    ? &pt->def_mem_per_cpu_mb
+				: !strcasecmp(p->key, "DefMemPerGPU")  ? &pt->def_mem_per_gpu_mb
+				: !strcasecmp(p->key, "DefMemPerNode") ? &pt->def_mem_per_node_mb
+								       : &pt->max_mem_per_node_mb;
 
 		if (!strcasecmp(p->value, "UNLIMITED")) {
 			*dst = 0;

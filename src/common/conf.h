@@ -57,6 +57,9 @@ struct spur_conf_partition {
 	char *allow_accounts, *allow_groups, *allow_qos, *deny_accounts, *qos;
 	char *oversubscribe, *preempt_mode;
 	uint64_t def_mem_per_cpu_mb, max_mem_per_node_mb;
+	/* 0 where unset: the cluster's DefMemPer* / DefCpuPerGPU hold */
+	uint64_t def_mem_per_gpu_mb, def_mem_per_node_mb;
+	uint32_t def_cpu_per_gpu;
 	struct spur_conf_origin origin;
 };
 
@@ -108,6 +111,7 @@ struct spur_conf {
 	int64_t priority_decay_half_life, priority_max_age; /* seconds */
 	bool priority_favor_small;
 	uint64_t def_mem_per_cpu_mb, def_mem_per_gpu_mb, def_mem_per_node_mb;
+	uint32_t def_cpu_per_gpu; /* DefCpuPerGPU */
 	uint32_t max_job_count, max_array_size, first_job_id, return_to_service;
 	/* SchedulerParameters, as written, and the options Spur acts on */
 	char *scheduler_params;

@@ -188,7 +188,8 @@ static int start_job(struct sched *s, struct core_job *j, int p, uint32_t *nodes
 
 		a->node = nodes[i];
 		a->cpus = j->exclusive ? n->cpus - n->cpus_used : core_job_cpus_per_node(j);
-		a->mem_mb = j->exclusive && !j->mem ? n->mem - n->mem_used : j->mem;
+		a->mem_mb = j->exclusive && !core_job_mem_per_node(j) ? n->mem - n->mem_used
+								 : core_job_mem_per_node(j);
 		a->gpu_mask = j->exclusive ? core_node_free_mask(n)
 					   : core_pick_gpus(n, core_node_free_mask(n), gpn, topo);
 		if (j->spn) {
@@ -349,7 +350,7 @@ static int reserve(struct sched *s, struct core_job *j, int64_t *when)
 			nodes[nt++] = n;
 	for (size_t i = 0; i < nt; i++) {
 		struct core_node *n = &s->nodes[nodes[i]];
-		struct cyc_resv r = { best_t, end_of(best_t, limit), core_job_cpus_per_node(j), j->mem,
+		struct cyc_resv r = { best_t, end_of(best_t, limit), core_job_cpus_per_node(j), core_job_mem_per_node(j),
 				      core_job_gpus_per_node(j) + (j->spn ? 1 : 0), j->spn,
 				      j->exclusive, n->resv_first };
 

@@ -157,7 +157,9 @@ struct core_job {
 	uint32_t nodes, ntasks, cpus_per_task, gpn, gpu_total, gpt, spn;
 	int8_t kill_invalid_dep; /* as sched_job_spec's */
 	bool overcommit;	 /* -O: one task's CPUs per node */
-	uint64_t mem;
+	uint64_t mem;		 /* per node; 0: from mem_per_cpu / mem_per_gpu */
+	uint64_t mem_per_cpu, mem_per_gpu;
+	uint32_t cpus_per_gpu, min_cpus;
 	int gpu_type; /* -1 any */
 	int64_t time_limit; /* 0: partition default */
 	char **features;
@@ -287,6 +289,8 @@ int64_t core_node_earliest(const struct sched *s, const struct core_job *j, uint
 			   int64_t limit);
 uint32_t core_job_gpus_per_node(const struct core_job *j);
 uint32_t core_job_cpus_per_node(const struct core_job *j);
+/* MB a job holds on each node (0: none asked for) */
+uint64_t core_job_mem_per_node(const struct core_job *j);
 
 /* limits.c */
 int core_account_index(struct sched *s, const char *name, bool create);

@@ -472,7 +472,7 @@ static void job_tres(const struct sched *s, const struct core_job *j, int64_t t[
 	}
 	t[SCHED_TRES_NODE] = j->nodes;
 	t[SCHED_TRES_CPU] = (int64_t)j->nodes * core_job_cpus_per_node(j);
-	t[SCHED_TRES_MEM] = (int64_t)j->nodes * (int64_t)j->mem;
+	t[SCHED_TRES_MEM] = (int64_t)j->nodes * (int64_t)core_job_mem_per_node(j);
 	t[SCHED_TRES_GPU] = j->gpu_total && !j->gpn ? j->gpu_total
 						    : (int64_t)j->nodes * core_job_gpus_per_node(j);
 	if (j->gpu_type >= 0 && SCHED_TRES_GPU_TYPE + j->gpu_type < SCHED_TRES_MAX)

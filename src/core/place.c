@@ -33,9 +33,21 @@ uint32_t core_job_gpus_per_node(const struct core_job *j)
 uint32_t core_job_cpus_per_node(const struct core_job *j)
 {
 	/* -O: as if one task per node were asked for */
-	if (j->overcommit)
-		return j->cpus_per_task;
-	return ((j->ntasks + j->nodes - 1) / j->nodes) * j->cpus_per_task;
+	uint32_t n = j->overcommit ? j->cpus_per_task
+				   : ((j->ntasks + j->nodes - 1) / j->nodes) * j->cpus_per_task;
+
+	if (j->cpus_per_gpu && j->cpus_per_gpu * core_job_gpus_per_node(j) > n)
+		n = j->cpus_per_gpu * core_job_gpus_per_node(j);
+	return n > j->min_cpus ? n : j->min_cpus;
+}
+
+uint64_t core_job_mem_per_node(const struct core_job *j)
+{
+	if (j->mem)
+		return j->mem;
+	if (j->mem_per_cpu)
+		return j->mem_per_cpu * core_job_cpus_per_node(j);
+	return j->mem_per_gpu * core_job_gpus_per_node(j);
 }
 
 /* Sum of link weights over the pairs in mask. */
@@ -190,7 +202,7 @@ bool core_node_static_ok(const struct sched *s, const struct core_job *j, uint32
 
 	if (!(n->parts & parts))
 		return false;
-	if (n->cpus < core_job_cpus_per_node(j) || n->mem < j->mem)
+	if (n->cpus < core_job_cpus_per_node(j) || n->mem < core_job_mem_per_node(j))
 		return false;
 	if (gpn > n->ngpus || (gpn && j->gpu_type >= 0 && n->gpu_type != j->gpu_type))
 		return false;
@@ -231,7 +243,7 @@ struct need {
 
 static struct need job_need(const struct core_job *j)
 {
-	struct need nd = { core_job_cpus_per_node(j), core_job_gpus_per_node(j), j->spn, j->mem };
+	struct need nd = { core_job_cpus_per_node(j), core_job_gpus_per_node(j), j->spn, core_job_mem_per_node(j) };
 
 	return nd;
 }

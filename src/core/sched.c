@@ -1219,6 +1219,10 @@ static struct core_job *job_from_spec(struct sched *s, const struct sched_job_sp
 	}
 	j->cpus_per_task = sp->cpus_per_task ? sp->cpus_per_task : 1;
 	j->mem = sp->mem_per_node_mb;
+	j->mem_per_cpu = sp->mem_per_cpu_mb;
+	j->mem_per_gpu = sp->mem_per_gpu_mb;
+	j->cpus_per_gpu = sp->cpus_per_gpu;
+	j->min_cpus = sp->min_cpus;
 	j->gpt = sp->gpus_per_task;
 	j->gpn = sp->gpus_per_node;
 	j->gpu_total = sp->gpus;

@@ -290,6 +290,11 @@ struct sched_job_spec {
 	int64_t submit_time; /* filled from the event when 0 */
 	int8_t kill_invalid_dep; /* --kill-on-invalid-dep: 1 yes, -1 no, 0 as configured */
 	bool overcommit;	 /* -O: CPUs as for one task per node, whatever ntasks */
+	/* memory per node from the CPUs or GPUs placed there, when
+	 * mem_per_node_mb is 0 (--mem-per-cpu, --mem-per-gpu) */
+	uint64_t mem_per_cpu_mb, mem_per_gpu_mb;
+	uint32_t cpus_per_gpu; /* --cpus-per-gpu: at least this many CPUs per GPU of a node */
+	uint32_t min_cpus;     /* --mincpus: at least this many CPUs per node */
 };
 
 /* Slurm's job states, in Slurm's words. */

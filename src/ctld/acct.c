@@ -231,6 +231,8 @@ void ctld_acct_record(struct ctld *c, uint32_t id)
 	sp = cj->spec;
 	for (size_t i = 0; i < info.nalloc; i++)
 		cpus += info.alloc[i].cpus;
+	if (!cpus && info.state != SCHED_JOB_PENDING)
+		cpus = cj->cpus;
 	if (!cpus)
 		cpus = (uint32_t)(spur_json_int(sp, "cpus_per_task", 1) *
 				  (spur_json_int(sp, "ntasks", 0) ? spur_json_int(sp, "ntasks", 0)

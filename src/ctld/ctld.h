@@ -32,6 +32,7 @@ struct ctld_job {
 	char *nodes;   /* allocation, Slurm hostlist form */
 	char *gpus;    /* per first node, "0,1,2" */
 	uint64_t mem_mb; /* memory held on all its nodes (kept after its end, for accounting) */
+	uint32_t cpus;	 /* CPUs held on all its nodes (kept the same way) */
 	int exit_code; /* Slurm's raw "exit:signal" not kept: exit code only */
 	int64_t start, end;
 	bool launched;

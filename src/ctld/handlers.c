@@ -7,6 +7,7 @@
 #include "report.h"
 #include "nodeadmin.h"
 #include "partupdate.h"
+#include "jobdefs.h"
 
 #include "common/alloc.h"
 #include "common/hostlist.h"
@@ -104,6 +105,8 @@ static void job_json_more(const struct ctld_job *cj, const struct sched_job_info
 	static const char *const strs[] = { "comment", "wckey",	  "qos",	"dependency",
 					    "error",   "input",	  "constraint", "nodelist",
 					    "exclude", "reservation", "open_mode" };
+	static const char *const ints[] = { "mem_per_cpu", "mem_per_gpu", "cpus_per_gpu",
+					    "min_cpus" };
 	const json_t *sp = cj->spec;
 	json_int_t cpus = 0;
 
@@ -113,6 +116,8 @@ static void job_json_more(const struct ctld_job *cj, const struct sched_job_info
 					json_object_get(sp, strs[i]));
 	for (size_t k = 0; k < info->nalloc; k++)
 		cpus += info->alloc[k].cpus;
+	if (!cpus && info->state != SCHED_JOB_PENDING) /* ended: what it had */
+		cpus = (json_int_t)cj->cpus;
 	if (!cpus) /* pending: what it asks for */
 		cpus = (json_int_t)(spur_json_int(sp, "ntasks", 0) ? spur_json_int(sp, "ntasks", 0)
 								   : spur_json_int(sp, "nodes", 1)) *
@@ -121,6 +126,10 @@ static void job_json_more(const struct ctld_job *cj, const struct sched_job_info
 	dependency_shown(info, sp, o);
 	json_object_set_new(o, "nice", json_integer(spur_json_int(sp, "nice", 0)));
 	json_object_set_new(o, "mem_per_node", json_integer(spur_json_int(sp, "mem_per_node", 0)));
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+		if (json_object_get(sp, ints[i]))
+			json_object_set(o, ints[i], json_object_get(sp, ints[i]));
+	json_object_set_new(o, "mem_alloc", json_integer((json_int_t)cj->mem_mb));
 	json_object_set_new(o, "batch", json_boolean(!ctld_job_interactive(cj)));
 	json_object_set_new(o, "command", json_string(spur_json_str(sp, "command", "")));
 }
@@ -310,6 +319,8 @@ static bool job_numbers_ok(const json_t *job, char *why, size_t len)
 		{ "mem_per_node", INT64_C(1) << 40 }, { "gpus_per_node", 16 }, { "gpus", 1600000 },
 		{ "gpus_per_task", 16 },     { "time_limit", INT64_C(1) << 40 }, { "nice", 2147483645 },
 		{ "ntasks_per_node", 100000 }, { "begin", INT64_C(1) << 40 },
+		{ "mem_per_cpu", INT64_C(1) << 40 }, { "mem_per_gpu", INT64_C(1) << 40 },
+		{ "cpus_per_gpu", 100000 }, { "min_cpus", 100000 }, { "ntasks_per_gpu", 100000 },
 	};
 
 	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
@@ -474,6 +485,10 @@ static void handle_submit(struct ctld_conn *cn, json_t *msg)
 	}
 	if (!job_partitions_ok(cn, job))
 		return;
+	if (ctld_job_defaults(c->conf, job, &err)) {
+		reply_error(cn, err.code, err.msg);
+		return;
+	}
 	op = json_pack("{s:s,s:i,s:I,s:O}", "op", "submit", "id", (int)id, "time",
 		       (json_int_t)ctld_now(), "job", job);
 	ok = json_pack("{s:s,s:i}", "type", "ok", "job_id", (int)id);

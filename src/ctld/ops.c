@@ -113,6 +113,10 @@ static int spec_from_json(const json_t *j, uint32_t id, struct sched_job_spec *s
 	sp->gpu_type = spur_json_str(j, "gpu_type", NULL);
 	sp->time_limit = spur_json_int(j, "time_limit", 0);
 	sp->overcommit = spur_json_bool(j, "overcommit", 0);
+	sp->mem_per_cpu_mb = (uint64_t)spur_json_int(j, "mem_per_cpu", 0);
+	sp->mem_per_gpu_mb = (uint64_t)spur_json_int(j, "mem_per_gpu", 0);
+	sp->cpus_per_gpu = (uint32_t)spur_json_int(j, "cpus_per_gpu", 0);
+	sp->min_cpus = (uint32_t)spur_json_int(j, "min_cpus", 0);
 	if (json_is_boolean(json_object_get(j, "kill_invalid_dep")))
 		sp->kill_invalid_dep = spur_json_bool(j, "kill_invalid_dep", 0) ? 1 : -1;
 	sp->constraint = spur_json_str(j, "constraint", NULL);
@@ -246,10 +250,12 @@ static void note_alloc(struct ctld *c, struct ctld_job *cj, const json_t *alloc,
 	json_t *a;
 
 	cj->mem_mb = 0;
+	cj->cpus = 0;
 	json_array_foreach(alloc, i, a) {
 		int64_t n = spur_json_int(a, "node", -1);
 
 		cj->mem_mb += (uint64_t)spur_json_int(a, "mem", 0);
+		cj->cpus += (uint32_t)spur_json_int(a, "cpus", 0);
 		if (n >= 0 && (size_t)n < c->conf->nnodes)
 			spur_hostlist_push(hl, c->conf->nodes[n].name, NULL);
 		if (i == 0)
@@ -360,7 +366,8 @@ static void put_spec_env(json_t *env, const json_t *spec)
 		{ "cpus_per_task", "CPUS_PER_TASK" }, { "mem_per_node", "MEM_PER_NODE" },
 		{ "mem_per_cpu", "MEM_PER_CPU" },     { "mem_per_gpu", "MEM_PER_GPU" },
 		{ "gpus_per_task", "GPUS_PER_TASK" }, { "ntasks_per_node", "NTASKS_PER_NODE" },
-		{ "gpus_per_node", "GPUS_PER_NODE" },
+		{ "gpus_per_node", "GPUS_PER_NODE" }, { "cpus_per_gpu", "CPUS_PER_GPU" },
+		{ "ntasks_per_gpu", "NTASKS_PER_GPU" },
 	};
 
 	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)

@@ -70,6 +70,42 @@ static void test_update_running_limit(void **state)
 	sim_destroy(sim);
 }
 
+/* --mem-per-cpu and --mem-per-gpu hold memory for the CPUs and GPUs on
+ * each node, --cpus-per-gpu and --mincpus hold CPUs: what one job holds
+ * decides whether the next fits beside it (nodes: 128 CPUs, 1 TiB). */
+static void test_per_cpu_and_gpu_shares(void **state)
+{
+	struct sim *sim = mi300x_cluster(NULL, 1);
+	struct sched_job_spec a = job(1, 1, 0, H), b = job(2, 1, 2, H), c = job(3, 1, 0, H);
+	struct sched_job_info info;
+
+	(void)state;
+	a.ntasks = 8;
+	a.mem_per_cpu_mb = 64 * 1024;		/* 8 CPUs x 64 GiB = 512 GiB */
+	b.cpus_per_gpu = 30;			/* 2 GPUs x 30 = 60 CPUs */
+	b.mem_per_gpu_mb = 200 * 1024;		/* 2 x 200 GiB = 400 GiB */
+	c.min_cpus = 61;			/* 128 - 8 - 60 = 60 CPUs left: waits */
+	sim_submit(sim, 0, &a, 600, 0);
+	sim_submit(sim, 0, &b, 600, 0);
+	sim_submit(sim, 0, &c, 600, 0);
+	sim_run_until(sim, 0);
+	assert_int_equal(sim_job_state(sim, 1), SCHED_JOB_RUNNING);
+	assert_int_equal(sim_job_state(sim, 2), SCHED_JOB_RUNNING);
+	assert_int_equal(sched_job_info(sim_sched(sim), 1, &info), 0);
+	assert_int_equal(info.alloc[0].cpus, 8);
+	assert_int_equal(info.alloc[0].mem_mb, 512 * 1024);
+	assert_int_equal(sched_job_info(sim_sched(sim), 2, &info), 0);
+	assert_int_equal(info.alloc[0].cpus, 60);
+	assert_int_equal(info.alloc[0].mem_mb, 400 * 1024);
+	assert_int_equal(sim_job_state(sim, 3), SCHED_JOB_PENDING);
+	assert_int_equal(sim_job_reason(sim, 3), SCHED_REASON_RESOURCES);
+	sim_run_until(sim, 600);
+	assert_int_equal(sim_job_state(sim, 3), SCHED_JOB_RUNNING);
+	assert_int_equal(sched_job_info(sim_sched(sim), 3, &info), 0);
+	assert_int_equal(info.alloc[0].cpus, 61);
+	sim_destroy(sim);
+}
+
 /* A 4-node job waits for 4 nodes; a stream of 1-node jobs arriving later
  * must not starve it: they only backfill where they end before it starts. */
 static void test_backfill_no_starvation(void **state)
@@ -151,6 +187,7 @@ int main(void)
 		cmocka_unit_test(test_backfill_fills_hole),
 		cmocka_unit_test(test_fifo_baseline),
 		cmocka_unit_test(test_update_running_limit),
+		cmocka_unit_test(test_per_cpu_and_gpu_shares),
 	};
 
 	return cmocka_run_group_tests_name("sim", tests, NULL, NULL);

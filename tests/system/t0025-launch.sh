@@ -22,6 +22,8 @@ printf '%s\n' '#!/bin/sh' "echo \"\$SLURM_JOB_USER \$SLURMD_NODENAME\" >$T/prolo
 	"[ ! -e $T/prolog-fails ]" >"$T/prolog"
 chmod 755 "$T/prolog"
 echo "Prolog=$T/prolog" >>"$T/slurm.conf"
+# memory from the partition's defaults per CPU and per GPU
+echo "PartitionName=small Nodes=ALL DefMemPerCPU=32 DefMemPerGPU=48" >>"$T/slurm.conf"
 if ! "$BUILD/src/agent/spurd" -C -N probe --gpus none 2>/dev/null | grep -q '^# cgroup: v.*memory'; then
 	echo "cases: 0 passed, 0 failed (no memory controller in any cgroup hierarchy here)"
 	finish
@@ -52,6 +54,27 @@ as_user sbatch --wait -N2 --mem=64M -o "$T/n2.out" --wrap 'srun -N2 -l sh -c "gr
 check "on the second node too, a step's task is in the job's cgroup" \
 	sh -c "grep -E '^1: .*memory.*/mi2/job_[0-9]+' '$T/n2.out' && grep -E '^0: .*memory.*/mi1/job_[0-9]+' '$T/n2.out'"
 check "... and held to the job's memory there (a task on it alone)" grep -q 'srun said [1-9]' "$T/n2.out"
+# --mem-per-cpu: the job's memory is its CPUs' share (2 x 32M), enforced
+j=$(as_user sbatch --parsable --wait -n2 --mem-per-cpu=32M -o "$T/mpc.out" \
+	--wrap 'python3 -c "b = bytearray(400 << 20)"')
+check "--mem-per-cpu=32M -n2: past 64M ends OUT_OF_MEMORY" sh -c "[ \"\$(sacct -n -X -P -j $j -o State)\" = OUT_OF_MEMORY ]"
+check "... scontrol show job: MinMemoryCPU=32M, mem=64M" \
+	sh -c "scontrol show job $j | grep -q 'MinMemoryCPU=32M' && scontrol show job $j | grep -q 'TRES=cpu=2,mem=64M,'"
+# no memory option: the partition's DefMemPerCPU (32M a CPU), enforced
+j=$(as_user sbatch --parsable --wait -p small -n2 -o "$T/dmpc.out" \
+	--wrap 'python3 -c "b = bytearray(400 << 20)"')
+check "DefMemPerCPU=32 of the partition: a 2-CPU job past 64M ends OUT_OF_MEMORY" \
+	sh -c "[ \"\$(sacct -n -X -P -j $j -o State)\" = OUT_OF_MEMORY ] && scontrol show job $j | grep -q 'MinMemoryCPU=32M'"
+j=$(as_user sbatch --parsable --wait -p small --gpus-per-node=2 --cpus-per-gpu=2 -o "$T/dmpg.out" \
+	--wrap 'echo "$SLURM_CPUS_PER_GPU $SLURM_MEM_PER_GPU"; python3 -c "b = bytearray(400 << 20)"')
+check "DefMemPerGPU=48 with 2 GPUs: 96M, the job past it ends OUT_OF_MEMORY" \
+	sh -c "[ \"\$(sacct -n -X -P -j $j -o State)\" = OUT_OF_MEMORY ] && scontrol show job $j | grep -q 'TRES=cpu=4,mem=96M,'"
+check "... --cpus-per-gpu=2: 4 CPUs; SLURM_CPUS_PER_GPU and SLURM_MEM_PER_GPU set" \
+	sh -c "grep -qx '2 48' '$T/dmpg.out' && scontrol show job $j | grep -q 'CpusPerTres=gres:gpu:2'"
+check "--mem and --mem-per-cpu together are refused" \
+	sh -c "! sbatch --mem=1G --mem-per-cpu=1G --wrap true 2>$T/mx.err && grep -q 'mutually exclusive' $T/mx.err"
+check "--cpus-per-gpu without GPUs is refused" \
+	sh -c "sbatch --cpus-per-gpu=2 --wrap true 2>&1 | grep -q 'need GPUs'"
 j=$(as_user sbatch --parsable --wait --mem=200M -o "$T/ok.out" \
 	--wrap 'python3 -c "b = bytearray(50 << 20)"; echo fine')
 check "a job inside its limit completes" sh -c "grep -qx fine '$T/ok.out' && [ \"\$(sacct -n -X -P -j $j -o State)\" = COMPLETED ]"

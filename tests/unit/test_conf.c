@@ -81,7 +81,8 @@ static void test_golden(void **state)
 	/* ... but the keys Spur takes without acting on are listed, except
 	 * those that ask for nothing (TaskPlugin=task/none) */
 	assert_true(has_unacted(c, "AuthType=auth/munge: accepted but not acted on"));
-	assert_true(has_unacted(c, "DefMemPerCPU=1000"));
+	assert_false(has_unacted(c, "DefMemPerCPU")); /* acted on: src/ctld/jobdefs.c */
+	assert_int_equal(c->def_mem_per_cpu_mb, 1000);
 	assert_false(has_unacted(c, "TaskPlugin"));
 	assert_false(has_unacted(c, "ClusterName"));
 	spur_conf_destroy(c);

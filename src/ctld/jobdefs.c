@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A submission's memory and CPU-per-GPU defaults (see jobdefs.h). */
+#include "jobdefs.h"
+
+#include "common/gres.h"
+#include "common/wire.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Does the job ask for whole GPUs (--gpus*, --gres=gpu)? */
+static bool job_has_gpus(const json_t *job)
+{
+	const char *gres = spur_json_str(job, "gres", NULL);
+	struct spur_gres_list g = { 0 };
+	struct spur_error e;
+	bool any = false;
+
+	if (spur_json_int(job, "gpus_per_node", 0) || spur_json_int(job, "gpus", 0) ||
+	    spur_json_int(job, "gpus_per_task", 0))
+		return true;
+	if (!gres || !*gres || spur_gres_parse(gres, 0, &g, &e))
+		return false;
+	any = spur_gres_count(&g, "gpu", NULL) > 0;
+	spur_gres_fini(&g);
+	return any;
+}
+
+static const struct spur_conf_partition *job_partition(const struct spur_conf *cf,
+							const json_t *job)
+{
+	const char *pl = spur_json_str(job, "partition", NULL);
+	char name[128];
+
+	if (!pl || !*pl)
+		return spur_conf_default_partition(cf);
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(pl, ","), pl);
+	return spur_conf_partition(cf, name);
+}
+
+static uint64_t pick(uint64_t part, uint64_t cluster)
+{
+	return part ? part : cluster;
+}
+
+int ctld_job_defaults(const struct spur_conf *cf, json_t *job, struct spur_error *err)
+{
+	static const char *const mems[] = { "mem_per_node", "mem_per_cpu", "mem_per_gpu" };
+	const struct spur_conf_partition *pt = job_partition(cf, job);
+	bool gpus = job_has_gpus(job);
+	int named = 0;
+
+	for (size_t i = 0; i < 3; i++)
+		named += json_object_get(job, mems[i]) != NULL;
+	if (named > 1)
+		return spur_error_set(err, SPUR_EINVAL,
+				      "--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive");
+	if (!gpus && (json_object_get(job, "mem_per_gpu") || json_object_get(job, "cpus_per_gpu") ||
+		      json_object_get(job, "ntasks_per_gpu")))
+		return spur_error_set(err, SPUR_EINVAL,
+				      "--mem-per-gpu, --cpus-per-gpu and --ntasks-per-gpu need GPUs "
+				      "(--gpus, --gpus-per-node, --gpus-per-task or --gres=gpu)");
+	if (json_object_get(job, "cpus_per_gpu") && json_object_get(job, "cpus_per_task"))
+		return spur_error_set(err, SPUR_EINVAL,
+				      "--cpus-per-gpu is mutually exclusive with --cpus-per-task");
+	if (json_object_get(job, "ntasks_per_gpu") && !json_object_get(job, "ntasks")) {
+		/* --ntasks-per-gpu=N: N tasks for each GPU of the job */
+		json_int_t total = spur_json_int(job, "gpus", 0);
+
+		if (!total)
+			total = spur_json_int(job, "gpus_per_node", 0) * spur_json_int(job, "nodes", 1);
+		if (total)
+			json_object_set_new(job, "ntasks",
+					    json_integer(total * spur_json_int(job, "ntasks_per_gpu", 1)));
+	}
+	if (!named) {
+		uint64_t g = pick(pt ? pt->def_mem_per_gpu_mb : 0, cf->def_mem_per_gpu_mb);
+		uint64_t c = pick(pt ? pt->def_mem_per_cpu_mb : 0, cf->def_mem_per_cpu_mb);
+		uint64_t n = pick(pt ? pt->def_mem_per_node_mb : 0, cf->def_mem_per_node_mb);
+
+		if (gpus && g)
+			json_object_set_new(job, "mem_per_gpu", json_integer((json_int_t)g));
+		else if (c)
+			json_object_set_new(job, "mem_per_cpu", json_integer((json_int_t)c));
+		else if (n)
+			json_object_set_new(job, "mem_per_node", json_integer((json_int_t)n));
+	}
+	if (gpus && !json_object_get(job, "cpus_per_gpu") && !json_object_get(job, "cpus_per_task")) {
+		uint32_t d = pt && pt->def_cpu_per_gpu ? pt->def_cpu_per_gpu : cf->def_cpu_per_gpu;
+
+		if (d)
+			json_object_set_new(job, "cpus_per_gpu", json_integer(d));
+	}
+	return 0;
+}
