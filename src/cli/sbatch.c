@@ -27,7 +27,7 @@ enum {
 	OPT_PARSABLE, OPT_WAIT, OPT_HOLD, OPT_BEGIN, OPT_WRAP, OPT_EXCLUSIVE, OPT_QOS, OPT_NICE,
 	OPT_REQUEUE, OPT_NO_REQUEUE, OPT_RESERVATION, OPT_EXPORT, OPT_GPUS, OPT_NTASKS_PER_NODE,
 	OPT_PTY, OPT_MEM, OPT_COMMENT, OPT_WCKEY, OPT_SIGNAL, OPT_OPEN_MODE, OPT_USAGE,
-	OPT_KILL_DEP, OPT_CPUS_PER_GPU, OPT_MINCPUS, OPT_NTASKS_PER_GPU, OPT_MPI, OPT_KILL_BAD, OPT_CPU_BIND, OPT_EXACT, OPT_OVERLAP, OPT_UNBUF, /* srun's */
+	OPT_KILL_DEP, OPT_UID, OPT_GID, OPT_PRIORITY, OPT_TMP, OPT_EXPORT_FILE, OPT_GRES_FLAGS, OPT_CPUS_PER_GPU, OPT_MINCPUS, OPT_NTASKS_PER_GPU, OPT_MPI, OPT_KILL_BAD, OPT_CPU_BIND, OPT_EXACT, OPT_OVERLAP, OPT_UNBUF, /* srun's */
 	OPT_REFUSED = 2000, /* + index in refused[] */
 };
 
@@ -60,14 +60,11 @@ static const struct {
 	{ "deadline", required_argument, 0, P_ALL },
 	{ "delay-boot", required_argument, 0, P_ALL },
 	{ "distribution", required_argument, 'm', P_ALL },
-	{ "export-file", required_argument, 0, P_SBATCH },
 	{ "extra-node-info", required_argument, 'B', P_ALL },
 	{ "get-user-env", optional_argument, 0, P_SBATCH | P_SALLOC },
-	{ "gid", required_argument, 0, P_ALL },
 	{ "gpu-bind", required_argument, 0, P_ALL },
 	{ "gpu-freq", required_argument, 0, P_ALL },
 	{ "gpus-per-socket", required_argument, 0, P_ALL },
-	{ "gres-flags", required_argument, 0, P_ALL },
 	{ "hint", required_argument, 0, P_ALL },
 	{ "ignore-pbs", no_argument, 0, P_SBATCH },
 	{ "licenses", required_argument, 'L', P_ALL },
@@ -77,13 +74,10 @@ static const struct {
 	{ "mem-bind", required_argument, 0, P_ALL },
 	{ "network", required_argument, 0, P_ALL },
 	{ "no-kill", optional_argument, 'k', P_ALL },
-	{ "nodefile", required_argument, 'F', P_ALL },
 	{ "ntasks-per-core", required_argument, 0, P_ALL },
 	{ "ntasks-per-socket", required_argument, 0, P_ALL },
-	{ "oversubscribe", no_argument, 's', P_ALL },
 	{ "power", required_argument, 0, P_ALL },
 	{ "prefer", required_argument, 0, P_ALL },
-	{ "priority", required_argument, 0, P_ALL },
 	{ "profile", required_argument, 0, P_ALL },
 	{ "propagate", optional_argument, 0, P_SBATCH | P_SRUN },
 	{ "reboot", no_argument, 0, P_ALL },
@@ -94,8 +88,6 @@ static const struct {
 	{ "thread-spec", required_argument, 0, P_ALL },
 	{ "threads-per-core", required_argument, 0, P_ALL },
 	{ "time-min", required_argument, 0, P_ALL },
-	{ "tmp", required_argument, 0, P_ALL },
-	{ "uid", required_argument, 0, P_ALL },
 	{ "use-min-nodes", no_argument, 0, P_ALL },
 	{ "wait-all-nodes", required_argument, 0, P_SBATCH | P_SALLOC },
 	{ "x11", optional_argument, 0, P_SALLOC | P_SRUN },
@@ -142,6 +134,14 @@ static const struct option own_opts[] = {
 	{ "mem-per-cpu", required_argument, NULL, OPT_MEM_PER_CPU },
 	{ "mem-per-gpu", required_argument, NULL, OPT_MEM_PER_GPU },
 	{ "cpus-per-gpu", required_argument, NULL, OPT_CPUS_PER_GPU },
+	{ "uid", required_argument, NULL, OPT_UID },
+	{ "gid", required_argument, NULL, OPT_GID },
+	{ "priority", required_argument, NULL, OPT_PRIORITY },
+	{ "tmp", required_argument, NULL, OPT_TMP },
+	{ "nodefile", required_argument, NULL, 'F' },
+	{ "export-file", required_argument, NULL, OPT_EXPORT_FILE },
+	{ "gres-flags", required_argument, NULL, OPT_GRES_FLAGS },
+	{ "oversubscribe", no_argument, NULL, 's' },
 	{ "mincpus", required_argument, NULL, OPT_MINCPUS },
 	{ "ntasks-per-gpu", required_argument, NULL, OPT_NTASKS_PER_GPU },
 	{ "time", required_argument, NULL, 't' },
@@ -197,7 +197,7 @@ static const struct option own_opts[] = {
 };
 #define NOWN (sizeof(own_opts) / sizeof(own_opts[0]))
 
-#define SHORT_OPTS "+J:N:n:c:t:p:A:q:G:o:e:i:D:a:d:w:x:C:WHb:hlQvVO"
+#define SHORT_OPTS "+J:N:n:c:t:p:A:q:G:o:e:i:D:a:d:w:x:C:WHb:hlQvVOF:s"
 
 static struct option opts[NOWN + NREFUSED + 1];
 static char short_opts[128];
@@ -341,6 +341,88 @@ static int set_signal(json_t *job, const char *arg)
 	return 0;
 }
 
+/* -F/--nodefile: the file's host names (blank, comma or newline separated)
+ * as -w's list. */
+static int set_nodefile(json_t *job, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char word[256], list[8192] = "";
+	size_t o = 0;
+
+	if (!f)
+		return fail("Unable to open file %s: %s", path, strerror(errno));
+	while (fscanf(f, " %255[^ \t\n,]%*[ \t\n,]", word) == 1 && o + strlen(word) + 2 < sizeof(list))
+		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s", o ? "," : "", word);
+	fclose(f);
+	if (!o)
+		return fail("No nodes in file %s", path);
+	json_object_set_new(job, "nodelist", json_string(list));
+	return 0;
+}
+
+/* --uid/--gid: a user or group name or number (root's; the controller
+ * checks who asks). */
+static int set_id(json_t *job, int opt, const char *arg)
+{
+	char *end;
+	long n = strtol(arg, &end, 10);
+
+	if (getuid() != 0)
+		return fail("--%s only permitted by root user", opt == OPT_UID ? "uid" : "gid");
+	if (*end || end == arg || n < 0) {
+		struct passwd *pw = opt == OPT_UID ? getpwnam(arg) : NULL;
+		struct group *gr = opt == OPT_GID ? getgrnam(arg) : NULL;
+
+		if (!pw && !gr)
+			return fail("Invalid %s: %s", opt == OPT_UID ? "user id" : "group id", arg);
+		n = pw ? (long)pw->pw_uid : (long)gr->gr_gid;
+	}
+	json_object_set_new(job, opt == OPT_UID ? "as_uid" : "as_gid", json_integer(n));
+	return 0;
+}
+
+/* Options of administrators and of the job's placement on nodes. */
+static int apply_opt_admin(struct sbatch *sb, int opt, const char *arg)
+{
+	json_t *job = sb->job;
+	struct spur_error err;
+	uint64_t mb;
+
+	switch (opt) {
+	case OPT_UID:
+	case OPT_GID:
+		return set_id(job, opt, arg);
+	case OPT_PRIORITY:
+		if (!strcasecmp(arg, "TOP"))
+			arg = "4000000000";
+		return set_int(job, "priority", arg, "priority");
+	case OPT_TMP:
+		if (spur_mem_parse_mb(arg, &mb, &err))
+			return fail("Invalid --tmp specification: %s", arg);
+		json_object_set_new(job, "tmp_mb", json_integer((json_int_t)mb));
+		return 0;
+	case 'F':
+		return set_nodefile(job, arg);
+	case OPT_EXPORT_FILE:
+		json_object_set_new(job, "export_file", json_string(arg));
+		return 0;
+	case OPT_GRES_FLAGS:
+		/* Spur does not bind GPUs to the CPUs of their socket: that is
+		 * disable-binding, the one it can honour */
+		if (!strcasecmp(arg, "disable-binding"))
+			return 0;
+		if (!strcasecmp(arg, "enforce-binding"))
+			return fail("--gres-flags=enforce-binding is not supported by Spur (GPUs are not "
+				    "bound to their socket's CPUs)");
+		return fail("Invalid --gres-flags specification: %s", arg);
+	case 's':
+		json_object_set_new(job, "oversubscribe", json_true());
+		return 0;
+	default:
+		return 1;
+	}
+}
+
 /* The options that shape the job's run more than its size. */
 static int apply_opt_more(struct sbatch *sb, int opt, const char *arg)
 {
@@ -390,6 +472,15 @@ static int apply_opt_more(struct sbatch *sb, int opt, const char *arg)
 	case OPT_WCKEY:
 		json_object_set_new(job, "wckey", json_string(arg));
 		return 0;
+	case OPT_UID:
+	case OPT_GID:
+	case OPT_PRIORITY:
+	case OPT_TMP:
+	case 'F':
+	case OPT_EXPORT_FILE:
+	case OPT_GRES_FLAGS:
+	case 's':
+		return apply_opt_admin(sb, opt, arg);
 	case OPT_SIGNAL:
 		return set_signal(job, arg);
 	case 'Q':
@@ -573,6 +664,8 @@ static void usage(unsigned prog)
 	       "  -e, --error=err             file for batch script's standard error\n"
 	       "      --exclusive             allocate nodes in exclusive mode\n"
 	       "      --export[=names]        specify environment variables to export\n"
+	       "      --export-file=file|fd   specify environment variables file or file\n"
+	       "                              descriptor to export\n"
 	       "  -H, --hold                  submit job in held state\n"
 	       "  -i, --input=in              file for batch script's standard input\n"
 	       "  -J, --job-name=jobname      name of job\n"
@@ -584,19 +677,25 @@ static void usage(unsigned prog)
 	       "  -o, --output=out            file for batch script's standard output\n"
 	       "      --open-mode={append|truncate} output file open mode\n"
 	       "  -p, --partition=partition   partition requested\n"
+	       "      --priority=value        set the priority of the job to value\n"
 	       "      --parsable              outputs only the jobid and cluster name (if present)\n"
 	       "  -q, --qos=qos               quality of service\n"
 	       "  -Q, --quiet                 quiet mode (suppress informational messages)\n"
 	       "      --requeue               if set, permit the job to be requeued\n"
 	       "      --reservation=name      allocate resources from named reservation\n"
 	       "      --signal=[R:]num[@time] send signal when time limit within time seconds\n"
+	       "  -s, --oversubscribe         over-subscribe resources with other jobs\n"
 	       "  -t, --time=minutes          time limit\n"
+	       "      --uid=user_id           user ID to run job as (user root only)\n"
+	       "      --gid=group_id          group ID to run job as (user root only)\n"
 	       "  -W, --wait                  wait for completion of submitted job\n"
 	       "      --wckey=wckey           wckey to run job under\n"
 	       "      --wrap[=command string] wrap command string in a sh script and submit\n"
 	       "\nConstraint options:\n"
 	       "  -w, --nodelist=hosts...     request a specific list of hosts\n"
 	       "  -x, --exclude=hosts...      exclude a specific list of hosts\n"
+	       "  -F, --nodefile=filename     request a specific list of hosts\n"
+	       "      --tmp=MB                minimum amount of temporary disk\n"
 	       "\nConsumable resources related options:\n"
 	       "      --mem=MB                minimum amount of real memory\n"
 	       "      --mem-per-cpu=MB        maximum amount of real memory per allocated cpu\n"
@@ -609,6 +708,7 @@ static void usage(unsigned prog)
 	       "      --gres=list             required generic resources\n"
 	       "      --cpus-per-gpu=n        number of CPUs required per allocated GPU\n"
 	       "      --ntasks-per-gpu=n      number of tasks to invoke for each GPU\n"
+	       "      --gres-flags=opts       flags related to GRES management (disable-binding)\n"
 	       "\nHelp options:\n"
 	       "  -h, --help                  show this help message\n"
 	       "      --usage                 display brief usage message\n"
@@ -786,7 +886,8 @@ static int parse_directives(struct sbatch *sb, const char *script)
 
 /* The whole script; NULL (said) when it holds a NUL byte, which would cut
  * it short. */
-static char *read_all(FILE *f)
+/* All of f, NUL-ended; its length in *len. */
+static char *read_all_raw(FILE *f, size_t *len)
 {
 	size_t cap = 65536, n = 0, got;
 	char *buf = malloc(cap), *more;
@@ -803,13 +904,56 @@ static char *read_all(FILE *f)
 	if (!buf)
 		return NULL;
 	buf[n] = '\0';
-	if (memchr(buf, '\0', n)) {
+	*len = n;
+	return buf;
+}
+
+static char *read_all(FILE *f)
+{
+	size_t n;
+	char *buf = read_all_raw(f, &n);
+
+	if (buf && memchr(buf, '\0', n)) {
 		fail("The Slurm controller does not allow scripts that contain a NULL character "
 		     "'\\0'.");
 		free(buf);
 		return NULL;
 	}
 	return buf;
+}
+
+/* --export-file=FILE|FD: NAME=value entries, each ended by a NUL (or by
+ * a newline in a file with no NUL), into env. 0, or 1 (said). */
+static int export_file(json_t *env, const char *arg)
+{
+	char *end;
+	long fd = strtol(arg, &end, 10);
+	FILE *f = !*end && end != arg && fd >= 3 ? fdopen((int)fd, "r") : fopen(arg, "r");
+	char *text, *p;
+	size_t text_len = 0;
+	char sep;
+
+	if (!f)
+		return fail("Unable to open --export-file %s: %s", arg, strerror(errno));
+	text = read_all_raw(f, &text_len);
+	fclose(f);
+	if (!text)
+		return fail("Unable to read --export-file %s", arg);
+	sep = memchr(text, '\0', text_len) ? '\0' : '\n';
+	for (p = text; p < text + text_len;) {
+		char *e = memchr(p, sep, (size_t)(text + text_len - p)), *eq;
+
+		if (!e)
+			e = text + text_len;
+		*e = '\0';
+		if ((eq = strchr(p, '=')) && eq != p) {
+			*eq = '\0';
+			json_object_set_new(env, p, json_string(eq + 1));
+		}
+		p = e + 1;
+	}
+	free(text);
+	return 0;
 }
 
 static void fill_identity(json_t *job)
@@ -1042,8 +1186,12 @@ int cli_sbatch_main(const char *prog, int argc, char **argv)
 				    json_integer(spur_json_int(sb.job, "ntasks_per_node", 0) *
 						 spur_json_int(sb.job, "nodes", 1)));
 	json_object_set_new(sb.job, "script", json_string(script));
-	/* --export: the environment the job gets */
+	/* --export: the environment the job gets; --export-file's over it */
 	json_object_set_new(sb.job, "env", cli_export_env(spur_json_str(sb.job, "export", NULL)));
+	if (json_object_get(sb.job, "export_file") &&
+	    export_file(json_object_get(sb.job, "env"), spur_json_str(sb.job, "export_file", "")))
+		goto out;
+	json_object_del(sb.job, "export_file");
 	if (sb.verbose)
 		say_options(sb.job, sb.verbose);
 	req = json_pack("{s:s,s:O,s:b}", "type", "submit", "job", sb.job, "wait", sb.wait);

@@ -779,8 +779,19 @@ static int update_key(const char *prog, const char *key, const char *v, json_t *
 		json_object_set_new(set, "nodes", json_integer(n));
 		return 0;
 	}
+	if (!strcasecmp(key, "Priority")) {
+		n = strtol(v, &end, 10); /* an administrator's; 0: scontrol hold */
+		if (*end || n <= 0 || n > 4000000000L) {
+			cli_error(prog, "Invalid Priority value: %s (1-4000000000; scontrol hold holds a "
+					"job)",
+				  v);
+			return 1;
+		}
+		json_object_set_new(set, "priority", json_integer(n));
+		return 0;
+	}
 	cli_error(prog, "Update of %s is not supported (TimeLimit, Nice, JobName, Partition, Account, "
-			"QOS, Dependency, Features and NumNodes are)",
+			"QOS, Dependency, Features, NumNodes and Priority are)",
 		  key);
 	return 1;
 }

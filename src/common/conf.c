@@ -954,8 +954,8 @@ static bool part_key_unacted(const struct spur_conf_pair *p)
 {
 	if (!strcasecmp(p->key, "ExclusiveUser"))
 		return !strcasecmp(p->value, "YES");
-	if (!strcasecmp(p->key, "OverSubscribe"))
-		return strcasecmp(p->value, "NO") != 0;
+	if (!strcasecmp(p->key, "OverSubscribe")) /* NO and EXCLUSIVE are acted on */
+		return strcasecmp(p->value, "NO") && strcasecmp(p->value, "EXCLUSIVE");
 	if (!strcasecmp(p->key, "MinNodes"))
 		return strcmp(p->value, "0") != 0;
 	return !strcasecmp(p->key, "QOS");

@@ -25,6 +25,7 @@ struct core_node {
 	char *name;
 	uint32_t cpus, cpus_used;
 	uint64_t mem, mem_used;
+	uint64_t tmp; /* TmpDisk, MB: a job's --tmp is a floor, not consumed (as Slurm) */
 	char **features;
 	size_t nfeatures;
 	uint32_t weight;
@@ -160,6 +161,8 @@ struct core_job {
 	uint64_t mem;		 /* per node; 0: from mem_per_cpu / mem_per_gpu */
 	uint64_t mem_per_cpu, mem_per_gpu;
 	uint32_t cpus_per_gpu, min_cpus;
+	uint32_t prio_fixed; /* --priority, scontrol update Priority=; 0: computed */
+	uint64_t tmp;
 	int gpu_type; /* -1 any */
 	int64_t time_limit; /* 0: partition default */
 	char **features;

@@ -202,7 +202,7 @@ bool core_node_static_ok(const struct sched *s, const struct core_job *j, uint32
 
 	if (!(n->parts & parts))
 		return false;
-	if (n->cpus < core_job_cpus_per_node(j) || n->mem < core_job_mem_per_node(j))
+	if (n->cpus < core_job_cpus_per_node(j) || n->mem < core_job_mem_per_node(j) || n->tmp < j->tmp)
 		return false;
 	if (gpn > n->ngpus || (gpn && j->gpu_type >= 0 && n->gpu_type != j->gpu_type))
 		return false;

@@ -115,6 +115,8 @@ uint32_t core_job_priority(const struct sched *s, const struct core_job *j, int6
 	struct sched_prio f;
 	double prio;
 
+	if (j->prio_fixed)
+		return j->prio_fixed;
 	factors(s, j, now, &f);
 	prio = f.age + f.fairshare + f.job_size + f.partition + f.qos - f.nice;
 	if (prio < 1)

@@ -413,6 +413,7 @@ int sched_add_node(struct sched *s, const struct sched_node_spec *spec, struct s
 				      spec->name, spec->shards, spec->ngpus);
 	n.cpus = spec->cpus ? spec->cpus : 1;
 	n.mem = spec->mem_mb;
+	n.tmp = spec->tmp_mb;
 	n.weight = spec->weight ? spec->weight : 1;
 	n.ngpus = spec->ngpus;
 	n.gpu_type = -1;
@@ -1223,6 +1224,9 @@ static struct core_job *job_from_spec(struct sched *s, const struct sched_job_sp
 	j->mem_per_gpu = sp->mem_per_gpu_mb;
 	j->cpus_per_gpu = sp->cpus_per_gpu;
 	j->min_cpus = sp->min_cpus;
+	j->prio_fixed = sp->priority;
+	j->prio = sp->priority;
+	j->tmp = sp->tmp_mb;
 	j->gpt = sp->gpus_per_task;
 	j->gpn = sp->gpus_per_node;
 	j->gpu_total = sp->gpus;
@@ -1574,6 +1578,10 @@ static int update(struct sched *s, const struct sched_event *ev, struct core_job
 		j->time_limit = ev->time_limit;
 	if (ev->set_nice)
 		j->nice = ev->nice;
+	if (ev->set_priority) {
+		j->prio_fixed = ev->priority;
+		j->prio = core_job_priority(s, j, s->now);
+	}
 	if (ev->partitions)
 		j->parts = ch.parts;
 	if (ev->account || ev->qos) {

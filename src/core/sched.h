@@ -91,6 +91,7 @@ struct sched_node_spec {
 	enum sched_link links[SCHED_MAX_GPUS][SCHED_MAX_GPUS]; /* used when preset NONE */
 	enum sched_topo_preset preset;
 	uint32_t shards; /* shard count over all GPUs (gres shard:N), 0 for none */
+	uint64_t tmp_mb; /* TmpDisk */
 	const char *switch_name; /* leaf switch (topology.conf), or NULL */
 };
 
@@ -295,6 +296,8 @@ struct sched_job_spec {
 	uint64_t mem_per_cpu_mb, mem_per_gpu_mb;
 	uint32_t cpus_per_gpu; /* --cpus-per-gpu: at least this many CPUs per GPU of a node */
 	uint32_t min_cpus;     /* --mincpus: at least this many CPUs per node */
+	uint32_t priority;     /* --priority (an administrator's): fixed; 0: computed */
+	uint64_t tmp_mb;       /* --tmp: nodes with at least this TmpDisk */
 };
 
 /* Slurm's job states, in Slurm's words. */
@@ -381,6 +384,8 @@ struct sched_event {
 	 * ("" none), features ("" none), node count */
 	const char *partitions, *account, *qos, *dependency, *constraint;
 	uint32_t nodes;
+	bool set_priority;  /* UPDATE: priority fixed (0: computed again) */
+	uint32_t priority;
 	bool enforce; /* SUBMIT, live (not replayed): associations and submit limits checked */
 	enum sched_job_state stop_state; /* STOPPED */
 	enum sched_reason stop_reason;	 /* STOPPED, to PENDING */

@@ -17,6 +17,7 @@
 #include "io/uvwire.h"
 
 #include <inttypes.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,7 +107,7 @@ static void job_json_more(const struct ctld_job *cj, const struct sched_job_info
 					    "error",   "input",	  "constraint", "nodelist",
 					    "exclude", "reservation", "open_mode" };
 	static const char *const ints[] = { "mem_per_cpu", "mem_per_gpu", "cpus_per_gpu",
-					    "min_cpus" };
+					    "min_cpus",	   "tmp_mb" };
 	const json_t *sp = cj->spec;
 	json_int_t cpus = 0;
 
@@ -321,6 +322,7 @@ static bool job_numbers_ok(const json_t *job, char *why, size_t len)
 		{ "ntasks_per_node", 100000 }, { "begin", INT64_C(1) << 40 },
 		{ "mem_per_cpu", INT64_C(1) << 40 }, { "mem_per_gpu", INT64_C(1) << 40 },
 		{ "cpus_per_gpu", 100000 }, { "min_cpus", 100000 }, { "ntasks_per_gpu", 100000 },
+		{ "priority", 4000000000 }, { "tmp_mb", INT64_C(1) << 40 },
 	};
 
 	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
@@ -399,7 +401,7 @@ static bool part_allows(struct ctld_conn *cn, const struct spur_conf_partition *
 		reply_error(cn, SPUR_EPERM, "Required partition not available (inactive or drain)");
 		return false;
 	}
-	if (!ctld_part_access(pt, job, cn->who.uid, &err))
+	if (!ctld_part_access(pt, job, (uid_t)spur_json_int(job, "uid", cn->who.uid), &err))
 		return true;
 	spur_info("submission by %s refused: %s", cn->who.user, err.msg);
 	if ((paren = strstr(err.msg, " (")))
@@ -436,6 +438,46 @@ static bool job_partitions_ok(struct ctld_conn *cn, const json_t *job)
 	return true;
 }
 
+/* Who the job runs as: the authenticated caller, or, for root alone,
+ * sbatch --uid/--gid's user and group; --priority is an administrator's.
+ * Answers and returns false when refused. */
+static bool submit_identity(struct ctld_conn *cn, json_t *job)
+{
+	json_t *as_uid = json_object_get(job, "as_uid"), *as_gid = json_object_get(job, "as_gid");
+	struct passwd *pw;
+
+	if (json_object_get(job, "priority") && !is_admin(cn)) {
+		spur_info("submission by %s refused: --priority is an administrator's", cn->who.user);
+		reply_error_detail(cn, SPUR_EPERM, ACCESS_DENIED, "--priority is an administrator's");
+		return false;
+	}
+	if (!as_uid && !as_gid) {
+		json_object_set_new(job, "user", json_string(cn->who.user));
+		json_object_set_new(job, "uid", json_integer(cn->who.uid));
+		json_object_set_new(job, "gid", json_integer(cn->who.gid));
+		return true;
+	}
+	if (cn->who.uid != 0) {
+		spur_info("submission by %s refused: --uid/--gid are root's", cn->who.user);
+		reply_error_detail(cn, SPUR_EPERM, ACCESS_DENIED, "--uid and --gid are root's");
+		return false;
+	}
+	pw = as_uid && json_is_integer(as_uid) ? getpwuid((uid_t)json_integer_value(as_uid)) : NULL;
+	if (!pw) {
+		reply_error(cn, SPUR_EINVAL, "Invalid user id");
+		return false;
+	}
+	json_object_set_new(job, "user", json_string(pw->pw_name));
+	json_object_set_new(job, "uid", json_integer(pw->pw_uid));
+	json_object_set_new(job, "gid", json_integer(as_gid && json_is_integer(as_gid)
+							      ? json_integer_value(as_gid)
+							      : (json_int_t)pw->pw_gid));
+	spur_info("root submits a job as %s (--uid/--gid)", pw->pw_name);
+	json_object_del(job, "as_uid");
+	json_object_del(job, "as_gid");
+	return true;
+}
+
 static void handle_submit(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
@@ -456,25 +498,26 @@ static void handle_submit(struct ctld_conn *cn, json_t *msg)
 	}
 	if (!submit_bounded(cn, job))
 		return;
-	/* the job runs as the authenticated caller, whatever it claims */
-	if (cn->who.uid == 0 && c->conf->disable_root_jobs) {
+	/* the job runs as the authenticated caller, whatever it claims (root:
+	 * as --uid says) */
+	if (!submit_identity(cn, job))
+		return;
+	if (spur_json_int(job, "uid", 0) == 0 && c->conf->disable_root_jobs) {
 		spur_info("submission by root refused: DisableRootJobs");
 		reply_error_detail(cn, SPUR_EPERM, "User ID missing from request",
 				   "jobs of root are disabled (DisableRootJobs=YES)");
 		return;
 	}
-	json_object_set_new(job, "user", json_string(cn->who.user));
-	json_object_set_new(job, "uid", json_integer(cn->who.uid));
 	/* no -A: the user's default account (sacctmgr) */
-	if (!*spur_json_str(job, "account", "") && ctld_assoc_default_account(c, cn->who.user))
+	if (!*spur_json_str(job, "account", "") &&
+	    ctld_assoc_default_account(c, spur_json_str(job, "user", "")))
 		json_object_set_new(job, "account",
-				    json_string(ctld_assoc_default_account(c, cn->who.user)));
+				    json_string(ctld_assoc_default_account(c, spur_json_str(job, "user", ""))));
 	/* the association's DefaultQOS; with enforce=qos, its QOS list */
 	if (ctld_assoc_qos(c, job, &err)) {
 		reply_error(cn, err.code, err.msg);
 		return;
 	}
-	json_object_set_new(job, "gid", json_integer(cn->who.gid));
 	/* the site's job_submit.lua may change the job or refuse it */
 	if (c->jobsubmit &&
 	    ctld_jobsubmit_run(c->jobsubmit, c->conf, job, cn->who.uid, user_msg, sizeof(user_msg),
@@ -1880,7 +1923,7 @@ static void handle_update(struct ctld_conn *cn, json_t *msg)
 {
 	static const char *const keys[] = { "time_limit", "nice",	  "name",	"partition",
 					    "account",	  "qos",	  "dependency", "constraint",
-					    "nodes" };
+					    "nodes",	  "priority" };
 	uint32_t id = (uint32_t)spur_json_int(msg, "job_id", 0);
 	const json_t *set = json_object_get(msg, "set");
 	json_t *clean = json_object();
@@ -1902,7 +1945,8 @@ static void handle_update(struct ctld_conn *cn, json_t *msg)
 	/* as in Slurm, only an administrator raises a time limit or the
 	 * priority (a negative nice) */
 	if (!is_admin(cn) && ctld_job(cn->c, id) &&
-	    ((json_object_get(clean, "nice") && spur_json_int(clean, "nice", 0) < 0) ||
+	    (json_object_get(clean, "priority") ||
+	     (json_object_get(clean, "nice") && spur_json_int(clean, "nice", 0) < 0) ||
 	     (json_object_get(clean, "time_limit") &&
 	      (spur_json_int(clean, "time_limit", 0) == 0 ||
 	       spur_json_int(clean, "time_limit", 0) >

@@ -119,6 +119,7 @@ int ctld_build_core(struct ctld *c, struct spur_error *err)
 		sp.name = n->name;
 		sp.cpus = n->cpus;
 		sp.mem_mb = n->real_memory_mb;
+		sp.tmp_mb = n->tmp_disk_mb;
 		sp.features = n->features;
 		sp.weight = n->weight;
 		if (gpus) {

@@ -117,6 +117,8 @@ static int spec_from_json(const json_t *j, uint32_t id, struct sched_job_spec *s
 	sp->mem_per_gpu_mb = (uint64_t)spur_json_int(j, "mem_per_gpu", 0);
 	sp->cpus_per_gpu = (uint32_t)spur_json_int(j, "cpus_per_gpu", 0);
 	sp->min_cpus = (uint32_t)spur_json_int(j, "min_cpus", 0);
+	sp->priority = (uint32_t)spur_json_int(j, "priority", 0);
+	sp->tmp_mb = (uint64_t)spur_json_int(j, "tmp_mb", 0);
 	if (json_is_boolean(json_object_get(j, "kill_invalid_dep")))
 		sp->kill_invalid_dep = spur_json_bool(j, "kill_invalid_dep", 0) ? 1 : -1;
 	sp->constraint = spur_json_str(j, "constraint", NULL);
@@ -952,6 +954,8 @@ static int apply_update(struct ctld *c, json_t *op, struct spur_error *err)
 				  .dependency = spur_json_str(set, "dependency", NULL),
 				  .constraint = spur_json_str(set, "constraint", NULL),
 				  .nodes = (uint32_t)spur_json_int(set, "nodes", 0),
+				  .set_priority = json_object_get(set, "priority") != NULL,
+				  .priority = (uint32_t)spur_json_int(set, "priority", 0),
 				  .defer_cycle = true };
 	struct sched_actions acts;
 	struct sched_job_info info;

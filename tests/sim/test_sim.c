@@ -106,6 +106,34 @@ static void test_per_cpu_and_gpu_shares(void **state)
 	sim_destroy(sim);
 }
 
+/* --priority (an administrator's) fixes a job's priority: submitted last,
+ * it starts first when the node frees; scontrol update Priority= too. */
+static void test_fixed_priority(void **state)
+{
+	struct sim *sim = mi300x_cluster(NULL, 1);
+	struct sched_job_spec a = job(1, 1, 8, H), b = job(2, 1, 8, H), c = job(3, 1, 8, H);
+	struct sched_job_info info;
+	struct spur_error err;
+
+	(void)state;
+	c.priority = 4000000000u;
+	sim_submit(sim, 0, &a, 600, 0);
+	sim_submit(sim, 10, &b, 600, 0);
+	sim_submit(sim, 20, &c, 600, 0);
+	sim_run_until(sim, 600);
+	assert_int_equal(sim_job_state(sim, 3), SCHED_JOB_RUNNING);
+	assert_int_equal(sim_job_state(sim, 2), SCHED_JOB_PENDING);
+	/* scontrol update Priority=7 */
+	assert_int_equal(sim_event(sim, (struct sched_event){ .type = SCHED_EV_UPDATE, .job_id = 2,
+							      .time_limit = -1, .set_priority = true,
+							      .priority = 7 },
+				   &err),
+			 0);
+	assert_int_equal(sched_job_info(sim_sched(sim), 2, &info), 0);
+	assert_int_equal(info.priority, 7);
+	sim_destroy(sim);
+}
+
 /* A 4-node job waits for 4 nodes; a stream of 1-node jobs arriving later
  * must not starve it: they only backfill where they end before it starts. */
 static void test_backfill_no_starvation(void **state)
@@ -188,6 +216,7 @@ int main(void)
 		cmocka_unit_test(test_fifo_baseline),
 		cmocka_unit_test(test_update_running_limit),
 		cmocka_unit_test(test_per_cpu_and_gpu_shares),
+		cmocka_unit_test(test_fixed_priority),
 	};
 
 	return cmocka_run_group_tests_name("sim", tests, NULL, NULL);

@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# sbatch's options of administrators and of placement, as Slurm's users
+# give them: --tmp (nodes with that TmpDisk), --priority and scontrol
+# update Priority= (an administrator's), --uid/--gid (root's: the job runs
+# as that user), -F/--nodefile, --export-file (NUL-separated entries),
+# --gres-flags (disable-binding taken, enforce-binding refused by name),
+# -s/--oversubscribe against the partition's OverSubscribe (EXCLUSIVE:
+# whole nodes; YES: refused by name), --mincpus and --ntasks-per-gpu.
+# GPUs are simulated (the agent's list). Needs root and useradd.
+. "$(dirname "$0")/lib.sh"
+needs_root runuser useradd
+cd "$T"
+conf_head systest >"$T/slurm.conf"
+cat >>"$T/slurm.conf" <<CONF
+KillWait=2
+NodeName=mi1 CPUs=8 RealMemory=16000 Gres=gpu:mi300x:8
+NodeName=mi2 CPUs=8 RealMemory=16000 TmpDisk=200 Gres=gpu:mi300x:8
+PartitionName=gpu Nodes=ALL Default=YES MaxTime=1-00:00:00
+PartitionName=whole Nodes=ALL OverSubscribe=EXCLUSIVE
+PartitionName=share Nodes=ALL OverSubscribe=YES
+CONF
+id spurtest >/dev/null 2>&1 || useradd -M -s /bin/sh spurtest
+start_ctld
+start_agents 2
+check "the nodes register" wait_until 20 nodes_idle 2
+chmod 777 "$T"
+as_user() { runuser -u spurtest -- env SLURM_CONF="$SLURM_CONF" PATH="$PATH" "$@"; }
+# fails_with TEXT CMD...: CMD exits non-zero saying TEXT
+fails_with() { local t=$1; shift; ! "$@" >"$T/fw.out" 2>&1 && grep -q "$t" "$T/fw.out"; }
+field() { scontrol show job "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
+
+j=$(sbatch --parsable --wait --tmp=100 -o /dev/null --wrap true)
+check "--tmp=100: the job goes to the node with TmpDisk=200" sh -c "[ '$(field "$j" NodeList)' = mi2 ]"
+check "... and scontrol shows MinTmpDiskNode=100" sh -c "[ '$(field "$j" MinTmpDiskNode)' = 100 ]"
+check "--tmp=1000: no node has it, refused" \
+	fails_with 'Requested node configuration is not available' sbatch --tmp=1000 --wrap true
+j=$(sbatch --parsable --begin=now+3600 --priority=12345 --wrap true)
+check "--priority=12345 (root): Priority=12345" sh -c "[ '$(field "$j" Priority)' = 12345 ]"
+scontrol update JobId="$j" Priority=777
+check "scontrol update Priority=777 (root)" sh -c "[ '$(field "$j" Priority)' = 777 ]"
+scancel "$j"
+check "--priority by a user: refused" \
+	sh -c "! runuser -u spurtest -- env SLURM_CONF=$SLURM_CONF PATH=$PATH sbatch --priority=5 --wrap true 2>$T/prio.err &&
+		grep -q 'Access/permission denied' $T/prio.err"
+j=$(as_user sbatch --parsable --hold --wrap true)
+check "scontrol update Priority= by a user: refused" \
+	sh -c "! runuser -u spurtest -- env SLURM_CONF=$SLURM_CONF PATH=$PATH scontrol update JobId=$j Priority=99999"
+scancel "$j"
+j=$(sbatch --parsable --wait --uid=spurtest -o "$T/uid.out" --wrap 'id -un')
+check "--uid=spurtest (root): the job runs as spurtest" \
+	sh -c "grep -qx spurtest '$T/uid.out' && scontrol show job $j | grep -q 'UserId=spurtest('"
+check "--uid by a user: refused" \
+	sh -c "as_user() { :; }; ! runuser -u spurtest -- env SLURM_CONF=$SLURM_CONF PATH=$PATH sbatch --uid=root --wrap true 2>$T/uid.err &&
+		grep -q 'only permitted by root' $T/uid.err"
+echo mi2 >"$T/nodes.txt"
+j=$(sbatch --parsable --wait -F "$T/nodes.txt" -o /dev/null --wrap true)
+check "-F FILE: the job runs on the file's node" sh -c "[ '$(field "$j" NodeList)' = mi2 ]"
+printf 'FOO=bar\0MULTI=a b\nc\0' >"$T/env.bin"
+sbatch --wait --export-file="$T/env.bin" -o "$T/ef.out" --wrap 'echo "$FOO|$MULTI"' >/dev/null
+check "--export-file: NUL-separated entries reach the job" \
+	sh -c "[ \"\$(cat '$T/ef.out')\" = \"\$(printf 'bar|a b\nc')\" ]"
+check "--gres-flags=enforce-binding: refused by name" \
+	fails_with 'enforce-binding is not supported' sbatch --gres-flags=enforce-binding --wrap true
+j=$(sbatch --parsable --hold --gres-flags=disable-binding --wrap true)
+check "--gres-flags=disable-binding is taken" test -n "$j"
+scancel "$j"
+j=$(sbatch --parsable --wait -p whole -n1 -o /dev/null --wrap true)
+check "OverSubscribe=EXCLUSIVE: a 1-task job holds the whole node" sh -c "[ '$(field "$j" NumCPUs)' = 8 ]"
+check "-s in an OverSubscribe=YES partition: refused by name" \
+	fails_with 'not supported by Spur' sbatch -s -p share --wrap true
+j=$(sbatch --parsable --wait -s -n1 -o /dev/null --wrap true)
+check "-s in an OverSubscribe=NO partition: runs (it changes nothing there, as in Slurm)" \
+	sh -c "[ \"\$(sacct -n -X -P -j $j -o State)\" = COMPLETED ]"
+j=$(sbatch --parsable --wait --mincpus=6 -o /dev/null --wrap true)
+check "--mincpus=6: the job holds 6 CPUs" \
+	sh -c "[ '$(field "$j" NumCPUs)' = 6 ] && [ '$(field "$j" MinCPUsNode)' = 6 ]"
+j=$(sbatch --parsable --wait --gpus=2 --ntasks-per-gpu=2 -o "$T/tpg.out" --wrap 'echo $SLURM_NTASKS $SLURM_NTASKS_PER_GPU')
+check "--ntasks-per-gpu=2 --gpus=2: 4 tasks" sh -c "grep -qx '4 2' '$T/tpg.out'"
+finish
