@@ -67,7 +67,6 @@ static const struct {
 	{ "gpus-per-socket", required_argument, 0, P_ALL },
 	{ "hint", required_argument, 0, P_ALL },
 	{ "ignore-pbs", no_argument, 0, P_SBATCH },
-	{ "licenses", required_argument, 'L', P_ALL },
 	{ "mail-type", required_argument, 0, P_ALL },
 	{ "mail-user", required_argument, 0, P_ALL },
 	{ "mcs-label", required_argument, 0, P_ALL },
@@ -138,6 +137,7 @@ static const struct option own_opts[] = {
 	{ "gid", required_argument, NULL, OPT_GID },
 	{ "priority", required_argument, NULL, OPT_PRIORITY },
 	{ "tmp", required_argument, NULL, OPT_TMP },
+	{ "licenses", required_argument, NULL, 'L' },
 	{ "nodefile", required_argument, NULL, 'F' },
 	{ "export-file", required_argument, NULL, OPT_EXPORT_FILE },
 	{ "gres-flags", required_argument, NULL, OPT_GRES_FLAGS },
@@ -197,7 +197,7 @@ static const struct option own_opts[] = {
 };
 #define NOWN (sizeof(own_opts) / sizeof(own_opts[0]))
 
-#define SHORT_OPTS "+J:N:n:c:t:p:A:q:G:o:e:i:D:a:d:w:x:C:WHb:hlQvVOF:s"
+#define SHORT_OPTS "+J:N:n:c:t:p:A:q:G:o:e:i:D:a:d:w:x:C:WHb:hlQvVOF:sL:"
 
 static struct option opts[NOWN + NREFUSED + 1];
 static char short_opts[128];
@@ -461,6 +461,9 @@ static int apply_opt_more(struct sbatch *sb, int opt, const char *arg)
 	case OPT_COMMENT:
 		json_object_set_new(job, "comment", json_string(arg));
 		return 0;
+	case 'L':
+		json_object_set_new(job, "licenses", json_string(arg));
+		return 0;
 	case 'O':
 		json_object_set_new(job, "overcommit", json_true());
 		return 0;
@@ -669,6 +672,7 @@ static void usage(unsigned prog)
 	       "  -H, --hold                  submit job in held state\n"
 	       "  -i, --input=in              file for batch script's standard input\n"
 	       "  -J, --job-name=jobname      name of job\n"
+	       "  -L, --licenses=names        required license, comma separated\n"
 	       "  -N, --nodes=N               number of nodes on which to run\n"
 	       "  -n, --ntasks=ntasks         number of tasks to run\n"
 	       "      --nice[=value]          decrease scheduling priority by value\n"

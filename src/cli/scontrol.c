@@ -227,6 +227,8 @@ static int print_job(const json_t *j, int64_t now)
 		fprintf(out, "   MemPerTres=gres:gpu:%" JSON_INTEGER_FORMAT "\n",
 			(json_int_t)spur_json_int(j, "mem_per_gpu", 0));
 	fprintf(out, "   Features=%s DelayBoot=00:00:00\n", nul(j, "constraint"));
+	fprintf(out, "   OverSubscribe=%s Contiguous=0 Licenses=%s Network=(null)\n",
+		spur_json_bool(j, "exclusive", 0) ? "NO" : "OK", nul(j, "licenses"));
 	fprintf(out, "   Command=%s\n", nul(j, "command"));
 	fprintf(out, "   WorkDir=%s\n", spur_json_str(j, "workdir", ""));
 	if (*spur_json_str(j, "comment", ""))
@@ -434,6 +436,48 @@ static int delete_resv(const char *prog, const char *name)
 		cli_error(prog, "%s", err.msg);
 		return 1;
 	}
+	json_decref(reply);
+	return 0;
+}
+
+static int lic_cmp(const void *a, const void *b)
+{
+	return strcmp(spur_json_str(*(json_t *const *)a, "name", ""),
+		      spur_json_str(*(json_t *const *)b, "name", ""));
+}
+
+/* scontrol show licenses [NAME], in Slurm's layout, by name (an unknown
+ * NAME shows nothing, as in Slurm). */
+static int show_licenses(const char *prog, const char *which)
+{
+	struct spur_error err;
+	json_t *reply = cli_call(json_pack("{s:s}", "type", "licenses"), &err), *l;
+	json_t **v;
+	size_t i, n;
+
+	if (!reply) {
+		cli_error(prog, "%s", err.msg);
+		return 1;
+	}
+	n = json_array_size(json_object_get(reply, "licenses"));
+	v = calloc(n + 1, sizeof(*v));
+	json_array_foreach(json_object_get(reply, "licenses"), i, l)
+		if (v)
+			v[i] = l;
+	if (v)
+		qsort(v, n, sizeof(*v), lic_cmp);
+	for (i = 0; v && i < n; i++) {
+		json_int_t total = spur_json_int(v[i], "total", 0), used = spur_json_int(v[i], "used", 0);
+
+		if (which && strcmp(which, spur_json_str(v[i], "name", "")))
+			continue;
+		fprintf(out,
+			"LicenseName=%s%sTotal=%" JSON_INTEGER_FORMAT " Used=%" JSON_INTEGER_FORMAT
+			" Free=%" JSON_INTEGER_FORMAT " Reserved=0 Remote=no\n",
+			spur_json_str(v[i], "name", ""), sc.oneliner ? " " : "\n    ", total, used,
+			total - used);
+	}
+	free(v);
 	json_decref(reply);
 	return 0;
 }
@@ -1225,12 +1269,14 @@ static int scontrol_verb(const char *prog, int argc, char **argv)
 		return show_step(prog, argc > 2 ? argv[2] : NULL);
 	if (!strncasecmp(what, "reservation", 3))
 		return show_resv(prog, argc > 2 ? argv[2] : NULL);
+	if (!strncasecmp(what, "licenses", 3))
+		return show_licenses(prog, argc > 2 ? argv[2] : NULL);
 	if (!strcasecmp(what, "node") || !strcasecmp(what, "nodes"))
 		return show_nodes(prog, argc > 2 ? argv[2] : NULL);
 	if (!strcasecmp(what, "partition") || !strcasecmp(what, "partitions"))
 		return show_partitions(prog, argc > 2 ? argv[2] : NULL);
 	cli_error(prog, "'show %s' is not supported yet (show job, step, node, partition, "
-			"reservation, config and the hostlist verbs are)",
+			"reservation, licenses, config and the hostlist verbs are)",
 		  what);
 	return 1;
 }

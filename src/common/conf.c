@@ -304,6 +304,7 @@ static const struct keydef {
 	KD("DefMemPerGPU", K_MEM, def_mem_per_gpu_mb),
 	KD("DefMemPerNode", K_MEM, def_mem_per_node_mb),
 	KD("DefCpuPerGPU", K_U32, def_cpu_per_gpu),
+	KD("Licenses", K_STR, licenses),
 	KD("MaxJobCount", K_U32, max_job_count),
 	KD("MaxArraySize", K_U32, max_array_size),
 	KD("FirstJobId", K_U32, first_job_id),
@@ -364,7 +365,7 @@ static const char *const known_slurm_keys[] = {
 	"JobAcctGatherType", "JobCompHost", "JobCompLoc", "JobCompPass", "JobCompPort",
 	"JobCompType", "JobCompUser", "JobContainerType", "JobFileAppend", "JobRequeue",
 	"JobSubmitPlugins", "KeepAliveTime", "KillOnBadExit", "LaunchParameters",
-	"LaunchType", "Licenses", "LogTimeFormat", "MailDomain", "MailProg", "MaxDBDMsgs",
+	"LaunchType", "LogTimeFormat", "MailDomain", "MailProg", "MaxDBDMsgs",
 	"MaxMemPerCPU", "MaxMemPerNode", "MaxNodeCount", "MaxStepCount", "MaxTasksPerNode",
 	"MCSParameters", "MCSPlugin", "MinJobAge", "MpiParams",
 	"NodeFeaturesPlugins", "OverTimeLimit", "PluginDir", "PlugStackConfig",
@@ -1793,7 +1794,7 @@ void spur_conf_destroy(struct spur_conf *c)
 	clear_ctlds(c);
 	spur_free(c->ctlds);
 	char **strs[] = { &c->cluster_name, &c->state_dir, &c->spool_dir, &c->ctld_log_file,
-			  &c->agent_log_file, &c->slurm_user, &c->prolog, &c->epilog, &c->mpi_default, &c->health_program, &c->health_states, &c->task_prolog, &c->task_epilog, &c->prolog_slurmctld, &c->epilog_slurmctld, &c->scheduler_type, &c->scheduler_params, &c->select_type,
+			  &c->agent_log_file, &c->slurm_user, &c->prolog, &c->epilog, &c->mpi_default, &c->health_program, &c->health_states, &c->task_prolog, &c->task_epilog, &c->prolog_slurmctld, &c->epilog_slurmctld, &c->licenses, &c->scheduler_type, &c->scheduler_params, &c->select_type,
 			  &c->select_type_params, &c->gres_types, &c->priority_type,
 			  &c->preempt_type, &c->preempt_mode, &c->topology_plugin, &c->gpu_backend,
 			  &c->fake_gpu_file, &c->container_runtime, &c->image_store,

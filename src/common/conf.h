@@ -112,6 +112,7 @@ struct spur_conf {
 	bool priority_favor_small;
 	uint64_t def_mem_per_cpu_mb, def_mem_per_gpu_mb, def_mem_per_node_mb;
 	uint32_t def_cpu_per_gpu; /* DefCpuPerGPU */
+	char *licenses;		  /* Licenses=NAME[:COUNT],... (the controller's) */
 	uint32_t max_job_count, max_array_size, first_job_id, return_to_service;
 	/* SchedulerParameters, as written, and the options Spur acts on */
 	char *scheduler_params;

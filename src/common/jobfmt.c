@@ -28,7 +28,7 @@ static const struct {
 	{ 'N', "NODELIST" },	 { 'r', "REASON" },	{ 'Q', "PRIORITY" },	{ 'b', "TRES_PER_NODE" },
 	{ 'a', "ACCOUNT" },	 { 'S', "START_TIME" }, { 'V', "SUBMIT_TIME" }, { 'C', "CPUS" },
 	{ 'e', "END_TIME" },	 { 'L', "TIME_LEFT" },	{ 'Z', "WORK_DIR" },	{ 'K', "ARRAY_TASK_ID" },
-	{ 'F', "ARRAY_JOB_ID" }, { 'q', "QOS" },
+	{ 'F', "ARRAY_JOB_ID" }, { 'q', "QOS" },	{ 'W', "LICENSES" },
 };
 
 const char *spur_jobfmt_state_code(const char *st)
@@ -197,6 +197,8 @@ static const char *field(char c, const struct spur_jobfmt_job *j, int64_t now, c
 		return tmp;
 	case 'Z':
 		return j->workdir;
+	case 'W':
+		return j->licenses && *j->licenses ? j->licenses : "(null)";
 	default:
 		return "";
 	}

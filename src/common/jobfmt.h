@@ -15,7 +15,7 @@ struct spur_jobfmt_job {
 	uint32_t job_id, array_job_id, nodes, ntasks, cpus_per_task, priority;
 	int32_t array_task_id; /* -1 when not an array task */
 	const char *partition, *name, *user, *account, *state, *reason, *nodelist, *gres,
-		*workdir, *qos;
+		*workdir, *qos, *licenses;
 	int64_t start, submit, end, time_limit; /* time_limit 0: UNLIMITED */
 	const char *array_tasks; /* pending tasks shown as one row: "[1-3,7]"; NULL: one task */
 };

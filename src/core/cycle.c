@@ -230,6 +230,7 @@ int core_commit_start(struct sched *s, struct core_job *j, int p, struct sched_a
 	spur_free(j->alloc);
 	j->alloc = al;
 	j->nalloc = j->nodes;
+	core_licenses_take(s, j, 1);
 	j->part = p;
 	j->start = s->now;
 	j->last_charge = s->now;
@@ -586,8 +587,10 @@ int core_cycle(struct sched *s, int64_t now)
 			set_reason(s, j, SCHED_REASON_ARRAY_TASK_LIMIT);
 			continue;
 		}
-		/* held by a limit: no start, no reservation, nothing blocked */
-		if ((lim = core_limits_now(s, j)) != SCHED_REASON_NONE) {
+		/* held by a limit or its licenses: no start, no reservation,
+		 * nothing blocked */
+		if ((lim = core_limits_now(s, j)) != SCHED_REASON_NONE ||
+		    (!core_licenses_free(s, j) && (lim = SCHED_REASON_LICENSES))) {
 			set_reason(s, j, lim);
 			continue;
 		}

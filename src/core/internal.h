@@ -144,6 +144,17 @@ struct core_array {
 	struct core_job *meta;
 };
 
+/* A license of the cluster (Licenses=) and how many are held. */
+struct core_license {
+	char *name;
+	uint32_t total, used;
+};
+
+/* A job's -L term: so many of license lic. */
+struct core_lic_req {
+	uint32_t lic, count;
+};
+
 struct core_job {
 	uint32_t id;
 	uint32_t index; /* in sched.jobs */
@@ -163,6 +174,8 @@ struct core_job {
 	uint32_t cpus_per_gpu, min_cpus;
 	uint32_t prio_fixed; /* --priority, scontrol update Priority=; 0: computed */
 	uint64_t tmp;
+	struct core_lic_req *lic; /* -L */
+	size_t nlic;
 	int gpu_type; /* -1 any */
 	int64_t time_limit; /* 0: partition default */
 	char **features;
@@ -231,6 +244,8 @@ struct sched {
 	size_t assoc_slots_cap, quser_slots_cap;
 	struct core_resv *resvs;
 	size_t nresvs, resvs_cap;
+	struct core_license *lics;
+	size_t nlics, lics_cap;
 	struct core_array *arrays;
 	size_t narrays, arrays_cap;
 	size_t nvirtual; /* array tasks with no record, all arrays */
@@ -292,6 +307,13 @@ int64_t core_node_earliest(const struct sched *s, const struct core_job *j, uint
 			   int64_t limit);
 uint32_t core_job_gpus_per_node(const struct core_job *j);
 uint32_t core_job_cpus_per_node(const struct core_job *j);
+/* licenses.c: a job's -L into j->lic (against the cluster's licenses);
+ * are they all free now; held (sign 1) or given back (-1) */
+int core_licenses_parse(const struct sched *s, const char *text, struct core_job *j,
+			struct spur_error *err);
+bool core_licenses_free(const struct sched *s, const struct core_job *j);
+void core_licenses_take(struct sched *s, const struct core_job *j, int sign);
+void core_licenses_free_all(struct sched *s);
 /* MB a job holds on each node (0: none asked for) */
 uint64_t core_job_mem_per_node(const struct core_job *j);
 

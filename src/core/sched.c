@@ -27,7 +27,7 @@ static const char *const reason_names[] = {
 	"DependencyNeverSatisfied", "BeginTime", "JobHeldUser",	   "JobHeldAdmin",
 	"ReqNodeNotAvail",  "PartitionTimeLimit", "PartitionNodeLimit", "PartitionDown",
 	"PartitionInactive", "BadConstraints", "JobArrayTaskLimit", "Reservation",
-	"NodeFail",
+	"NodeFail",	    "Licenses",
 };
 
 const char *sched_reason_name(enum sched_reason r)
@@ -90,6 +90,7 @@ static void job_free(struct core_job *j)
 	spur_dep_fini(&j->deps);
 	spur_free(j->alloc);
 	spur_free(j->ctres);
+	spur_free(j->lic);
 	spur_free(j);
 }
 
@@ -143,6 +144,7 @@ void sched_destroy(struct sched *s)
 		spur_free(s->resvs[i].accounts);
 	}
 	spur_free(s->resvs);
+	core_licenses_free_all(s);
 	for (size_t i = 0; i < s->narrays; i++)
 		array_rest_free(&s->arrays[i]);
 	spur_free(s->arrays);
@@ -928,6 +930,7 @@ static struct core_job *job_clone(const struct core_job *t)
 	j->alloc = NULL;
 	j->nalloc = 0;
 	j->ctres = NULL;
+	j->lic = NULL;
 	j->name = spur_strdup(t->name);
 	j->user = spur_strdup(t->user);
 	if (!j->name || !j->user)
@@ -947,6 +950,8 @@ static struct core_job *job_clone(const struct core_job *t)
 			goto fail;
 		j->deps.n = t->deps.n;
 	}
+	if (t->nlic && !(j->lic = mem_dup(t->lic, t->nlic * sizeof(*t->lic))))
+		goto fail;
 	return j;
 fail:
 	job_free(j);
@@ -1082,6 +1087,8 @@ void core_job_release(struct sched *s, struct core_job *j)
 		}
 		core_node_rebucket(s, a->node);
 	}
+	if (j->nalloc)
+		core_licenses_take(s, j, -1);
 	j->nalloc = 0;
 }
 
@@ -1272,6 +1279,8 @@ static struct core_job *job_from_spec(struct sched *s, const struct sched_job_sp
 		    core_deps_check_targets(s, &j->deps, err))
 			goto out_free;
 	}
+	if (core_licenses_parse(s, sp->licenses, j, err))
+		goto out_free;
 	if (sp->reservation && *sp->reservation) {
 		for (size_t r = 0; r < s->nresvs; r++)
 			if (!strcmp(s->resvs[r].name, sp->reservation))

@@ -169,6 +169,17 @@ int sched_del_reservation(struct sched *s, const char *name, struct spur_error *
 /* Does a reservation hold node at some time in [t0, t1)? */
 bool sched_node_reserved(const struct sched *s, uint32_t node, int64_t t0, int64_t t1);
 
+/* A license the cluster has (slurm.conf Licenses=NAME:TOTAL), before
+ * jobs arrive. Names are unique. */
+int sched_add_license(struct sched *s, const char *name, uint32_t total, struct spur_error *err);
+size_t sched_license_count(const struct sched *s);
+struct sched_license_info {
+	const char *name; /* borrowed */
+	uint32_t total, used;
+};
+/* The i-th license (0 <= i < sched_license_count); SPUR_ENOENT past it. */
+int sched_license_info(const struct sched *s, size_t i, struct sched_license_info *out);
+
 /* ---------------------------------------------------------------- limits */
 
 /* Trackable resources a limit counts: cpu, mem (MB), node, gres/gpu, then
@@ -298,6 +309,7 @@ struct sched_job_spec {
 	uint32_t min_cpus;     /* --mincpus: at least this many CPUs per node */
 	uint32_t priority;     /* --priority (an administrator's): fixed; 0: computed */
 	uint64_t tmp_mb;       /* --tmp: nodes with at least this TmpDisk */
+	const char *licenses;  /* -L: "NAME[:COUNT],..." of the cluster's licenses */
 };
 
 /* Slurm's job states, in Slurm's words. */
@@ -333,6 +345,7 @@ enum sched_reason {
 	SCHED_REASON_ARRAY_TASK_LIMIT,
 	SCHED_REASON_RESERVATION,
 	SCHED_REASON_NODE_FAIL_REQUEUED,
+	SCHED_REASON_LICENSES, /* its -L licenses are not all free now */
 	/* from here, a limit that holds the job: Slurm's Assoc* and QOS*
 	 * reasons (sched_reason_name names each) */
 	SCHED_REASON_LIMIT = 64,

@@ -105,7 +105,7 @@ static void job_json_more(const struct ctld_job *cj, const struct sched_job_info
 {
 	static const char *const strs[] = { "comment", "wckey",	  "qos",	"dependency",
 					    "error",   "input",	  "constraint", "nodelist",
-					    "exclude", "reservation", "open_mode" };
+					    "exclude", "reservation", "open_mode", "licenses" };
 	static const char *const ints[] = { "mem_per_cpu", "mem_per_gpu", "cpus_per_gpu",
 					    "min_cpus",	   "tmp_mb" };
 	const json_t *sp = cj->spec;
@@ -132,6 +132,7 @@ static void job_json_more(const struct ctld_job *cj, const struct sched_job_info
 			json_object_set(o, ints[i], json_object_get(sp, ints[i]));
 	json_object_set_new(o, "mem_alloc", json_integer((json_int_t)cj->mem_mb));
 	json_object_set_new(o, "batch", json_boolean(!ctld_job_interactive(cj)));
+	json_object_set_new(o, "exclusive", json_boolean(spur_json_bool(sp, "exclusive", 0)));
 	json_object_set_new(o, "command", json_string(spur_json_str(sp, "command", "")));
 }
 
@@ -544,7 +545,8 @@ static void handle_submit(struct ctld_conn *cn, json_t *msg)
 		char *paren = strstr(err.msg, " ("), *tab = strchr(err.msg, '\t');
 
 		spur_info("submission by %s refused: %s", spur_json_str(job, "user", "?"), err.msg);
-		if (paren && !strncmp(err.msg, "Requested node configuration", 28))
+		if (paren && (!strncmp(err.msg, "Requested node configuration", 28) ||
+			      !strncmp(err.msg, "Invalid license specification", 29)))
 			*paren = '\0';
 		if (tab) { /* a limit's name: its own line first, as sbatch prints it */
 			*tab = '\0';
@@ -589,6 +591,7 @@ static void fmt_job(struct ctld *c, const struct ctld_job *cj, const struct sche
 	f->user = spur_json_str(sp, "user", "");
 	f->account = spur_json_str(sp, "account", "");
 	f->qos = spur_json_str(sp, "qos", "");
+	f->licenses = spur_json_str(sp, "licenses", "");
 	f->state = sched_job_state_name(info->state);
 	f->reason = sched_reason_name(info->reason);
 	f->nodelist = cj->nodes ? cj->nodes : "";
@@ -2740,6 +2743,21 @@ static void handle_config(struct ctld_conn *cn, json_t *msg)
 	reply_ok(cn, json_pack("{s:o,s:I}", "config", sorted, "now", (json_int_t)ctld_now()));
 }
 
+/* scontrol show licenses: the cluster's licenses and how many jobs hold,
+ * by name. */
+static void handle_licenses(struct ctld_conn *cn, json_t *msg)
+{
+	const struct sched *sc = cn->c->sched;
+	json_t *list = json_array();
+	struct sched_license_info li;
+
+	(void)msg;
+	for (size_t i = 0; !sched_license_info(sc, i, &li); i++)
+		json_array_append_new(list, json_pack("{s:s,s:i,s:i}", "name", li.name, "total",
+						      (int)li.total, "used", (int)li.used));
+	reply_ok(cn, json_pack("{s:o}", "licenses", list));
+}
+
 /* The requests and who may make them. */
 static const struct {
 	const char *type;
@@ -2755,6 +2773,7 @@ static const struct {
 	{ "resv_create", ctld_handle_resv_create, A_ADMIN, false },
 	{ "resv_delete", ctld_handle_resv_delete, A_ADMIN, false },
 	{ "resvs", ctld_handle_resvs, A_USER, true },
+	{ "licenses", handle_licenses, A_USER, true },
 	{ "assoc_show", ctld_handle_assoc_show, A_USER, true },
 	{ "prio", ctld_handle_prio, A_USER, true },
 	{ "assoc_change", ctld_handle_assoc_change, A_ADMIN, false },

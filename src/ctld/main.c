@@ -52,6 +52,29 @@ static int preempt_mode(const char *v, const char *what, bool *requeue, bool *of
 	return 0;
 }
 
+/* slurm.conf Licenses=NAME[:COUNT],... into the core. */
+static int add_licenses(struct ctld *c, const char *text, struct spur_error *err)
+{
+	for (const char *p = text ? text : ""; *p;) {
+		size_t len = strcspn(p, ",");
+		char term[256], *colon, *end;
+		unsigned long n = 1;
+
+		snprintf(term, sizeof(term), "%.*s", (int)len, p);
+		p += len + (p[len] == ',');
+		if ((colon = strchr(term, ':'))) {
+			*colon = '\0';
+			n = strtoul(colon + 1, &end, 10);
+			if (*end || end == colon + 1 || n > UINT32_MAX)
+				return spur_error_set(err, SPUR_EINVAL,
+						      "Licenses=%s: bad count for license %s", text, term);
+		}
+		if (sched_add_license(c->sched, term, (uint32_t)n, err))
+			return spur_error_wrap(err, "Licenses=%s", text);
+	}
+	return 0;
+}
+
 int ctld_build_core(struct ctld *c, struct spur_error *err)
 {
 	struct sched_config cfg;
@@ -165,6 +188,8 @@ int ctld_build_core(struct ctld *c, struct spur_error *err)
 		if (sched_add_partition(c->sched, &ps, err))
 			return err->code;
 	}
+	if (add_licenses(c, cf->licenses, err))
+		return err->code;
 	/* every cluster has the QOS "normal" (sacctmgr may change it) */
 	if (sched_add_qos(c->sched, &(struct sched_qos_spec){ .name = "normal" }, err))
 		return err->code;

@@ -119,6 +119,7 @@ static int spec_from_json(const json_t *j, uint32_t id, struct sched_job_spec *s
 	sp->min_cpus = (uint32_t)spur_json_int(j, "min_cpus", 0);
 	sp->priority = (uint32_t)spur_json_int(j, "priority", 0);
 	sp->tmp_mb = (uint64_t)spur_json_int(j, "tmp_mb", 0);
+	sp->licenses = spur_json_str(j, "licenses", NULL);
 	if (json_is_boolean(json_object_get(j, "kill_invalid_dep")))
 		sp->kill_invalid_dep = spur_json_bool(j, "kill_invalid_dep", 0) ? 1 : -1;
 	sp->constraint = spur_json_str(j, "constraint", NULL);

@@ -134,6 +134,48 @@ static void test_fixed_priority(void **state)
 	sim_destroy(sim);
 }
 
+/* Licenses: a job holds its -L licenses while it runs; one whose
+ * licenses are taken waits with reason Licenses and lets a later job run
+ * in its place; an unknown license or more than the cluster has is refused. */
+static void test_licenses(void **state)
+{
+	struct sim *sim = mi300x_cluster(NULL, 4);
+	struct sched_job_spec a = job(1, 1, 0, H), b = job(2, 1, 0, H), c = job(3, 1, 0, H);
+	struct sched_job_spec bad = job(4, 1, 0, H);
+	struct sched_license_info li;
+	struct spur_error err;
+
+	(void)state;
+	assert_int_equal(sched_add_license(sim_sched(sim), "matlab", 3, &err), 0);
+	assert_int_equal(sched_add_license(sim_sched(sim), "fluent", 1, &err), 0);
+	a.licenses = "matlab:2,fluent";
+	b.licenses = "matlab:2";
+	c.licenses = "matlab";
+	sim_submit(sim, 0, &a, 600, 0);
+	sim_submit(sim, 0, &b, 600, 0);
+	sim_submit(sim, 0, &c, 600, 0);
+	sim_run_until(sim, 0);
+	assert_int_equal(sim_job_state(sim, 1), SCHED_JOB_RUNNING);
+	assert_int_equal(sim_job_state(sim, 2), SCHED_JOB_PENDING);
+	assert_int_equal(sim_job_reason(sim, 2), SCHED_REASON_LICENSES);
+	assert_string_equal(sched_reason_name(SCHED_REASON_LICENSES), "Licenses");
+	assert_int_equal(sim_job_state(sim, 3), SCHED_JOB_RUNNING);
+	assert_int_equal(sched_license_info(sim_sched(sim), 0, &li), 0);
+	assert_string_equal(li.name, "matlab");
+	assert_int_equal(li.used, 3);
+	assert_int_equal(li.total, 3);
+	sim_run_until(sim, 600);
+	assert_int_equal(sim_job_state(sim, 2), SCHED_JOB_RUNNING);
+	assert_int_equal(sched_license_info(sim_sched(sim), 1, &li), 0);
+	assert_int_equal(li.used, 0);
+	bad.licenses = "ansys";
+	assert_int_equal(sim_submit_now(sim, &bad, 10, 0, &err), SPUR_EINVAL);
+	assert_non_null(strstr(err.msg, "Invalid license specification"));
+	bad.licenses = "fluent:2";
+	assert_int_equal(sim_submit_now(sim, &bad, 10, 0, &err), SPUR_EINVAL);
+	sim_destroy(sim);
+}
+
 /* A 4-node job waits for 4 nodes; a stream of 1-node jobs arriving later
  * must not starve it: they only backfill where they end before it starts. */
 static void test_backfill_no_starvation(void **state)
@@ -217,6 +259,7 @@ int main(void)
 		cmocka_unit_test(test_update_running_limit),
 		cmocka_unit_test(test_per_cpu_and_gpu_shares),
 		cmocka_unit_test(test_fixed_priority),
+		cmocka_unit_test(test_licenses),
 	};
 
 	return cmocka_run_group_tests_name("sim", tests, NULL, NULL);

@@ -6,9 +6,13 @@
 # as that user), -F/--nodefile, --export-file (NUL-separated entries),
 # --gres-flags (disable-binding taken, enforce-binding refused by name),
 # -s/--oversubscribe against the partition's OverSubscribe (EXCLUSIVE:
-# whole nodes; YES: refused by name), --mincpus and --ntasks-per-gpu.
+# whole nodes; YES: refused by name), --mincpus and --ntasks-per-gpu;
+# licenses (Licenses=, -L, reason Licenses, scontrol show licenses), byte-
+# compared with a capture from real Slurm 22.05
+# (tests/compat/golden/slurm-licenses.txt).
 # GPUs are simulated (the agent's list). Needs root and useradd.
 . "$(dirname "$0")/lib.sh"
+GOLD="$(dirname "$(readlink -f "$0")")/../compat/golden/slurm-licenses.txt"
 needs_root runuser useradd
 cd "$T"
 conf_head systest >"$T/slurm.conf"
@@ -19,6 +23,7 @@ NodeName=mi2 CPUs=8 RealMemory=16000 TmpDisk=200 Gres=gpu:mi300x:8
 PartitionName=gpu Nodes=ALL Default=YES MaxTime=1-00:00:00
 PartitionName=whole Nodes=ALL OverSubscribe=EXCLUSIVE
 PartitionName=share Nodes=ALL OverSubscribe=YES
+Licenses=matlab:3,fluent:1
 CONF
 id spurtest >/dev/null 2>&1 || useradd -M -s /bin/sh spurtest
 start_ctld
@@ -77,4 +82,33 @@ check "--mincpus=6: the job holds 6 CPUs" \
 	sh -c "[ '$(field "$j" NumCPUs)' = 6 ] && [ '$(field "$j" MinCPUsNode)' = 6 ]"
 j=$(sbatch --parsable --wait --gpus=2 --ntasks-per-gpu=2 -o "$T/tpg.out" --wrap 'echo $SLURM_NTASKS $SLURM_NTASKS_PER_GPU')
 check "--ntasks-per-gpu=2 --gpus=2: 4 tasks" sh -c "grep -qx '4 2' '$T/tpg.out'"
+
+# --- licenses
+gold() { awk -v h="== $1" '$0 ~ /^== / { on = index($0, h) == 1; next } on' "$GOLD"; }
+scontrol show licenses >lic.idle
+gold "scontrol show licenses (idle)" >lic.gold
+check "scontrol show licenses (idle): as real Slurm's" cmp -s lic.gold lic.idle
+gold "scontrol -o show licenses (idle)" >lic.gold
+scontrol -o show licenses >lic.out
+check "scontrol -o show licenses: as real Slurm's" cmp -s lic.gold lic.out
+a=$(sbatch --parsable -L matlab:2,fluent -o /dev/null --wrap 'sleep 300')
+b=$(sbatch --parsable -L matlab:2 -o /dev/null --wrap 'sleep 300')
+check "a job holding its licenses runs" wait_until 10 sh -c "squeue -h -j $a -o %t | grep -qx R"
+check "one whose licenses are taken waits with reason Licenses (as real Slurm's squeue)" \
+	wait_until 10 sh -c "[ \"\$(squeue -h -o '%t %r %W' -j $b)\" = 'PD Licenses matlab:2' ]"
+gold "scontrol show licenses (a: -L matlab:2,fluent running; b: -L matlab:2 pending)" >lic.gold
+scontrol show licenses >lic.out
+check "scontrol show licenses counts what running jobs hold (as real Slurm's)" cmp -s lic.gold lic.out
+gold "scontrol show job a | grep Licenses" >lic.gold
+scontrol show job "$a" | grep Licenses= >lic.out
+check "scontrol show job: the Licenses= line as real Slurm's" cmp -s lic.gold lic.out
+c=$(sbatch --parsable -L fluent:0 -o /dev/null --wrap 'sleep 300')
+check "a job behind it with free licenses runs (nothing blocked by the wait)" \
+	wait_until 10 sh -c "squeue -h -j $c -o %t | grep -qx R"
+scancel "$a" "$c"
+check "when they are given back, it runs" wait_until 10 sh -c "squeue -h -j $b -o %t | grep -qx R"
+scancel "$b"
+sbatch -L ansys --wrap true >lic.out 2>&1; echo "rc=$?" >>lic.out
+gold "sbatch -L ansys --wrap true (stderr, rc)" >lic.gold
+check "-L of an unknown license: real Slurm's message and exit code" cmp -s lic.gold lic.out
 finish
