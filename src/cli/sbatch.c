@@ -27,7 +27,7 @@ enum {
 	OPT_PARSABLE, OPT_WAIT, OPT_HOLD, OPT_BEGIN, OPT_WRAP, OPT_EXCLUSIVE, OPT_QOS, OPT_NICE,
 	OPT_REQUEUE, OPT_NO_REQUEUE, OPT_RESERVATION, OPT_EXPORT, OPT_GPUS, OPT_NTASKS_PER_NODE,
 	OPT_PTY, OPT_MEM, OPT_COMMENT, OPT_WCKEY, OPT_SIGNAL, OPT_OPEN_MODE, OPT_USAGE,
-	OPT_KILL_DEP, OPT_UID, OPT_GID, OPT_PRIORITY, OPT_TMP, OPT_EXPORT_FILE, OPT_GRES_FLAGS, OPT_CPUS_PER_GPU, OPT_MINCPUS, OPT_NTASKS_PER_GPU, OPT_MPI, OPT_KILL_BAD, OPT_CPU_BIND, OPT_EXACT, OPT_OVERLAP, OPT_UNBUF, /* srun's */
+	OPT_KILL_DEP, OPT_TIME_MIN, OPT_DEADLINE, OPT_UID, OPT_GID, OPT_PRIORITY, OPT_TMP, OPT_EXPORT_FILE, OPT_GRES_FLAGS, OPT_CPUS_PER_GPU, OPT_MINCPUS, OPT_NTASKS_PER_GPU, OPT_MPI, OPT_KILL_BAD, OPT_CPU_BIND, OPT_EXACT, OPT_OVERLAP, OPT_UNBUF, /* srun's */
 	OPT_REFUSED = 2000, /* + index in refused[] */
 };
 
@@ -57,7 +57,6 @@ static const struct {
 	{ "core-spec", required_argument, 'S', P_ALL },
 	{ "cores-per-socket", required_argument, 0, P_ALL },
 	{ "cpu-freq", required_argument, 0, P_ALL },
-	{ "deadline", required_argument, 0, P_ALL },
 	{ "delay-boot", required_argument, 0, P_ALL },
 	{ "distribution", required_argument, 'm', P_ALL },
 	{ "extra-node-info", required_argument, 'B', P_ALL },
@@ -86,7 +85,6 @@ static const struct {
 	{ "test-only", no_argument, 0, P_SBATCH | P_SRUN },
 	{ "thread-spec", required_argument, 0, P_ALL },
 	{ "threads-per-core", required_argument, 0, P_ALL },
-	{ "time-min", required_argument, 0, P_ALL },
 	{ "use-min-nodes", no_argument, 0, P_ALL },
 	{ "wait-all-nodes", required_argument, 0, P_SBATCH | P_SALLOC },
 	{ "x11", optional_argument, 0, P_SALLOC | P_SRUN },
@@ -137,6 +135,8 @@ static const struct option own_opts[] = {
 	{ "gid", required_argument, NULL, OPT_GID },
 	{ "priority", required_argument, NULL, OPT_PRIORITY },
 	{ "tmp", required_argument, NULL, OPT_TMP },
+	{ "time-min", required_argument, NULL, OPT_TIME_MIN },
+	{ "deadline", required_argument, NULL, OPT_DEADLINE },
 	{ "licenses", required_argument, NULL, 'L' },
 	{ "nodefile", required_argument, NULL, 'F' },
 	{ "export-file", required_argument, NULL, OPT_EXPORT_FILE },
@@ -537,6 +537,19 @@ static int apply_opt(struct sbatch *sb, int opt, const char *arg)
 		json_object_set_new(job, opt == OPT_MEM_PER_CPU ? "mem_per_cpu" : "mem_per_gpu",
 				    json_integer((json_int_t)mb));
 		return 0;
+	case OPT_TIME_MIN:
+		if (spur_duration_parse(arg, &secs, &err) || secs == SPUR_TIME_INFINITE) {
+			fail("Invalid --time-min specification");
+			return 255;
+		}
+		json_object_set_new(job, "time_min",
+				    json_integer(secs ? spur_duration_minutes_ceil(secs) * 60 : 0));
+		return 0;
+	case OPT_DEADLINE:
+		if (spur_begin_parse(arg, time(NULL), &t, &err))
+			return fail("Invalid deadline specification %s", arg);
+		json_object_set_new(job, "deadline", json_integer((json_int_t)t));
+		return 0;
 	case 't':
 		if (spur_duration_parse(arg, &secs, &err)) {
 			fail("Invalid --time specification");
@@ -690,6 +703,9 @@ static void usage(unsigned prog)
 	       "      --signal=[R:]num[@time] send signal when time limit within time seconds\n"
 	       "  -s, --oversubscribe         over-subscribe resources with other jobs\n"
 	       "  -t, --time=minutes          time limit\n"
+	       "      --time-min=minutes      minimum time limit (if distinct)\n"
+	       "      --deadline=time         remove the job if no ending possible before\n"
+	       "                              this deadline (start > (deadline - time[-min]))\n"
 	       "      --uid=user_id           user ID to run job as (user root only)\n"
 	       "      --gid=group_id          group ID to run job as (user root only)\n"
 	       "  -W, --wait                  wait for completion of submitted job\n"

@@ -127,7 +127,7 @@ static void job_head(const json_t *j, int64_t now)
 {
 	const char *state = spur_json_str(j, "state", "");
 	int64_t start = spur_json_int(j, "start_time", 0), limit = spur_json_int(j, "time_limit", 0);
-	char rt[32], lim[32], sub[32], st[32], en[32];
+	char rt[32], lim[32], sub[32], st[32], en[32], tmin[32] = "N/A", dl[32] = "N/A";
 	struct group *gr = getgrgid((gid_t)spur_json_int(j, "gid", 0));
 
 	/* running: so far; ended: start to end */
@@ -170,9 +170,13 @@ static void job_head(const json_t *j, int64_t now)
 		spur_json_bool(j, "batch", 1) ? 1 : 0, (json_int_t)spur_json_int(j, "exit_code", 0));
 	if (sc.details)
 		fprintf(out, "   DerivedExitCode=0:0\n");
-	fprintf(out, "   RunTime=%s TimeLimit=%s TimeMin=N/A\n", rt, lim);
+	if (spur_json_int(j, "time_min", 0))
+		spur_duration_format_hms(spur_json_int(j, "time_min", 0), tmin, sizeof(tmin));
+	if (spur_json_int(j, "deadline", 0))
+		stamp(spur_json_int(j, "deadline", 0), dl, sizeof(dl));
+	fprintf(out, "   RunTime=%s TimeLimit=%s TimeMin=%s\n", rt, lim, tmin);
 	fprintf(out, "   SubmitTime=%s EligibleTime=%s\n", sub, sub);
-	fprintf(out, "   StartTime=%s EndTime=%s Deadline=N/A\n", st, en);
+	fprintf(out, "   StartTime=%s EndTime=%s Deadline=%s\n", st, en, dl);
 }
 
 /* Slurm's MinCPUsNode / MinMemory{Node,CPU} / MinTmpDiskNode line. */

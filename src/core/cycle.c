@@ -51,6 +51,37 @@ static int64_t end_of(int64_t start, int64_t limit)
 	return limit >= SCHED_INFINITE - start ? SCHED_INFINITE : start + limit;
 }
 
+/* The limits j may start with now in partition p: up to *hi (its own,
+ * cut down by its deadline to whole minutes, as Slurm), down to *lo (its
+ * --time-min, else *hi). *lo > *hi: it can no longer end by its deadline. */
+static void limit_range(const struct sched *s, const struct core_job *j, int p, int64_t *lo,
+			int64_t *hi)
+{
+	int64_t full = job_limit(s, j, p);
+
+	*hi = full;
+	if (j->deadline && (full == SCHED_INFINITE || s->now + full > j->deadline))
+		*hi = (j->deadline - s->now) / 60 * 60;
+	*lo = j->time_min && j->time_min < full ? j->time_min : full;
+}
+
+/* Past its deadline for good (its shortest limit no longer fits before
+ * it, in its first partition): removed as DEADLINE, as Slurm does. */
+static bool past_deadline(const struct sched *s, const struct core_job *j)
+{
+	int64_t lo, hi;
+	int p = 0;
+
+	if (!j->deadline)
+		return false;
+	while (p < (int)s->nparts && !(j->parts >> p & 1))
+		p++;
+	if (p == (int)s->nparts)
+		return s->now >= j->deadline;
+	limit_range(s, j, p, &lo, &hi);
+	return lo == SCHED_INFINITE || s->now + lo > j->deadline;
+}
+
 /* Partitions whose state and limits admit j; the reason when none does. */
 static enum sched_reason usable_parts(struct sched *s, struct core_job *j)
 {
@@ -264,6 +295,42 @@ int core_commit_start(struct sched *s, struct core_job *j, int p, struct sched_a
 						   .backfilled = backfilled });
 }
 
+/* The longest limit j fits now with in partition p (nodes in scratch,
+ * their count in *got): its own, or with --time-min the longest whole
+ * number of minutes down to it that ends before the reservations ahead. */
+static int64_t fit_limit(struct sched *s, struct core_job *j, int p, uint32_t *scratch,
+			 size_t *got)
+{
+	uint64_t part = UINT64_C(1) << p;
+	int64_t lo, hi, ok;
+
+	limit_range(s, j, p, &lo, &hi);
+	*got = 0;
+	if (lo > hi)
+		return hi;
+	*got = core_select_nodes(s, j, part, end_of(s->now, hi), scratch);
+	if (*got == j->nodes || lo == hi)
+		return hi;
+	*got = core_select_nodes(s, j, part, end_of(s->now, lo), scratch);
+	if (*got != j->nodes)
+		return lo;
+	/* the longest that fits, in minutes: lo fits, hi does not */
+	ok = lo;
+	for (int64_t a = lo / 60 + 1, b = (hi == SCHED_INFINITE ? s->cfg.bf_window : hi) / 60;
+	     a <= b;) {
+		int64_t m = a + (b - a) / 2;
+
+		if (core_select_nodes(s, j, part, end_of(s->now, m * 60), scratch) == j->nodes) {
+			ok = m * 60;
+			a = m + 1;
+		} else {
+			b = m - 1;
+		}
+	}
+	*got = core_select_nodes(s, j, part, end_of(s->now, ok), scratch);
+	return ok;
+}
+
 /* Start j now in the best usable partition if it fits without touching
  * any reservation. Returns 1 started, 0 not, or an error. */
 static int try_start(struct sched *s, struct core_job *j, uint32_t *scratch, bool backfilled)
@@ -275,11 +342,13 @@ static int try_start(struct sched *s, struct core_job *j, uint32_t *scratch, boo
 
 			if (!(j->usable >> p & 1) || (s->parts[p].tier == j->tier) != !tier_pass)
 				continue;
-			limit = job_limit(s, j, (int)p);
-			got = core_select_nodes(s, j, UINT64_C(1) << p, end_of(s->now, limit), scratch);
+			limit = fit_limit(s, j, (int)p, scratch, &got);
 			if (got == j->nodes) {
-				int rc = start_job(s, j, (int)p, scratch, limit, backfilled);
+				int rc;
 
+				if (limit < job_limit(s, j, (int)p)) /* --time-min, --deadline */
+					j->time_limit = limit;
+				rc = start_job(s, j, (int)p, scratch, limit, backfilled);
 				return rc ? rc : 1;
 			}
 		}
@@ -490,6 +559,16 @@ static int gather(struct sched *s, int64_t now, struct core_job **cands, size_t 
 		enum sched_reason why = SCHED_REASON_NONE;
 		enum dep_result dr;
 
+		if (past_deadline(s, j)) {
+			j->reason = SCHED_REASON_DEADLINE;
+			j->start = j->end = now;
+			core_job_set_state(s, j, SCHED_JOB_DEADLINE);
+			core_trace(s, "job %u removed: it cannot end by its deadline", j->id);
+			if (core_emit(s, (struct sched_action){ .type = SCHED_ACT_FAIL, .job_id = j->id,
+								.reason = SCHED_REASON_DEADLINE }))
+				return SPUR_ENOMEM;
+			continue; /* the list moved job i away */
+		}
 		if (j->hold_admin)
 			why = SCHED_REASON_HELD_ADMIN;
 		else if (j->hold_user)

@@ -174,6 +174,7 @@ struct core_job {
 	uint32_t cpus_per_gpu, min_cpus;
 	uint32_t prio_fixed; /* --priority, scontrol update Priority=; 0: computed */
 	uint64_t tmp;
+	int64_t time_min, deadline; /* --time-min, --deadline (0: none) */
 	struct core_lic_req *lic; /* -L */
 	size_t nlic;
 	int gpu_type; /* -1 any */

@@ -14,7 +14,7 @@
 
 static const char *const state_names[] = {
 	"PENDING", "RUNNING", "COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "PREEMPTED",
-	"OUT_OF_MEMORY",
+	"OUT_OF_MEMORY", "DEADLINE",
 };
 
 const char *sched_job_state_name(enum sched_job_state st)
@@ -27,7 +27,7 @@ static const char *const reason_names[] = {
 	"DependencyNeverSatisfied", "BeginTime", "JobHeldUser",	   "JobHeldAdmin",
 	"ReqNodeNotAvail",  "PartitionTimeLimit", "PartitionNodeLimit", "PartitionDown",
 	"PartitionInactive", "BadConstraints", "JobArrayTaskLimit", "Reservation",
-	"NodeFail",	    "Licenses",
+	"NodeFail",	    "Licenses",	       "DeadLine",
 };
 
 const char *sched_reason_name(enum sched_reason r)
@@ -1234,6 +1234,8 @@ static struct core_job *job_from_spec(struct sched *s, const struct sched_job_sp
 	j->prio_fixed = sp->priority;
 	j->prio = sp->priority;
 	j->tmp = sp->tmp_mb;
+	j->time_min = sp->time_min;
+	j->deadline = sp->deadline;
 	j->gpt = sp->gpus_per_task;
 	j->gpn = sp->gpus_per_node;
 	j->gpu_total = sp->gpus;
@@ -1253,6 +1255,16 @@ static struct core_job *job_from_spec(struct sched *s, const struct sched_job_sp
 		goto out_free;
 	}
 	j->time_limit = sp->time_limit;
+	if (j->deadline && j->deadline <= now) {
+		spur_error_set(err, SPUR_EINVAL,
+			       "Requested time limit is invalid (missing or exceeds some limit)");
+		goto out_free;
+	}
+	if (j->time_min && j->time_limit && j->time_min > j->time_limit) {
+		spur_error_set(err, SPUR_EINVAL,
+			       "Invalid time-min specification (exceeds job's time or other limits)");
+		goto out_free;
+	}
 	j->exclusive = sp->exclusive;
 	j->hold_user = sp->hold;
 	j->requeue = sp->requeue;
@@ -1977,6 +1989,7 @@ static void job_info(const struct sched *s, const struct core_job *j, struct sch
 	out->state = j->state;
 	out->reason = j->reason;
 	out->priority = j->prio;
+	out->time_limit = j->time_limit;
 	out->submit_time = j->submit;
 	out->start_time = j->start;
 	out->end_time = j->end;

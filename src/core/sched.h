@@ -310,6 +310,10 @@ struct sched_job_spec {
 	uint32_t priority;     /* --priority (an administrator's): fixed; 0: computed */
 	uint64_t tmp_mb;       /* --tmp: nodes with at least this TmpDisk */
 	const char *licenses;  /* -L: "NAME[:COUNT],..." of the cluster's licenses */
+	/* --time-min: the job may start with a time limit cut down to this
+	 * (backfill before a reservation, or a deadline); 0: none */
+	int64_t time_min;
+	int64_t deadline; /* --deadline: it must end by then, or is removed (DEADLINE); 0 none */
 };
 
 /* Slurm's job states, in Slurm's words. */
@@ -323,6 +327,7 @@ enum sched_job_state {
 	SCHED_JOB_NODE_FAIL,
 	SCHED_JOB_PREEMPTED,
 	SCHED_JOB_OUT_OF_MEMORY, /* a process was killed at its memory limit */
+	SCHED_JOB_DEADLINE,	 /* it could no longer end by its --deadline: removed */
 };
 const char *sched_job_state_name(enum sched_job_state st);
 
@@ -346,6 +351,7 @@ enum sched_reason {
 	SCHED_REASON_RESERVATION,
 	SCHED_REASON_NODE_FAIL_REQUEUED,
 	SCHED_REASON_LICENSES, /* its -L licenses are not all free now */
+	SCHED_REASON_DEADLINE, /* "DeadLine": it could not end by its --deadline */
 	/* from here, a limit that holds the job: Slurm's Assoc* and QOS*
 	 * reasons (sched_reason_name names each) */
 	SCHED_REASON_LIMIT = 64,
@@ -461,6 +467,7 @@ struct sched_job_info {
 	uint32_t priority;
 	int64_t submit_time, start_time, end_time; /* end: expected while running */
 	int64_t est_start; /* pending: reservation time, or 0 */
+	int64_t time_limit; /* as asked, or as cut down at its start (--time-min); 0: the partition's */
 	uint32_t partition;
 	const struct sched_alloc_node *alloc;
 	size_t nalloc;

@@ -107,7 +107,8 @@ static void job_json_more(const struct ctld_job *cj, const struct sched_job_info
 					    "error",   "input",	  "constraint", "nodelist",
 					    "exclude", "reservation", "open_mode", "licenses" };
 	static const char *const ints[] = { "mem_per_cpu", "mem_per_gpu", "cpus_per_gpu",
-					    "min_cpus",	   "tmp_mb" };
+					    "min_cpus",	   "tmp_mb",	  "time_min",
+					    "deadline" };
 	const json_t *sp = cj->spec;
 	json_int_t cpus = 0;
 
@@ -255,7 +256,10 @@ static json_t *job_json(struct ctld *c, const struct ctld_job *cj, const struct 
 		      (json_int_t)(info.state == SCHED_JOB_PENDING ? info.est_start : cj->start),
 		      "end_time",
 		      (json_int_t)(info.end_time == SCHED_INFINITE ? 0 : info.end_time), "time_limit",
-		      (json_int_t)spur_json_int(sp, "time_limit", 0), "nodes",
+		      (json_int_t)(info.time_limit && info.time_limit != SCHED_INFINITE
+					   ? info.time_limit
+					   : spur_json_int(sp, "time_limit", 0)),
+		      "nodes",
 		      (int)(info.nalloc ? info.nalloc : (size_t)spur_json_int(sp, "nodes", 1)),
 		      "nodelist", cj->nodes ? cj->nodes : "", "gres", spur_json_str(sp, "gres", ""),
 		      "exit_code", cj->exit_code);
@@ -324,6 +328,7 @@ static bool job_numbers_ok(const json_t *job, char *why, size_t len)
 		{ "mem_per_cpu", INT64_C(1) << 40 }, { "mem_per_gpu", INT64_C(1) << 40 },
 		{ "cpus_per_gpu", 100000 }, { "min_cpus", 100000 }, { "ntasks_per_gpu", 100000 },
 		{ "priority", 4000000000 }, { "tmp_mb", INT64_C(1) << 40 },
+		{ "time_min", INT64_C(1) << 40 }, { "deadline", INT64_C(1) << 40 },
 	};
 
 	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {

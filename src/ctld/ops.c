@@ -120,6 +120,8 @@ static int spec_from_json(const json_t *j, uint32_t id, struct sched_job_spec *s
 	sp->priority = (uint32_t)spur_json_int(j, "priority", 0);
 	sp->tmp_mb = (uint64_t)spur_json_int(j, "tmp_mb", 0);
 	sp->licenses = spur_json_str(j, "licenses", NULL);
+	sp->time_min = spur_json_int(j, "time_min", 0);
+	sp->deadline = spur_json_int(j, "deadline", 0);
 	if (json_is_boolean(json_object_get(j, "kill_invalid_dep")))
 		sp->kill_invalid_dep = spur_json_bool(j, "kill_invalid_dep", 0) ? 1 : -1;
 	sp->constraint = spur_json_str(j, "constraint", NULL);
@@ -1470,8 +1472,10 @@ int ctld_run_cycle(struct ctld *c)
 		} else if (a->type == SCHED_ACT_FAIL) {
 			struct ctld_job *cj = ctld_job(c, a->job_id);
 
-			if (cj)
+			if (cj) {
 				reply_waiter(c, cj);
+				ctld_acct_record(c, a->job_id); /* sacct agrees (DEADLINE...) */
+			}
 			if (cj && cj->owner) {
 				ctld_conn_send(cj->owner, json_pack("{s:s,s:i,s:s}", "type", "error",
 								    "code", SPUR_ESTATE, "message",

@@ -176,6 +176,45 @@ static void test_licenses(void **state)
 	sim_destroy(sim);
 }
 
+/* --time-min: a job backfills with its limit cut down (whole minutes) to
+ * end before the reservation ahead of it. --deadline: a job that cannot
+ * end by it is removed (DEADLINE); one with --time-min starts with its
+ * limit cut to end by it. */
+static void test_time_min_and_deadline(void **state)
+{
+	struct sim *sim = mi300x_cluster(NULL, 2);
+	struct sched_job_spec a = job(1, 1, 8, H), b = job(2, 2, 8, H), c = job(3, 1, 8, 2 * H);
+	struct sched_job_spec d = job(4, 1, 8, H), e = job(5, 1, 8, H);
+	struct sched_job_info info;
+
+	(void)state;
+	sim_submit(sim, 0, &a, H, 0);	/* node 1 busy until 3600 */
+	sim_submit(sim, 10, &b, 600, 0); /* both nodes at 3600 */
+	c.time_min = 10 * 60;
+	sim_submit(sim, 30, &c, 600, 0);
+	sim_run_until(sim, 30);
+	assert_int_equal(sim_job_state(sim, 3), SCHED_JOB_RUNNING);
+	assert_int_equal(sched_job_info(sim_sched(sim), 3, &info), 0);
+	assert_int_equal(info.end_time, 30 + 59 * 60); /* 59 whole minutes: ends by 3600 */
+	assert_int_equal(sim_job_state(sim, 2), SCHED_JOB_PENDING);
+	sim_run_until_idle(sim);
+	assert_int_equal(sim_job_state(sim, 2), SCHED_JOB_COMPLETED);
+
+	d.deadline = sim_now(sim) + 300; /* an hour's limit cannot end by then */
+	assert_int_equal(sim_submit_now(sim, &d, 60, 0, NULL), 0);
+	assert_int_equal(sim_job_state(sim, 4), SCHED_JOB_DEADLINE);
+	assert_int_equal(sim_job_reason(sim, 4), SCHED_REASON_DEADLINE);
+	assert_string_equal(sched_job_state_name(SCHED_JOB_DEADLINE), "DEADLINE");
+	assert_string_equal(sched_reason_name(SCHED_REASON_DEADLINE), "DeadLine");
+	e.deadline = sim_now(sim) + 1830;
+	e.time_min = 600;
+	assert_int_equal(sim_submit_now(sim, &e, 60, 0, NULL), 0);
+	assert_int_equal(sim_job_state(sim, 5), SCHED_JOB_RUNNING);
+	assert_int_equal(sched_job_info(sim_sched(sim), 5, &info), 0);
+	assert_int_equal(info.end_time - info.start_time, 30 * 60);
+	sim_destroy(sim);
+}
+
 /* A 4-node job waits for 4 nodes; a stream of 1-node jobs arriving later
  * must not starve it: they only backfill where they end before it starts. */
 static void test_backfill_no_starvation(void **state)
@@ -260,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_per_cpu_and_gpu_shares),
 		cmocka_unit_test(test_fixed_priority),
 		cmocka_unit_test(test_licenses),
+		cmocka_unit_test(test_time_min_and_deadline),
 	};
 
 	return cmocka_run_group_tests_name("sim", tests, NULL, NULL);

@@ -7,6 +7,7 @@
 # --gres-flags (disable-binding taken, enforce-binding refused by name),
 # -s/--oversubscribe against the partition's OverSubscribe (EXCLUSIVE:
 # whole nodes; YES: refused by name), --mincpus and --ntasks-per-gpu;
+# --deadline (DEADLINE) and --time-min (the limit cut down to meet it);
 # licenses (Licenses=, -L, reason Licenses, scontrol show licenses), byte-
 # compared with a capture from real Slurm 22.05
 # (tests/compat/golden/slurm-licenses.txt).
@@ -82,6 +83,24 @@ check "--mincpus=6: the job holds 6 CPUs" \
 	sh -c "[ '$(field "$j" NumCPUs)' = 6 ] && [ '$(field "$j" MinCPUsNode)' = 6 ]"
 j=$(sbatch --parsable --wait --gpus=2 --ntasks-per-gpu=2 -o "$T/tpg.out" --wrap 'echo $SLURM_NTASKS $SLURM_NTASKS_PER_GPU')
 check "--ntasks-per-gpu=2 --gpus=2: 4 tasks" sh -c "grep -qx '4 2' '$T/tpg.out'"
+
+# --- --deadline and --time-min (real Slurm 22.05 does the same; its words)
+j=$(sbatch --parsable --deadline=now+300 -t 10 -o /dev/null --wrap true)
+check "--deadline it cannot meet: DEADLINE, Reason=DeadLine" \
+	wait_until 10 sh -c "scontrol show job $j | grep -q 'JobState=DEADLINE Reason=DeadLine'"
+check "... sacct says DEADLINE" sh -c "[ \"\$(sacct -n -X -P -j $j -o State)\" = DEADLINE ]"
+j=$(sbatch --parsable --deadline=now+600 --time-min=2 -t 60 -o /dev/null --wrap 'sleep 300')
+check "--deadline with --time-min: runs with its limit cut to end by then (whole minutes)" \
+	wait_until 10 sh -c "scontrol show job $j | grep -Eq 'JobState=RUNNING' &&
+		scontrol show job $j | grep -Eq 'TimeLimit=00:(09|10):00 TimeMin=00:02:00'"
+check "... and Deadline= shown" sh -c "scontrol show job $j | grep -q 'Deadline=20'"
+scancel "$j"
+check "--time-min above -t: refused in Slurm's words" \
+	fails_with "Invalid time-min specification (exceeds job's time or other limits)" \
+	sbatch --time-min=20 -t 10 --wrap true
+check "--deadline in the past: refused in Slurm's words" \
+	fails_with 'Requested time limit is invalid (missing or exceeds some limit)' \
+	sbatch --deadline=2020-01-01 --wrap true
 
 # --- licenses
 gold() { awk -v h="== $1" '$0 ~ /^== / { on = index($0, h) == 1; next } on' "$GOLD"; }
