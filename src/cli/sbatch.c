@@ -27,7 +27,7 @@ enum {
 	OPT_PARSABLE, OPT_WAIT, OPT_HOLD, OPT_BEGIN, OPT_WRAP, OPT_EXCLUSIVE, OPT_QOS, OPT_NICE,
 	OPT_REQUEUE, OPT_NO_REQUEUE, OPT_RESERVATION, OPT_EXPORT, OPT_GPUS, OPT_NTASKS_PER_NODE,
 	OPT_PTY, OPT_MEM, OPT_COMMENT, OPT_WCKEY, OPT_SIGNAL, OPT_OPEN_MODE, OPT_USAGE,
-	OPT_KILL_DEP, OPT_TIME_MIN, OPT_DEADLINE, OPT_UID, OPT_GID, OPT_PRIORITY, OPT_TMP, OPT_EXPORT_FILE, OPT_GRES_FLAGS, OPT_CPUS_PER_GPU, OPT_MINCPUS, OPT_NTASKS_PER_GPU, OPT_MPI, OPT_KILL_BAD, OPT_CPU_BIND, OPT_EXACT, OPT_OVERLAP, OPT_UNBUF, /* srun's */
+	OPT_KILL_DEP, OPT_MAIL_TYPE, OPT_MAIL_USER, OPT_TIME_MIN, OPT_DEADLINE, OPT_UID, OPT_GID, OPT_PRIORITY, OPT_TMP, OPT_EXPORT_FILE, OPT_GRES_FLAGS, OPT_CPUS_PER_GPU, OPT_MINCPUS, OPT_NTASKS_PER_GPU, OPT_MPI, OPT_KILL_BAD, OPT_CPU_BIND, OPT_EXACT, OPT_OVERLAP, OPT_UNBUF, /* srun's */
 	OPT_REFUSED = 2000, /* + index in refused[] */
 };
 
@@ -66,8 +66,6 @@ static const struct {
 	{ "gpus-per-socket", required_argument, 0, P_ALL },
 	{ "hint", required_argument, 0, P_ALL },
 	{ "ignore-pbs", no_argument, 0, P_SBATCH },
-	{ "mail-type", required_argument, 0, P_ALL },
-	{ "mail-user", required_argument, 0, P_ALL },
 	{ "mcs-label", required_argument, 0, P_ALL },
 	{ "mem-bind", required_argument, 0, P_ALL },
 	{ "network", required_argument, 0, P_ALL },
@@ -136,6 +134,8 @@ static const struct option own_opts[] = {
 	{ "priority", required_argument, NULL, OPT_PRIORITY },
 	{ "tmp", required_argument, NULL, OPT_TMP },
 	{ "time-min", required_argument, NULL, OPT_TIME_MIN },
+	{ "mail-type", required_argument, NULL, OPT_MAIL_TYPE },
+	{ "mail-user", required_argument, NULL, OPT_MAIL_USER },
 	{ "deadline", required_argument, NULL, OPT_DEADLINE },
 	{ "licenses", required_argument, NULL, 'L' },
 	{ "nodefile", required_argument, NULL, 'F' },
@@ -423,6 +423,40 @@ static int apply_opt_admin(struct sbatch *sb, int opt, const char *arg)
 	}
 }
 
+/* --mail-type=TYPE,...: the events the controller mails about (MailProg).
+ * The time-limit warnings, stage-out and per-task array mail are refused
+ * by name; NONE clears. */
+static int set_mail_type(json_t *job, const char *arg)
+{
+	static const char *const built[] = { "NONE", "BEGIN", "END", "FAIL", "REQUEUE",
+					     "INVALID_DEPEND", "ALL" };
+	static const char *const unbuilt[] = { "STAGE_OUT", "TIME_LIMIT", "TIME_LIMIT_90",
+					       "TIME_LIMIT_80", "TIME_LIMIT_50", "ARRAY_TASKS" };
+	char list[256] = "";
+	size_t o = 0;
+
+	for (const char *p = arg; *p;) {
+		size_t l = strcspn(p, ","), k;
+		bool ok = false;
+
+		for (k = 0; k < sizeof(unbuilt) / sizeof(unbuilt[0]); k++)
+			if (l == strlen(unbuilt[k]) && !strncasecmp(p, unbuilt[k], l))
+				return fail("--mail-type=%s is not supported by Spur", unbuilt[k]);
+		for (k = 0; k < sizeof(built) / sizeof(built[0]) && !ok; k++)
+			ok = l == strlen(built[k]) && !strncasecmp(p, built[k], l);
+		if (!ok)
+			return fail("--mail-type=%s invalid", arg);
+		if (strncasecmp(p, "NONE", l) && o + l + 2 < sizeof(list))
+			o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%.*s", o ? "," : "", (int)l, p);
+		p += l + (p[l] == ',');
+	}
+	if (o)
+		json_object_set_new(job, "mail_type", json_string(list));
+	else
+		json_object_del(job, "mail_type");
+	return 0;
+}
+
 /* The options that shape the job's run more than its size. */
 static int apply_opt_more(struct sbatch *sb, int opt, const char *arg)
 {
@@ -463,6 +497,11 @@ static int apply_opt_more(struct sbatch *sb, int opt, const char *arg)
 		return 0;
 	case 'L':
 		json_object_set_new(job, "licenses", json_string(arg));
+		return 0;
+	case OPT_MAIL_TYPE:
+		return set_mail_type(job, arg);
+	case OPT_MAIL_USER:
+		json_object_set_new(job, "mail_user", json_string(arg));
 		return 0;
 	case 'O':
 		json_object_set_new(job, "overcommit", json_true());
@@ -688,6 +727,9 @@ static void usage(unsigned prog)
 	       "  -L, --licenses=names        required license, comma separated\n"
 	       "  -N, --nodes=N               number of nodes on which to run\n"
 	       "  -n, --ntasks=ntasks         number of tasks to run\n"
+	       "      --mail-type=type        notify on state change: BEGIN, END, FAIL or ALL\n"
+	       "      --mail-user=user        who to send email notification for job state\n"
+	       "                              changes\n"
 	       "      --nice[=value]          decrease scheduling priority by value\n"
 	       "      --no-requeue            if set, do not permit the job to be requeued\n"
 	       "      --ntasks-per-node=n     number of tasks to invoke on each node\n"

@@ -4,6 +4,7 @@
 
 #include "common/alloc.h"
 #include "common/hostlist.h"
+#include "common/jobfmt.h"
 #include "common/size.h"
 #include "common/timefmt.h"
 
@@ -179,6 +180,25 @@ static void job_head(const json_t *j, int64_t now)
 	fprintf(out, "   StartTime=%s EndTime=%s Deadline=%s\n", st, en, dl);
 }
 
+/* --mail-type's lines, as Slurm prints them (its flags in its order). */
+static void print_job_mail(const json_t *j)
+{
+	static const char *const order[] = { "INVALID_DEPEND", "BEGIN", "END", "FAIL", "REQUEUE",
+					     "STAGE_OUT" };
+	const char *types = spur_json_str(j, "mail_type", "");
+	char list[256] = "";
+	size_t o = 0;
+
+	if (!*types)
+		return;
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (spur_jobfmt_in_list(types, order[i]) || spur_jobfmt_in_list(types, "ALL"))
+			o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s", o ? "," : "",
+					      order[i]);
+	fprintf(out, "   Power=\n   MailUser=%s MailType=%s\n   \n",
+		spur_json_str(j, "mail_user", spur_json_str(j, "user", "")), list);
+}
+
 /* Slurm's MinCPUsNode / MinMemory{Node,CPU} / MinTmpDiskNode line. */
 static void print_job_mins(const json_t *j)
 {
@@ -247,6 +267,7 @@ static int print_job(const json_t *j, int64_t now)
 	job_path(j, *o ? o : "slurm-%j.out", path, sizeof(path));
 	fprintf(out, "   StdOut=%s\n", path);
 done:
+	print_job_mail(j);
 	fputc('\n', out);
 	return 0;
 }

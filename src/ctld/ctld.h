@@ -276,6 +276,12 @@ void ctld_launch(struct ctld *c, struct ctld_job *cj, const json_t *alloc);
  * the job's end (hooks.c). */
 void ctld_prolog_then_launch(struct ctld *c, struct ctld_job *cj, const json_t *alloc);
 void ctld_epilog(struct ctld *c, struct ctld_job *cj);
+/* mail.c: --mail-type's mail for event what ("Began", "Ended", "Failed",
+ * "Requeued", "Invalid dependency") through MailProg, when the job asked
+ * for it (the leader, as ops commit). */
+void ctld_mail(struct ctld *c, struct ctld_job *cj, const char *what);
+/* The job ended or was requeued: "Failed", "Ended" or "Requeued" as asked. */
+void ctld_mail_end(struct ctld *c, struct ctld_job *cj);
 /* A step's shares of its job on its nn nodes (sel: allocation indexes,
  * tasks: tasks per node): gpus[k] the GPUs it gets on node k. SPUR_EAGAIN
  * "Requested nodes are busy" while running steps hold them. */

@@ -1232,8 +1232,15 @@ void ctld_committed(struct ctld *c, const json_t *op)
 	/* launch unless it ended (scancel) while the start was being committed */
 	if (cj && !strcmp(spur_json_str(op, "op", ""), "start") &&
 	    !sched_job_info(c->sched, id, &info) && info.state == SCHED_JOB_RUNNING &&
-	    cj->start_op == op)
+	    cj->start_op == op) {
+		ctld_mail(c, cj, "Began");
 		ctld_prolog_then_launch(c, cj, json_object_get(op, "alloc"));
+	}
+	if (cj && (!strcmp(spur_json_str(op, "op", ""), "finish") ||
+		   !strcmp(spur_json_str(op, "op", ""), "cancel") ||
+		   !strcmp(spur_json_str(op, "op", ""), "stop") ||
+		   !strcmp(spur_json_str(op, "op", ""), "requeue")))
+		ctld_mail_end(c, cj);
 	/* a job that ran has ended: the controller's epilog */
 	if (cj && cj->start && (!strcmp(spur_json_str(op, "op", ""), "finish") ||
 				!strcmp(spur_json_str(op, "op", ""), "cancel")))
@@ -1475,6 +1482,13 @@ int ctld_run_cycle(struct ctld *c)
 			if (cj) {
 				reply_waiter(c, cj);
 				ctld_acct_record(c, a->job_id); /* sacct agrees (DEADLINE...) */
+				if (ctld_raft_ready(c))
+				{
+					if (a->reason == SCHED_REASON_DEPENDENCY_NEVER)
+						ctld_mail(c, cj, "Invalid dependency");
+					else
+						ctld_mail_end(c, cj);
+				}
 			}
 			if (cj && cj->owner) {
 				ctld_conn_send(cj->owner, json_pack("{s:s,s:i,s:s}", "type", "error",

@@ -10,9 +10,12 @@
 # --deadline (DEADLINE) and --time-min (the limit cut down to meet it);
 # licenses (Licenses=, -L, reason Licenses, scontrol show licenses), byte-
 # compared with a capture from real Slurm 22.05
-# (tests/compat/golden/slurm-licenses.txt).
+# (tests/compat/golden/slurm-licenses.txt); --mail-type/--mail-user
+# through MailProg, its arguments and variables compared with real
+# Slurm's (tests/compat/golden/slurm-mail.txt, times and ids masked).
 # GPUs are simulated (the agent's list). Needs root and useradd.
 . "$(dirname "$0")/lib.sh"
+MAILGOLD="$(dirname "$(readlink -f "$0")")/../compat/golden/slurm-mail.txt"
 GOLD="$(dirname "$(readlink -f "$0")")/../compat/golden/slurm-licenses.txt"
 needs_root runuser useradd
 cd "$T"
@@ -25,7 +28,14 @@ PartitionName=gpu Nodes=ALL Default=YES MaxTime=1-00:00:00
 PartitionName=whole Nodes=ALL OverSubscribe=EXCLUSIVE
 PartitionName=share Nodes=ALL OverSubscribe=YES
 Licenses=matlab:3,fluent:1
+MailProg=$T/mailprog
 CONF
+# MailProg: what it is given, as the capture from real Slurm recorded it
+cat >"$T/mailprog" <<'MAIL'
+#!/bin/sh
+{ echo "ARGS:"; for a in "$@"; do echo "[$a]"; done; echo "ENV:"; env | grep -E '^SLURM' | sort; echo "STDIN:"; cat; echo "END"; } >>"${0%/*}/mail.out"
+MAIL
+chmod 755 "$T/mailprog"
 id spurtest >/dev/null 2>&1 || useradd -M -s /bin/sh spurtest
 start_ctld
 start_agents 2
@@ -101,6 +111,34 @@ check "--time-min above -t: refused in Slurm's words" \
 check "--deadline in the past: refused in Slurm's words" \
 	fails_with 'Requested time limit is invalid (missing or exceeds some limit)' \
 	sbatch --deadline=2020-01-01 --wrap true
+
+# --- mail
+# each mail as one line: its arguments (times and ids masked), then the
+# names of its SLURM_* variables
+mails() {
+	awk '/^ARGS:/ { m = "args"; a = ""; e = ""; next } /^ENV:/ { m = "env"; next }
+	     /^STDIN:/ { m = "in"; next }
+	     /^END$/ { print a " ENV" e; m = ""; next }
+	     m == "args" { a = a " " $0 } m == "env" { sub(/=.*/, ""); e = e " " $0 }' "$1" |
+		sed -E 's/[0-9]{2}:[0-9]{2}:[0-9]{2}/T/g; s/Job_id=[0-9]+/Job_id=N/g'
+}
+sbatch --wait --mail-type=ALL --mail-user=alice@example.org -J mj -o /dev/null --wrap 'sleep 1; exit 3' >/dev/null
+check "--mail-type=ALL, a failing job: two mails (Began, Failed)" \
+	wait_until 10 sh -c "[ \$(grep -c '^END' '$T/mail.out') = 2 ]"
+sbatch --wait --mail-type=BEGIN,END -o /dev/null --wrap true >/dev/null
+check "--mail-type=BEGIN,END: two more (Began, Ended)" \
+	wait_until 10 sh -c "[ \$(grep -c '^END' '$T/mail.out') = 4 ]"
+sbatch --wait --mail-type=NONE -o /dev/null --wrap true >/dev/null
+mails "$MAILGOLD" >mail.gold
+mails "$T/mail.out" >mail.ours
+check "MailProg's arguments and variables: as real Slurm's" cmp -s mail.gold mail.ours
+check "--mail-type=NONE: none" sh -c "[ \$(grep -c '^END' '$T/mail.out') = 4 ]"
+check "--mail-type=TIME_LIMIT: refused by name" \
+	fails_with 'TIME_LIMIT is not supported' sbatch --mail-type=TIME_LIMIT --wrap true
+j=$(sbatch --parsable --hold --mail-type=ALL -o /dev/null --wrap true)
+check "scontrol show job: MailUser/MailType as Slurm's" \
+	sh -c "scontrol show job $j | grep -qx '   MailUser=root MailType=INVALID_DEPEND,BEGIN,END,FAIL,REQUEUE,STAGE_OUT'"
+scancel "$j"
 
 # --- licenses
 gold() { awk -v h="== $1" '$0 ~ /^== / { on = index($0, h) == 1; next } on' "$GOLD"; }
