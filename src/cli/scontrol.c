@@ -1224,6 +1224,20 @@ static int interactive(const char *prog)
 	return rc;
 }
 
+/* A request with no arguments; its error said, exit 1. */
+static int simple_call(const char *prog, const char *type)
+{
+	struct spur_error err;
+	json_t *reply = cli_call(json_pack("{s:s}", "type", type), &err);
+
+	if (!reply) {
+		cli_error(prog, "%s", err.msg);
+		return 1;
+	}
+	json_decref(reply);
+	return 0;
+}
+
 static int scontrol_verb(const char *prog, int argc, char **argv)
 {
 	const char *what;
@@ -1248,6 +1262,8 @@ static int scontrol_verb(const char *prog, int argc, char **argv)
 	}
 	if (!strcasecmp(argv[0], "token"))
 		return token(prog, argc - 1, argv + 1);
+	if (!strncasecmp(argv[0], "reconfigure", strlen(argv[0]) > 5 ? strlen(argv[0]) : 5))
+		return simple_call(prog, "reconfigure");
 	if (!strcasecmp(argv[0], "update") && argc > 1 && !strncasecmp(argv[1], "NodeName=", 9))
 		return update_node(prog, argc - 1, argv + 1);
 	if (!strcasecmp(argv[0], "update") && argc > 1 &&
@@ -1267,7 +1283,8 @@ static int scontrol_verb(const char *prog, int argc, char **argv)
 	}
 	if (strcasecmp(argv[0], "show")) {
 		cli_error(prog, "'%s' is not supported yet (show, ping, token, hold, uhold, release, "
-				"requeue, requeuehold, update, create, delete and wait_job are)",
+				"requeue, requeuehold, update, create, delete, reconfigure and wait_job "
+				"are)",
 			  argv[0]);
 		return 1;
 	}

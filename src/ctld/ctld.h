@@ -73,6 +73,9 @@ struct ctld {
 	uint64_t op_seq; /* ops applied so far */
 	json_t *resv_ops; /* the reservations' "resv" ops, live ones (resv.c) */
 	json_t *part_over, *part_orig; /* partitions changed at run time (partupdate.c) */
+	char *conf_path;     /* slurm.conf read at the start (NULL: built-in) */
+	json_t *reconf_base; /* its lines outside the live keys (reconf.c) */
+	json_t *reconf_op;   /* the last reconfig applied, for snapshots */
 	json_t *assoc;	  /* accounts, users, associations, QOS (assoc.c); NULL: none */
 	bool enforce_qos; /* AccountingStorageEnforce=qos: a job's QOS in its association's */
 	uint32_t interactive_live; /* interactive jobs not ended (their limits) */

@@ -8,6 +8,7 @@
 #include "nodeadmin.h"
 #include "partupdate.h"
 #include "jobdefs.h"
+#include "reconf.h"
 
 #include "common/alloc.h"
 #include "common/hostlist.h"
@@ -2804,6 +2805,7 @@ static const struct {
 	{ "health_failed", handle_health_failed, A_NODE, false },
 	{ "node_update", handle_node_update, A_ADMIN, false },
 	{ "part_update", ctld_handle_part_update, A_ADMIN, false },
+	{ "reconfigure", ctld_handle_reconfigure, A_ADMIN, false },
 	{ "members", handle_members, A_USER, true },
 	{ "member_add", handle_member_change, A_ADMIN, false },
 	{ "member_remove", handle_member_change, A_ADMIN, false },

@@ -3,6 +3,7 @@
 #include "ctld.h"
 #include "assoc.h"
 #include "report.h"
+#include "reconf.h"
 
 #include "common/alloc.h"
 #include "common/log.h"
@@ -258,6 +259,9 @@ static void teardown(struct ctld *c)
 	json_decref(c->resv_ops);
 	json_decref(c->part_over);
 	json_decref(c->part_orig);
+	json_decref(c->reconf_base);
+	json_decref(c->reconf_op);
+	free(c->conf_path);
 	ctld_assoc_clear(c);
 	ctld_stats_free(c);
 	free(c->jobs);
@@ -272,6 +276,21 @@ static void teardown(struct ctld *c)
 	sched_destroy(c->sched);
 	spur_conf_destroy(c->conf);
 	spur_log_close();
+}
+
+/* SIGHUP: slurm.conf read again, as scontrol reconfigure (the leader's) */
+static void on_hup(uv_signal_t *h, int sig)
+{
+	struct ctld *c = h->data;
+	struct spur_error err;
+
+	(void)sig;
+	if (!ctld_raft_ready(c)) {
+		spur_info("SIGHUP: not the leader; run scontrol reconfigure (or signal the leader)");
+		return;
+	}
+	if (ctld_reconfigure(c, NULL, &err))
+		spur_warn("SIGHUP: %s", err.msg);
 }
 
 static void on_signal(uv_signal_t *h, int sig)
@@ -312,6 +331,7 @@ static void on_ready(struct ctld *c)
 		  listen_at.addr, listen_at.port, c->conf->nnodes, c->conf->nparts,
 		  c->next_id - (c->conf->first_job_id ? c->conf->first_job_id : 1), c->state_dir);
 	ctld_purge_start(c);
+	ctld_reconf_on_lead(c);
 	uv_timer_init(c->loop, &c->agent_ping);
 	c->agent_ping.data = c;
 	uv_timer_start(&c->agent_ping, on_agent_ping, 1000, 1000);
@@ -468,7 +488,8 @@ static int ctld_load_conf(struct ctld *cp, const char *conf_path, const char *lo
 	for (size_t i = 0; i < cp->conf->nunacted; i++)
 		spur_warn("%s", cp->conf->unacted[i]);
 	if (spur_conf_daemon_check(cp->conf, &err) ||
-	    ctld_jobsubmit_open(cp->conf, conf_path, &cp->jobsubmit, &err)) {
+	    ctld_jobsubmit_open(cp->conf, conf_path, &cp->jobsubmit, &err) ||
+	    ctld_reconf_base(cp, conf_path, &err)) {
 		fprintf(stderr, "spurctld: error: %s\n", err.msg);
 		spur_error_log("%s", err.msg);
 		spur_conf_destroy(cp->conf);
@@ -485,7 +506,7 @@ int main(int argc, char **argv)
 	struct ctld_args args;
 	struct ctld c = { 0 };
 	struct spur_error err;
-	uv_signal_t sigterm, sigint;
+	uv_signal_t sigterm, sigint, sighup;
 	char raft_default[96], key_path[4096];
 	const char *self_name;
 	bool join;
@@ -603,6 +624,9 @@ int main(int argc, char **argv)
 	uv_signal_init(c.loop, &sigint);
 	sigint.data = &c;
 	uv_signal_start(&sigint, on_signal, SIGINT);
+	uv_signal_init(c.loop, &sighup);
+	sighup.data = &c;
+	uv_signal_start(&sighup, on_hup, SIGHUP);
 	signal(SIGPIPE, SIG_IGN);
 	uv_run(c.loop, UV_RUN_DEFAULT);
 	if (c.restart && !c.signaled) {

@@ -8,6 +8,7 @@
 #include "assoc.h"
 #include "nodeadmin.h"
 #include "partupdate.h"
+#include "reconf.h"
 
 #include "common/alloc.h"
 #include "common/gres.h"
@@ -1165,6 +1166,8 @@ int ctld_apply(struct ctld *c, json_t *op, bool replay, struct spur_error *err)
 		rc = ctld_apply_node_admin(c, op, err);
 	else if (!strcmp(kind, "part_update"))
 		rc = ctld_apply_part_update(c, op, err);
+	else if (!strcmp(kind, "reconfig"))
+		rc = ctld_apply_reconfig(c, op, err);
 	else if (!strcmp(kind, "assoc") || !strcmp(kind, "assoc_state"))
 		rc = ctld_apply_assoc(c, op, err);
 	else if (!strcmp(kind, "step")) /* accounting, and the job's step numbers */
@@ -1306,6 +1309,8 @@ json_t *ctld_state_ops(struct ctld *c)
 	if ((r = ctld_assoc_state_op(c)))
 		json_array_append_new(ops, r);
 	if ((r = ctld_node_admin_state_op(c)))
+		json_array_append_new(ops, r);
+	if ((r = ctld_reconf_state_op(c))) /* slurm.conf's live keys as last read */
 		json_array_append_new(ops, r);
 	ctld_part_state_ops(c, ops); /* before the jobs: their partitions' states */
 	for (size_t i = 0; i < n; i++)
