@@ -131,8 +131,9 @@ static void job_head(const json_t *j, int64_t now)
 	char rt[32], lim[32], sub[32], st[32], en[32], tmin[32] = "N/A", dl[32] = "N/A";
 	struct group *gr = getgrgid((gid_t)spur_json_int(j, "gid", 0));
 
-	/* running: so far; ended: start to end */
-	spur_duration_format_hms(!strcmp(state, "RUNNING") && start ? now - start
+	/* running: so far; ended: start to end; without the time suspended */
+	spur_duration_format_hms(json_object_get(j, "run_secs") ? spur_json_int(j, "run_secs", 0)
+				 : !strcmp(state, "RUNNING") && start ? now - start
 				 : start && spur_json_int(j, "end_time", 0) > start
 					 ? spur_json_int(j, "end_time", 0) - start
 					 : 0,
@@ -178,6 +179,11 @@ static void job_head(const json_t *j, int64_t now)
 	fprintf(out, "   RunTime=%s TimeLimit=%s TimeMin=%s\n", rt, lim, tmin);
 	fprintf(out, "   SubmitTime=%s EligibleTime=%s\n", sub, sub);
 	fprintf(out, "   StartTime=%s EndTime=%s Deadline=%s\n", st, en, dl);
+	if (spur_json_int(j, "suspend_time", 0)) {
+		stamp(spur_json_int(j, "suspend_time", 0), st, sizeof(st));
+		fprintf(out, "   SuspendTime=%s SecsPreSuspend=%" JSON_INTEGER_FORMAT "\n", st,
+			(json_int_t)spur_json_int(j, "pre_suspend", 0));
+	}
 }
 
 /* --mail-type's lines, as Slurm prints them (its flags in its order). */
@@ -1238,6 +1244,46 @@ static int simple_call(const char *prog, const char *type)
 	return 0;
 }
 
+/* scontrol suspend|resume JOB[,JOB...] [JOB...]: each job's error said
+ * as Slurm says it ("... for job N"); exit 1 if any failed. */
+static int suspend_jobs(const char *prog, const char *verb, int argc, char **argv)
+{
+	int rc = 0;
+
+	if (argc < 1) {
+		cli_error(prog, "%s requires a job list", verb);
+		return 1;
+	}
+	for (int i = 0; i < argc; i++)
+		for (const char *p = argv[i]; *p;) {
+			size_t l = strcspn(p, ",");
+			char idtxt[32], *end;
+			long id;
+			struct spur_error err;
+			json_t *reply;
+
+			snprintf(idtxt, sizeof(idtxt), "%.*s", (int)l, p);
+			p += l + (p[l] == ',');
+			id = strtol(idtxt, &end, 10);
+			if (*end || id <= 0) {
+				cli_error(prog, "Invalid job id specified for job %s", idtxt);
+				rc = 1;
+				continue;
+			}
+			reply = cli_call(json_pack("{s:s,s:i}", "type", strcasecmp(verb, "suspend")
+										  ? "resume"
+										  : "suspend",
+						   "job_id", (int)id),
+					 &err);
+			if (!reply) {
+				fprintf(stderr, "%s for job %ld\n", err.msg, id);
+				rc = 1;
+			}
+			json_decref(reply);
+		}
+	return rc;
+}
+
 static int scontrol_verb(const char *prog, int argc, char **argv)
 {
 	const char *what;
@@ -1264,6 +1310,8 @@ static int scontrol_verb(const char *prog, int argc, char **argv)
 		return token(prog, argc - 1, argv + 1);
 	if (!strncasecmp(argv[0], "reconfigure", strlen(argv[0]) > 5 ? strlen(argv[0]) : 5))
 		return simple_call(prog, "reconfigure");
+	if (!strcasecmp(argv[0], "suspend") || !strcasecmp(argv[0], "resume"))
+		return suspend_jobs(prog, argv[0], argc - 1, argv + 1);
 	if (!strcasecmp(argv[0], "update") && argc > 1 && !strncasecmp(argv[1], "NodeName=", 9))
 		return update_node(prog, argc - 1, argv + 1);
 	if (!strcasecmp(argv[0], "update") && argc > 1 &&
@@ -1283,8 +1331,8 @@ static int scontrol_verb(const char *prog, int argc, char **argv)
 	}
 	if (strcasecmp(argv[0], "show")) {
 		cli_error(prog, "'%s' is not supported yet (show, ping, token, hold, uhold, release, "
-				"requeue, requeuehold, update, create, delete, reconfigure and wait_job "
-				"are)",
+				"requeue, requeuehold, update, create, delete, reconfigure, suspend, "
+				"resume and wait_job are)",
 			  argv[0]);
 		return 1;
 	}

@@ -15,7 +15,7 @@ static const struct {
 } states[] = {
 	{ "PENDING", "PD" },   { "RUNNING", "R" },  { "COMPLETED", "CD" }, { "FAILED", "F" },
 	{ "CANCELLED", "CA" }, { "TIMEOUT", "TO" }, { "NODE_FAIL", "NF" }, { "PREEMPTED", "PR" },
-	{ "OUT_OF_MEMORY", "OOM" }, { "DEADLINE", "DL" },
+	{ "OUT_OF_MEMORY", "OOM" }, { "DEADLINE", "DL" },	   { "SUSPENDED", "S" },
 };
 
 static const struct {

@@ -264,6 +264,8 @@ int core_commit_start(struct sched *s, struct core_job *j, int p, struct sched_a
 	core_licenses_take(s, j, 1);
 	j->part = p;
 	j->start = s->now;
+	j->suspended = false;
+	j->suspend_at = j->susp_secs = j->pre_suspend = 0;
 	j->last_charge = s->now;
 	j->end = end;
 	j->est_start = 0;

@@ -175,6 +175,10 @@ struct core_job {
 	uint32_t prio_fixed; /* --priority, scontrol update Priority=; 0: computed */
 	uint64_t tmp;
 	int64_t time_min, deadline; /* --time-min, --deadline (0: none) */
+	bool suspended;	     /* scontrol suspend: holds its resources, time stands still */
+	int64_t suspend_at;  /* the last suspend or resume */
+	int64_t remaining;   /* while suspended: its run time left (SCHED_INFINITE: none) */
+	int64_t susp_secs, pre_suspend;
 	struct core_lic_req *lic; /* -L */
 	size_t nlic;
 	int gpu_type; /* -1 any */

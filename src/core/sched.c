@@ -1090,6 +1090,7 @@ void core_job_release(struct sched *s, struct core_job *j)
 	if (j->nalloc)
 		core_licenses_take(s, j, -1);
 	j->nalloc = 0;
+	j->suspended = false;
 }
 
 /* The partition mask of a comma list (NULL: the default partition). */
@@ -1634,6 +1635,32 @@ static int update(struct sched *s, const struct sched_event *ev, struct core_job
 	return 0;
 }
 
+/* scontrol suspend / resume: a running job stops where it is, keeping
+ * its resources, and goes on later with its end moved by the time it
+ * stood still (Slurm's words for the wrong state). */
+static int suspend(struct sched *s, struct core_job *j, bool stop, struct spur_error *err)
+{
+	if (j->state == SCHED_JOB_PENDING)
+		return spur_error_set(err, SPUR_ESTATE, "Job is pending execution");
+	if (j->state != SCHED_JOB_RUNNING)
+		return spur_error_set(err, SPUR_ESTATE, "Job/step already completing or completed");
+	if (stop == j->suspended)
+		return spur_error_set(err, SPUR_ESTATE, stop ? "Job already suspended"
+							      : "Job is not suspended");
+	if (stop) {
+		j->pre_suspend = s->now - j->start - j->susp_secs;
+		j->remaining = j->end == SCHED_INFINITE ? SCHED_INFINITE : j->end - s->now;
+		j->end = SCHED_INFINITE;
+	} else {
+		j->susp_secs += s->now - j->suspend_at;
+		j->end = j->remaining == SCHED_INFINITE ? SCHED_INFINITE : s->now + j->remaining;
+	}
+	j->suspended = stop;
+	j->suspend_at = s->now;
+	core_trace(s, "job %u %s", j->id, stop ? "suspended" : "resumed");
+	return 0;
+}
+
 /* scontrol requeue: a running or ended job is pending again. */
 static int requeue(struct sched *s, const struct sched_event *ev, struct core_job *j,
 		   struct spur_error *err)
@@ -1818,7 +1845,8 @@ int sched_step(struct sched *s, const struct sched_event *ev, struct sched_actio
 	if (ev->type == SCHED_EV_CANCEL || ev->type == SCHED_EV_FINISH ||
 	    ev->type == SCHED_EV_HOLD || ev->type == SCHED_EV_RELEASE ||
 	    ev->type == SCHED_EV_STARTED || ev->type == SCHED_EV_REQUEUE ||
-	    ev->type == SCHED_EV_UPDATE || ev->type == SCHED_EV_STOPPED) {
+	    ev->type == SCHED_EV_UPDATE || ev->type == SCHED_EV_STOPPED ||
+	    ev->type == SCHED_EV_SUSPEND || ev->type == SCHED_EV_RESUME) {
 		if (ev->type == SCHED_EV_CANCEL && ev->array_rest)
 			return cancel_rest(s, ev, err);
 		if (ev->array_rest && ev->type != SCHED_EV_HOLD && ev->type != SCHED_EV_RELEASE &&
@@ -1843,6 +1871,10 @@ int sched_step(struct sched *s, const struct sched_event *ev, struct sched_actio
 		break;
 	case SCHED_EV_REQUEUE:
 		rc = requeue(s, ev, j, err);
+		break;
+	case SCHED_EV_SUSPEND:
+	case SCHED_EV_RESUME:
+		rc = suspend(s, j, ev->type == SCHED_EV_SUSPEND, err);
 		break;
 	case SCHED_EV_UPDATE:
 		rc = update(s, ev, j, err);
@@ -1990,6 +2022,10 @@ static void job_info(const struct sched *s, const struct core_job *j, struct sch
 	out->reason = j->reason;
 	out->priority = j->prio;
 	out->time_limit = j->time_limit;
+	out->suspended = j->suspended;
+	out->suspend_time = j->suspend_at;
+	out->suspended_secs = j->susp_secs;
+	out->pre_suspend = j->pre_suspend;
 	out->submit_time = j->submit;
 	out->start_time = j->start;
 	out->end_time = j->end;

@@ -379,6 +379,9 @@ enum sched_event_type {
 				(PREEMPT, REQUEUE, FAIL: log replay): it becomes
 				stop_state (PENDING: requeued, with stop_reason; or
 				PREEMPTED, NODE_FAIL) */
+	SCHED_EV_SUSPEND,    /* running job_id is stopped where it is (scontrol suspend): it
+				keeps its resources; its time stands still */
+	SCHED_EV_RESUME,     /* suspended job_id goes on; its end moves by the time stopped */
 };
 
 struct sched_event {
@@ -472,6 +475,10 @@ struct sched_job_info {
 	const struct sched_alloc_node *alloc;
 	size_t nalloc;
 	bool rest; /* an array task with no record of its own yet */
+	bool suspended;	      /* scontrol suspend (state RUNNING, shown SUSPENDED) */
+	int64_t suspend_time; /* the last suspend or resume, 0: never */
+	int64_t suspended_secs; /* time spent suspended before the current suspension */
+	int64_t pre_suspend;	/* run seconds before the last suspend */
 };
 
 /* Copies a job's state; SPUR_ENOENT when unknown. Array tasks have their own

@@ -245,7 +245,7 @@ void ctld_acct_record(struct ctld *c, uint32_t id)
 	sqlite3_bind_int64(st, 6, spur_json_int(sp, "uid", 0));
 	sqlite3_bind_text(st, 7, spur_json_str(sp, "account", ""), -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 8, ctld_job_partition(c, cj, &info), -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 9, sched_job_state_name(info.state), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 9, ctld_state_name(&info), -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 10, cj->exit_code);
 	sqlite3_bind_int64(st, 11, info.submit_time);
 	sqlite3_bind_int64(st, 12, info.state == SCHED_JOB_PENDING ? 0 : cj->start);

@@ -43,6 +43,7 @@ struct ctld_job {
 	/* the ops that made this job what it is, for snapshots */
 	json_t *submit_op; /* on the first job of a submission only */
 	json_t *hold_op, *start_op, *end_op, *requeue_op;
+	json_t *susp_op; /* the last suspend or resume of the current run */
 	json_t *rest_op; /* an array's first job: its tasks with no record cancelled */
 	/* ops a snapshot keeps beyond those above: on an array's first job the
 	 * whole array's holds, releases and updates; on a task its own updates */
@@ -285,6 +286,13 @@ void ctld_epilog(struct ctld *c, struct ctld_job *cj);
 void ctld_mail(struct ctld *c, struct ctld_job *cj, const char *what);
 /* The job ended or was requeued: "Failed", "Ended" or "Requeued" as asked. */
 void ctld_mail_end(struct ctld *c, struct ctld_job *cj);
+/* suspend.c: scontrol suspend / resume (an administrator's): the job's
+ * processes stopped with SIGSTOP where they run (its time limit held) and
+ * continued with SIGCONT (its end moved by the time stopped). */
+void ctld_handle_suspend(struct ctld_conn *cn, json_t *msg);
+int ctld_apply_suspend(struct ctld *c, json_t *op, bool replay, struct spur_error *err);
+/* "SUSPENDED" for a suspended job, else the core's state name. */
+const char *ctld_state_name(const struct sched_job_info *info);
 /* A step's shares of its job on its nn nodes (sel: allocation indexes,
  * tasks: tasks per node): gpus[k] the GPUs it gets on node k. SPUR_EAGAIN
  * "Requested nodes are busy" while running steps hold them. */

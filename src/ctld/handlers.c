@@ -252,7 +252,7 @@ static json_t *job_json(struct ctld *c, const struct ctld_job *cj, const struct 
 	o = json_pack("{s:i,s:s,s:s,s:s,s:s,s:s,s:i,s:I,s:I,s:I,s:I,s:i,s:s,s:s,s:i}", "job_id",
 		      (int)id, "name", spur_json_str(sp, "name", ""), "user",
 		      spur_json_str(sp, "user", ""), "account", spur_json_str(sp, "account", ""),
-		      "state", sched_job_state_name(info.state), "reason",
+		      "state", ctld_state_name(&info), "reason",
 		      sched_reason_name(info.reason), "priority", (int)info.priority, "submit_time",
 		      (json_int_t)info.submit_time, "start_time",
 		      (json_int_t)(info.state == SCHED_JOB_PENDING ? info.est_start : cj->start),
@@ -266,6 +266,16 @@ static json_t *job_json(struct ctld *c, const struct ctld_job *cj, const struct 
 		      "nodelist", cj->nodes ? cj->nodes : "", "gres", spur_json_str(sp, "gres", ""),
 		      "exit_code", cj->exit_code);
 	json_object_set_new(o, "partition", json_string(ctld_job_partition(c, cj, &info)));
+	if (info.suspend_time) { /* scontrol suspend: run time without the time stopped */
+		int64_t until = info.suspended ? info.suspend_time
+				: info.state == SCHED_JOB_RUNNING ? ctld_now()
+								  : info.end_time;
+
+		json_object_set_new(o, "run_secs",
+				    json_integer(until - info.start_time - info.suspended_secs));
+		json_object_set_new(o, "suspend_time", json_integer(info.suspend_time));
+		json_object_set_new(o, "pre_suspend", json_integer(info.pre_suspend));
+	}
 	/* an ended job whose container did not start: why, as its Reason */
 	if (cj->end_op && json_is_string(json_object_get(cj->end_op, "why")) &&
 	    info.state != SCHED_JOB_PENDING && info.state != SCHED_JOB_RUNNING)
@@ -599,7 +609,7 @@ static void fmt_job(struct ctld *c, const struct ctld_job *cj, const struct sche
 	f->account = spur_json_str(sp, "account", "");
 	f->qos = spur_json_str(sp, "qos", "");
 	f->licenses = spur_json_str(sp, "licenses", "");
-	f->state = sched_job_state_name(info->state);
+	f->state = ctld_state_name(info);
 	f->reason = sched_reason_name(info->reason);
 	f->nodelist = cj->nodes ? cj->nodes : "";
 	f->gres = spur_json_str(sp, "gres", "");
@@ -723,7 +733,7 @@ static bool queue_add(struct ctld_conn *cn, const json_t *msg, const struct ctld
 
 	if (!owns(cn, cj) ||
 	    !queue_state_wanted(spur_json_str(msg, "states", NULL), info->state,
-				sched_job_state_name(info->state)) ||
+				ctld_state_name(info)) ||
 	    !spur_jobfmt_in_list(spur_json_str(msg, "users", NULL), spur_json_str(cj->spec, "user", "")) ||
 	    !queue_spec_wanted(msg, cj))
 		return true; /* the cheap filters first: no row for a job not shown */
@@ -1066,6 +1076,8 @@ static bool cancel_one(struct ctld *c, uint32_t id, int sig, const char **why, b
 		ctld_signal_job(c, id, sig);
 		return true;
 	}
+	if (info.suspended) /* stopped processes see the end only once continued */
+		ctld_signal_job(c, id, SIGCONT);
 	*commit = true;
 	return true;
 }
@@ -2806,6 +2818,8 @@ static const struct {
 	{ "node_update", handle_node_update, A_ADMIN, false },
 	{ "part_update", ctld_handle_part_update, A_ADMIN, false },
 	{ "reconfigure", ctld_handle_reconfigure, A_ADMIN, false },
+	{ "suspend", ctld_handle_suspend, A_ADMIN, false },
+	{ "resume", ctld_handle_suspend, A_ADMIN, false },
 	{ "members", handle_members, A_USER, true },
 	{ "member_add", handle_member_change, A_ADMIN, false },
 	{ "member_remove", handle_member_change, A_ADMIN, false },

@@ -603,6 +603,8 @@ static int apply_start(struct ctld *c, json_t *op, bool replay, struct spur_erro
 	cj->runs = (uint32_t)spur_json_int(op, "run", 1);
 	json_decref(cj->start_op);
 	cj->start_op = json_incref(op);
+	json_decref(cj->susp_op); /* a new run: not suspended */
+	cj->susp_op = NULL;
 	ctld_acct_record(c, id);
 	return 0;
 }
@@ -1024,6 +1026,7 @@ static void job_free(struct ctld_job *cj)
 	json_decref(cj->start_op);
 	json_decref(cj->end_op);
 	json_decref(cj->requeue_op);
+	json_decref(cj->susp_op);
 	free(cj->nodes);
 	free(cj->gpus);
 	free(cj);
@@ -1168,6 +1171,8 @@ int ctld_apply(struct ctld *c, json_t *op, bool replay, struct spur_error *err)
 		rc = ctld_apply_part_update(c, op, err);
 	else if (!strcmp(kind, "reconfig"))
 		rc = ctld_apply_reconfig(c, op, err);
+	else if (!strcmp(kind, "suspend") || !strcmp(kind, "resume"))
+		rc = ctld_apply_suspend(c, op, replay, err);
 	else if (!strcmp(kind, "assoc") || !strcmp(kind, "assoc_state"))
 		rc = ctld_apply_assoc(c, op, err);
 	else if (!strcmp(kind, "step")) /* accounting, and the job's step numbers */
@@ -1295,7 +1300,7 @@ json_t *ctld_state_ops(struct ctld *c)
 		    !strcmp(spur_json_str(cj->hold_op, "op", ""), "hold"))
 			ok = ok && push_op(&v, &n, &cap, cj->hold_op);
 		ok = ok && push_op(&v, &n, &cap, cj->start_op) && push_op(&v, &n, &cap, cj->end_op) &&
-		     push_op(&v, &n, &cap, cj->rest_op);
+		     push_op(&v, &n, &cap, cj->rest_op) && push_op(&v, &n, &cap, cj->susp_op);
 		json_array_foreach(cj->extra_ops, k, r)
 			ok = ok && push_op(&v, &n, &cap, r);
 	}

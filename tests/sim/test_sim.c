@@ -215,6 +215,45 @@ static void test_time_min_and_deadline(void **state)
 	sim_destroy(sim);
 }
 
+/* scontrol suspend / resume: a suspended job keeps its node (another job
+ * waits) and its time stands still: resumed, its end moves by the time it
+ * was stopped. */
+static void test_suspend_resume(void **state)
+{
+	struct sim *sim = mi300x_cluster(NULL, 1);
+	struct sched_job_spec a = job(1, 1, 8, H), b = job(2, 1, 8, H);
+	struct sched_job_info info;
+	struct spur_error err;
+
+	(void)state;
+	sim_submit(sim, 0, &a, 10 * H, 0); /* runs until its limit */
+	sim_submit(sim, 0, &b, 60, 0);
+	sim_run_until(sim, 100);
+	assert_int_equal(sim_event(sim, (struct sched_event){ .type = SCHED_EV_SUSPEND, .job_id = 2 },
+				   &err),
+			 SPUR_ESTATE);
+	assert_string_equal(err.msg, "Job is pending execution");
+	assert_int_equal(sim_event(sim, (struct sched_event){ .type = SCHED_EV_SUSPEND, .job_id = 1 },
+				   &err),
+			 0);
+	assert_int_equal(sched_job_info(sim_sched(sim), 1, &info), 0);
+	assert_true(info.suspended);
+	assert_int_equal(info.pre_suspend, 100);
+	assert_int_equal(sim_event(sim, (struct sched_event){ .type = SCHED_EV_SUSPEND, .job_id = 1 },
+				   &err),
+			 SPUR_ESTATE);
+	sim_run_until(sim, 500);
+	assert_int_equal(sim_job_state(sim, 2), SCHED_JOB_PENDING); /* the node is still held */
+	assert_int_equal(sim_event(sim, (struct sched_event){ .type = SCHED_EV_RESUME, .job_id = 1 },
+				   &err),
+			 0);
+	assert_int_equal(sched_job_info(sim_sched(sim), 1, &info), 0);
+	assert_false(info.suspended);
+	assert_int_equal(info.end_time, H + 400);
+	assert_int_equal(info.suspended_secs, 400);
+	sim_destroy(sim);
+}
+
 /* A 4-node job waits for 4 nodes; a stream of 1-node jobs arriving later
  * must not starve it: they only backfill where they end before it starts. */
 static void test_backfill_no_starvation(void **state)
@@ -300,6 +339,7 @@ int main(void)
 		cmocka_unit_test(test_fixed_priority),
 		cmocka_unit_test(test_licenses),
 		cmocka_unit_test(test_time_min_and_deadline),
+		cmocka_unit_test(test_suspend_resume),
 	};
 
 	return cmocka_run_group_tests_name("sim", tests, NULL, NULL);

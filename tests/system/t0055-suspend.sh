@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# scontrol suspend / resume on real daemons: the job's processes stop
+# (SIGSTOP: its output stands still) and go on (SIGCONT); squeue says S
+# and SUSPENDED; the job keeps its node (another job waits); its time limit
+# does not run while it is stopped (its end moves on resume); Slurm's
+# errors and exit codes for a pending job, a running one resumed, an
+# unknown id and a user; scancel of a suspended job ends it; the state
+# survives kill -9 of the controller.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+write_conf 1 gpu:mi300x:8
+start_ctld
+start_agents 1
+check "the node registers" wait_until 20 nodes_idle 1
+chmod 755 "$T" # slurm.conf readable by a user
+j=$(sbatch --parsable --exclusive -t 1 -o "$T/tick.out" --wrap 'while :; do date +%s%N; sleep 0.1; done')
+check "the job runs" wait_until 10 sh -c "[ -s '$T/tick.out' ]"
+check "scontrol suspend: exit 0" scontrol suspend "$j"
+check "squeue: S / SUSPENDED" wait_until 5 sh -c "[ \"\$(squeue -h -j $j -o '%t %T')\" = 'S SUSPENDED' ]"
+sleep 0.5 # (a stopped job's output: nothing to wait for but time)
+n1=$(wc -l <"$T/tick.out"); sleep 1; n2=$(wc -l <"$T/tick.out")
+check "its processes are stopped (no output for a second)" test "$n1" = "$n2"
+check "scontrol show job: JobState=SUSPENDED, SuspendTime and SecsPreSuspend" \
+	sh -c "scontrol show job $j | grep -q 'JobState=SUSPENDED Reason=None' && scontrol show job $j | grep -q 'SuspendTime=20.* SecsPreSuspend='"
+w=$(sbatch --parsable --exclusive -o /dev/null --wrap true)
+sleep 1
+check "another job waits: the suspended one keeps its node" \
+	sh -c "[ \"\$(squeue -h -j $w -o %t)\" = PD ]"
+check "scontrol suspend again: Slurm's error, exit 1" \
+	sh -c "! scontrol suspend $j 2>s.err && grep -qx 'Job already suspended for job $j' s.err"
+check "scontrol suspend of a pending job: Slurm's error" \
+	sh -c "! scontrol suspend $w 2>s.err && grep -qx 'Job is pending execution for job $w' s.err"
+check "by a user: Access/permission denied" \
+	sh -c "! runuser -u nobody -- env SLURM_CONF=$SLURM_CONF PATH=$PATH scontrol suspend $j 2>s.err && grep -q 'Access/permission denied for job $j' s.err"
+kill -9 "$(cat ctld.pid)"; wait "$(cat ctld.pid)" 2>/dev/null
+start_ctld
+check "after kill -9 of the controller: still SUSPENDED" \
+	wait_until 20 sh -c "[ \"\$(squeue -h -j $j -o %T 2>/dev/null)\" = SUSPENDED ]"
+sleep 60 # past the job's 1-minute limit, counted from its start
+check "its limit does not run while it is stopped (still SUSPENDED after a minute)" \
+	sh -c "[ \"\$(squeue -h -j $j -o %T)\" = SUSPENDED ]"
+check "scontrol resume: exit 0" scontrol resume "$j"
+check "... RUNNING, output again" wait_until 10 sh -c "[ \"\$(squeue -h -j $j -o %T)\" = RUNNING ] && [ \$(wc -l <'$T/tick.out') -gt $n2 ]"
+check "scontrol resume of a running job: Slurm's error" \
+	sh -c "! scontrol resume $j 2>s.err && grep -qx 'Job is not suspended for job $j' s.err"
+check "scontrol suspend of an unknown job: exit 1" sh -c "! scontrol suspend 99999 2>/dev/null"
+scontrol suspend "$j"
+scancel "$j"
+check "scancel ends a suspended job" wait_until 20 sh -c "sacct -n -X -P -j $j -o State | grep -q CANCELLED"
+check "then the waiting job runs" wait_until 20 sh -c "sacct -n -X -P -j $w -o State | grep -qx COMPLETED"
+finish
