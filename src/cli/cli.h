@@ -52,5 +52,7 @@ void cli_print_io(const struct json_t *m, bool label, struct cli_out_state *st, 
 
 /* "prog: error: message" on stderr, as Slurm's commands print it. */
 void cli_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* scontrol listpids (listpids.c) */
+int cli_listpids(const char *prog, int argc, char **argv);
 
 #endif

@@ -54,6 +54,11 @@ int cli_job_parse(json_t *job, int argc, char **argv);
 json_t *cli_allocate(const char *prog, json_t *job, int *fd, uint32_t *job_id);
 /* End the allocation with the command's exit code, and close fd. */
 void cli_release(const char *prog, int fd, uint32_t job_id, int exit_code);
+/* While an allocation's command runs: scontrol notify's messages on its
+ * connection printed as "PROG: MESSAGE" (a thread; stop before release). */
+struct cli_watch;
+struct cli_watch *cli_watch_start(const char *prog, int fd);
+void cli_watch_stop(struct cli_watch *w);
 /* Put the allocation's environment into this process's. */
 void cli_setenv_all(const json_t *env);
 

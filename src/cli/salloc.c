@@ -10,6 +10,8 @@
 #include "common/alloc.h"
 
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +66,70 @@ json_t *cli_allocate(const char *prog, json_t *job, int *fd, uint32_t *job_id)
 	return env;
 }
 
+/* While the allocation's command runs: what the controller says on the
+ * allocation's connection (scontrol notify) printed as "PROG: MESSAGE". */
+struct cli_watch {
+	pthread_t thread;
+	const char *prog;
+	int fd, stop[2];
+};
+
+static void *watch_main(void *arg)
+{
+	struct cli_watch *w = arg;
+	struct pollfd p[2] = { { .fd = w->fd, .events = POLLIN }, { .fd = w->stop[0], .events = POLLIN } };
+
+	while (poll(p, 2, -1) >= 0 || errno == EINTR) {
+		struct spur_error err;
+		json_t *msg;
+
+		if (p[1].revents)
+			break;
+		if (!(p[0].revents & (POLLIN | POLLHUP)))
+			continue;
+		if (spur_wire_recv(w->fd, &msg, 5000, &err))
+			break; /* the controller is gone: the release says so */
+		if (!strcmp(spur_json_str(msg, "type", ""), "notify"))
+			fprintf(stderr, "%s: %s\n", w->prog, spur_json_str(msg, "message", ""));
+		else if (!strcmp(spur_json_str(msg, "type", ""), "revoked"))
+			fprintf(stderr, "%s: error: Job allocation %d has been revoked\n", w->prog,
+				(int)spur_json_int(msg, "job_id", 0));
+		json_decref(msg);
+	}
+	return NULL;
+}
+
+struct cli_watch *cli_watch_start(const char *prog, int fd)
+{
+	struct cli_watch *w = calloc(1, sizeof(*w));
+
+	if (!w || pipe(w->stop)) {
+		free(w);
+		return NULL;
+	}
+	w->prog = prog;
+	w->fd = fd;
+	if (pthread_create(&w->thread, NULL, watch_main, w)) {
+		close(w->stop[0]);
+		close(w->stop[1]);
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+void cli_watch_stop(struct cli_watch *w)
+{
+	if (!w)
+		return;
+	if (write(w->stop[1], "x", 1) < 0)
+		pthread_cancel(w->thread);
+	pthread_join(w->thread, NULL);
+	close(w->stop[0]);
+	close(w->stop[1]);
+	free(w);
+}
+
 void cli_release(const char *prog, int fd, uint32_t job_id, int exit_code)
 {
 	struct spur_error err;
@@ -111,6 +177,7 @@ int cli_salloc_main(const char *prog, int argc, char **argv)
 	json_t *job = json_object(), *env;
 	uint32_t id;
 	int first, fd, status = 0, rc;
+	struct cli_watch *watch;
 	pid_t pid;
 	char **cmd, *ctr = NULL;
 
@@ -173,8 +240,10 @@ int cli_salloc_main(const char *prog, int argc, char **argv)
 	}
 	json_decref(env);
 	free(ctr);
+	watch = cli_watch_start(prog, fd);
 	if (pid < 0 || waitpid(pid, &status, 0) < 0)
 		status = 1 << 8;
+	cli_watch_stop(watch);
 	rc = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 	fprintf(stderr, "%s: Relinquishing job allocation %u\n", prog, id);
 	cli_release(prog, fd, id, rc);

@@ -1244,6 +1244,39 @@ static int simple_call(const char *prog, const char *type)
 	return 0;
 }
 
+/* scontrol notify JOB MESSAGE...: to the job's salloc/srun (printed as
+ * its own line); a batch job's goes to the controller's log, as Slurm's
+ * goes nowhere a user sees. */
+static int notify_job(const char *prog, int argc, char **argv)
+{
+	char msg[4096] = "", *end;
+	struct spur_error err;
+	size_t o = 0;
+	long id;
+	json_t *reply;
+
+	if (argc < 2) {
+		cli_error(prog, "notify requires a job id and a message");
+		return 1;
+	}
+	id = strtol(argv[0], &end, 10);
+	if (*end || id <= 0) {
+		fprintf(stderr, "job notify failure: Invalid job id specified\n");
+		return 1;
+	}
+	for (int i = 1; i < argc && o < sizeof(msg); i++)
+		o += (size_t)snprintf(msg + o, sizeof(msg) - o, "%s%s", i > 1 ? " " : "", argv[i]);
+	reply = cli_call(json_pack("{s:s,s:i,s:s}", "type", "notify", "job_id", (int)id, "message",
+				   msg),
+			 &err);
+	if (!reply) {
+		fprintf(stderr, "job notify failure: %s\n", err.msg);
+		return 1;
+	}
+	json_decref(reply);
+	return 0;
+}
+
 /* scontrol suspend|resume JOB[,JOB...] [JOB...]: each job's error said
  * as Slurm says it ("... for job N"); exit 1 if any failed. */
 static int suspend_jobs(const char *prog, const char *verb, int argc, char **argv)
@@ -1310,6 +1343,10 @@ static int scontrol_verb(const char *prog, int argc, char **argv)
 		return token(prog, argc - 1, argv + 1);
 	if (!strncasecmp(argv[0], "reconfigure", strlen(argv[0]) > 5 ? strlen(argv[0]) : 5))
 		return simple_call(prog, "reconfigure");
+	if (!strcasecmp(argv[0], "listpids"))
+		return cli_listpids(prog, argc - 1, argv + 1);
+	if (!strcasecmp(argv[0], "notify"))
+		return notify_job(prog, argc - 1, argv + 1);
 	if (!strcasecmp(argv[0], "suspend") || !strcasecmp(argv[0], "resume"))
 		return suspend_jobs(prog, argv[0], argc - 1, argv + 1);
 	if (!strcasecmp(argv[0], "update") && argc > 1 && !strncasecmp(argv[1], "NodeName=", 9))
@@ -1332,7 +1369,7 @@ static int scontrol_verb(const char *prog, int argc, char **argv)
 	if (strcasecmp(argv[0], "show")) {
 		cli_error(prog, "'%s' is not supported yet (show, ping, token, hold, uhold, release, "
 				"requeue, requeuehold, update, create, delete, reconfigure, suspend, "
-				"resume and wait_job are)",
+				"resume, notify, listpids and wait_job are)",
 			  argv[0]);
 		return 1;
 	}

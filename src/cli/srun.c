@@ -946,6 +946,7 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 	json_t *req, *reply, *args, *env;
 	char cwd[4096], *pargv[256 + 1];
 	int pargc, alloc_fd = -1;
+	struct cli_watch *watch;
 	uint32_t alloc_id = 0;
 	char idbuf[16];
 
@@ -1070,7 +1071,9 @@ have_command:
 			(int)spur_json_int(reply, "nnodes", 1), step_nodes(reply),
 			(int)spur_json_int(reply, "ntasks", 1));
 	relay_init(&r, prog, lfd, reply, &so, label, jobid);
+	watch = alloc_fd >= 0 ? cli_watch_start(prog, alloc_fd) : NULL;
 	rc = relay(&r, prog, jobid);
+	cli_watch_stop(watch);
 	step_done(jobid, reply, so.name ? so.name : pargv[optind], rc);
 	json_decref(reply);
 	close(lfd);

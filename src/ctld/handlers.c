@@ -2762,6 +2762,29 @@ static void handle_config(struct ctld_conn *cn, json_t *msg)
 	reply_ok(cn, json_pack("{s:o,s:I}", "config", sorted, "now", (json_int_t)ctld_now()));
 }
 
+/* scontrol notify JOB MESSAGE (the job's user or an administrator): to the
+ * connection holding its allocation (salloc, srun print it); a batch
+ * job's to this log, as Slurm's reaches no one. */
+static void handle_notify(struct ctld_conn *cn, json_t *msg)
+{
+	uint32_t id = (uint32_t)spur_json_int(msg, "job_id", 0);
+	struct ctld_job *cj = ctld_job(cn->c, id);
+	const char *text = spur_json_str(msg, "message", "");
+
+	if (!cj) {
+		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
+		return;
+	}
+	if (denied(cn, id))
+		return;
+	if (cj->owner)
+		ctld_conn_send(cj->owner, json_pack("{s:s,s:i,s:s}", "type", "notify", "job_id",
+						    (int)id, "message", text));
+	else
+		spur_info("job %u: notify from %s: %s", id, cn->who.user, text);
+	reply_ok(cn, json_object());
+}
+
 /* scontrol show licenses: the cluster's licenses and how many jobs hold,
  * by name. */
 static void handle_licenses(struct ctld_conn *cn, json_t *msg)
@@ -2793,6 +2816,7 @@ static const struct {
 	{ "resv_delete", ctld_handle_resv_delete, A_ADMIN, false },
 	{ "resvs", ctld_handle_resvs, A_USER, true },
 	{ "licenses", handle_licenses, A_USER, true },
+	{ "notify", handle_notify, A_USER, false },
 	{ "assoc_show", ctld_handle_assoc_show, A_USER, true },
 	{ "prio", ctld_handle_prio, A_USER, true },
 	{ "assoc_change", ctld_handle_assoc_change, A_ADMIN, false },

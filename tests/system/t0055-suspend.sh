@@ -6,7 +6,10 @@
 # does not run while it is stopped (its end moves on resume); Slurm's
 # errors and exit codes for a pending job, a running one resumed, an
 # unknown id and a user; scancel of a suspended job ends it; the state
-# survives kill -9 of the controller.
+# survives kill -9 of the controller. scontrol listpids (Slurm's
+# columns, the batch script as task 0, its children "-") and scontrol
+# notify (to salloc, printed as "salloc: MESSAGE"; Slurm's error for an
+# unknown job).
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 write_conf 1 gpu:mi300x:8
@@ -16,6 +19,15 @@ check "the node registers" wait_until 20 nodes_idle 1
 chmod 755 "$T" # slurm.conf readable by a user
 j=$(sbatch --parsable --exclusive -t 1 -o "$T/tick.out" --wrap 'while :; do date +%s%N; sleep 0.1; done')
 check "the job runs" wait_until 10 sh -c "[ -s '$T/tick.out' ]"
+scontrol listpids "$j" >pids.out
+check "scontrol listpids: Slurm's header" \
+	sh -c "head -1 pids.out | grep -qx 'PID      JOBID    STEPID   LOCALID GLOBALID'"
+check "... the batch script as task 0 of the batch step, its children '-'" \
+	sh -c "awk -v j=$j '\$2 == j && \$3 == \"batch\" && \$4 == 0 && \$5 == 0' pids.out | grep -q . &&
+		grep -q \"^[0-9]* *$j *batch *- *- *\$\" pids.out"
+check "scontrol notify of a batch job: exit 0" scontrol notify "$j" hello
+check "scontrol notify of an unknown job: Slurm's error, exit 1" \
+	sh -c "! scontrol notify 99999 hi 2>n.err && grep -qx 'job notify failure: Invalid job id specified' n.err"
 check "scontrol suspend: exit 0" scontrol suspend "$j"
 check "squeue: S / SUSPENDED" wait_until 5 sh -c "[ \"\$(squeue -h -j $j -o '%t %T')\" = 'S SUSPENDED' ]"
 sleep 0.5 # (a stopped job's output: nothing to wait for but time)
@@ -47,6 +59,13 @@ check "scontrol resume of a running job: Slurm's error" \
 check "scontrol suspend of an unknown job: exit 1" sh -c "! scontrol suspend 99999 2>/dev/null"
 scontrol suspend "$j"
 scancel "$j"
+# notify: an allocation's salloc prints it
+salloc -N1 --exclusive sh -c 'echo $SLURM_JOB_ID >salloc.id; sleep 8' 2>salloc.err &
+sp=$!
+check "salloc holds an allocation" wait_until 30 test -s salloc.id
+scontrol notify "$(cat salloc.id)" hello from the admin
+wait "$sp"
+check "scontrol notify: salloc prints 'salloc: MESSAGE'" grep -qx 'salloc: hello from the admin' salloc.err
 check "scancel ends a suspended job" wait_until 20 sh -c "sacct -n -X -P -j $j -o State | grep -q CANCELLED"
 check "then the waiting job runs" wait_until 20 sh -c "sacct -n -X -P -j $w -o State | grep -qx COMPLETED"
 finish
