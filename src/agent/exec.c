@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -225,12 +226,57 @@ static void become_task(const struct spurd_task_spec *t, int report)
 		dprintf(2, "srun: error: container: %s\n", why);
 		_exit(1);
 	}
+	if (t->rlimits)
+		spurd_rlimits_apply(t->rlimits);
 	if (getuid() == 0 && t->uid != 0 &&
 	    (setgroups((size_t)t->ngroups, t->groups) || setgid(t->gid) || setuid(t->uid)))
 		return;
 	env = spurd_task_prolog(t->task_prolog, spurd_env_with_task_pid((char **)t->env));
 	spurd_task_epilog_wrap(t->task_epilog, env);
 	exec_in_path(t->argv, env);
+}
+
+void spurd_rlimits_parse(const json_t *o, struct spurd_rlimits *r)
+{
+	static const struct {
+		const char *name;
+		int res;
+	} names[] = {
+		{ "AS", RLIMIT_AS },	   { "CORE", RLIMIT_CORE },   { "CPU", RLIMIT_CPU },
+		{ "DATA", RLIMIT_DATA },   { "FSIZE", RLIMIT_FSIZE }, { "MEMLOCK", RLIMIT_MEMLOCK },
+		{ "NOFILE", RLIMIT_NOFILE }, { "NPROC", RLIMIT_NPROC }, { "RSS", RLIMIT_RSS },
+		{ "STACK", RLIMIT_STACK },
+	};
+	const char *k;
+	json_t *v;
+
+	r->n = 0;
+	json_object_foreach((json_t *)o, k, v)
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (!strcmp(k, names[i].name) && json_is_integer(v) && r->n < SPURD_RLIM_MAX) {
+				r->res[r->n] = names[i].res;
+				r->val[r->n++] = json_integer_value(v) < 0
+							 ? (unsigned long long)RLIM_INFINITY
+							 : (unsigned long long)json_integer_value(v);
+			}
+}
+
+void spurd_rlimits_apply(const struct spurd_rlimits *r)
+{
+	for (int i = 0; i < r->n; i++) {
+		struct rlimit rl;
+
+		if (getrlimit(r->res[i], &rl))
+			continue;
+		rl.rlim_cur = (rlim_t)r->val[i];
+		if (rl.rlim_max != RLIM_INFINITY &&
+		    (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > rl.rlim_max) && getuid() != 0)
+			rl.rlim_cur = rl.rlim_max; /* as far as a user may go */
+		else if (rl.rlim_max != RLIM_INFINITY &&
+			 (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > rl.rlim_max))
+			rl.rlim_max = rl.rlim_cur;
+		setrlimit(r->res[i], &rl);
+	}
 }
 
 char **spurd_env_with_task_pid(char **env)

@@ -7,11 +7,29 @@
 #ifndef SPUR_AGENT_EXEC_H
 #define SPUR_AGENT_EXEC_H
 
+#include <jansson.h>
 #include <sys/types.h>
 
 struct spurd_oci;
 
 #define SPURD_MAX_GROUPS 256
+
+/* The submitting process's resource limits a job or step gets (Slurm's
+ * PropagateResourceLimits, --propagate): soft limits, RLIM_INFINITY for
+ * none. */
+#define SPURD_RLIM_MAX 10
+struct spurd_rlimits {
+	int res[SPURD_RLIM_MAX];
+	unsigned long long val[SPURD_RLIM_MAX];
+	int n;
+};
+/* {"NOFILE": 1024, "STACK": -1 (unlimited), ...} into r (unknown names
+ * skipped). */
+void spurd_rlimits_parse(const json_t *o, struct spurd_rlimits *r);
+/* Set them in this process (a job's, before it becomes the user): the soft
+ * limit, and the hard one too where it is below and the caller may raise
+ * it (root). Async-signal-safe. */
+void spurd_rlimits_apply(const struct spurd_rlimits *r);
 
 struct spurd_task_spec {
 	char *const *argv;	  /* argv[0] looked up in the task's own PATH */
@@ -32,6 +50,7 @@ struct spurd_task_spec {
 	/* in a container (the OCI executor, oci.h), run by its runtime as
 	 * root, the task's user inside; NULL: bare */
 	const struct spurd_oci *oci;
+	const struct spurd_rlimits *rlimits; /* propagated limits; NULL: none */
 };
 
 /* The user's supplementary groups, gid first (getgrouplist): how many, or

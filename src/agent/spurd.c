@@ -826,6 +826,7 @@ static void batch_extras(const json_t *m, const char *node, const char *workdir,
 		sa->warn_sig = (int)spur_json_int(sg, "sig", 0);
 		sa->warn_time = (long)spur_json_int(sg, "time", 60);
 	}
+	spurd_rlimits_parse(json_object_get(m, "rlimits"), &sa->rlimits);
 }
 
 static void launch(struct agent *a, const json_t *m)
@@ -1393,6 +1394,7 @@ static void start_one_task(struct step *st, struct step_launch *l, size_t i, int
 	json_t *msg = json_pack("{s:o,s:O}", "env", json_deep_copy(l->base), "user_env",
 				json_object_get(m, "user_env"));
 	struct spurd_task_spec spec = { 0 };
+	struct spurd_rlimits rl;
 	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, in[2] = { -1, -1 }, e = 0, pmi_fd = -1;
 	char **env, cpus[1024], tag[64], gpus[256];
 	static struct spurd_ctr ctr; /* large: not on the loop's stack */
@@ -1449,7 +1451,9 @@ static void start_one_task(struct step *st, struct step_launch *l, size_t i, int
 					 .cgroups = l->cgroups, .cpus = cpus, .out = out[1],
 					 .err = err[1], .task_prolog = st->a->task_prolog,
 					 .task_epilog = st->a->task_epilog, .pmi_fd = pmi_fd,
-					 .pty_fd = t->pty ? out[1] : -1, .in_fd = in[0] };
+					 .pty_fd = t->pty ? out[1] : -1, .in_fd = in[0],
+					 .rlimits = &rl };
+	spurd_rlimits_parse(json_object_get(m, "rlimits"), &rl);
 	task_cpus(st->a, m, l->job_cpus, (int)i, cpus, sizeof(cpus));
 	snprintf(tag, sizeof(tag), "%u-%d", st->step_id, rank);
 	if (spurd_ctr_prepare(&ctr, &st->a->ctr, m, st->job_id, st->cg_run ? st->cg_run : 1, tag,

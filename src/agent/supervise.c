@@ -106,6 +106,7 @@ static void become_job(const struct spurd_supervise_args *a, char **env)
 	char *argv[256];
 
 	snprintf(task_pid, sizeof(task_pid), "SLURM_TASK_PID=%ld", (long)getpid());
+	spurd_rlimits_apply(&a->rlimits);
 	if (getuid() == 0 && a->uid != 0 &&
 	    (syscall(SYS_setgroups, a->ngroups > 0 ? (size_t)a->ngroups : 1,
 		     a->ngroups > 0 ? a->groups : &a->gid) ||

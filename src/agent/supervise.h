@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "agent/cgroup.h"
+#include "agent/exec.h"
 
 struct spurd_oci;
 
@@ -39,6 +40,7 @@ struct spurd_supervise_args {
 	int warn_sig;		     /* --signal=B:SIG@TIME: SIG to the batch shell... */
 	long warn_time;		     /* ...TIME seconds before the limit; 0 sig: none */
 	const struct spurd_oci *oci; /* run in a container (oci.h); NULL: bare */
+	struct spurd_rlimits rlimits; /* the submitter's, propagated (none: n 0) */
 };
 /* Why the job's container did not start (DIR/reason), into buf: 1 when
  * there is one. */

@@ -67,6 +67,14 @@ void cli_setenv_all(const json_t *env);
  * Slurm's own (SLURM_*, SPUR_*). NULL when out of memory. */
 json_t *cli_export_env(const char *export);
 
+/* This process's soft resource limits by Slurm's names ({"NOFILE": 1024,
+ * "STACK": -1 (unlimited), ...}): what a job or step may get
+ * (PropagateResourceLimits, --propagate). */
+json_t *cli_rlimits(void);
+/* --propagate's list (ALL, NONE, or AS, CORE, CPU, DATA, FSIZE, MEMLOCK,
+ * NOFILE, NPROC, RSS, STACK): 0, or -1 naming the bad one (said). */
+int cli_propagate_check(const char *prog, const char *list);
+
 /* A Slurm option of this command that Spur does not build (longs: names
  * without "--", NULL-terminated; shorts: letters) refused by name before
  * getopt, so it is never taken for a typo: true when argv has one (said). */

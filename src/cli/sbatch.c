@@ -27,7 +27,7 @@ enum {
 	OPT_PARSABLE, OPT_WAIT, OPT_HOLD, OPT_BEGIN, OPT_WRAP, OPT_EXCLUSIVE, OPT_QOS, OPT_NICE,
 	OPT_REQUEUE, OPT_NO_REQUEUE, OPT_RESERVATION, OPT_EXPORT, OPT_GPUS, OPT_NTASKS_PER_NODE,
 	OPT_PTY, OPT_MEM, OPT_COMMENT, OPT_WCKEY, OPT_SIGNAL, OPT_OPEN_MODE, OPT_USAGE,
-	OPT_KILL_DEP, OPT_MAIL_TYPE, OPT_MAIL_USER, OPT_TIME_MIN, OPT_DEADLINE, OPT_UID, OPT_GID, OPT_PRIORITY, OPT_TMP, OPT_EXPORT_FILE, OPT_GRES_FLAGS, OPT_CPUS_PER_GPU, OPT_MINCPUS, OPT_NTASKS_PER_GPU, OPT_MPI, OPT_KILL_BAD, OPT_CPU_BIND, OPT_EXACT, OPT_OVERLAP, OPT_UNBUF, /* srun's */
+	OPT_KILL_DEP, OPT_PROPAGATE, OPT_MAIL_TYPE, OPT_MAIL_USER, OPT_TIME_MIN, OPT_DEADLINE, OPT_UID, OPT_GID, OPT_PRIORITY, OPT_TMP, OPT_EXPORT_FILE, OPT_GRES_FLAGS, OPT_CPUS_PER_GPU, OPT_MINCPUS, OPT_NTASKS_PER_GPU, OPT_MPI, OPT_KILL_BAD, OPT_CPU_BIND, OPT_EXACT, OPT_OVERLAP, OPT_UNBUF, /* srun's */
 	OPT_REFUSED = 2000, /* + index in refused[] */
 };
 
@@ -75,7 +75,6 @@ static const struct {
 	{ "power", required_argument, 0, P_ALL },
 	{ "prefer", required_argument, 0, P_ALL },
 	{ "profile", required_argument, 0, P_ALL },
-	{ "propagate", optional_argument, 0, P_SBATCH | P_SRUN },
 	{ "reboot", no_argument, 0, P_ALL },
 	{ "sockets-per-node", required_argument, 0, P_ALL },
 	{ "spread-job", no_argument, 0, P_ALL },
@@ -135,6 +134,7 @@ static const struct option own_opts[] = {
 	{ "tmp", required_argument, NULL, OPT_TMP },
 	{ "time-min", required_argument, NULL, OPT_TIME_MIN },
 	{ "mail-type", required_argument, NULL, OPT_MAIL_TYPE },
+	{ "propagate", optional_argument, NULL, OPT_PROPAGATE },
 	{ "mail-user", required_argument, NULL, OPT_MAIL_USER },
 	{ "deadline", required_argument, NULL, OPT_DEADLINE },
 	{ "licenses", required_argument, NULL, 'L' },
@@ -503,6 +503,11 @@ static int apply_opt_more(struct sbatch *sb, int opt, const char *arg)
 	case OPT_MAIL_USER:
 		json_object_set_new(job, "mail_user", json_string(arg));
 		return 0;
+	case OPT_PROPAGATE: /* alone: ALL */
+		if (cli_propagate_check(prog_name(sb->prog), arg ? arg : "ALL"))
+			return 1;
+		json_object_set_new(job, "propagate", json_string(arg ? arg : "ALL"));
+		return 0;
 	case 'O':
 		json_object_set_new(job, "overcommit", json_true());
 		return 0;
@@ -737,6 +742,7 @@ static void usage(unsigned prog)
 	       "      --open-mode={append|truncate} output file open mode\n"
 	       "  -p, --partition=partition   partition requested\n"
 	       "      --priority=value        set the priority of the job to value\n"
+	       "      --propagate[=rlimits]   propagate all [or specific list of] rlimits\n"
 	       "      --parsable              outputs only the jobid and cluster name (if present)\n"
 	       "  -q, --qos=qos               quality of service\n"
 	       "  -Q, --quiet                 quiet mode (suppress informational messages)\n"
@@ -1035,6 +1041,8 @@ static void fill_identity(json_t *job)
 	errno = 0;
 	prio = getpriority(PRIO_PROCESS, 0);
 	json_object_set_new(job, "prio_process", json_integer(errno ? 0 : prio));
+	/* the limits the job may get (PropagateResourceLimits, --propagate) */
+	json_object_set_new(job, "rlimits", cli_rlimits());
 }
 
 /* Slurm's input variables (SBATCH_* for sbatch, SALLOC_* for salloc):

@@ -100,7 +100,7 @@ static void fence_add(struct fences *f, const json_t *m, int nnodes, const struc
 struct step_opts {
 	int nodes, ntasks, per_node, cpus_per_task, gpus_per_task, gpus, gpus_per_node, verbose;
 	bool label, kill_bad, pty, exact, overlap;
-	const char *name, *chdir, *export, *cpu_bind, *mpi, *nodelist, *exclude;
+	const char *name, *chdir, *export, *cpu_bind, *mpi, *nodelist, *exclude, *propagate;
 	const char *output, *error, *gpu_bind; /* -o/-e patterns; --gpu-bind */
 	const char *input;		       /* -i: all (default), none, TASKID, FILE */
 	int wait_s;			       /* -W: after the first task ends */
@@ -135,7 +135,7 @@ static int gpu_bind_check(const char *v)
 
 /* srun's options inside a job (Slurm's, some refused by name below). */
 enum { O_PER_NODE = 1000, O_GPT, O_CPU_BIND, O_EXPORT, O_MPI, O_OVERLAP, O_UNBUF, O_KILL,
-       O_PTY, O_EXACT, O_GRES, O_GPN, O_GPU_BIND, O_NO, O_JOBID };
+       O_PTY, O_EXACT, O_GRES, O_GPN, O_GPU_BIND, O_NO, O_JOBID, O_PROPAGATE };
 static const struct option step_long_opts[] = {
 	{ "nodes", required_argument, NULL, 'N' },
 	{ "ntasks", required_argument, NULL, 'n' },
@@ -175,6 +175,7 @@ static const struct option step_long_opts[] = {
 	{ "container-image-save", required_argument, NULL, O_NO },
 	CLI_CTR_OPTIONS,
 	{ "jobid", required_argument, NULL, O_JOBID },
+	{ "propagate", optional_argument, NULL, O_PROPAGATE },
 	{ NULL, 0, NULL, 0 },
 };
 #define STEP_SHORT_OPTS "+N:n:lJ:c:D:uhG:m:KW:w:x:o:e:i:v"
@@ -282,6 +283,11 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 		}
 		case O_PTY: o->pty = true; break;
 		case O_JOBID: break; /* read first (jobid_opt) */
+		case O_PROPAGATE: /* srun's own limits to its tasks */
+			if (cli_propagate_check(prog, optarg ? optarg : "ALL"))
+				return 1;
+			o->propagate = optarg ? optarg : "ALL";
+			break;
 		case 'o': o->output = optarg; break;
 		case 'i':
 			if (strchr(optarg, '%'))
@@ -853,6 +859,10 @@ static void step_request_opts(json_t *req, const struct step_opts *so)
 	gethostname(host, sizeof(host) - 1);
 	json_object_set_new(req, "srun_host", json_string(host));
 	json_object_set_new(req, "srun_pid", json_integer(getpid()));
+	/* srun's limits its tasks may get (PropagateResourceLimits, --propagate) */
+	json_object_set_new(req, "rlimits", cli_rlimits());
+	if (so->propagate)
+		json_object_set_new(req, "propagate", json_string(so->propagate));
 	if (so->gpus_per_task)
 		json_object_set_new(req, "gpus_per_task", json_integer(so->gpus_per_task));
 	if (so->cpus_per_task)

@@ -283,6 +283,8 @@ static const struct keydef {
 	KD("EpilogSlurmctld", K_STR, epilog_slurmctld),
 	KD("MailProg", K_STR, mail_prog),
 	KD("MailDomain", K_STR, mail_domain),
+	KD("PropagateResourceLimits", K_STR, propagate_limits),
+	KD("PropagateResourceLimitsExcept", K_STR, propagate_except),
 	KD("DisableRootJobs", K_BOOL, disable_root_jobs),
 	KD("SchedulerType", K_STR, scheduler_type),
 	KD("SchedulerParameters", K_SCHED, scheduler_params),
@@ -375,8 +377,7 @@ static const char *const known_slurm_keys[] = {
 	"PrEpPlugins", "PriorityCalcPeriod", "PriorityFlags", "PriorityParameters",
 	"PrioritySiteFactorParameters", "PrioritySiteFactorPlugin", "PriorityUsageResetPeriod",
 	"PriorityWeightTRES", "PrivateData", "ProctrackType", "PrologEpilogTimeout",
-	"PrologFlags", "PropagatePrioProcess", "PropagateResourceLimits",
-	"PropagateResourceLimitsExcept", "RebootProgram", "ReconfigFlags", "RequeueExit",
+	"PrologFlags", "PropagatePrioProcess", "RebootProgram", "ReconfigFlags", "RequeueExit",
 	"RequeueExitHold", "ResumeFailProgram", "ResumeProgram", "ResumeRate", "ResumeTimeout",
 	"ResvEpilog", "ResvOverRun", "ResvProlog", "RoutePlugin",
 	"SchedulerTimeSlice", "ScronParameters", "SlurmctldAddr", "SlurmctldParameters",
@@ -1796,7 +1797,7 @@ void spur_conf_destroy(struct spur_conf *c)
 	clear_ctlds(c);
 	spur_free(c->ctlds);
 	char **strs[] = { &c->cluster_name, &c->state_dir, &c->spool_dir, &c->ctld_log_file,
-			  &c->agent_log_file, &c->slurm_user, &c->prolog, &c->epilog, &c->mpi_default, &c->health_program, &c->health_states, &c->task_prolog, &c->task_epilog, &c->prolog_slurmctld, &c->epilog_slurmctld, &c->licenses, &c->mail_prog, &c->mail_domain, &c->scheduler_type, &c->scheduler_params, &c->select_type,
+			  &c->agent_log_file, &c->slurm_user, &c->prolog, &c->epilog, &c->mpi_default, &c->health_program, &c->health_states, &c->task_prolog, &c->task_epilog, &c->prolog_slurmctld, &c->epilog_slurmctld, &c->licenses, &c->mail_prog, &c->mail_domain, &c->propagate_limits, &c->propagate_except, &c->scheduler_type, &c->scheduler_params, &c->select_type,
 			  &c->select_type_params, &c->gres_types, &c->priority_type,
 			  &c->preempt_type, &c->preempt_mode, &c->topology_plugin, &c->gpu_backend,
 			  &c->fake_gpu_file, &c->container_runtime, &c->image_store,

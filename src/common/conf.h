@@ -103,6 +103,8 @@ struct spur_conf {
 	char *task_prolog, *task_epilog;      /* TaskProlog, TaskEpilog: as the user, per task */
 	char *prolog_slurmctld, *epilog_slurmctld; /* run by the leading controller */
 	char *mail_prog, *mail_domain; /* MailProg (default /bin/mail), MailDomain */
+	/* PropagateResourceLimits (NULL: ALL), PropagateResourceLimitsExcept */
+	char *propagate_limits, *propagate_except;
 	enum spur_log_level ctld_debug, agent_debug;
 	bool disable_root_jobs; /* DisableRootJobs (default YES in Spur) */
 	char *scheduler_type, *select_type, *select_type_params, *gres_types;

@@ -2139,6 +2139,8 @@ static json_t *step_part(struct ctld *c, struct ctld_job *cj, const struct sched
 		json_object_set(m, "gpu_bind", json_object_get(msg, "gpu_bind"));
 	if (json_is_object(json_object_get(msg, "container"))) /* its tasks' container */
 		json_object_set(m, "container", json_object_get(msg, "container"));
+	/* srun's own limits, as PropagateResourceLimits / srun --propagate say */
+	json_object_set_new(m, "rlimits", ctld_job_rlimits(c->conf, msg));
 	/* what the job holds on this node: a node other than its first makes
 	 * the job's cgroups from it for the steps' tasks */
 	if (node < info->nalloc)

@@ -45,6 +45,57 @@ static uint64_t pick(uint64_t part, uint64_t cluster)
 	return part ? part : cluster;
 }
 
+static const char *const rlimit_names[] = { "AS",     "CORE",  "CPU", "DATA", "FSIZE",
+					    "MEMLOCK", "NOFILE", "NPROC", "RSS", "STACK" };
+
+static bool in_list(const char *list, const char *name)
+{
+	for (const char *p = list; p && *p;) {
+		size_t l = strcspn(p, ",");
+
+		if (l == strlen(name) && !strncasecmp(p, name, l))
+			return true;
+		p += l + (p[l] == ',');
+	}
+	return false;
+}
+
+bool ctld_rlimit_list_ok(const char *list)
+{
+	for (const char *p = list; p && *p;) {
+		size_t l = strcspn(p, ","), k = 0;
+
+		while (k < 10 && !(l == strlen(rlimit_names[k]) && !strncasecmp(p, rlimit_names[k], l)))
+			k++;
+		if (k == 10 && !(l == 3 && !strncasecmp(p, "ALL", 3)) &&
+		    !(l == 4 && !strncasecmp(p, "NONE", 4)))
+			return false;
+		p += l + (p[l] == ',');
+	}
+	return true;
+}
+
+json_t *ctld_job_rlimits(const struct spur_conf *cf, const json_t *req)
+{
+	const json_t *have = json_object_get(req, "rlimits");
+	const char *want = spur_json_str(req, "propagate", NULL), *except = NULL;
+	json_t *out = json_object();
+
+	if (!want) {
+		want = cf->propagate_limits && *cf->propagate_limits ? cf->propagate_limits : "ALL";
+		except = cf->propagate_except;
+	}
+	for (size_t i = 0; i < sizeof(rlimit_names) / sizeof(rlimit_names[0]); i++) {
+		const json_t *v = json_object_get(have, rlimit_names[i]);
+
+		if (!json_is_integer(v) || in_list(want, "NONE") || in_list(except, rlimit_names[i]) ||
+		    !(in_list(want, "ALL") || in_list(want, rlimit_names[i])))
+			continue;
+		json_object_set(out, rlimit_names[i], (json_t *)v);
+	}
+	return out;
+}
+
 int ctld_job_defaults(const struct spur_conf *cf, json_t *job, struct spur_error *err)
 {
 	static const char *const mems[] = { "mem_per_node", "mem_per_cpu", "mem_per_gpu" };

@@ -17,4 +17,11 @@
  * names two memory options, or a per-GPU option without GPUs. */
 int ctld_job_defaults(const struct spur_conf *cf, json_t *job, struct spur_error *err);
 
+/* The submitter's soft limits (the request's "rlimits") that its job or
+ * step gets: those its --propagate names (ALL, NONE or a list), else
+ * PropagateResourceLimits (ALL by default) less ...Except. A new object. */
+json_t *ctld_job_rlimits(const struct spur_conf *cf, const json_t *req);
+/* A --propagate / PropagateResourceLimits list of Slurm's names? */
+bool ctld_rlimit_list_ok(const char *list);
+
 #endif

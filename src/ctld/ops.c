@@ -9,6 +9,7 @@
 #include "nodeadmin.h"
 #include "partupdate.h"
 #include "reconf.h"
+#include "jobdefs.h"
 
 #include "common/alloc.h"
 #include "common/gres.h"
@@ -530,6 +531,8 @@ void ctld_launch(struct ctld *c, struct ctld_job *cj, const json_t *alloc)
 	if (info.array_job_id)
 		json_object_set_new(msg, "array_task_id", json_integer(info.array_task_id));
 	json_object_set_new(msg, "run", json_integer(cj->runs));
+	/* the submitter's limits it gets (PropagateResourceLimits, --propagate) */
+	json_object_set_new(msg, "rlimits", ctld_job_rlimits(c->conf, spec));
 	/* sbatch -i, --open-mode, the script's arguments, --signal, its container */
 	for (size_t k = 0; k < 5; k++) {
 		static const char *const keys[] = { "input", "open_mode", "argv", "signal",

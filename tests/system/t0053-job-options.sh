@@ -8,6 +8,7 @@
 # -s/--oversubscribe against the partition's OverSubscribe (EXCLUSIVE:
 # whole nodes; YES: refused by name), --mincpus and --ntasks-per-gpu;
 # --deadline (DEADLINE) and --time-min (the limit cut down to meet it);
+# the submitter's soft limits (PropagateResourceLimits, --propagate, srun's);
 # licenses (Licenses=, -L, reason Licenses, scontrol show licenses), byte-
 # compared with a capture from real Slurm 22.05
 # (tests/compat/golden/slurm-licenses.txt); --mail-type/--mail-user
@@ -111,6 +112,19 @@ check "--time-min above -t: refused in Slurm's words" \
 check "--deadline in the past: refused in Slurm's words" \
 	fails_with 'Requested time limit is invalid (missing or exceeds some limit)' \
 	sbatch --deadline=2020-01-01 --wrap true
+
+# --- the submitter's limits (PropagateResourceLimits=ALL, Slurm's default; --propagate)
+(ulimit -S -n 300; sbatch --wait -o "$T/rl1.out" --wrap 'ulimit -Sn' >/dev/null)
+check "sbatch's soft NOFILE (300) is the job's" grep -qx 300 "$T/rl1.out"
+(ulimit -S -n 300; sbatch --wait --propagate=NONE -o "$T/rl2.out" --wrap 'ulimit -Sn' >/dev/null)
+check "--propagate=NONE: the node's own" sh -c "! grep -qx 300 '$T/rl2.out' && [ -s '$T/rl2.out' ]"
+(ulimit -S -n 300; ulimit -S -s 4096; sbatch --wait --propagate=STACK -o "$T/rl3.out" \
+	--wrap 'echo $(ulimit -Ss) $(ulimit -Sn)' >/dev/null)
+check "--propagate=STACK: that one alone" sh -c "grep -q '^4096 ' '$T/rl3.out' && ! grep -q ' 300\$' '$T/rl3.out'"
+sbatch --wait -o "$T/rl4.out" --wrap 'ulimit -S -n 200; srun -n1 sh -c "ulimit -Sn"' >/dev/null
+check "srun's own limits reach its tasks" grep -qx 200 "$T/rl4.out"
+check "--propagate=BOGUS: refused" fails_with 'Invalid --propagate specification: BOGUS' \
+	sbatch --propagate=BOGUS --wrap true
 
 # --- mail
 # each mail as one line: its arguments (times and ids masked), then the
