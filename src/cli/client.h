@@ -52,6 +52,9 @@ int cli_job_parse(json_t *job, int argc, char **argv);
  * resources"). The connection (*fd) holds the allocation: closing it gives
  * the allocation up. Returns the job's environment, or NULL (said here). */
 json_t *cli_allocate(const char *prog, json_t *job, int *fd, uint32_t *job_id);
+/* sbatch/srun --test-only: the controller's answer for job (submitted
+ * nothing), said as Slurm says it; the exit code. */
+int cli_will_run(const char *prog, json_t *job);
 /* End the allocation with the command's exit code, and close fd. */
 void cli_release(const char *prog, int fd, uint32_t job_id, int exit_code);
 /* While an allocation's command runs: scontrol notify's messages on its

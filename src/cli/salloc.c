@@ -8,6 +8,7 @@
 #include "common/conf.h"
 
 #include "common/alloc.h"
+#include "common/timefmt.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -64,6 +65,30 @@ json_t *cli_allocate(const char *prog, json_t *job, int *fd, uint32_t *job_id)
 	env = json_incref(json_object_get(reply, "env"));
 	json_decref(reply);
 	return env;
+}
+
+int cli_will_run(const char *prog, json_t *job)
+{
+	struct spur_error err;
+	char when[64];
+	json_t *reply;
+
+	json_object_del(job, "test_only");
+	if (!json_object_get(job, "script"))
+		json_object_set_new(job, "script", json_string(""));
+	reply = cli_call(json_pack("{s:s,s:O}", "type", "will_run", "job", job), &err);
+	if (!reply) {
+		fprintf(stderr, "allocation failure: %s\n", err.msg);
+		return 1;
+	}
+	spur_time_format((time_t)spur_json_int(reply, "start", 0), when, sizeof(when));
+	fprintf(stderr, "%s: Job %" JSON_INTEGER_FORMAT " to start at %s using %" JSON_INTEGER_FORMAT
+			" processors on nodes %s in partition %s\n",
+		prog, (json_int_t)spur_json_int(reply, "job_id", 0), when,
+		(json_int_t)spur_json_int(reply, "cpus", 0), spur_json_str(reply, "nodes", ""),
+		spur_json_str(reply, "partition", ""));
+	json_decref(reply);
+	return 0;
 }
 
 /* While the allocation's command runs: what the controller says on the

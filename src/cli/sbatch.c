@@ -27,7 +27,7 @@ enum {
 	OPT_PARSABLE, OPT_WAIT, OPT_HOLD, OPT_BEGIN, OPT_WRAP, OPT_EXCLUSIVE, OPT_QOS, OPT_NICE,
 	OPT_REQUEUE, OPT_NO_REQUEUE, OPT_RESERVATION, OPT_EXPORT, OPT_GPUS, OPT_NTASKS_PER_NODE,
 	OPT_PTY, OPT_MEM, OPT_COMMENT, OPT_WCKEY, OPT_SIGNAL, OPT_OPEN_MODE, OPT_USAGE,
-	OPT_KILL_DEP, OPT_PROPAGATE, OPT_MAIL_TYPE, OPT_MAIL_USER, OPT_TIME_MIN, OPT_DEADLINE, OPT_UID, OPT_GID, OPT_PRIORITY, OPT_TMP, OPT_EXPORT_FILE, OPT_GRES_FLAGS, OPT_CPUS_PER_GPU, OPT_MINCPUS, OPT_NTASKS_PER_GPU, OPT_MPI, OPT_KILL_BAD, OPT_CPU_BIND, OPT_EXACT, OPT_OVERLAP, OPT_UNBUF, /* srun's */
+	OPT_KILL_DEP, OPT_TEST_ONLY, OPT_PROPAGATE, OPT_MAIL_TYPE, OPT_MAIL_USER, OPT_TIME_MIN, OPT_DEADLINE, OPT_UID, OPT_GID, OPT_PRIORITY, OPT_TMP, OPT_EXPORT_FILE, OPT_GRES_FLAGS, OPT_CPUS_PER_GPU, OPT_MINCPUS, OPT_NTASKS_PER_GPU, OPT_MPI, OPT_KILL_BAD, OPT_CPU_BIND, OPT_EXACT, OPT_OVERLAP, OPT_UNBUF, /* srun's */
 	OPT_REFUSED = 2000, /* + index in refused[] */
 };
 
@@ -79,7 +79,6 @@ static const struct {
 	{ "sockets-per-node", required_argument, 0, P_ALL },
 	{ "spread-job", no_argument, 0, P_ALL },
 	{ "switches", required_argument, 0, P_ALL },
-	{ "test-only", no_argument, 0, P_SBATCH | P_SRUN },
 	{ "thread-spec", required_argument, 0, P_ALL },
 	{ "threads-per-core", required_argument, 0, P_ALL },
 	{ "use-min-nodes", no_argument, 0, P_ALL },
@@ -135,6 +134,7 @@ static const struct option own_opts[] = {
 	{ "time-min", required_argument, NULL, OPT_TIME_MIN },
 	{ "mail-type", required_argument, NULL, OPT_MAIL_TYPE },
 	{ "propagate", optional_argument, NULL, OPT_PROPAGATE },
+	{ "test-only", no_argument, NULL, OPT_TEST_ONLY },
 	{ "mail-user", required_argument, NULL, OPT_MAIL_USER },
 	{ "deadline", required_argument, NULL, OPT_DEADLINE },
 	{ "licenses", required_argument, NULL, 'L' },
@@ -503,6 +503,13 @@ static int apply_opt_more(struct sbatch *sb, int opt, const char *arg)
 	case OPT_MAIL_USER:
 		json_object_set_new(job, "mail_user", json_string(arg));
 		return 0;
+	case OPT_TEST_ONLY: /* sbatch's and srun's */
+		if (sb->prog == P_SALLOC) {
+			fprintf(stderr, "salloc: unrecognized option '--test-only'\n");
+			return 255;
+		}
+		json_object_set_new(job, "test_only", json_true());
+		return 0;
 	case OPT_PROPAGATE: /* alone: ALL */
 		if (cli_propagate_check(prog_name(sb->prog), arg ? arg : "ALL"))
 			return 1;
@@ -754,6 +761,7 @@ static void usage(unsigned prog)
 	       "      --time-min=minutes      minimum time limit (if distinct)\n"
 	       "      --deadline=time         remove the job if no ending possible before\n"
 	       "                              this deadline (start > (deadline - time[-min]))\n"
+	       "      --test-only             validate the job and say when it would start\n"
 	       "      --uid=user_id           user ID to run job as (user root only)\n"
 	       "      --gid=group_id          group ID to run job as (user root only)\n"
 	       "  -W, --wait                  wait for completion of submitted job\n"
@@ -1264,6 +1272,10 @@ int cli_sbatch_main(const char *prog, int argc, char **argv)
 	json_object_del(sb.job, "export_file");
 	if (sb.verbose)
 		say_options(sb.job, sb.verbose);
+	if (spur_json_bool(sb.job, "test_only", 0)) {
+		rc = cli_will_run("sbatch", sb.job);
+		goto out;
+	}
 	req = json_pack("{s:s,s:O,s:b}", "type", "submit", "job", sb.job, "wait", sb.wait);
 	fd = cli_send(req, 30000, &reply, &err);
 	json_decref(req);

@@ -998,6 +998,11 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 			cli_error(prog, "No command given to execute.");
 			return srun_end(&so, 1);
 		}
+		if (spur_json_bool(job, "test_only", 0)) { /* said when; nothing runs */
+			rc = cli_will_run(prog, job);
+			json_decref(job);
+			return srun_end(&so, rc);
+		}
 		nodes = (int)spur_json_int(job, "nodes", 0);
 		ntasks = (int)spur_json_int(job, "ntasks", 0);
 		if (!json_object_get(job, "name")) {

@@ -367,21 +367,23 @@ static int int64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Find the earliest time j can start (N nodes free together) and hold
- * those resources for it, so lower-priority jobs cannot delay it. */
-static int reserve(struct sched *s, struct core_job *j, int64_t *when)
+/* The earliest time j can start (N nodes free together): *when (INFINITE:
+ * never), the partition and the first N nodes (by index) free by then in
+ * nodes[]. Returns how many nodes, or an error. */
+static int plan(struct sched *s, struct core_job *j, int64_t *when, int *part, int64_t *limit,
+		uint32_t *nodes, size_t *count)
 {
-	int64_t best_t = SCHED_INFINITE, limit = 0;
+	int64_t best_t = SCHED_INFINITE;
 	int best_p = -1;
 	int64_t *times = spur_malloc((s->nnodes + 1) * sizeof(int64_t));
 	/* each node's earliest start, for the partition being tried and the best */
 	int64_t *at = spur_malloc((s->nnodes + 1) * sizeof(int64_t));
 	int64_t *best_at = spur_malloc((s->nnodes + 1) * sizeof(int64_t));
-	uint32_t *nodes = spur_malloc((s->nnodes + 1) * sizeof(uint32_t));
 	size_t nt;
 	int rc = 0;
 
-	if (!times || !at || !best_at || !nodes) {
+	*count = 0;
+	if (!times || !at || !best_at) {
 		rc = SPUR_ENOMEM;
 		goto out_free;
 	}
@@ -407,22 +409,43 @@ static int reserve(struct sched *s, struct core_job *j, int64_t *when)
 
 			best_t = times[j->nodes - 1];
 			best_p = (int)p;
-			limit = lim;
+			*limit = lim;
 			best_at = at;
 			at = swap;
 		}
 	}
 	*when = best_t;
+	*part = best_p;
 	if (best_p < 0)
 		goto out_free;
-	/* hold the first N nodes (by index) that are free by best_t */
-	nt = 0;
-	for (uint32_t n = 0; n < s->nnodes && nt < j->nodes; n++)
+	for (uint32_t n = 0; n < s->nnodes && *count < j->nodes; n++)
 		if (best_at[n] <= best_t)
-			nodes[nt++] = n;
+			nodes[(*count)++] = n;
+out_free:
+	spur_free(times);
+	spur_free(at);
+	spur_free(best_at);
+	return rc;
+}
+
+/* Find the earliest time j can start and hold those resources for it, so
+ * lower-priority jobs cannot delay it. */
+static int reserve(struct sched *s, struct core_job *j, int64_t *when)
+{
+	uint32_t *nodes = spur_malloc((s->nnodes + 1) * sizeof(uint32_t));
+	int64_t limit = 0;
+	size_t nt = 0;
+	int p, rc;
+
+	if (!nodes)
+		return SPUR_ENOMEM;
+	rc = plan(s, j, when, &p, &limit, nodes, &nt);
+	if (rc || p < 0)
+		goto out_free;
 	for (size_t i = 0; i < nt; i++) {
 		struct core_node *n = &s->nodes[nodes[i]];
-		struct cyc_resv r = { best_t, end_of(best_t, limit), core_job_cpus_per_node(j), core_job_mem_per_node(j),
+		struct cyc_resv r = { *when, end_of(*when, limit), core_job_cpus_per_node(j),
+				      core_job_mem_per_node(j),
 				      core_job_gpus_per_node(j) + (j->spn ? 1 : 0), j->spn,
 				      j->exclusive, n->resv_first };
 
@@ -438,11 +461,37 @@ static int reserve(struct sched *s, struct core_job *j, int64_t *when)
 	}
 	s->stats.reserved++;
 out_free:
-	spur_free(times);
-	spur_free(at);
-	spur_free(best_at);
 	spur_free(nodes);
 	return rc;
+}
+
+int core_will_run(struct sched *s, struct core_job *j, int64_t *when, int *part,
+		  uint32_t *nodes, size_t *count)
+{
+	enum sched_reason why = usable_parts(s, j);
+	int64_t limit = 0;
+
+	*count = 0;
+	*part = -1;
+	*when = SCHED_INFINITE;
+	if (why != SCHED_REASON_NONE) {
+		j->reason = why;
+		return SPUR_EINVAL;
+	}
+	for (size_t p = 0; p < s->nparts; p++) {
+		size_t got;
+
+		if (!(j->usable >> p & 1))
+			continue;
+		limit = fit_limit(s, j, (int)p, nodes, &got);
+		if (got == j->nodes) {
+			*when = s->now;
+			*part = (int)p;
+			*count = got;
+			return 0;
+		}
+	}
+	return plan(s, j, when, part, &limit, nodes, count);
 }
 
 /* ---------------------------------------------------------------- preemption */

@@ -319,6 +319,10 @@ int core_licenses_parse(const struct sched *s, const char *text, struct core_job
 bool core_licenses_free(const struct sched *s, const struct core_job *j);
 void core_licenses_take(struct sched *s, const struct core_job *j, int sign);
 void core_licenses_free_all(struct sched *s);
+/* cycle.c: when and where j could start (now, or its earliest time), as
+ * the last cycle left the cluster; nothing is held. count 0: never. */
+int core_will_run(struct sched *s, struct core_job *j, int64_t *when, int *part,
+		  uint32_t *nodes, size_t *count);
 /* MB a job holds on each node (0: none asked for) */
 uint64_t core_job_mem_per_node(const struct core_job *j);
 

@@ -1324,6 +1324,27 @@ out_free:
 	return NULL;
 }
 
+int sched_will_run(struct sched *s, const struct sched_job_spec *sp, uint32_t *nodes,
+		   struct sched_will_run *out, struct spur_error *err)
+{
+	struct core_job *j = job_from_spec(s, sp, s->now, err);
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->partition = -1;
+	if (!j)
+		return err->code;
+	rc = core_will_run(s, j, &out->start, &out->partition, nodes, &out->count);
+	if (rc == SPUR_EINVAL)
+		spur_error_set(err, rc, "Requested node configuration is not available (%s)",
+			       sched_reason_name(j->reason ? j->reason : SCHED_REASON_PART_NODE_LIMIT));
+	else if (rc)
+		spur_error_set(err, rc, "out of memory");
+	out->cpus = (uint32_t)out->count * core_job_cpus_per_node(j);
+	job_free(j);
+	return rc;
+}
+
 /* The task ids' least, greatest and even step (SLURM_ARRAY_TASK_*). */
 static void array_span(struct core_array *a, const uint32_t *ids, size_t n)
 {

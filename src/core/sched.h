@@ -460,6 +460,19 @@ int sched_step(struct sched *s, const struct sched_event *ev, struct sched_actio
  * dependency lifted"). SPUR_ESTATE while it is pending or running. No cycle. */
 int sched_job_purge(struct sched *s, uint32_t job_id, struct spur_error *err);
 
+/* sbatch --test-only: when and where a job of this spec could start (the
+ * cluster as the last cycle left it; nothing is held or kept). nodes
+ * (room for the spec's node count or more, sched_node_count() is enough):
+ * the node indexes; *count 0: it could never start. Errors as at SUBMIT. */
+struct sched_will_run {
+	int64_t start;	    /* now, or the earliest time */
+	int partition;	    /* index, -1 never */
+	uint32_t cpus;	    /* what it would hold */
+	size_t count;	    /* nodes */
+};
+int sched_will_run(struct sched *s, const struct sched_job_spec *spec, uint32_t *nodes,
+		   struct sched_will_run *out, struct spur_error *err);
+
 /* ---------------------------------------------------------------- queries */
 
 struct sched_job_info {

@@ -291,6 +291,11 @@ void ctld_mail_end(struct ctld *c, struct ctld_job *cj);
  * continued with SIGCONT (its end moved by the time stopped). */
 void ctld_handle_suspend(struct ctld_conn *cn, json_t *msg);
 int ctld_apply_suspend(struct ctld *c, json_t *op, bool replay, struct spur_error *err);
+/* The core's view of an accepted job object (strings borrowed from j; g
+ * holds its parsed --gres, spur_gres_fini after). */
+struct spur_gres_list;
+int ctld_job_spec(const json_t *j, uint32_t id, struct sched_job_spec *sp,
+		  struct spur_gres_list *g, struct spur_error *err);
 /* "SUSPENDED" for a suspended job, else the core's state name. */
 const char *ctld_state_name(const struct sched_job_info *info);
 /* A step's shares of its job on its nn nodes (sel: allocation indexes,

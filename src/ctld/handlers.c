@@ -11,6 +11,7 @@
 #include "reconf.h"
 
 #include "common/alloc.h"
+#include "common/gres.h"
 #include "common/hostlist.h"
 #include "common/jobfmt.h"
 #include "common/jobspec.h"
@@ -496,6 +497,78 @@ static bool submit_identity(struct ctld_conn *cn, json_t *job)
 	return true;
 }
 
+/* Everything a submission goes through before its op (sbatch --test-only
+ * too): its shape and bounds, who it runs as, its account and QOS, the
+ * site's job_submit.lua, its partitions, its defaults. Answers and returns
+ * false when refused. */
+static bool submit_prepare(struct ctld_conn *cn, json_t *job, char *user_msg, size_t len)
+{
+	struct ctld *c = cn->c;
+	struct spur_error err;
+	char why[128];
+
+	if (!json_is_object(job) || !json_is_string(json_object_get(job, "script"))) {
+		reply_error(cn, SPUR_EINVAL, "submit: a job with a script is required");
+		return false;
+	}
+	if (!job_numbers_ok(job, why, sizeof(why))) {
+		reply_error(cn, SPUR_EINVAL, why);
+		return false;
+	}
+	/* the job runs as the authenticated caller, whatever it claims (root:
+	 * as --uid says) */
+	if (!submit_bounded(cn, job) || !submit_identity(cn, job))
+		return false;
+	if (spur_json_int(job, "uid", 0) == 0 && c->conf->disable_root_jobs) {
+		spur_info("submission by root refused: DisableRootJobs");
+		reply_error_detail(cn, SPUR_EPERM, "User ID missing from request",
+				   "jobs of root are disabled (DisableRootJobs=YES)");
+		return false;
+	}
+	/* no -A: the user's default account (sacctmgr) */
+	if (!*spur_json_str(job, "account", "") &&
+	    ctld_assoc_default_account(c, spur_json_str(job, "user", "")))
+		json_object_set_new(job, "account",
+				    json_string(ctld_assoc_default_account(c, spur_json_str(job, "user", ""))));
+	/* the association's DefaultQOS; with enforce=qos, its QOS list; the
+	 * site's job_submit.lua may change the job or refuse it */
+	if (ctld_assoc_qos(c, job, &err)) {
+		reply_error(cn, err.code, err.msg);
+		return false;
+	}
+	if (c->jobsubmit &&
+	    ctld_jobsubmit_run(c->jobsubmit, c->conf, job, cn->who.uid, user_msg, len, &err)) {
+		spur_info("submission by %s refused by job_submit.lua: %s", cn->who.user, err.msg);
+		reply_error_detail(cn, err.code, err.msg, *user_msg ? user_msg : NULL);
+		return false;
+	}
+	if (!job_partitions_ok(cn, job))
+		return false;
+	if (ctld_job_defaults(c->conf, job, &err)) {
+		reply_error(cn, err.code, err.msg);
+		return false;
+	}
+	return true;
+}
+
+/* A submission the core refused: Slurm's phrase to the user, the detail
+ * in parentheses to the log; a limit's name on its own line first. */
+static void reply_refused(struct ctld_conn *cn, const json_t *job, int rc, struct spur_error *err)
+{
+	char *paren = strstr(err->msg, " ("), *tab = strchr(err->msg, '\t');
+
+	spur_info("submission by %s refused: %s", spur_json_str(job, "user", "?"), err->msg);
+	if (paren && (!strncmp(err->msg, "Requested node configuration", 28) ||
+		      !strncmp(err->msg, "Invalid license specification", 29)))
+		*paren = '\0';
+	if (tab) {
+		*tab = '\0';
+		reply_error_detail(cn, rc, err->msg, tab + 1);
+		return;
+	}
+	reply_error(cn, rc, err->msg);
+}
+
 static void handle_submit(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
@@ -503,53 +576,12 @@ static void handle_submit(struct ctld_conn *cn, json_t *msg)
 	struct spur_error err;
 	uint32_t id = c->next_id;
 	json_t *op, *ok;
-	char why[128], user_msg[1024] = "";
+	char user_msg[1024] = "";
+	struct ctld_job *cj;
 	int rc;
 
-	if (!json_is_object(job) || !json_is_string(json_object_get(job, "script"))) {
-		reply_error(cn, SPUR_EINVAL, "submit: a job with a script is required");
+	if (!submit_prepare(cn, job, user_msg, sizeof(user_msg)))
 		return;
-	}
-	if (!job_numbers_ok(job, why, sizeof(why))) {
-		reply_error(cn, SPUR_EINVAL, why);
-		return;
-	}
-	if (!submit_bounded(cn, job))
-		return;
-	/* the job runs as the authenticated caller, whatever it claims (root:
-	 * as --uid says) */
-	if (!submit_identity(cn, job))
-		return;
-	if (spur_json_int(job, "uid", 0) == 0 && c->conf->disable_root_jobs) {
-		spur_info("submission by root refused: DisableRootJobs");
-		reply_error_detail(cn, SPUR_EPERM, "User ID missing from request",
-				   "jobs of root are disabled (DisableRootJobs=YES)");
-		return;
-	}
-	/* no -A: the user's default account (sacctmgr) */
-	if (!*spur_json_str(job, "account", "") &&
-	    ctld_assoc_default_account(c, spur_json_str(job, "user", "")))
-		json_object_set_new(job, "account",
-				    json_string(ctld_assoc_default_account(c, spur_json_str(job, "user", ""))));
-	/* the association's DefaultQOS; with enforce=qos, its QOS list */
-	if (ctld_assoc_qos(c, job, &err)) {
-		reply_error(cn, err.code, err.msg);
-		return;
-	}
-	/* the site's job_submit.lua may change the job or refuse it */
-	if (c->jobsubmit &&
-	    ctld_jobsubmit_run(c->jobsubmit, c->conf, job, cn->who.uid, user_msg, sizeof(user_msg),
-			       &err)) {
-		spur_info("submission by %s refused by job_submit.lua: %s", cn->who.user, err.msg);
-		reply_error_detail(cn, err.code, err.msg, *user_msg ? user_msg : NULL);
-		return;
-	}
-	if (!job_partitions_ok(cn, job))
-		return;
-	if (ctld_job_defaults(c->conf, job, &err)) {
-		reply_error(cn, err.code, err.msg);
-		return;
-	}
 	op = json_pack("{s:s,s:i,s:I,s:O}", "op", "submit", "id", (int)id, "time",
 		       (json_int_t)ctld_now(), "job", job);
 	ok = json_pack("{s:s,s:i}", "type", "ok", "job_id", (int)id);
@@ -558,24 +590,12 @@ static void handle_submit(struct ctld_conn *cn, json_t *msg)
 	rc = ctld_commit(c, op, cn, ok, &err);
 	json_decref(op);
 	if (rc) {
-		/* Slurm's phrase to the user; the detail in parentheses to the log */
-		char *paren = strstr(err.msg, " ("), *tab = strchr(err.msg, '\t');
-
-		spur_info("submission by %s refused: %s", spur_json_str(job, "user", "?"), err.msg);
-		if (paren && (!strncmp(err.msg, "Requested node configuration", 28) ||
-			      !strncmp(err.msg, "Invalid license specification", 29)))
-			*paren = '\0';
-		if (tab) { /* a limit's name: its own line first, as sbatch prints it */
-			*tab = '\0';
-			reply_error_detail(cn, rc, err.msg, tab + 1);
-			return;
-		}
-		reply_error(cn, rc, err.msg);
+		reply_refused(cn, job, rc, &err);
 		return;
 	}
 	spur_info("job %u submitted by %s", id, spur_json_str(job, "user", "?"));
 	c->stats.submitted++;
-	struct ctld_job *cj = ctld_job(c, id);
+	cj = ctld_job(c, id);
 	if (spur_json_bool(msg, "wait", 0))
 		cj->waiter = cn;
 	if (ctld_job_interactive(cj))
@@ -584,6 +604,50 @@ static void handle_submit(struct ctld_conn *cn, json_t *msg)
 	ctld_cycle_soon(c);
 }
 
+/* sbatch/srun --test-only: the checks of a submission, then when and where
+ * the core could start it (nothing is committed; the id is the next one). */
+static void handle_will_run(struct ctld_conn *cn, json_t *msg)
+{
+	struct ctld *c = cn->c;
+	json_t *job = json_object_get(msg, "job");
+	struct sched_job_spec sp;
+	struct spur_gres_list g = { 0 };
+	struct sched_will_run wr;
+	struct spur_hostlist *hl;
+	struct spur_error err;
+	char user_msg[1024] = "", *names;
+	uint32_t *nodes;
+	int rc;
+
+	if (!submit_prepare(cn, job, user_msg, sizeof(user_msg)))
+		return;
+	if (!(nodes = calloc(c->conf->nnodes + 1, sizeof(*nodes)))) {
+		reply_error(cn, SPUR_ENOMEM, "out of memory");
+		return;
+	}
+	rc = ctld_job_spec(job, c->next_id, &sp, &g, &err);
+	if (!rc)
+		rc = sched_will_run(c->sched, &sp, nodes, &wr, &err);
+	spur_gres_fini(&g);
+	if (rc || !wr.count) {
+		if (!rc)
+			spur_error_set(&err, rc = SPUR_EINVAL,
+				       "Requested node configuration is not available");
+		free(nodes);
+		reply_refused(cn, job, rc, &err);
+		return;
+	}
+	hl = spur_hostlist_create();
+	for (size_t i = 0; i < wr.count; i++)
+		spur_hostlist_push(hl, c->conf->nodes[nodes[i]].name, NULL);
+	names = spur_hostlist_ranged(hl, NULL);
+	reply_ok(cn, json_pack("{s:i,s:I,s:i,s:s,s:s}", "job_id", (int)c->next_id, "start",
+			       (json_int_t)wr.start, "cpus", (int)wr.cpus, "nodes", names ? names : "",
+			       "partition", c->conf->parts[wr.partition].name));
+	free(names);
+	spur_hostlist_destroy(hl);
+	free(nodes);
+}
 
 /* The format engine's view of a job (strings borrowed from the records). */
 static void fmt_job(struct ctld *c, const struct ctld_job *cj, const struct sched_job_info *info,
@@ -2810,6 +2874,7 @@ static const struct {
 	bool local; /* a follower answers from its own copy of the state */
 } table[] = {
 	{ "submit", handle_submit, A_USER, false },
+	{ "will_run", handle_will_run, A_USER, false },
 	{ "cancel", handle_cancel, A_USER, false },
 	{ "queue", handle_queue, A_USER, true },
 	{ "job", handle_job, A_USER, true },

@@ -93,7 +93,7 @@ static int job_slot(struct ctld *c, uint32_t id)
 /* ---------------------------------------------------------------- submit */
 
 /* The core's view of a job from the accepted JSON (strings borrowed). */
-static int spec_from_json(const json_t *j, uint32_t id, struct sched_job_spec *sp,
+int ctld_job_spec(const json_t *j, uint32_t id, struct sched_job_spec *sp,
 			  struct spur_gres_list *g, struct spur_error *err)
 {
 	const char *gres = spur_json_str(j, "gres", NULL);
@@ -190,7 +190,7 @@ static int apply_submit(struct ctld *c, json_t *op, bool replay, struct spur_err
 	/* associations and submit limits hold for new submissions, not for
 	 * ones the log already accepted */
 	ev.enforce = !replay;
-	rc = spec_from_json(job, id, &sp, &g, err);
+	rc = ctld_job_spec(job, id, &sp, &g, err);
 	if (!rc)
 		rc = sched_step(c->sched, &ev, &acts, err);
 	spur_gres_fini(&g);

@@ -126,6 +126,22 @@ check "srun's own limits reach its tasks" grep -qx 200 "$T/rl4.out"
 check "--propagate=BOGUS: refused" fails_with 'Invalid --propagate specification: BOGUS' \
 	sbatch --propagate=BOGUS --wrap true
 
+# --- --test-only (real Slurm's words: sbatch and srun say when and where, submit nothing)
+before=$(squeue -h -t all -o %i | wc -l)
+sbatch --test-only -n2 --wrap true 2>to.err
+check "sbatch --test-only: 'Job N to start at T using 2 processors on nodes mi1 in partition gpu'" \
+	grep -Eq '^sbatch: Job [0-9]+ to start at 20[0-9-]+T[0-9:]+ using 2 processors on nodes mi[12] in partition gpu$' to.err
+check "... and nothing was submitted" sh -c "[ \$(squeue -h -t all -o %i | wc -l) = $before ]"
+srun --test-only -N2 -n2 true 2>to.err
+check "srun --test-only -N2: nodes mi[1-2]" \
+	grep -Eq '^srun: Job [0-9]+ to start at .* using 2 processors on nodes mi\[1-2\] in partition gpu$' to.err
+sbatch --test-only -p nosuch --wrap true 2>to.err; echo "rc=$?" >>to.err
+check "--test-only in an unknown partition: Slurm's two lines, exit 1" \
+	sh -c "printf '%s\n' 'sbatch: error: invalid partition specified: nosuch' 'allocation failure: Invalid partition name specified' rc=1 | cmp -s - to.err"
+sbatch --test-only --gres=gpu:9 --wrap true 2>to.err; echo "rc=$?" >>to.err
+check "--test-only for what no node has: Slurm's words" \
+	sh -c "printf '%s\n' 'allocation failure: Requested node configuration is not available' rc=1 | cmp -s - to.err"
+
 # --- mail
 # each mail as one line: its arguments (times and ids masked), then the
 # names of its SLURM_* variables
