@@ -854,6 +854,12 @@ static int update_key(const char *prog, const char *key, const char *v, json_t *
 		json_object_set_new(set, "nodes", json_integer(n));
 		return 0;
 	}
+	if (!strcasecmp(key, "Gres") || !strcasecmp(key, "TresPerNode")) {
+		/* gpu[:TYPE]:N, shard:N, or "" (none); a "gres/" prefix as
+		 * show job prints it */
+		json_object_set_new(set, "gres", json_string(strncmp(v, "gres/", 5) ? v : v + 5));
+		return 0;
+	}
 	if (!strcasecmp(key, "Priority")) {
 		n = strtol(v, &end, 10); /* an administrator's; 0: scontrol hold */
 		if (*end || n <= 0 || n > 4000000000L) {
@@ -866,7 +872,7 @@ static int update_key(const char *prog, const char *key, const char *v, json_t *
 		return 0;
 	}
 	cli_error(prog, "Update of %s is not supported (TimeLimit, Nice, JobName, Partition, Account, "
-			"QOS, Dependency, Features, NumNodes and Priority are)",
+			"QOS, Dependency, Features, NumNodes, Gres and Priority are)",
 		  key);
 	return 1;
 }
@@ -1021,9 +1027,11 @@ static int part_key(const char *prog, const char *key, const char *v, json_t *re
 			return 1;
 		}
 		json_object_set_new(req, "max_nodes", json_integer(n));
+	} else if (!strcasecmp(key, "Nodes")) {
+		json_object_set_new(req, "nodes", json_string(v));
 	} else {
-		cli_error(prog, "Update of %s is not supported (State, MaxTime, DefaultTime and "
-				"MaxNodes are)",
+		cli_error(prog, "Update of %s is not supported (State, MaxTime, DefaultTime, "
+				"MaxNodes and Nodes are)",
 			  key);
 		return 1;
 	}

@@ -570,6 +570,24 @@ int sched_update_partition(struct sched *s, const char *name, const struct sched
 		return spur_error_set(err, SPUR_EINVAL, "partition %s: a state or size out of range",
 				      name);
 	bool tied = p->default_time == p->max_time; /* DefaultTime NONE: MaxTime's */
+	uint64_t bit = UINT64_C(1) << (p - s->parts);
+
+	if (u->nodes) {
+		uint8_t *flags = spur_calloc(s->nnodes + 1, 1);
+
+		if (!flags)
+			return oom(err);
+		if (mark_nodes(s, u->nodes, flags, err)) {
+			spur_free(flags);
+			return spur_error_wrap(err, "partition %s", name);
+		}
+		p->nnodes = 0;
+		for (size_t i = 0; i < s->nnodes; i++) {
+			s->nodes[i].parts = flags[i] ? s->nodes[i].parts | bit : s->nodes[i].parts & ~bit;
+			p->nnodes += flags[i];
+		}
+		spur_free(flags);
+	}
 
 	if (u->state >= 0)
 		p->state = (enum sched_part_state)u->state;
@@ -1594,6 +1612,33 @@ static int resolve_change(struct sched *s, const struct sched_event *ev, struct 
 	return 0;
 }
 
+/* scontrol update Gres= of a pending job: its GPUs (of a type) or shards
+ * per node, kept only when some node of its partitions could hold them. */
+static int update_gres(struct sched *s, const struct sched_event *ev, struct core_job *j,
+		       struct spur_error *err)
+{
+	uint32_t gpn = j->gpn, spn = j->spn, gt = j->gpu_total, gpt = j->gpt;
+	int type = j->gpu_type, nt = -1;
+
+	if (ev->gpus_per_node && ev->shards_per_node)
+		return spur_error_set(err, SPUR_EINVAL, "a job asks for shards or whole GPUs, not both");
+	if (ev->gpu_type && *ev->gpu_type &&
+	    (nt = name_index(s->gpu_types, s->ngpu_types, ev->gpu_type)) < 0)
+		return spur_error_set(err, SPUR_EINVAL,
+				      "Invalid generic resource (gres) specification (no node has "
+				      "GPUs of type %s)",
+				      ev->gpu_type);
+	j->gpn = ev->gpus_per_node;
+	j->spn = ev->shards_per_node;
+	j->gpu_total = j->gpt = 0;
+	j->gpu_type = nt;
+	if (!job_satisfiable(s, j)) {
+		j->gpn = gpn, j->spn = spn, j->gpu_total = gt, j->gpt = gpt, j->gpu_type = type;
+		return spur_error_set(err, SPUR_EINVAL, "Requested node configuration is not available");
+	}
+	return 0;
+}
+
 /* scontrol update of a pending job: its time limit, nice value,
  * partition, account, QOS, dependency, features and node count (of a
  * running one: its time limit). All of it or, when one part is refused,
@@ -1617,6 +1662,13 @@ static int update(struct sched *s, const struct sched_event *ev, struct core_job
 		return spur_error_set(err, SPUR_ESTATE, "Job is no longer pending execution");
 	if (resolve_change(s, ev, &ch, err))
 		return err->code;
+	if (ev->set_gres && update_gres(s, ev, j, err)) { /* the last that may refuse */
+		spur_dep_fini(&ch.deps);
+		for (size_t i = 0; i < ch.nfeatures; i++)
+			spur_free(ch.features[i]);
+		spur_free(ch.features);
+		return err->code;
+	}
 	if (ev->time_limit >= 0)
 		j->time_limit = ev->time_limit;
 	if (ev->set_nice)

@@ -136,6 +136,8 @@ int sched_add_partition(struct sched *s, const struct sched_part_spec *spec,
 struct sched_part_update {
 	int state; /* enum sched_part_state */
 	int64_t max_time, default_time, max_nodes;
+	const char *nodes; /* its nodes (a hostlist or "ALL"); NULL unchanged. Running
+			      jobs go on where they are */
 };
 int sched_update_partition(struct sched *s, const char *name, const struct sched_part_update *u,
 			   struct spur_error *err);
@@ -406,6 +408,9 @@ struct sched_event {
 	 * ("" none), features ("" none), node count */
 	const char *partitions, *account, *qos, *dependency, *constraint;
 	uint32_t nodes;
+	bool set_gres;	    /* UPDATE: GPUs or shards per node (scontrol update Gres=) */
+	uint32_t gpus_per_node, shards_per_node;
+	const char *gpu_type; /* NULL: any */
 	bool set_priority;  /* UPDATE: priority fixed (0: computed again) */
 	uint32_t priority;
 	bool enforce; /* SUBMIT, live (not replayed): associations and submit limits checked */

@@ -1977,8 +1977,8 @@ static void handle_requeue(struct ctld_conn *cn, json_t *msg)
  * checked as at submission. */
 static bool update_strings_ok(const json_t *set, char *why, size_t len)
 {
-	static const char *const strs[] = { "name", "partition", "account", "qos", "dependency",
-					    "constraint" };
+	static const char *const strs[] = { "name",	  "partition",	"account", "qos",
+					    "dependency", "constraint", "gres" };
 
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		if (json_object_get(set, strs[i]) && !json_is_string(json_object_get(set, strs[i]))) {
@@ -2009,7 +2009,7 @@ static void handle_update(struct ctld_conn *cn, json_t *msg)
 {
 	static const char *const keys[] = { "time_limit", "nice",	  "name",	"partition",
 					    "account",	  "qos",	  "dependency", "constraint",
-					    "nodes",	  "priority" };
+					    "nodes",	  "priority",	  "gres" };
 	uint32_t id = (uint32_t)spur_json_int(msg, "job_id", 0);
 	const json_t *set = json_object_get(msg, "set");
 	json_t *clean = json_object();

@@ -943,49 +943,56 @@ static void limit_nodes(struct ctld *c, uint32_t id, const struct sched_job_info
 								      : info->end_time - info->start_time)));
 }
 
-/* scontrol update of a pending job: time limit, nice, name (of a running
- * one: its time limit, sent on to its agents). The job's accepted spec is
- * changed in place, so snapshots carry the new values. */
-static int apply_update(struct ctld *c, json_t *op, struct spur_error *err)
+/* scontrol update Gres=: "gpu[:TYPE]:N", "shard:N" or "" into the event
+ * (type borrowed from g). */
+static int update_gres_event(const json_t *gres, struct sched_event *ev, struct spur_gres_list *g,
+			     struct spur_error *err)
 {
-	uint32_t id = (uint32_t)spur_json_int(op, "id", 0);
-	struct ctld_job *cj = ctld_job(c, id);
-	const json_t *set = json_object_get(op, "set");
-	struct sched_event ev = { .type = SCHED_EV_UPDATE,
-				  .time = spur_json_int(op, "time", 0),
-				  .job_id = id,
-				  .time_limit = spur_json_int(set, "time_limit", -1),
-				  .set_nice = json_object_get(set, "nice") != NULL,
-				  .nice = (int32_t)spur_json_int(set, "nice", 0),
-				  .partitions = spur_json_str(set, "partition", NULL),
-				  .account = spur_json_str(set, "account", NULL),
-				  .qos = spur_json_str(set, "qos", NULL),
-				  .dependency = spur_json_str(set, "dependency", NULL),
-				  .constraint = spur_json_str(set, "constraint", NULL),
-				  .nodes = (uint32_t)spur_json_int(set, "nodes", 0),
-				  .set_priority = json_object_get(set, "priority") != NULL,
-				  .priority = (uint32_t)spur_json_int(set, "priority", 0),
-				  .defer_cycle = true };
+	const char *text = json_string_value(gres);
+
+	ev->set_gres = true;
+	if (!*text)
+		return 0;
+	if (spur_gres_parse(text, 0, g, err))
+		return err->code;
+	for (size_t i = 0; i < g->n; i++) {
+		if (!strcmp(g->items[i].name, "gpu"))
+			ev->gpus_per_node = (uint32_t)g->items[i].count;
+		else if (!strcmp(g->items[i].name, "shard"))
+			ev->shards_per_node = (uint32_t)g->items[i].count;
+		else
+			return spur_error_set(err, SPUR_EINVAL,
+					      "Invalid generic resource (gres) specification: %s",
+					      g->items[i].name);
+		if (g->items[i].type[0])
+			ev->gpu_type = g->items[i].type;
+	}
+	return 0;
+}
+
+/* The update event applied: to the job (or the array's tasks), its spec
+ * changed in place, its accounting row, a running job's new limit to its
+ * agents. */
+static int apply_update_event(struct ctld *c, struct ctld_job *cj, json_t *op, const json_t *set,
+			      struct sched_event *ev, struct spur_error *err)
+{
+	uint32_t id = cj->id;
 	struct sched_actions acts;
 	struct sched_job_info info;
 	const char *k;
 	json_t *v;
 
-	if (!cj)
-		return spur_error_set(err, SPUR_ENOENT, "Invalid job id specified");
-	if (!json_is_object(set))
-		return spur_error_set(err, SPUR_EINVAL, "update: nothing to set");
 	if (spur_json_bool(op, "array", 0)) {
 		/* the tasks share the array's spec: it changes for all (and so do
 		 * the copies of those updated alone) */
-		if (array_apply(c, cj, op, &ev, err))
+		if (array_apply(c, cj, op, ev, err))
 			return err->code;
 		for (uint32_t t = id + 1; t < id + sched_array_size(c->sched, id) && t < c->jobs_cap; t++)
 			if (c->jobs[t] && c->jobs[t]->own_spec)
 				json_object_foreach((json_t *)set, k, v)
 					json_object_set(c->jobs[t]->spec, k, v);
 	} else {
-		if (sched_step(c->sched, &ev, &acts, err))
+		if (sched_step(c->sched, ev, &acts, err))
 			return err->code;
 		if (!sched_job_info(c->sched, id, &info) && info.array_job_id) {
 			/* one task of an array: its own copy of the spec, and the op
@@ -1014,6 +1021,47 @@ static int apply_update(struct ctld *c, json_t *op, struct spur_error *err)
 	    !sched_job_info(c->sched, id, &info) && info.state == SCHED_JOB_RUNNING)
 		limit_nodes(c, id, &info);
 	return 0;
+}
+
+/* scontrol update of a pending job: time limit, nice, name, partition,
+ * account, QOS, dependency, features, node count, Gres, priority (of a
+ * running one: its time limit, sent on to its agents). The job's accepted
+ * spec is changed in place, so snapshots carry the new values. */
+static int apply_update(struct ctld *c, json_t *op, struct spur_error *err)
+{
+	uint32_t id = (uint32_t)spur_json_int(op, "id", 0);
+	struct ctld_job *cj = ctld_job(c, id);
+	const json_t *set = json_object_get(op, "set");
+	struct sched_event ev = { .type = SCHED_EV_UPDATE,
+				  .time = spur_json_int(op, "time", 0),
+				  .job_id = id,
+				  .time_limit = spur_json_int(set, "time_limit", -1),
+				  .set_nice = json_object_get(set, "nice") != NULL,
+				  .nice = (int32_t)spur_json_int(set, "nice", 0),
+				  .partitions = spur_json_str(set, "partition", NULL),
+				  .account = spur_json_str(set, "account", NULL),
+				  .qos = spur_json_str(set, "qos", NULL),
+				  .dependency = spur_json_str(set, "dependency", NULL),
+				  .constraint = spur_json_str(set, "constraint", NULL),
+				  .nodes = (uint32_t)spur_json_int(set, "nodes", 0),
+				  .set_priority = json_object_get(set, "priority") != NULL,
+				  .priority = (uint32_t)spur_json_int(set, "priority", 0),
+				  .defer_cycle = true };
+	struct spur_gres_list g = { 0 };
+	int rc;
+
+	if (!cj)
+		return spur_error_set(err, SPUR_ENOENT, "Invalid job id specified");
+	if (!json_is_object(set))
+		return spur_error_set(err, SPUR_EINVAL, "update: nothing to set");
+	if (json_is_string(json_object_get(set, "gres")) &&
+	    (rc = update_gres_event(json_object_get(set, "gres"), &ev, &g, err))) {
+		spur_gres_fini(&g);
+		return rc;
+	}
+	rc = apply_update_event(c, cj, op, set, &ev, err);
+	spur_gres_fini(&g);
+	return rc;
 }
 
 /* ---------------------------------------------------------------- purge */

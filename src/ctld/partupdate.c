@@ -7,6 +7,8 @@
 #include "ctld.h"
 #include "partupdate.h"
 
+#include "common/alloc.h"
+#include "common/hostlist.h"
 #include "common/log.h"
 #include "common/timefmt.h"
 
@@ -14,7 +16,7 @@
 #include <strings.h>
 
 static const char *const states[] = { "UP", "DOWN", "DRAIN", "INACTIVE" };
-static const char *const fields[] = { "state", "max_time", "default_time", "max_nodes" };
+static const char *const fields[] = { "state", "max_time", "default_time", "max_nodes", "nodes" };
 
 static struct spur_conf_partition *find(struct ctld *c, const char *name)
 {
@@ -22,6 +24,51 @@ static struct spur_conf_partition *find(struct ctld *c, const char *name)
 		if (!strcmp(c->conf->parts[p].name, name))
 			return &c->conf->parts[p];
 	return NULL;
+}
+
+/* The partition's nodes from a hostlist or "ALL" (each a node of the
+ * configuration); the new expression kept. 0, or an error (nothing
+ * changed). */
+static int set_nodes(struct ctld *c, struct spur_conf_partition *pt, const char *expr,
+		     struct spur_error *err)
+{
+	struct spur_hostlist *hl = NULL;
+	size_t *idx = spur_calloc(c->conf->nnodes + 1, sizeof(*idx)), n = 0;
+	char *copy = spur_strdup(expr);
+
+	if (!idx || !copy)
+		goto oom;
+	if (!strcasecmp(expr, "ALL")) {
+		for (; n < c->conf->nnodes; n++)
+			idx[n] = n;
+	} else {
+		if (!(hl = spur_hostlist_create()) || spur_hostlist_push(hl, expr, err))
+			goto bad;
+		for (size_t i = 0; i < spur_hostlist_count(hl); i++) {
+			const char *name = spur_hostlist_nth(hl, i);
+			long k;
+
+			if ((k = spur_conf_node_index(c->conf, name)) < 0) {
+				spur_error_set(err, SPUR_EINVAL, "Invalid node name specified: %s", name);
+				goto bad;
+			}
+			idx[n++] = (size_t)k;
+		}
+		spur_hostlist_destroy(hl);
+	}
+	spur_free(pt->nodes_expr);
+	spur_free(pt->nodes);
+	pt->nodes_expr = copy;
+	pt->nodes = idx;
+	pt->nnodes = n;
+	return 0;
+oom:
+	spur_error_set(err, SPUR_ENOMEM, "out of memory");
+bad:
+	spur_hostlist_destroy(hl);
+	spur_free(idx);
+	spur_free(copy);
+	return err->code;
 }
 
 /* The op's state: its index, -1 absent, -2 not one. */
@@ -44,7 +91,7 @@ int ctld_apply_part_update(struct ctld *c, const json_t *op, struct spur_error *
 	int64_t mt = spur_json_int(op, "max_time", -2), dt = spur_json_int(op, "default_time", -2),
 		mn = spur_json_int(op, "max_nodes", -2);
 	struct sched_part_update u = { .state = state_of(op), .max_time = -1, .default_time = -1,
-				       .max_nodes = -1 };
+				       .max_nodes = -1, .nodes = spur_json_str(op, "nodes", NULL) };
 	json_t *over;
 
 	if (!pt)
@@ -65,10 +112,14 @@ int ctld_apply_part_update(struct ctld *c, const json_t *op, struct spur_error *
 	/* slurm.conf's values, the first time this partition changes */
 	if (!json_object_get(c->part_orig, name))
 		json_object_set_new(c->part_orig, name,
-				    json_pack("{s:i,s:I,s:I,s:I}", "state", (int)pt->state, "max_time",
-					      (json_int_t)pt->max_time, "default_time",
+				    json_pack("{s:i,s:I,s:I,s:I,s:s}", "state", (int)pt->state,
+					      "max_time", (json_int_t)pt->max_time, "default_time",
 					      (json_int_t)pt->default_time, "max_nodes",
-					      (json_int_t)pt->max_nodes));
+					      (json_int_t)pt->max_nodes, "nodes",
+					      pt->nodes_expr ? pt->nodes_expr : "ALL"));
+	/* the core took the names: only memory can fail here */
+	if (u.nodes && set_nodes(c, pt, u.nodes, err))
+		return err->code;
 	if (u.state >= 0)
 		pt->state = (enum spur_part_state)u.state;
 	if (mt >= -1)
@@ -105,6 +156,7 @@ int ctld_part_changed(const struct ctld *c)
 void ctld_part_reset(struct ctld *c)
 {
 	const char *name;
+	struct spur_error err;
 	json_t *o;
 
 	json_object_foreach(c->part_orig, name, o) {
@@ -116,6 +168,9 @@ void ctld_part_reset(struct ctld *c)
 		pt->max_time = spur_json_int(o, "max_time", SPUR_TIME_INFINITE);
 		pt->default_time = spur_json_int(o, "default_time", SPUR_TIME_INFINITE);
 		pt->max_nodes = (uint32_t)spur_json_int(o, "max_nodes", SPUR_CONF_UNLIMITED);
+		if (json_is_string(json_object_get(o, "nodes")) &&
+		    set_nodes(c, pt, spur_json_str(o, "nodes", "ALL"), &err))
+			spur_error_log("partition %s: %s", name, err.msg);
 	}
 	json_object_clear(c->part_orig);
 	json_object_clear(c->part_over);

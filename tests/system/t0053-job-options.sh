@@ -126,6 +126,21 @@ check "srun's own limits reach its tasks" grep -qx 200 "$T/rl4.out"
 check "--propagate=BOGUS: refused" fails_with 'Invalid --propagate specification: BOGUS' \
 	sbatch --propagate=BOGUS --wrap true
 
+# --- scontrol update of a pending job's Gres, and of a partition's Nodes
+j=$(sbatch --parsable --hold --gres=gpu:2 -o "$T/gres.out" --wrap 'echo $CUDA_VISIBLE_DEVICES')
+check "scontrol update Gres=gpu:4 of a pending job" scontrol update JobId="$j" Gres=gpu:4
+check "... scontrol show job says TresPerNode=gres/gpu:4" sh -c "scontrol show job $j | grep -q 'TresPerNode=gres/gpu:4'"
+check "... Gres=gpu:99 (no node has them): refused, nothing changed" \
+	sh -c "! scontrol update JobId=$j Gres=gpu:99 2>/dev/null && scontrol show job $j | grep -q 'TresPerNode=gres/gpu:4'"
+scontrol release "$j"
+check "... it runs with 4 GPUs" wait_until 10 sh -c "grep -qx '0,1,2,3' '$T/gres.out'"
+check "scontrol update PartitionName=whole Nodes=mi2" scontrol update PartitionName=whole Nodes=mi2
+check "... scontrol show partition whole: Nodes=mi2" sh -c "scontrol show partition whole | grep -q ' Nodes=mi2\$\|^   Nodes=mi2\$'"
+j=$(sbatch --parsable --wait -p whole -o /dev/null --wrap true)
+check "... its jobs run on mi2" sh -c "[ '$(field "$j" NodeList)' = mi2 ]"
+check "... Nodes=nosuch: refused" sh -c "! scontrol update PartitionName=whole Nodes=nosuch 2>/dev/null"
+scontrol update PartitionName=whole Nodes=ALL
+
 # --- --test-only (real Slurm's words: sbatch and srun say when and where, submit nothing)
 before=$(squeue -h -t all -o %i | wc -l)
 sbatch --test-only -n2 --wrap true 2>to.err
