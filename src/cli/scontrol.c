@@ -609,6 +609,65 @@ static void print_node(const json_t *n)
 		JI(n, "threads_per_core", 1), JI(n, "tmp_disk", 0), JI(n, "weight", 1));
 }
 
+/* AllowGroups, AllowAccounts (DenyAccounts when set), AllowQos (DenyQos
+ * when set), as Slurm prints the partition's access line. */
+static void print_part_access(const json_t *p)
+{
+	fprintf(out, "   AllowGroups=%s ", spur_json_str(p, "allow_groups", "ALL"));
+	if (json_object_get(p, "deny_accounts"))
+		fprintf(out, "DenyAccounts=%s ", spur_json_str(p, "deny_accounts", ""));
+	else
+		fprintf(out, "AllowAccounts=%s ", spur_json_str(p, "allow_accounts", "ALL"));
+	if (json_object_get(p, "deny_qos"))
+		fprintf(out, "DenyQos=%s\n", spur_json_str(p, "deny_qos", ""));
+	else
+		fprintf(out, "AllowQos=%s\n", spur_json_str(p, "allow_qos", "ALL"));
+}
+
+/* OverSubscribe as Slurm prints it: NO, EXCLUSIVE, YES:N, FORCE:N (4 when
+ * no count is given). */
+static const char *oversubscribe(const json_t *p, char *buf, size_t len)
+{
+	const char *v = spur_json_str(p, "oversubscribe", "NO");
+
+	if ((!strncasecmp(v, "YES", 3) || !strncasecmp(v, "FORCE", 5)) && !strchr(v, ':'))
+		snprintf(buf, len, "%s:4", !strncasecmp(v, "YES", 3) ? "YES" : "FORCE");
+	else
+		snprintf(buf, len, "%s", v);
+	for (char *c = buf; *c && *c != ':'; c++)
+		*c = (char)toupper((unsigned char)*c);
+	return buf;
+}
+
+/* JobDefaults and the memory line of scontrol show partition. */
+static void print_part_defaults(const json_t *p)
+{
+	json_int_t cpg = spur_json_int(p, "def_cpu_per_gpu", 0), mpg = spur_json_int(p, "def_mem_per_gpu", 0);
+	json_int_t mpc = spur_json_int(p, "def_mem_per_cpu", 0), mpn = spur_json_int(p, "def_mem_per_node", 0);
+	json_int_t max = spur_json_int(p, "max_mem_per_node", 0);
+	char def[64], maxs[32];
+
+	if (cpg && mpg)
+		fprintf(out, "   JobDefaults=DefCpuPerGPU=%" JSON_INTEGER_FORMAT ",DefMemPerGPU=%"
+			JSON_INTEGER_FORMAT "\n", cpg, mpg);
+	else if (cpg || mpg)
+		fprintf(out, "   JobDefaults=%s=%" JSON_INTEGER_FORMAT "\n",
+			cpg ? "DefCpuPerGPU" : "DefMemPerGPU", cpg ? cpg : mpg);
+	else
+		fprintf(out, "   JobDefaults=(null)\n");
+	if (mpc)
+		snprintf(def, sizeof(def), "DefMemPerCPU=%" JSON_INTEGER_FORMAT, mpc);
+	else if (mpn)
+		snprintf(def, sizeof(def), "DefMemPerNode=%" JSON_INTEGER_FORMAT, mpn);
+	else
+		snprintf(def, sizeof(def), "DefMemPerNode=UNLIMITED");
+	if (max)
+		snprintf(maxs, sizeof(maxs), "%" JSON_INTEGER_FORMAT, max);
+	else
+		snprintf(maxs, sizeof(maxs), "UNLIMITED");
+	fprintf(out, "   %s MaxMemPerNode=%s\n", def, maxs);
+}
+
 /* ... and after it: TRES, and the reason with its time. */
 static void print_node_tail(const json_t *n)
 {
@@ -730,25 +789,27 @@ static int show_partitions(const char *prog, const char *which)
 		else
 			spur_duration_format_hms(dt, deft, sizeof(deft));
 		fprintf(out, "PartitionName=%s\n", spur_json_str(p, "name", ""));
-		fprintf(out, "   AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL\n");
-		fprintf(out, "   AllocNodes=ALL Default=%s QoS=N/A\n",
-			spur_json_bool(p, "default", 0) ? "YES" : "NO");
-		fprintf(out, "   DefaultTime=%s DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 "
-			     "Hidden=%s\n", deft, spur_json_bool(p, "hidden", 0) ? "YES" : "NO");
+		print_part_access(p);
+		fprintf(out, "   AllocNodes=ALL Default=%s QoS=%s\n",
+			spur_json_bool(p, "default", 0) ? "YES" : "NO", spur_json_str(p, "qos", "N/A"));
+		fprintf(out, "   DefaultTime=%s DisableRootJobs=NO ExclusiveUser=%s GraceTime=0 "
+			     "Hidden=%s\n", deft, spur_json_bool(p, "exclusive_user", 0) ? "YES" : "NO",
+			spur_json_bool(p, "hidden", 0) ? "YES" : "NO");
 		fprintf(out, "   MaxNodes=%s MaxTime=%s MinNodes=0 LLN=NO MaxCPUsPerNode=UNLIMITED\n",
 			maxn, maxt);
 		fprintf(out, "   Nodes=%s\n", names && *names ? names : "(null)");
 		fprintf(out, "   PriorityJobFactor=%" JSON_INTEGER_FORMAT " PriorityTier=%"
-			     JSON_INTEGER_FORMAT " RootOnly=NO ReqResv=NO OverSubscribe=NO\n",
-			(json_int_t)spur_json_int(p, "job_factor", 1), (json_int_t)spur_json_int(p, "tier", 1));
+			     JSON_INTEGER_FORMAT " RootOnly=%s ReqResv=NO OverSubscribe=%s\n",
+			(json_int_t)spur_json_int(p, "job_factor", 1), (json_int_t)spur_json_int(p, "tier", 1),
+			spur_json_bool(p, "root_only", 0) ? "YES" : "NO", oversubscribe(p, maxn,
+											 sizeof(maxn)));
 		fprintf(out, "   OverTimeLimit=NONE PreemptMode=%s\n", spur_json_str(p, "preempt_mode", "OFF"));
 		fprintf(out, "   State=%s TotalCPUs=%lld TotalNodes=%zu SelectTypeParameters=NONE\n",
 			(const char *const[]){ "UP", "DOWN", "DRAIN", "INACTIVE" }
 				[spur_json_int(p, "state", 0) & 3],
 			(long long)cpus,
 			json_array_size(json_object_get(p, "nodes")));
-		fprintf(out, "   JobDefaults=(null)\n");
-		fprintf(out, "   DefMemPerNode=UNLIMITED MaxMemPerNode=UNLIMITED\n");
+		print_part_defaults(p);
 		fprintf(out, "   TRES=cpu=%lld,mem=%lldM,node=%zu,billing=%lld\n\n", (long long)cpus,
 			(long long)mem, json_array_size(json_object_get(p, "nodes")), (long long)cpus);
 		spur_free(names);

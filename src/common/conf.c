@@ -940,14 +940,15 @@ static void part_fini(struct spur_conf_partition *p)
 	spur_free(p->allow_groups);
 	spur_free(p->allow_qos);
 	spur_free(p->deny_accounts);
+	spur_free(p->deny_qos);
 	spur_free(p->qos);
 	spur_free(p->oversubscribe);
 	spur_free(p->preempt_mode);
 }
 
 static const char *const part_ignored[] = {
-	"AllocNodes", "Alternate", "CpuBind", "DenyQos", "DisableRootJobs", "GraceTime", "LLN", "MaxCPUsPerNode", "MaxMemPerCPU",
-	"OverTimeLimit", "PowerDownOnIdle", "ReqResv", "ResumeTimeout", "RootOnly",
+	"AllocNodes", "Alternate", "CpuBind", "DisableRootJobs", "GraceTime", "LLN", "MaxCPUsPerNode", "MaxMemPerCPU",
+	"OverTimeLimit", "PowerDownOnIdle", "ReqResv", "ResumeTimeout",
 	"SelectTypeParameters", "SuspendTime", "SuspendTimeout", "TRESBillingWeights", "Shared",
 	NULL,
 };
@@ -994,6 +995,7 @@ static int part_key(struct loader *ld, struct spur_conf_partition *pt,
 		{ "AllowGroups", &pt->allow_groups },
 		{ "AllowQos", &pt->allow_qos },
 		{ "DenyAccounts", &pt->deny_accounts },
+		{ "DenyQos", &pt->deny_qos },
 		{ "QOS", &pt->qos },
 		{ "OverSubscribe", &pt->oversubscribe },
 		{ "PreemptMode", &pt->preempt_mode },
@@ -1003,10 +1005,11 @@ static int part_key(struct loader *ld, struct spur_conf_partition *pt,
 		if (!strcasecmp(p->key, strs[i].key))
 			return set_str(strs[i].dst, p->value) ? oom(err) : 0;
 	if (!strcasecmp(p->key, "Default") || !strcasecmp(p->key, "Hidden") ||
-	    !strcasecmp(p->key, "ExclusiveUser")) {
-		bool *dst = !strcasecmp(p->key, "Default") ? &pt->is_default
-			    : !strcasecmp(p->key, "Hidden") ? &pt->hidden
-							     : &pt->exclusive_user;
+	    !strcasecmp(p->key, "ExclusiveUser") || !strcasecmp(p->key, "RootOnly")) {
+		bool *dst = !strcasecmp(p->key, "Default")	  ? &pt->is_default
+			    : !strcasecmp(p->key, "Hidden")	  ? &pt->hidden
+			    : !strcasecmp(p->key, "RootOnly") ? &pt->root_only
+							      : &pt->exclusive_user;
 
 		if (parse_bool(p->value, dst))
 			return bad_value(err, l, p->key, p->value, "expected YES or NO");

@@ -49,12 +49,12 @@ struct spur_conf_partition {
 	char *nodes_expr;  /* as written ("ALL", hostlist, node sets) */
 	size_t *nodes;     /* indexes into conf->nodes */
 	size_t nnodes;
-	bool is_default, hidden, exclusive_user;
+	bool is_default, hidden, exclusive_user, root_only;
 	int64_t max_time, default_time; /* seconds or SPUR_TIME_INFINITE */
 	uint32_t max_nodes, min_nodes;  /* SPUR_CONF_UNLIMITED for none */
 	uint16_t priority_tier, priority_job_factor;
 	enum spur_part_state state;
-	char *allow_accounts, *allow_groups, *allow_qos, *deny_accounts, *qos;
+	char *allow_accounts, *allow_groups, *allow_qos, *deny_accounts, *deny_qos, *qos;
 	char *oversubscribe, *preempt_mode;
 	uint64_t def_mem_per_cpu_mb, max_mem_per_node_mb;
 	/* 0 where unset: the cluster's DefMemPer* / DefCpuPerGPU hold */

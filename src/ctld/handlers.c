@@ -1435,6 +1435,30 @@ static const char *node_state_now(struct ctld *c, uint32_t i)
 	return st;
 }
 
+/* A partition's access controls and job defaults, as slurm.conf (or the
+ * last reconfigure) set them: what scontrol show partition prints. */
+static json_t *part_access_json(const struct spur_conf_partition *pt)
+{
+	json_t *o = json_pack("{s:b,s:b,s:I,s:I,s:I,s:I,s:i}", "root_only", pt->root_only,
+			      "exclusive_user", pt->exclusive_user, "def_mem_per_cpu",
+			      (json_int_t)pt->def_mem_per_cpu_mb, "def_mem_per_node",
+			      (json_int_t)pt->def_mem_per_node_mb, "def_mem_per_gpu",
+			      (json_int_t)pt->def_mem_per_gpu_mb, "max_mem_per_node",
+			      (json_int_t)pt->max_mem_per_node_mb, "def_cpu_per_gpu",
+			      (int)pt->def_cpu_per_gpu);
+	const struct {
+		const char *key, *value;
+	} strs[] = { { "allow_groups", pt->allow_groups },   { "allow_accounts", pt->allow_accounts },
+		     { "deny_accounts", pt->deny_accounts }, { "allow_qos", pt->allow_qos },
+		     { "deny_qos", pt->deny_qos },	     { "oversubscribe", pt->oversubscribe },
+		     { "qos", pt->qos } };
+
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+		if (strs[i].value && *strs[i].value)
+			json_object_set_new(o, strs[i].key, json_string(strs[i].value));
+	return o;
+}
+
 static void handle_nodes(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
@@ -1508,6 +1532,8 @@ static void handle_nodes(struct ctld_conn *cn, json_t *msg)
 				  "tier", (int)pt->priority_tier, "job_factor",
 				  (int)pt->priority_job_factor, "hidden", pt->hidden, "preempt_mode",
 				  pt->preempt_mode && *pt->preempt_mode ? pt->preempt_mode : "OFF"));
+		json_object_update_missing_new(json_array_get(parts, json_array_size(parts) - 1),
+					       part_access_json(pt));
 	}
 	reply_ok(cn, json_pack("{s:o,s:o}", "nodes", nodes, "partitions", parts));
 }

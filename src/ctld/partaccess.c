@@ -43,6 +43,9 @@ int ctld_part_access(const struct spur_conf_partition *pt, const json_t *job, ui
 
 	if (uid == 0) /* root, as Slurm's SlurmUser and root, is not held by them */
 		return 0;
+	if (pt->root_only)
+		return spur_error_set(err, SPUR_EPERM,
+				      "Access/permission denied (partition %s: RootOnly=YES)", pt->name);
 	if (!everyone(pt->allow_groups) &&
 	    !in_groups(pt->allow_groups, user, (gid_t)spur_json_int(job, "gid", 0)))
 		return spur_error_set(err, SPUR_EPERM,
@@ -55,10 +58,12 @@ int ctld_part_access(const struct spur_conf_partition *pt, const json_t *job, ui
 				      "Invalid account or account/partition combination specified "
 				      "(partition %s: account '%s')",
 				      pt->name, acct);
-	if (!everyone(pt->allow_qos) && !spur_jobfmt_in_list(pt->allow_qos, *qos ? qos : "normal"))
+	if ((!everyone(pt->allow_qos) && !spur_jobfmt_in_list(pt->allow_qos, *qos ? qos : "normal")) ||
+	    (pt->deny_qos && *pt->deny_qos && spur_jobfmt_in_list(pt->deny_qos, *qos ? qos : "normal")))
 		return spur_error_set(err, SPUR_EPERM,
-				      "Invalid qos specification (partition %s: AllowQos=%s)",
-				      pt->name, pt->allow_qos);
+				      "Invalid qos specification (partition %s: AllowQos=%s DenyQos=%s)",
+				      pt->name, pt->allow_qos ? pt->allow_qos : "ALL",
+				      pt->deny_qos ? pt->deny_qos : "");
 	if (pt->max_mem_per_node_mb && mem > 0 && (uint64_t)mem > pt->max_mem_per_node_mb)
 		return spur_error_set(err, SPUR_EINVAL,
 				      "Memory required by task is not available (partition %s: "
