@@ -957,8 +957,6 @@ static const char *const part_ignored[] = {
  * default (the access controls are: see src/ctld/partaccess.c). */
 static bool part_key_unacted(const struct spur_conf_pair *p)
 {
-	if (!strcasecmp(p->key, "ExclusiveUser"))
-		return !strcasecmp(p->value, "YES");
 	if (!strcasecmp(p->key, "OverSubscribe")) /* NO and EXCLUSIVE are acted on */
 		return strcasecmp(p->value, "NO") && strcasecmp(p->value, "EXCLUSIVE");
 	if (!strcasecmp(p->key, "MinNodes"))

@@ -255,6 +255,8 @@ int core_commit_start(struct sched *s, struct core_job *j, int p, struct sched_a
 		n->gpu_used |= a->gpu_mask;
 		if (j->exclusive)
 			n->excl_jobs++;
+		if (j->excl_user && !n->user_excl++)
+			n->user_excl_name = j->user;
 		n->jobs[n->njobs++] = j->index;
 		core_node_rebucket(s, a->node);
 	}

@@ -45,6 +45,8 @@ struct core_node {
 	uint32_t *jobs; /* running job indexes */
 	size_t njobs, jobs_cap;
 	uint32_t excl_jobs; /* exclusive jobs running here */
+	uint32_t user_excl; /* ExclusiveUser jobs running here, all of user_excl_name */
+	const char *user_excl_name; /* borrowed from one of them */
 	int32_t resv_first; /* cycle reservations, -1 */
 	int bucket;	    /* free-GPU bucket, -1 when not schedulable */
 	size_t bucket_pos;
@@ -64,6 +66,7 @@ struct core_part {
 	bool preempt_off;
 	enum sched_part_state state;
 	bool preempt_requeue;
+	bool exclusive_user;
 	uint32_t nnodes;
 };
 
@@ -169,6 +172,7 @@ struct core_job {
 	uint32_t nodes, ntasks, cpus_per_task, gpn, gpu_total, gpt, spn;
 	int8_t kill_invalid_dep; /* as sched_job_spec's */
 	bool overcommit;	 /* -O: one task's CPUs per node */
+	bool excl_user;		 /* of an ExclusiveUser partition: its nodes hold its user's jobs alone */
 	uint64_t mem;		 /* per node; 0: from mem_per_cpu / mem_per_gpu */
 	uint64_t mem_per_cpu, mem_per_gpu;
 	uint32_t cpus_per_gpu, min_cpus;

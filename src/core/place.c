@@ -267,6 +267,21 @@ static void reserved_in(const struct sched *s, const struct core_node *n, int64_
 	}
 }
 
+/* ExclusiveUser: a node that runs such a job holds its user's jobs alone,
+ * and such a job starts only where no other user's job runs. */
+static bool user_excl_ok(const struct sched *s, const struct core_node *n,
+			 const struct core_job *j)
+{
+	if (n->user_excl && strcmp(n->user_excl_name, j->user))
+		return false;
+	if (!j->excl_user)
+		return true;
+	for (size_t k = 0; k < n->njobs; k++)
+		if (strcmp(s->jobs[n->jobs[k]]->user, j->user))
+			return false;
+	return true;
+}
+
 bool core_node_fits(const struct sched *s, const struct core_job *j, uint32_t ni, int64_t t0,
 		    int64_t t1)
 {
@@ -276,6 +291,8 @@ bool core_node_fits(const struct sched *s, const struct core_job *j, uint32_t ni
 	uint32_t free_gpus = (uint32_t)__builtin_popcount(core_node_free_mask(n));
 
 	if (n->state != NODE_UP || n->excl_jobs || (j->exclusive && n->njobs))
+		return false;
+	if (!user_excl_ok(s, n, j)) /* ExclusiveUser=YES */
 		return false;
 	if (resv_blocks(s, j, ni, t0, t1))
 		return false;

@@ -545,6 +545,7 @@ int sched_add_partition(struct sched *s, const struct sched_part_spec *spec,
 	p->state = spec->state;
 	p->preempt_requeue = spec->preempt_requeue;
 	p->preempt_off = spec->preempt_off;
+	p->exclusive_user = spec->exclusive_user;
 	for (size_t i = 0; i < s->nnodes; i++) {
 		if (flags[i]) {
 			s->nodes[i].parts |= UINT64_C(1) << s->nparts;
@@ -1097,6 +1098,8 @@ void core_job_release(struct sched *s, struct core_job *j)
 			n->shard_used[a->shard_gpu] -= a->shards;
 		if (j->exclusive)
 			n->excl_jobs--;
+		if (j->excl_user && n->user_excl && !--n->user_excl)
+			n->user_excl_name = NULL;
 		for (size_t k = 0; k < n->njobs; k++) {
 			if (s->jobs[n->jobs[k]] == j) {
 				n->jobs[k] = n->jobs[--n->njobs];
@@ -1233,6 +1236,8 @@ static struct core_job *job_from_spec(struct sched *s, const struct sched_job_sp
 		goto out_oom;
 	if (resolve_parts(s, sp->partitions, &j->parts, err))
 		goto out_free;
+	for (size_t p = 0; p < s->nparts; p++)
+		j->excl_user |= (j->parts >> p & 1) && s->parts[p].exclusive_user;
 	if (sp->qos && *sp->qos && (j->qos = qos_index(s, sp->qos)) < 0) {
 		spur_error_set(err, SPUR_ENOENT, "invalid qos specification: %s", sp->qos);
 		goto out_free;

@@ -124,6 +124,7 @@ struct sched_part_spec {
 	enum sched_part_state state;
 	bool preempt_requeue; /* preempted jobs of this partition requeue (else cancel) */
 	bool preempt_off;     /* PreemptMode=OFF: its jobs are never preempted */
+	bool exclusive_user;  /* ExclusiveUser=YES: its jobs' nodes run one user's jobs at a time */
 };
 
 int sched_add_partition(struct sched *s, const struct sched_part_spec *spec,

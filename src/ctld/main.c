@@ -178,6 +178,7 @@ int ctld_build_core(struct ctld *c, struct spur_error *err)
 		ps.state = (enum sched_part_state)pt->state;
 		ps.preempt_requeue = requeue;
 		ps.preempt_off = false;
+		ps.exclusive_user = pt->exclusive_user;
 		if (pt->preempt_mode) {
 			char what[160];
 

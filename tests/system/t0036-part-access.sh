@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # A partition's access controls hold as Slurm's: AllowGroups (a
 # supplementary group counts), AllowAccounts, DenyAccounts, AllowQos and
-# MaxMemPerNode, DenyQos and RootOnly refuse a job with Slurm's words; root
+# MaxMemPerNode, DenyQos and RootOnly refuse a job with Slurm's words
+# (ExclusiveUser keeps a node to one user's jobs while one of its jobs runs); root
 # is not held by them; scontrol show partition prints them (and the
 # partition's job defaults) as real Slurm 22.05 does
 # (tests/compat/golden/slurm-part-access.txt).
@@ -25,7 +26,8 @@ cat >>slurm.conf <<CONF
 PartitionName=priv Nodes=mi1 AllowGroups=spurpa
 PartitionName=acct Nodes=mi1 AllowAccounts=a1,a2 DenyAccounts=a2
 PartitionName=qosp Nodes=mi1 AllowQos=high
-PartitionName=small Nodes=mi2 MaxMemPerNode=1000 ExclusiveUser=YES
+PartitionName=small Nodes=mi2 MaxMemPerNode=1000 GraceTime=30
+PartitionName=xu Nodes=mi2 ExclusiveUser=YES
 PartitionName=acl Nodes=mi[1-2] AllowGroups=root,video DenyAccounts=bad DenyQos=low RootOnly=YES OverSubscribe=EXCLUSIVE DefMemPerCPU=100 MaxMemPerNode=4000 DefCpuPerGPU=2 DefMemPerGPU=48 ExclusiveUser=YES
 PartitionName=acl2 Nodes=mi1 AllowAccounts=a,b AllowQos=normal,high OverSubscribe=YES:4 DefMemPerNode=500
 PartitionName=dq Nodes=mi1 DenyQos=normal
@@ -69,11 +71,22 @@ check "scontrol show partition: access, OverSubscribe, RootOnly and defaults as 
 awk '/^PartitionName=acl2$/,/^   TRES/' "$GOLD" | lines >acl2.gold
 scontrol show partition acl2 | lines >acl2.ours
 check "... AllowAccounts/AllowQos, OverSubscribe=YES:4, DefMemPerNode too" cmp -s acl2.gold acl2.ours
+# ExclusiveUser=YES: a node running such a job holds its user's jobs alone
+xa=$(as spur-alice sbatch --parsable -p xu -n1 -o /dev/null --wrap 'sleep 300')
+check "ExclusiveUser: alice's job runs on mi2" wait_until 10 sh -c "[ \"\$(squeue -h -j $xa -o '%t %N')\" = 'R mi2' ]"
+xb=$(as spur-bob sbatch --parsable -p gpu -w mi2 -n1 -o /dev/null --wrap 'sleep 300')
+xa2=$(as spur-alice sbatch --parsable -p gpu -w mi2 -n1 -o /dev/null --wrap 'sleep 300')
+check "... her other job runs beside it" wait_until 10 sh -c "[ \"\$(squeue -h -j $xa2 -o %t)\" = R ]"
+check "... bob's waits (the node is alice's while her ExclusiveUser job runs)" \
+	sh -c "sleep 1; [ \"\$(squeue -h -j $xb -o %t)\" = PD ]"
+scancel "$xa"
+check "... once it ends, bob's runs" wait_until 10 sh -c "[ \"\$(squeue -h -j $xb -o %t)\" = R ]"
+scancel "$xb" "$xa2"
 check "SlurmdSpoolDir's %n is the node's name" sh -c "[ -d '$T/spool-mi1' ] && [ -d '$T/spool-mi2' ]"
 check "the controller names the key it does not act on" \
-	grep -q "ExclusiveUser=YES: accepted but not acted on by Spur" ctld.log
+	grep -q "GraceTime=30: accepted but not acted on by Spur" ctld.log
 check "spur conf check lists it (a warning)" \
-	sh -c "spur conf check -f slurm.conf 2>&1 | grep -q 'ExclusiveUser=YES: accepted but not acted on'"
+	sh -c "spur conf check -f slurm.conf 2>&1 | grep -q 'GraceTime=30: accepted but not acted on'"
 check "... an error with --strict" sh -c "! spur conf check --strict -f slurm.conf >/dev/null 2>&1"
 # scontrol update PartitionName=: an administrator's change, kept by the log
 check "a user cannot update a partition" \
