@@ -24,6 +24,7 @@
 
 static int scontrol_verb(const char *prog, int argc, char **argv);
 static int one_command(const char *prog, int argc, char **words);
+static void help(void);
 static int interactive(const char *prog);
 
 static int show_hostnames(const char *prog, const char *expr)
@@ -1219,15 +1220,7 @@ static int sc_options(const char *prog, int *argc, char **argv, char **words)
 		case 'v': break; /* Spur's scontrol logs nothing more when verbose */
 		case 'V': cli_version(); return -1000;
 		case 'h':
-			printf("Usage: scontrol [<OPTION>] [<COMMAND>]\n"
-			       "  -a, --all       show hidden partitions too\n"
-			       "  -d, --details   more detail in show job\n"
-			       "  -o, --oneliner  one line per record\n"
-			       "  -Q, --quiet     no messages but errors\n"
-			       "  -V, --version   the version\n"
-			       "Commands: show job|jobid [ID|J_T], show node [HOSTLIST], show partition "
-			       "[NAME], show config, show hostnames|hostlist|hostlistsorted LIST, ping, "
-			       "token, hold, uhold, release, requeue, requeuehold, update\n");
+			help();
 			return -1000;
 		case '?': return -1;
 		default:
@@ -1252,6 +1245,48 @@ int cli_scontrol_main(const char *prog, int argc, char **argv)
 	if (!argc) /* no command: read them, as Slurm's scontrol does */
 		return interactive(prog);
 	return one_command(prog, argc, words);
+}
+
+/* scontrol help (and -h): the options and commands Spur builds, in
+ * Slurm's layout. */
+static void help(void)
+{
+	printf("scontrol [<OPTION>] [<COMMAND>]\n"
+	       "    Valid <OPTION> values are:\n"
+	       "     -a or --all: equivalent to \"all\" command\n"
+	       "     -d or --details: equivalent to \"details\" command\n"
+	       "     -h or --help: equivalent to \"help\" command\n"
+	       "     -o or --oneliner: equivalent to \"oneliner\" command\n"
+	       "     -Q or --quiet: equivalent to \"quiet\" command\n"
+	       "     -V or --version: equivalent to \"version\" command\n\n"
+	       "  <keyword> may be omitted from the execute line and scontrol will execute\n"
+	       "  in interactive mode. It will process commands as entered until explicitly\n"
+	       "  terminated.\n\n"
+	       "    Valid <COMMAND> values are:\n"
+	       "     create <SPECIFICATIONS>  create a new reservation.\n"
+	       "     delete <SPECIFICATIONS>  delete the specified reservation.\n"
+	       "     exit                     terminate scontrol\n"
+	       "     help                     print this description of use.\n"
+	       "     hold <job_list>          prevent specified job from starting.\n"
+	       "     listpids <job_id<.step>> List pids associated with a Slurm job on the local node\n"
+	       "     notify <job_id> msg      send message to specified job\n"
+	       "     ping                     print status of slurmctld daemons.\n"
+	       "     quit                     terminate this command.\n"
+	       "     reconfigure              re-read configuration files.\n"
+	       "     release <job_list>       permit specified job to start.\n"
+	       "     requeue <job_id>         re-queue a batch job\n"
+	       "     requeuehold <job_id>     re-queue and hold a batch job\n"
+	       "     resume <job_list>        resume previously suspended job.\n"
+	       "     show <ENTITY> [<ID>]     display state of identified entity, default\n"
+	       "                              is all records.\n"
+	       "     suspend <job_list>       susend specified job.\n"
+	       "     token [lifespan=N]       get a token (JWT) for the REST API.\n"
+	       "     uhold <job_list>         place user hold on specified job\n"
+	       "     update <SPECIFICATIONS>  update job, node or partition configuration.\n"
+	       "     version                  display tool version number.\n"
+	       "     wait_job <job_id>        wait until the job is running\n\n"
+	       "  <ENTITY> may be \"config\", \"hostnames\", \"hostlist\", \"hostlistsorted\",\n"
+	       "       \"job\", \"licenses\", \"node\", \"partition\", \"reservation\" or \"step\".\n");
 }
 
 static int one_command(const char *prog, int argc, char **words)
@@ -1391,6 +1426,10 @@ static int scontrol_verb(const char *prog, int argc, char **argv)
 	const char *what;
 	int rc;
 
+	if (argc >= 1 && !strcasecmp(argv[0], "help")) {
+		help();
+		return 0;
+	}
 	if (argc < 1 || !strcmp(argv[0], "--help") || !strcmp(argv[0], "-h")) {
 		fprintf(argc < 1 ? stderr : stdout,
 			"Usage: %s show job ID | show node [NAME] | show hostnames [LIST] | "

@@ -654,7 +654,10 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 			break;
 		case 'H':
 			printf("Usage: sinfo [-aehlNRrsv] [-i seconds] [-t states] [-p partition] "
-			       "[-n node] [-o format] [--json|--yaml]\n");
+			       "[-n node] [-o format] [--json|--yaml]\n"
+			       "\nHelp options:\n"
+			       "  -h, --help                 show this help message\n"
+			       "      --usage                display brief usage message\n");
 			return 0;
 		default:
 			fprintf(stderr, "Try \"sinfo --help\" for more information\n");

@@ -214,7 +214,10 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 		case 'H':
 			printf("Usage: squeue [-A account] [-i seconds] [--job jobid] [-n name] [-o format]\n"
 			       "              [-O fields] [-p partitions] [-q qos] [--start] [-t states]\n"
-			       "              [-u user_name] [--usage] [-w nodes] [--json|--yaml] [-ahlrv]\n");
+			       "              [-u user_name] [--usage] [-w nodes] [--json|--yaml] [-ahlrv]\n"
+			       "\nHelp options:\n"
+			       "  -h, --help                 show this help message\n"
+			       "      --usage                display brief usage message\n");
 			return 0;
 		default:
 			fprintf(stderr, "Try \"squeue --help\" for more information\n");
@@ -367,7 +370,10 @@ static void usage_scancel(void)
 	       "               [-p partition] [-Q] [-q qos] [--reservation=reservation]\n"
 	       "               [-s signal | integer] [-t PENDING | RUNNING | SUSPENDED]\n"
 	       "               [--usage] [-u user_name] [--hurry] [-V] [-v] [-w hosts...]\n"
-	       "               [--wckey=wckey] [job_id[_array_id][.step_id]]\n");
+	       "               [--wckey=wckey] [job_id[_array_id][.step_id]]\n"
+	       "\nHelp options:\n"
+	       "  --help                     show this help message\n"
+	       "  --usage                    display brief usage message\n");
 }
 
 /* scancel [options] [job_id[_array_id]]...: cancel (or, with -s, signal)
