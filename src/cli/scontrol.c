@@ -1071,8 +1071,8 @@ static int part_key(const char *prog, const char *key, const char *v, json_t *re
 		}
 		json_object_set_new(req, "state", json_string(v));
 	} else if (!strcasecmp(key, "MaxTime") || !strcasecmp(key, "DefaultTime")) {
-		if (!strcasecmp(v, "NONE") && !strcasecmp(key, "DefaultTime"))
-			secs = SPUR_TIME_INFINITE;
+		if ((!strcasecmp(v, "NONE") && !strcasecmp(key, "DefaultTime")) || !strcmp(v, "-1"))
+			secs = SPUR_TIME_INFINITE; /* -1: Slurm's INFINITE */
 		else if (spur_duration_parse(v, &secs, &err)) {
 			cli_error(prog, "Invalid input: %s=%s", key, v);
 			return 1;

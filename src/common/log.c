@@ -49,9 +49,19 @@ int spur_log_level_parse(const char *s, enum spur_log_level *out, struct spur_er
 		*out = SPUR_LOG_WARN;
 		return 0;
 	}
+	/* Slurm's finer levels: Spur's finest (debug2) is all it has */
+	if (s && (!strcasecmp(s, "debug3") || !strcasecmp(s, "debug4") || !strcasecmp(s, "debug5") ||
+		  ((s[0] == '7' || s[0] == '8' || s[0] == '9') && s[1] == '\0'))) {
+		*out = SPUR_LOG_DEBUG2;
+		return 0;
+	}
+	if (s && strcasecmp(s, "fatal") == 0) { /* Slurm's: fatal errors only */
+		*out = SPUR_LOG_ERROR;
+		return 0;
+	}
 	return spur_error_set(err, SPUR_EINVAL,
 			      "invalid log level '%s' (expected quiet, error, warning, info, "
-			      "verbose, debug, debug2 or 0-6)",
+			      "verbose, debug, debug2..debug5, fatal or 0-9)",
 			      s ? s : "");
 }
 
