@@ -943,6 +943,36 @@ static int srun_end(struct step_opts *so, int rc)
 	return rc;
 }
 
+/* srun outside a job: the step's options taken out of the allocation's
+ * (checked by srun's step parser; the job's -c and --gpus-per-task hold
+ * for its tasks too). 0 to go on; else 1 + the exit code (said): a bad
+ * option, --mpi=list, no command, --test-only. */
+static int outside_prepare(const char *prog, json_t *job, bool command, struct step_opts *so,
+			   bool *label)
+{
+	int rc;
+
+	*label = spur_json_bool(job, "label", 0);
+	so->pty = spur_json_bool(job, "pty", 0);
+	so->verbose = (int)spur_json_int(job, "verbose", 0);
+	json_object_del(job, "label");
+	json_object_del(job, "pty");
+	json_object_del(job, "verbose");
+	if (json_object_get(job, "container")) { /* the step's, not the allocation's */
+		so->ctr = json_pack("{s:O}", "container", json_object_get(job, "container"));
+		json_object_del(job, "container");
+	}
+	if ((rc = outside_step_opts(prog, job, so)) != 0)
+		return 1 + (rc < 0 ? 0 : rc); /* --mpi=list: said, done */
+	if (!command) {
+		cli_error(prog, "No command given to execute.");
+		return 2;
+	}
+	if (spur_json_bool(job, "test_only", 0)) /* said when; nothing runs */
+		return 1 + cli_will_run(prog, job);
+	return 0;
+}
+
 int cli_srun_main(const char *prog, int argc, char **argv)
 {
 	const char *jobid = getenv("SLURM_JOB_ID") ? getenv("SLURM_JOB_ID") : getenv("SPUR_JOB_ID");
@@ -976,32 +1006,9 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 			json_decref(job);
 			return srun_end(&so, first == CLI_JOB_PARSE_DONE ? 0 : -first);
 		}
-		label = spur_json_bool(job, "label", 0);
-		so.pty = spur_json_bool(job, "pty", 0);
-		so.verbose = (int)spur_json_int(job, "verbose", 0);
-		json_object_del(job, "label");
-		json_object_del(job, "pty");
-		json_object_del(job, "verbose");
-		/* the step's own options (--mpi, -K, --cpu-bind...), checked by
-		 * srun's step parser; the job's -c and --gpus-per-task hold for
-		 * its tasks too */
-		if (json_object_get(job, "container")) { /* the step's, not the allocation's */
-			so.ctr = json_pack("{s:O}", "container", json_object_get(job, "container"));
-			json_object_del(job, "container");
-		}
-		if ((rc = outside_step_opts(prog, job, &so)) != 0) {
+		if ((rc = outside_prepare(prog, job, first < pargc, &so, &label))) {
 			json_decref(job);
-			return srun_end(&so, rc < 0 ? 0 : rc); /* --mpi=list: said, done */
-		}
-		if (first >= pargc) {
-			json_decref(job);
-			cli_error(prog, "No command given to execute.");
-			return srun_end(&so, 1);
-		}
-		if (spur_json_bool(job, "test_only", 0)) { /* said when; nothing runs */
-			rc = cli_will_run(prog, job);
-			json_decref(job);
-			return srun_end(&so, rc);
+			return srun_end(&so, rc - 1);
 		}
 		nodes = (int)spur_json_int(job, "nodes", 0);
 		ntasks = (int)spur_json_int(job, "ntasks", 0);

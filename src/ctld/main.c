@@ -294,6 +294,20 @@ static void on_hup(uv_signal_t *h, int sig)
 		spur_warn("SIGHUP: %s", err.msg);
 }
 
+static void on_signal(uv_signal_t *h, int sig);
+
+/* SIGTERM and SIGINT stop the controller; SIGHUP reads slurm.conf again. */
+static void start_signals(struct ctld *c, uv_signal_t sigs[3])
+{
+	static const int nums[3] = { SIGTERM, SIGINT, SIGHUP };
+
+	for (int i = 0; i < 3; i++) {
+		uv_signal_init(c->loop, &sigs[i]);
+		sigs[i].data = c;
+		uv_signal_start(&sigs[i], nums[i] == SIGHUP ? on_hup : on_signal, nums[i]);
+	}
+}
+
 static void on_signal(uv_signal_t *h, int sig)
 {
 	struct ctld *c = h->data;
@@ -507,7 +521,7 @@ int main(int argc, char **argv)
 	struct ctld_args args;
 	struct ctld c = { 0 };
 	struct spur_error err;
-	uv_signal_t sigterm, sigint, sighup;
+	uv_signal_t sigs[3];
 	char raft_default[96], key_path[4096];
 	const char *self_name;
 	bool join;
@@ -619,15 +633,7 @@ int main(int argc, char **argv)
 			setrlimit(RLIMIT_NOFILE, &rl);
 		}
 	}
-	uv_signal_init(c.loop, &sigterm);
-	sigterm.data = &c;
-	uv_signal_start(&sigterm, on_signal, SIGTERM);
-	uv_signal_init(c.loop, &sigint);
-	sigint.data = &c;
-	uv_signal_start(&sigint, on_signal, SIGINT);
-	uv_signal_init(c.loop, &sighup);
-	sighup.data = &c;
-	uv_signal_start(&sighup, on_hup, SIGHUP);
+	start_signals(&c, sigs);
 	signal(SIGPIPE, SIG_IGN);
 	uv_run(c.loop, UV_RUN_DEFAULT);
 	if (c.restart && !c.signaled) {
