@@ -101,6 +101,7 @@ struct step_opts {
 	int nodes, ntasks, per_node, cpus_per_task, gpus_per_task, gpus, gpus_per_node, verbose;
 	bool label, kill_bad, pty, exact, overlap;
 	const char *name, *chdir, *export, *cpu_bind, *mpi, *nodelist, *exclude, *propagate;
+	const char *distribution; /* -m: block or cyclic over the nodes */
 	const char *output, *error, *gpu_bind; /* -o/-e patterns; --gpu-bind */
 	const char *input;		       /* -i: all (default), none, TASKID, FILE */
 	int wait_s;			       /* -W: after the first task ends */
@@ -303,9 +304,14 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 			}
 			break;
 		case 'm':
-			/* block (and block:* for cores, which the CPU binding decides) */
-			if (strncmp(optarg, "block", 5) || (optarg[5] && optarg[5] != ':'))
-				return not_supported(prog, "--distribution other than block");
+			/* block or cyclic over the nodes (and :* for cores, which
+			 * the CPU binding decides) */
+			if (!strncmp(optarg, "block", 5) && (!optarg[5] || optarg[5] == ':'))
+				o->distribution = "block";
+			else if (!strncmp(optarg, "cyclic", 6) && (!optarg[6] || optarg[6] == ':'))
+				o->distribution = "cyclic";
+			else
+				return not_supported(prog, "--distribution other than block and cyclic");
 			break;
 		case O_GPU_BIND:
 			if (gpu_bind_check(optarg))
@@ -863,6 +869,8 @@ static void step_request_opts(json_t *req, const struct step_opts *so)
 	json_object_set_new(req, "rlimits", cli_rlimits());
 	if (so->propagate)
 		json_object_set_new(req, "propagate", json_string(so->propagate));
+	if (so->distribution)
+		json_object_set_new(req, "distribution", json_string(so->distribution));
 	if (so->gpus_per_task)
 		json_object_set_new(req, "gpus_per_task", json_integer(so->gpus_per_task));
 	if (so->cpus_per_task)

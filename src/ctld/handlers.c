@@ -2192,9 +2192,13 @@ static json_t *step_part(struct ctld *c, struct ctld_job *cj, const struct sched
 			 size_t nt, size_t nn)
 {
 	json_t *ranks = json_array(), *env = ctld_job_env(c, cj, info, node), *m;
+	/* -m cyclic: node k of the step has ranks k, k+nn, k+2nn... (first is k) */
+	size_t stride = !strcmp(spur_json_str(msg, "distribution", "block"), "cyclic") ? nn : 1;
 
 	for (size_t r = 0; r < here; r++)
-		json_array_append_new(ranks, json_integer((json_int_t)(first + r)));
+		json_array_append_new(ranks, json_integer((json_int_t)(first + r * stride)));
+	if (json_is_string(json_object_get(msg, "distribution")))
+		put_env(env, "DISTRIBUTION", spur_json_str(msg, "distribution", ""));
 	put_env_int(env, "STEP_ID", step);
 	put_env_int(env, "STEPID", step);
 	put_env_int(env, "STEP_NUM_TASKS", (long long)nt);
@@ -2469,6 +2473,7 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 	char host[64];
 	const char *mpi;
 	json_t *layout, *names;
+	bool cyclic;
 
 	if (!cj || sched_job_info(c->sched, id, &info)) {
 		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
@@ -2490,6 +2495,12 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 	}
 	if (step_nodes(cn, msg, &info, sel, &nn) || !(mpi = step_mpi(cn, msg)))
 		return;
+	cyclic = !strcmp(spur_json_str(msg, "distribution", "block"), "cyclic");
+	if (cyclic && strcmp(mpi, "none")) { /* PMI's layout is by blocks of ranks */
+		reply_error(cn, SPUR_EINVAL,
+			    "-m cyclic with --mpi=pmix or pmi2 is not supported by Spur (use -m block)");
+		return;
+	}
 	nt = (size_t)spur_json_int(msg, "ntasks", 0);
 	if (!nt)
 		nt = (size_t)spur_json_int(cj->spec, "ntasks", 0) && !spur_json_int(msg, "nodes", 0) &&
@@ -2528,7 +2539,7 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 	cj->next_step++;
 	for (size_t k = 0, rank = 0; k < nn; k++) {
 		size_t here = tasks[k];
-		json_t *m = step_part(c, cj, &info, msg, sel[k], step, rank, here, nt, nn);
+		json_t *m = step_part(c, cj, &info, msg, sel[k], step, cyclic ? k : rank, here, nt, nn);
 		json_t *share = ctld_steps_share(cj, step, sel[k]);
 
 		step_gpus(json_object_get(m, "env"), gpus[k]);

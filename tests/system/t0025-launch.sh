@@ -137,12 +137,22 @@ check "--gpus-per-task=1 gives each of 2 ranks its own GPU" sh -c "[ \"\$(sort -
 as_user sbatch --wait -N1 --gpus=2 -o "$T/gb.out" --wrap 'srun -n2 --gpu-bind=single:2 sh -c "echo single \$ROCR_VISIBLE_DEVICES"
 	srun -n2 --gpu-bind=none sh -c "echo none \$ROCR_VISIBLE_DEVICES"
 	srun -n2 --gpu-bind=map_gpu:$(echo $ROCR_VISIBLE_DEVICES | cut -d, -f2) sh -c "echo map \$ROCR_VISIBLE_DEVICES"
-	srun -n1 -m cyclic true; echo cyclic $?' >/dev/null
+	srun -n1 -m plane=2 true; echo plane $?' >/dev/null
 check "--gpu-bind=single:2: both ranks on the same one GPU" \
 	sh -c "[ \"\$(grep '^single' '$T/gb.out' | sort -u | wc -l)\" = 1 ] && grep -qx 'single [0-9]' '$T/gb.out'"
 check "--gpu-bind=none: each rank sees the step's two" sh -c "[ \"\$(grep -c '^none [0-9],[0-9]\$' '$T/gb.out')\" = 2 ]"
 check "--gpu-bind=map_gpu: the GPU named" sh -c "[ \"\$(grep '^map' '$T/gb.out' | sort -u | wc -l)\" = 1 ]"
-check "-m cyclic refused by name" sh -c "grep -q 'distribution other than block is not supported' '$T/gb.out' && grep -qx 'cyclic 1' '$T/gb.out'"
+check "-m plane refused by name" sh -c "grep -q 'distribution other than block and cyclic is not supported' '$T/gb.out' && grep -qx 'plane 1' '$T/gb.out'"
+# -m block and cyclic over 2 nodes: ranks 0,1 on the first (block), 0,2 (cyclic)
+as_user sbatch --wait -N2 -n4 -o "$T/dist.out" --wrap 'srun -n4 -m block sh -c "echo block \$SLURM_PROCID \$SLURMD_NODENAME \$SLURM_DISTRIBUTION"
+	srun -n4 -m cyclic sh -c "echo cyclic \$SLURM_PROCID \$SLURMD_NODENAME \$SLURM_DISTRIBUTION"
+	srun -n2 -m cyclic --mpi=pmix true; echo pmix $?' >/dev/null
+first() { awk -v d="$1" '$1 == d && $3 == "mi1" {print $2}' "$T/dist.out" | sort -n | tr '\n' ' '; }
+check "-m block: ranks 0 1 on the first node" sh -c "[ \"$(first block)\" = '0 1 ' ] && grep -q '^block 0 mi1 block\$' '$T/dist.out'"
+check "-m cyclic: ranks 0 2 on the first node, SLURM_DISTRIBUTION=cyclic" \
+	sh -c "[ \"$(first cyclic)\" = '0 2 ' ] && grep -q '^cyclic 1 mi2 cyclic\$' '$T/dist.out'"
+check "-m cyclic with --mpi=pmix: refused by name" \
+	sh -c "grep -q 'cyclic with --mpi=pmix or pmi2 is not supported' '$T/dist.out' && grep -qx 'pmix 1' '$T/dist.out'"
 # -o/-e with patterns, -W
 as_user sbatch --wait -N2 -o "$T/io.out" --wrap "srun -N2 -n2 -o $T/o-%t-%N.txt sh -c 'echo task \$SLURM_PROCID'
 	srun -n1 -o $T/so.txt -e $T/se.txt sh -c 'echo to-out; echo to-err >&2'
