@@ -290,11 +290,7 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 			o->propagate = optarg ? optarg : "ALL";
 			break;
 		case 'o': o->output = optarg; break;
-		case 'i':
-			if (strchr(optarg, '%'))
-				return not_supported(prog, "--input with a file pattern");
-			o->input = optarg;
-			break;
+		case 'i': o->input = optarg; break; /* all, none, TASKID, FILE, PATTERN */
 		case 'e': o->error = optarg; break;
 		case 'W':
 			o->wait_s = atoi(optarg);
@@ -370,7 +366,8 @@ struct relay {
 	const char *out_pat, *err_pat, *jobid;
 	int step_id, wait_s;
 	int in_rank; /* -i TASKID: the one task that gets srun's stdin; -1 all */
-	bool in_none;
+	bool in_none, cyclic;
+	const char *in_pat; /* -i PATTERN: each task its own file (%t, %n, %N...) */
 	time_t first_exit;
 	struct out_file {
 		char name[1024];
@@ -578,10 +575,60 @@ static void relay_stdin(struct relay *r)
 					    (size_t)(2 * n), "rank", r->in_rank));
 }
 
+/* The step's node (its index) that runs rank: -m block or cyclic, as the
+ * controller shares them out. */
+static int rank_node(const struct relay *r, int rank)
+{
+	int nn = (int)json_array_size(r->names), first = 0;
+
+	if (nn <= 0)
+		return 0;
+	if (r->cyclic)
+		return rank % nn;
+	for (int k = 0; k < nn; k++) {
+		int here = r->total / nn + (k < r->total % nn);
+
+		if (rank < first + here)
+			return k;
+		first += here;
+	}
+	return nn - 1;
+}
+
+/* -i PATTERN: each task's own file (the pattern expanded for it, as -o's)
+ * sent to it whole, then its end; srun's own stdin goes to none. */
+static void relay_input_files(struct relay *r)
+{
+	r->pfd[0].fd = -1;
+	for (int rank = 0; rank < r->total; rank++) {
+		char name[1024], buf[4096], hex[8193];
+		int node = rank_node(r, rank);
+		FILE *f;
+		size_t n;
+
+		expand(r, r->in_pat, rank, node, name, sizeof(name));
+		if (!(f = fopen(name, "r")))
+			fprintf(stderr, "srun: error: %s: %s\n", name, strerror(errno));
+		while (f && (n = fread(buf, 1, sizeof(buf), f)) > 0) {
+			for (size_t i = 0; i < n; i++)
+				sprintf(hex + 2 * i, "%02x", (unsigned char)buf[i]);
+			relay_send_all(r, json_pack("{s:s,s:s#,s:i}", "type", "stdin", "hex", hex,
+						    2 * n, "rank", rank));
+		}
+		if (f)
+			fclose(f);
+		relay_send_all(r, json_pack("{s:s,s:i}", "type", "stdin_eof", "rank", rank));
+	}
+}
+
 /* Every node is there: srun's stdin goes to the tasks (-i none: none of
  * it; -i N: to task N, the others' ends at once). */
 static void relay_input_start(struct relay *r)
 {
+	if (r->in_pat) {
+		relay_input_files(r);
+		return;
+	}
 	if (r->in_none) {
 		r->pfd[0].fd = -1;
 		relay_send_all(r, json_pack("{s:s}", "type", "stdin_eof"));
@@ -926,11 +973,14 @@ static void relay_init(struct relay *r, const char *prog, int lfd, const json_t 
 	r->jobid = jobid;
 	r->step_id = (int)spur_json_int(reply, "step_id", 0);
 	r->wait_s = so->wait_s;
+	r->cyclic = so->distribution && !strcmp(so->distribution, "cyclic");
 	r->in_rank = -1;
 	if (so->input && !strcmp(so->input, "none"))
 		r->in_none = true;
 	else if (so->input && *so->input && strspn(so->input, "0123456789") == strlen(so->input))
 		r->in_rank = atoi(so->input);
+	else if (so->input && strchr(so->input, '%'))
+		r->in_pat = so->input; /* a file per task, sent at the start */
 	else if (so->input && strcmp(so->input, "all")) { /* a file: the tasks' stdin */
 		int fd = open(so->input, O_RDONLY | O_CLOEXEC);
 

@@ -151,6 +151,11 @@ first() { awk -v d="$1" '$1 == d && $3 == "mi1" {print $2}' "$T/dist.out" | sort
 check "-m block: ranks 0 1 on the first node" sh -c "[ \"$(first block)\" = '0 1 ' ] && grep -q '^block 0 mi1 block\$' '$T/dist.out'"
 check "-m cyclic: ranks 0 2 on the first node, SLURM_DISTRIBUTION=cyclic" \
 	sh -c "[ \"$(first cyclic)\" = '0 2 ' ] && grep -q '^cyclic 1 mi2 cyclic\$' '$T/dist.out'"
+# -i PATTERN: each task reads its own file (%t its rank, %N its node)
+echo zero >"$T/in.0.mi1"; echo one >"$T/in.1.mi2"
+as_user sbatch --wait -N2 -n2 -o "$T/inpat.out" --wrap "srun -n2 -l -i $T/in.%t.%N cat" >/dev/null
+check "srun -i PATTERN: each task its own file (%t, %N)" \
+	sh -c "grep -qx '0: zero' '$T/inpat.out' && grep -qx '1: one' '$T/inpat.out'"
 check "-m cyclic with --mpi=pmix: refused by name" \
 	sh -c "grep -q 'cyclic with --mpi=pmix or pmi2 is not supported' '$T/dist.out' && grep -qx 'pmix 1' '$T/dist.out'"
 # -o/-e with patterns, -W
