@@ -85,7 +85,7 @@ check "... shown as updated" \
 	       scontrol show job $held | grep -q 'NumNodes=2 ' && squeue -h -j $held -o %a | grep -qx acct9"
 check "... a partition that does not exist is refused" sh -c "! scontrol update JobId=$held Partition=nope 2>/dev/null"
 check "... a key not built is refused by name" \
-	sh -c "scontrol update JobId=$held Gres=gpu:1 2>&1 | grep -q 'Update of Gres is not supported'"
+	sh -c "scontrol update JobId=$held Licenses=x 2>&1 | grep -q 'Update of Licenses is not supported'"
 scontrol update JobId=$held Partition=gpu Account=acct1 NumNodes=1 Dependency=
 check "scontrol -o show job: one line" sh -c "[ \"\$(scontrol -o show job $held | wc -l)\" = 1 ]"
 scancel "$held"
@@ -192,10 +192,10 @@ check "sacct --json: slurmdbd's jobs document" \
 	jsout "any(j['name'] == 'acctname' for j in d['jobs'])" sacct --json
 
 # --- refused by name, or a typo
-sbatch --licenses=x --wrap true 2>refused.err
+sbatch --hint=compute_bound --wrap true 2>refused.err
 rc=$?
 check "a Slurm option Spur does not build: 'not supported', exit 1" \
-	sh -c "[ $rc = 1 ] && grep -q -- '--licenses is not supported' refused.err"
+	sh -c "[ $rc = 1 ] && grep -q -- '--hint is not supported' refused.err"
 sbatch --bogus-xyz --wrap true 2>typo.err
 rc=$?
 check "a typo: getopt's words and Try ... --help, exit 255 (as Slurm)" \
