@@ -827,6 +827,7 @@ static void batch_extras(const json_t *m, const char *node, const char *workdir,
 		sa->warn_time = (long)spur_json_int(sg, "time", 60);
 	}
 	spurd_rlimits_parse(json_object_get(m, "rlimits"), &sa->rlimits);
+	sa->get_user_env = (int)spur_json_int(m, "get_user_env", 0);
 }
 
 static void launch(struct agent *a, const json_t *m)

@@ -24,6 +24,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -248,6 +250,100 @@ static void join_cgroup(const char *cgroup, const char *pid)
  * (the supervisor is a copy of the agent: a fork would copy its page
  * tables, and the exec throw the copy away, for every job), else a fork
  * child, which runs them. Its pid, or -1. */
+/* What `su - USER -c "env -0"` prints, read for at most secs seconds
+ * (the child killed after); its length in *len, NULL when nothing. */
+static char *login_env(const char *user, int secs, size_t *len)
+{
+	int fd[2], status;
+	size_t cap = 65536, n = 0;
+	char *buf = malloc(cap);
+	time_t end = time(NULL) + secs;
+	pid_t pid;
+
+	if (!buf || pipe(fd)) {
+		free(buf);
+		return NULL;
+	}
+	if ((pid = fork()) == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		setsid(); /* su's signals to its own group, not the supervisor's */
+		dup2(fd[1], 1);
+		dup2(null, 0);
+		dup2(null, 2);
+		execl("/bin/su", "su", "-", user, "-c", "/usr/bin/env -0", (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	while (pid > 0 && time(NULL) < end) {
+		struct pollfd p = { .fd = fd[0], .events = POLLIN };
+		ssize_t got;
+
+		if (poll(&p, 1, 1000) <= 0)
+			continue;
+		if (n + 1 >= cap) {
+			char *more = realloc(buf, cap * 2);
+
+			if (!more)
+				break;
+			buf = more;
+			cap *= 2;
+		}
+		if ((got = read(fd[0], buf + n, cap - n - 1)) <= 0)
+			break;
+		n += (size_t)got;
+	}
+	close(fd[0]);
+	buf[n] = '\0'; /* a last entry cut short ends here */
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+
+	*len = n;
+	return buf;
+}
+
+/* --get-user-env: the job's environment with the user's login variables
+ * it does not set itself added (sbatch's win, as in Slurm); NULL when
+ * none could be read (the job's own then). */
+static char **with_user_env(const struct spurd_supervise_args *a)
+{
+	struct passwd *pw = getuid() == 0 ? getpwuid(a->uid) : NULL;
+	size_t len = 0, n = 0, extra = 0, own;
+	char *text = pw ? login_env(pw->pw_name, a->get_user_env, &len) : NULL, **v;
+
+	if (!text || !len) {
+		free(text);
+		fprintf(stderr, "spurd: --get-user-env: no login environment for uid %ld\n",
+			(long)a->uid);
+		return NULL;
+	}
+	for (size_t i = 0; i < len; i++)
+		extra += text[i] == '\0';
+	while (a->env[n])
+		n++;
+	own = n;
+	if (!(v = calloc(n + extra + 2, sizeof(*v)))) {
+		free(text);
+		return NULL;
+	}
+	memcpy(v, a->env, n * sizeof(*v));
+	for (char *p = text; p < text + len; p += strlen(p) + 1) {
+		char *eq = strchr(p, '=');
+		bool set = false;
+
+		if (!eq || eq == p)
+			continue;
+		for (size_t k = 0; k < own && !set; k++)
+			set = !strncmp(a->env[k], p, (size_t)(eq - p) + 1);
+		if (!set)
+			v[n++] = strdup(p); /* kept for the job's life */
+	}
+	free(text);
+	return v;
+}
+
 static pid_t start_job(const struct spurd_supervise_args *a)
 {
 	static const int reset[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT, SIGALRM };
@@ -356,6 +452,16 @@ int spurd_supervise(const struct spurd_supervise_args *a)
 		return 1;
 	}
 
+	if (a->get_user_env > 0) {
+		static struct spurd_supervise_args with; /* the same, another env */
+		char **env = with_user_env(a);
+
+		if (env) {
+			with = *a;
+			with.env = env;
+			a = &with;
+		}
+	}
 	if ((child = start_job(a)) < 0) {
 		perror("spurd: supervisor: fork");
 		snprintf(buf, sizeof(buf), "%ld 0\n1 0\n", (long)getpid());

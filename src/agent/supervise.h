@@ -41,6 +41,8 @@ struct spurd_supervise_args {
 	long warn_time;		     /* ...TIME seconds before the limit; 0 sig: none */
 	const struct spurd_oci *oci; /* run in a container (oci.h); NULL: bare */
 	struct spurd_rlimits rlimits; /* the submitter's, propagated (none: n 0) */
+	int get_user_env;	      /* --get-user-env: seconds to read the user's login
+					 environment (su - USER -c env); 0: not asked */
 };
 /* Why the job's container did not start (DIR/reason), into buf: 1 when
  * there is one. */

@@ -27,7 +27,7 @@ enum {
 	OPT_PARSABLE, OPT_WAIT, OPT_HOLD, OPT_BEGIN, OPT_WRAP, OPT_EXCLUSIVE, OPT_QOS, OPT_NICE,
 	OPT_REQUEUE, OPT_NO_REQUEUE, OPT_RESERVATION, OPT_EXPORT, OPT_GPUS, OPT_NTASKS_PER_NODE,
 	OPT_PTY, OPT_MEM, OPT_COMMENT, OPT_WCKEY, OPT_SIGNAL, OPT_OPEN_MODE, OPT_USAGE,
-	OPT_KILL_DEP, OPT_TEST_ONLY, OPT_PROPAGATE, OPT_MAIL_TYPE, OPT_MAIL_USER, OPT_TIME_MIN, OPT_DEADLINE, OPT_UID, OPT_GID, OPT_PRIORITY, OPT_TMP, OPT_EXPORT_FILE, OPT_GRES_FLAGS, OPT_CPUS_PER_GPU, OPT_MINCPUS, OPT_NTASKS_PER_GPU, OPT_MPI, OPT_KILL_BAD, OPT_CPU_BIND, OPT_EXACT, OPT_OVERLAP, OPT_UNBUF, /* srun's */
+	OPT_KILL_DEP, OPT_GET_USER_ENV, OPT_TEST_ONLY, OPT_PROPAGATE, OPT_MAIL_TYPE, OPT_MAIL_USER, OPT_TIME_MIN, OPT_DEADLINE, OPT_UID, OPT_GID, OPT_PRIORITY, OPT_TMP, OPT_EXPORT_FILE, OPT_GRES_FLAGS, OPT_CPUS_PER_GPU, OPT_MINCPUS, OPT_NTASKS_PER_GPU, OPT_MPI, OPT_KILL_BAD, OPT_CPU_BIND, OPT_EXACT, OPT_OVERLAP, OPT_UNBUF, /* srun's */
 	OPT_REFUSED = 2000, /* + index in refused[] */
 };
 
@@ -60,7 +60,6 @@ static const struct {
 	{ "delay-boot", required_argument, 0, P_ALL },
 	{ "distribution", required_argument, 'm', P_ALL },
 	{ "extra-node-info", required_argument, 'B', P_ALL },
-	{ "get-user-env", optional_argument, 0, P_SBATCH | P_SALLOC },
 	{ "gpu-bind", required_argument, 0, P_ALL },
 	{ "gpu-freq", required_argument, 0, P_ALL },
 	{ "gpus-per-socket", required_argument, 0, P_ALL },
@@ -135,6 +134,7 @@ static const struct option own_opts[] = {
 	{ "mail-type", required_argument, NULL, OPT_MAIL_TYPE },
 	{ "propagate", optional_argument, NULL, OPT_PROPAGATE },
 	{ "test-only", no_argument, NULL, OPT_TEST_ONLY },
+	{ "get-user-env", optional_argument, NULL, OPT_GET_USER_ENV },
 	{ "mail-user", required_argument, NULL, OPT_MAIL_USER },
 	{ "deadline", required_argument, NULL, OPT_DEADLINE },
 	{ "licenses", required_argument, NULL, 'L' },
@@ -503,6 +503,21 @@ static int apply_opt_more(struct sbatch *sb, int opt, const char *arg)
 	case OPT_MAIL_USER:
 		json_object_set_new(job, "mail_user", json_string(arg));
 		return 0;
+	case OPT_GET_USER_ENV: { /* [TIMEOUT][S|L]: the user's login environment on the node */
+		char *end;
+		long secs = arg && isdigit((unsigned char)*arg) ? strtol(arg, &end, 10) : 8;
+
+		if (sb->prog != P_SBATCH) {
+			fprintf(stderr, "%s: error: --get-user-env is not supported by Spur for %s\n",
+				prog_name(sb->prog), prog_name(sb->prog));
+			return 1;
+		}
+		if (arg && isdigit((unsigned char)*arg) && *end && strcasecmp(end, "S") &&
+		    strcasecmp(end, "L"))
+			return fail("Invalid --get-user-env specification: %s", arg);
+		json_object_set_new(job, "get_user_env", json_integer(secs > 0 ? secs : 8));
+		return 0;
+	}
 	case OPT_TEST_ONLY: /* sbatch's and srun's */
 		if (sb->prog == P_SALLOC) {
 			fprintf(stderr, "salloc: unrecognized option '--test-only'\n");
@@ -731,6 +746,7 @@ static void usage(unsigned prog)
 	       "  -e, --error=err             file for batch script's standard error\n"
 	       "      --exclusive             allocate nodes in exclusive mode\n"
 	       "      --export[=names]        specify environment variables to export\n"
+	       "      --get-user-env          load environment from local cluster\n"
 	       "      --export-file=file|fd   specify environment variables file or file\n"
 	       "                              descriptor to export\n"
 	       "  -H, --hold                  submit job in held state\n"

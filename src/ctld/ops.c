@@ -534,9 +534,9 @@ void ctld_launch(struct ctld *c, struct ctld_job *cj, const json_t *alloc)
 	/* the submitter's limits it gets (PropagateResourceLimits, --propagate) */
 	json_object_set_new(msg, "rlimits", ctld_job_rlimits(c->conf, spec));
 	/* sbatch -i, --open-mode, the script's arguments, --signal, its container */
-	for (size_t k = 0; k < 5; k++) {
-		static const char *const keys[] = { "input", "open_mode", "argv", "signal",
-						    "container" };
+	for (size_t k = 0; k < 6; k++) {
+		static const char *const keys[] = { "input",	 "open_mode", "argv",
+						    "signal",	 "container", "get_user_env" };
 		json_t *v = json_object_get(spec, keys[k]);
 
 		if (v)

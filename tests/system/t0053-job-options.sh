@@ -70,6 +70,12 @@ check "--uid=spurtest (root): the job runs as spurtest" \
 check "--uid by a user: refused" \
 	sh -c "as_user() { :; }; ! runuser -u spurtest -- env SLURM_CONF=$SLURM_CONF PATH=$PATH sbatch --uid=root --wrap true 2>$T/uid.err &&
 		grep -q 'only permitted by root' $T/uid.err"
+# --get-user-env: the user's login variables (su - USER) under the job's own
+sbatch --wait --uid=spurtest --get-user-env --export=NONE,KEEP=mine -o "$T/gue.out" \
+	--wrap 'echo "$LOGNAME|$KEEP|$HOME"' >/dev/null
+check "--get-user-env: the user's login environment (LOGNAME), the job's own kept" \
+	grep -qx 'spurtest|mine|.*' "$T/gue.out"
+check "salloc --get-user-env: refused by name" fails_with 'get-user-env is not supported' salloc --get-user-env true
 echo mi2 >"$T/nodes.txt"
 j=$(sbatch --parsable --wait -F "$T/nodes.txt" -o /dev/null --wrap true)
 check "-F FILE: the job runs on the file's node" sh -c "[ '$(field "$j" NodeList)' = mi2 ]"
