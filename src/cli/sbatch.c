@@ -1014,6 +1014,15 @@ static char *read_all(FILE *f)
 	return buf;
 }
 
+/* --begin after --deadline: Slurm's sbatch says so before it submits. */
+static bool begin_after_deadline(const json_t *job)
+{
+	if (!spur_json_int(job, "deadline", 0) || spur_json_int(job, "begin", 0) <= spur_json_int(job, "deadline", 0))
+		return false;
+	fail("Incompatible begin and deadline time specification");
+	return true;
+}
+
 /* --export-file=FILE|FD: NAME=value entries, each ended by a NUL (or by
  * a newline in a file with no NUL), into env. 0, or 1 (said). */
 static int export_file(json_t *env, const char *arg)
@@ -1169,7 +1178,7 @@ int cli_job_parse(json_t *job, int argc, char **argv)
 						 spur_json_int(job, "nodes", 1)));
 	if (sb.verbose) /* -v: the command says more (srun, salloc take it out) */
 		json_object_set_new(job, "verbose", json_integer(sb.verbose));
-	if (cli_container_check(argv[0], job))
+	if (cli_container_check(argv[0], job) || begin_after_deadline(job))
 		return -1;
 	return first;
 }
@@ -1262,6 +1271,8 @@ int cli_sbatch_main(const char *prog, int argc, char **argv)
 		goto out;
 	rc = 1;
 	if (parse_args(&sb, argc + 1, pargv, false) < 0 || cli_container_check("sbatch", sb.job))
+		goto out;
+	if (begin_after_deadline(sb.job))
 		goto out;
 	/* the script's own arguments ($1...) */
 	if (!sb.wrap && first + 1 < argc + 1) {

@@ -557,6 +557,47 @@ static int sinfo_once(const char *prog, const struct sinfo_view *v)
 	return rc;
 }
 
+/* -O/--Format FIELD[:[.]SIZE],...: Slurm's long field names as the -o
+ * format they stand for (each 20 wide unless given, no separator, as
+ * Slurm prints them). 0, or 1 (said). */
+static int long_format(const char *prog, const char *spec, char *fmt, size_t len)
+{
+	static const struct {
+		const char *name;
+		char code;
+	} fields[] = {
+		{ "partition", 'P' },	  { "partitionname", 'R' }, { "available", 'a' },
+		{ "time", 'l' },	  { "timelimit", 'l' },	    { "nodes", 'D' },
+		{ "statecompact", 't' },  { "statelong", 'T' },	    { "nodelist", 'N' },
+		{ "nodehost", 'n' },	  { "cpus", 'c' },	    { "cpusstate", 'C' },
+		{ "nodeaiot", 'F' },	  { "memory", 'm' },	    { "freemem", 'e' },
+		{ "gres", 'G' },	  { "features", 'f' },	    { "features_act", 'b' },
+		{ "reason", 'E' },	  { "weight", 'w' },	    { "sockets", 'z' },
+	};
+	size_t o = 0;
+
+	for (const char *p = spec; *p;) {
+		size_t l = strcspn(p, ","), nl = strcspn(p, ":,"), k;
+		const char *size = nl < l ? p + nl + 1 : NULL;
+		bool right = size && *size == '.';
+		int width = size ? atoi(size + right) : 20;
+
+		for (k = 0; k < sizeof(fields) / sizeof(fields[0]); k++)
+			if (nl == strlen(fields[k].name) && !strncasecmp(p, fields[k].name, nl))
+				break;
+		if (k == sizeof(fields) / sizeof(fields[0]) || width <= 0) {
+			cli_error(prog, "Invalid node format specification: %.*s", (int)l, p);
+			return 1;
+		}
+		o += (size_t)snprintf(fmt + o, len - o, "%%%s%d%c", right ? "." : "", width,
+				      fields[k].code);
+		if (o >= len)
+			return 1;
+		p += l + (p[l] == ',');
+	}
+	return 0;
+}
+
 int cli_sinfo_main(const char *prog, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -571,6 +612,7 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 		{ "usage", no_argument, NULL, 'H' },	      { "hide", no_argument, NULL, 'I' },
 		{ "verbose", no_argument, NULL, 'v' },	      { "summarize", no_argument, NULL, 's' },
 		{ "responding", no_argument, NULL, 'r' },     { "iterate", required_argument, NULL, 'i' },
+		{ "Format", required_argument, NULL, 'O' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *parts = NULL, *states = NULL;
@@ -587,12 +629,13 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 
 	static const char *const unbuilt[] = { "clusters", "dead",	 "federation",
 					       "local",	   "noconvert", "reservation",
-					       "sort",	   "Format",    NULL };
+					       "sort",	   NULL };
+	static char long_fmt[1024];
 
-	if (cli_refused_opts(prog, argc, argv, unbuilt, "MOSTd"))
+	if (cli_refused_opts(prog, argc, argv, unbuilt, "MSTd"))
 		return 1;
 	pargc = cli_getopt_argv("sinfo", argc, argv, pargv, 64);
-	while ((opt = getopt_long(pargc, pargv, "NlhJo:Rp:t:n:aeVvsri:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(pargc, pargv, "NlhJo:O:Rp:t:n:aeVvsri:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
 			parts = optarg;
@@ -634,6 +677,11 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 			return 0;
 		case 'o':
 			fmt = optarg;
+			break;
+		case 'O':
+			if (long_format(prog, optarg, long_fmt, sizeof(long_fmt)))
+				return 1;
+			fmt = long_fmt;
 			break;
 		case 'N':
 			node_mode = true;

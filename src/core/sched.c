@@ -1284,7 +1284,8 @@ static struct core_job *job_from_spec(struct sched *s, const struct sched_job_sp
 			       "Requested time limit is invalid (missing or exceeds some limit)");
 		goto out_free;
 	}
-	if (j->time_min && j->time_limit && j->time_min > j->time_limit) {
+	if ((j->time_min && j->time_limit && j->time_min > j->time_limit) ||
+	    (j->time_min && j->deadline && now + j->time_min > j->deadline)) {
 		spur_error_set(err, SPUR_EINVAL,
 			       "Invalid time-min specification (exceeds job's time or other limits)");
 		goto out_free;

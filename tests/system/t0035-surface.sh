@@ -191,6 +191,17 @@ check "sacct --delimiter with -P" sh -c 'sacct -n -X -P --delimiter=";" -o JobID
 check "sacct --json: slurmdbd's jobs document" \
 	jsout "any(j['name'] == 'acctname' for j in d['jobs'])" sacct --json
 
+# --- sinfo -O/--Format: Slurm's long field names, 20 wide unless sized
+sinfo -O partition,time,nodes,statecompact -p gpu >sO.out
+check "sinfo -O: real Slurm's header and widths" \
+	sh -c "[ \"\$(head -1 sO.out)\" = \"\$(sed -n 3p '$GOLD/slurm-sinfo-format.txt')\" ]"
+check "... each row's fields at the same columns (gpu*, its limit, 2 nodes, idle)" \
+	sh -c "sed -n 2p sO.out | grep -qx 'gpu\\* *1-00:00:00 *2 *idle *'"
+sinfo -O partition:5,available:.8,cpus -p gpu | head -1 >sO2.out
+check "sinfo -O with sizes (:5, :.8 right-justified): real Slurm's header" \
+	sh -c "[ \"\$(cat sO2.out)\" = \"\$(sed -n 6p '$GOLD/slurm-sinfo-format.txt')\" ]"
+check "sinfo -O of an unknown field: refused" sh -c "! sinfo -O bogus 2>/dev/null"
+
 # --- refused by name, or a typo
 sbatch --hint=compute_bound --wrap true 2>refused.err
 rc=$?

@@ -115,6 +115,12 @@ scancel "$j"
 check "--time-min above -t: refused in Slurm's words" \
 	fails_with "Invalid time-min specification (exceeds job's time or other limits)" \
 	sbatch --time-min=20 -t 10 --wrap true
+check "--time-min beyond --deadline: refused in Slurm's words" \
+	fails_with "Invalid time-min specification (exceeds job's time or other limits)" \
+	sbatch --deadline=now+3600 --time-min=120 --wrap true
+check "--begin after --deadline: Slurm's words, exit 1" \
+	fails_with '^sbatch: error: Incompatible begin and deadline time specification$' \
+	sbatch --begin=now+7200 --deadline=now+3600 --wrap true
 check "--deadline in the past: refused in Slurm's words" \
 	fails_with 'Requested time limit is invalid (missing or exceeds some limit)' \
 	sbatch --deadline=2020-01-01 --wrap true
