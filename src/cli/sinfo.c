@@ -618,7 +618,7 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 	const char *parts = NULL, *states = NULL;
 	struct spur_hostlist *names = NULL;
 	bool all = false, responding = false;
-	int iterate = 0;
+	int iterate = 0, verbose = 0;
 	bool node_mode = false, lng = false, header = true, json_out = false, reasons = false, yaml_out = false;
 	const char *fmt = NULL;
 	int rc = 0;
@@ -659,7 +659,8 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 			all = false; /* the default: hidden partitions hidden */
 			break;
 		case 'v':
-			break; /* sinfo has nothing more to say */
+			verbose++;
+			break;
 		case 's':
 			fmt = "%9P %.5a %.10l %.16F %N"; /* Slurm's summary */
 			break;
@@ -712,6 +713,18 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 			return 1;
 		}
 	}
+	if (verbose) /* -v: the options as sinfo took them, in Slurm's layout */
+		fprintf(stderr,
+			"-----------------------------\ndead        = false\nexact       = 1\n"
+			"filtering   = %s\nformat      = %s\niterate     = %d\nlong        = %s\n"
+			"no_header   = %s\nnode_field  = %s\nnodes       = %s\npartition   = %s\n"
+			"responding  = %s\nstates      = %s\nsummarize   = %s\nverbose     = %d\n"
+			"-----------------------------\n\n\n",
+			parts || states || names ? "true" : "false", fmt ? fmt : "(null)", iterate,
+			lng ? "true" : "false", header ? "false" : "true", node_mode ? "true" : "false",
+			names ? "(given)" : "(null)", parts ? parts : "(null)",
+			responding ? "true" : "false", states ? states : "(null)",
+			fmt && !strcmp(fmt, "%9P %.5a %.10l %.16F %N") ? "true" : "false", verbose);
 	if (json_out) {
 		if (parts || states || names) {
 			spur_hostlist_destroy(names);

@@ -138,7 +138,7 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 					    "names", "accounts", "qos",	       "nodes" };
 	const char *flt[sizeof(keys) / sizeof(keys[0])] = { NULL };
 	bool lng = false, one_per_task = false, filtered = false;
-	int iterate = 0;
+	int iterate = 0, verbose = 0;
 	const char *fmt = SPUR_SQUEUE_DEFAULT;
 	bool header = true, json_out = false, yaml_out = false;
 	json_t *req;
@@ -186,7 +186,8 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 			one_per_task = true;
 			break;
 		case 'v':
-			break; /* nothing more to say */
+			verbose++;
+			break;
 		case 'o':
 			fmt = optarg;
 			break;
@@ -227,6 +228,17 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 	if (!spur_jobfmt_valid(fmt)) {
 		fprintf(stderr, "%s: error: Invalid job format specification: %s\n", prog, fmt);
 		return 1;
+	}
+	if (verbose) { /* -v: the options as squeue took them, in Slurm's layout */
+		fprintf(stderr, "-----------------------------\n");
+		fprintf(stderr, "all         = %s\nformat      = %s\niterate     = %d\n"
+				"job_flag    = %d\njob_list    = %s\nlong        = %s\n"
+				"no_header   = %s\npart_list   = %s\nstate_list  = %s\n"
+				"user_list   = %s\nverbose     = %d\n",
+			"true", fmt, iterate, 1, flt[3] ? flt[3] : "(null)", lng ? "true" : "false",
+			header ? "false" : "true", flt[2] ? flt[2] : "(null)",
+			flt[1] ? flt[1] : "(null)", flt[0] ? flt[0] : "(null)", verbose);
+		fprintf(stderr, "-----------------------------\n\n\n");
 	}
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		filtered |= flt[i] != NULL;
@@ -364,6 +376,49 @@ static bool state_list_ok(const char *prog, const char *list)
 	return true;
 }
 
+/* scancel -i: each job the ids and filters name, asked about as Slurm
+ * asks ("Cancel job_id=N name=X partition=P [y/n]? "); *jobs becomes
+ * those answered y. 0, or 1 (said). */
+static int confirm_jobs(const char *prog, const json_t *filter, json_t **jobs)
+{
+	json_t *req = json_pack("{s:s,s:s}", "type", "queue", "format", "%i %j %P"), *reply, *v, *yes;
+	struct spur_error err;
+	char ids[8192] = "", line[256];
+	size_t o = 0, i;
+	const char *k;
+
+	json_object_foreach((json_t *)filter, k, v)
+		json_object_set(req, k, v);
+	json_array_foreach(*jobs, i, v)
+		if (o + 32 < sizeof(ids))
+			o += (size_t)snprintf(ids + o, sizeof(ids) - o, "%s%lld", o ? "," : "",
+					      (long long)spur_json_int(v, "job_id", 0));
+	if (o)
+		json_object_set_new(req, "jobs", json_string(ids));
+	if (!(reply = cli_call(req, &err))) {
+		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
+		return 1;
+	}
+	yes = json_array();
+	for (const char *p = spur_json_str(reply, "text", ""); *p;) {
+		size_t l = strcspn(p, "\n");
+		char id[64] = "", name[128] = "", part[128] = "";
+
+		snprintf(line, sizeof(line), "%.*s", (int)l, p);
+		p += l + (p[l] == '\n');
+		if (sscanf(line, "%63s %127s %127s", id, name, part) < 1 || !strcmp(id, "JOBID"))
+			continue;
+		printf("Cancel job_id=%s name=%s partition=%s [y/n]? ", id, name, part);
+		fflush(stdout);
+		if (fgets(line, sizeof(line), stdin) && (line[0] == 'y' || line[0] == 'Y'))
+			job_arg_parse(id, yes);
+	}
+	json_decref(reply);
+	json_decref(*jobs);
+	*jobs = yes;
+	return 0;
+}
+
 static void usage_scancel(void)
 {
 	printf("Usage: scancel [-A account] [--batch] [--full] [--interactive] [-n job_name]\n"
@@ -396,7 +451,7 @@ int cli_scancel_main(const char *prog, int argc, char **argv)
 	json_t *filter = json_object(), *jobs = json_array(), *req, *reply, *e;
 	char *pargv[128 + 1], users[1024];
 	int pargc, opt, sig = 0, rc = 0;
-	bool quiet = false, verbose = false;
+	bool quiet = false, verbose = false, interactive = false;
 	struct spur_error err;
 	size_t i;
 
@@ -454,8 +509,8 @@ int cli_scancel_main(const char *prog, int argc, char **argv)
 		case 'H':
 			break;
 		case 'i':
-			fprintf(stderr, "%s: error: --interactive is not supported\n", prog);
-			goto fail;
+			interactive = true;
+			break;
 		case 'q':
 		case 'M':
 			fprintf(stderr, "%s: error: -%c is not supported\n", prog, opt);
@@ -479,7 +534,13 @@ int cli_scancel_main(const char *prog, int argc, char **argv)
 		fprintf(stderr, "%s: error: No job identification provided\n", prog);
 		goto fail;
 	}
+	if (interactive && confirm_jobs(prog, filter, &jobs))
+		goto fail;
+	if (interactive && !json_array_size(jobs))
+		goto done; /* none confirmed */
 	req = json_pack("{s:s}", "type", "cancel");
+	if (interactive)
+		json_object_clear(filter); /* the jobs confirmed, by id */
 	if (json_array_size(jobs))
 		json_object_set(req, "jobs", jobs);
 	if (json_object_size(filter))
@@ -505,10 +566,15 @@ int cli_scancel_main(const char *prog, int argc, char **argv)
 		fprintf(stderr, "%s: error: Kill job error on job id %s: %s\n", prog, id, why);
 		rc = 1;
 	}
-	if (verbose)
-		fprintf(stderr, "%s: %s %lld job(s)\n", prog,
-			sig && sig != SIGKILL ? "Signalled" : "Cancelled",
-			(long long)spur_json_int(reply, "count", 0));
+	if (verbose) { /* Slurm's words for each */
+		json_array_foreach(json_object_get(reply, "ids"), i, e)
+			if (sig && sig != SIGKILL)
+				fprintf(stderr, "%s: Signal %d to job %lld\n", prog, sig,
+					(long long)json_integer_value(e));
+			else
+				fprintf(stderr, "%s: Terminating job %lld\n", prog,
+					(long long)json_integer_value(e));
+	}
 	json_decref(reply);
 	goto done;
 fail:

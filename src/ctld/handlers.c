@@ -1155,7 +1155,7 @@ static void handle_cancel(struct ctld_conn *cn, json_t *msg)
 	struct ctld *c = cn->c;
 	const json_t *jobs = json_object_get(msg, "jobs"), *flt = json_object_get(msg, "filter");
 	int sig = (int)spur_json_int(msg, "signal", 0);
-	json_t *errors = json_array(), *one = NULL, *reply, *item;
+	json_t *errors = json_array(), *one = NULL, *reply, *item, *done = NULL;
 	uint32_t *ids = NULL, *rests = NULL;
 	size_t nids = 0, cap = 0, count = 0, ncancel = 0, idx, nrests = 0, rests_cap = 0;
 	struct spur_error err;
@@ -1222,6 +1222,10 @@ static void handle_cancel(struct ctld_conn *cn, json_t *msg)
 			continue;
 		}
 		count++;
+		if (!done)
+			done = json_array();
+		if (json_array_size(done) < 1000) /* scancel -v names them */
+			json_array_append_new(done, json_integer(ids[i]));
 		if (commit)
 			ids[ncancel++] = ids[i];
 	}
@@ -1232,7 +1236,9 @@ static void handle_cancel(struct ctld_conn *cn, json_t *msg)
 		count += sched_array_rest_pending(c->sched, rests[i]);
 	json_decref(one);
 	one = NULL;
-	reply = json_pack("{s:s,s:I,s:o}", "type", "ok", "count", (json_int_t)count, "errors", errors);
+	reply = json_pack("{s:s,s:I,s:o,s:o}", "type", "ok", "count", (json_int_t)count, "errors",
+			  errors, "ids", done ? done : json_array());
+	done = NULL;
 	if (!ncancel && !nrests)
 		ctld_conn_send(cn, reply);
 	/* the reply goes with the last cancellation, once it is committed; the
@@ -1264,6 +1270,7 @@ out_of_memory:
 	free(rests);
 	json_decref(one);
 	json_decref(errors);
+	json_decref(done);
 	reply_error(cn, SPUR_ENOMEM, "out of memory");
 }
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # scancel as users use it: by id, by array task, by filters (-u -t -n -p -w,
-# alone and combined with ids), -s to signal without cancelling, and the
+# alone and combined with ids), -s to signal without cancelling, -i (asked
+# about each job, as Slurm asks), -v (Slurm's "Terminating job N"), and the
 # errors Slurm prints for what cannot be done.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
@@ -72,6 +73,13 @@ check "scancel -s of a bad signal fails" sh -c "! scancel -s NOPE $a2 2>err && g
 check "scancel without a job or filter fails" sh -c "! scancel 2>err && grep -qx 'scancel: error: No job identification provided' err"
 check "... and none of these cancelled the pending job" [ "$(state "$a2")" = PENDING ]
 check "a filter that matches nothing is no error" scancel -n no-such-name
+ji=$(sbatch --parsable -H -J askme -o /dev/null --wrap true)
+echo n | scancel -i "$ji" >ask.out
+check "scancel -i asks as Slurm asks; n keeps the job" \
+	sh -c "grep -q '^Cancel job_id=$ji name=askme partition=gpu \[y/n\]? ' ask.out && [ '$(state "$ji")' = PENDING ]"
+echo y | scancel -i -v --name=askme >ask.out 2>ask.err
+check "... y cancels it; -v says Slurm's 'Terminating job N'" grep -qx "scancel: Terminating job $ji" ask.err
+check "... and it is CANCELLED" wait_until 10 sh -c "[ \"\$(sacct -n -X -P -o State -j $ji)\" = CANCELLED ]"
 check "scancel -u ME cancels every job of mine" scancel -u "$me"
 check "... the queue is empty" sh -c "[ -z \"\$(squeue -h)\" ]"
 check "... sacct shows the last one CANCELLED" sh -c "sacct -n -X -P -o State -j $a2 | grep -qx CANCELLED"

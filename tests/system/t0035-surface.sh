@@ -201,6 +201,8 @@ sinfo -O partition:5,available:.8,cpus -p gpu | head -1 >sO2.out
 check "sinfo -O with sizes (:5, :.8 right-justified): real Slurm's header" \
 	sh -c "[ \"\$(cat sO2.out)\" = \"\$(sed -n 6p '$GOLD/slurm-sinfo-format.txt')\" ]"
 check "sinfo -O of an unknown field: refused" sh -c "! sinfo -O bogus 2>/dev/null"
+check "sinfo -v and squeue -v: the options taken, in Slurm's layout (verbose = 1)" \
+	sh -c "sinfo -v 2>&1 >/dev/null | grep -q '^verbose *= 1\$' && squeue -v 2>&1 >/dev/null | grep -q '^iterate *= 0\$'"
 
 # --- refused by name, or a typo
 sbatch --hint=compute_bound --wrap true 2>refused.err
