@@ -598,6 +598,24 @@ static int long_format(const char *prog, const char *spec, char *fmt, size_t len
 	return 0;
 }
 
+/* sinfo -v: the options as it took them, in Slurm's layout. */
+static void say_options(const char *fmt, int iterate, bool lng, bool header, bool node_mode,
+			bool responding, const char *parts, const char *states, bool names,
+			int verbose)
+{
+	fprintf(stderr,
+		"-----------------------------\ndead        = false\nexact       = 1\n"
+		"filtering   = %s\nformat      = %s\niterate     = %d\nlong        = %s\n"
+		"no_header   = %s\nnode_field  = %s\nnodes       = %s\npartition   = %s\n"
+		"responding  = %s\nstates      = %s\nsummarize   = %s\nverbose     = %d\n"
+		"-----------------------------\n\n\n",
+		parts || states || names ? "true" : "false", fmt ? fmt : "(null)", iterate,
+		lng ? "true" : "false", header ? "false" : "true", node_mode ? "true" : "false",
+		names ? "(given)" : "(null)", parts ? parts : "(null)", responding ? "true" : "false",
+		states ? states : "(null)",
+		fmt && !strcmp(fmt, "%9P %.5a %.10l %.16F %N") ? "true" : "false", verbose);
+}
+
 int cli_sinfo_main(const char *prog, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -713,18 +731,9 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 			return 1;
 		}
 	}
-	if (verbose) /* -v: the options as sinfo took them, in Slurm's layout */
-		fprintf(stderr,
-			"-----------------------------\ndead        = false\nexact       = 1\n"
-			"filtering   = %s\nformat      = %s\niterate     = %d\nlong        = %s\n"
-			"no_header   = %s\nnode_field  = %s\nnodes       = %s\npartition   = %s\n"
-			"responding  = %s\nstates      = %s\nsummarize   = %s\nverbose     = %d\n"
-			"-----------------------------\n\n\n",
-			parts || states || names ? "true" : "false", fmt ? fmt : "(null)", iterate,
-			lng ? "true" : "false", header ? "false" : "true", node_mode ? "true" : "false",
-			names ? "(given)" : "(null)", parts ? parts : "(null)",
-			responding ? "true" : "false", states ? states : "(null)",
-			fmt && !strcmp(fmt, "%9P %.5a %.10l %.16F %N") ? "true" : "false", verbose);
+	if (verbose)
+		say_options(fmt, iterate, lng, header, node_mode, responding, parts, states,
+			    names != NULL, verbose);
 	if (json_out) {
 		if (parts || states || names) {
 			spur_hostlist_destroy(names);

@@ -114,6 +114,22 @@ static int queue_once(const char *prog, json_t *req, const char *fmt, bool heade
 	return 0;
 }
 
+/* squeue -v: the options as it took them, in Slurm's layout (flt: the
+ * users, states, partitions, jobs filters first). */
+static void say_options(const char *fmt, int iterate, bool lng, bool header,
+			const char *const *flt, int verbose)
+{
+	fprintf(stderr, "-----------------------------\n");
+	fprintf(stderr, "all         = %s\nformat      = %s\niterate     = %d\n"
+			"job_flag    = %d\njob_list    = %s\nlong        = %s\n"
+			"no_header   = %s\npart_list   = %s\nstate_list  = %s\n"
+			"user_list   = %s\nverbose     = %d\n",
+		"true", fmt, iterate, 1, flt[3] ? flt[3] : "(null)", lng ? "true" : "false",
+		header ? "false" : "true", flt[2] ? flt[2] : "(null)", flt[1] ? flt[1] : "(null)",
+		flt[0] ? flt[0] : "(null)", verbose);
+	fprintf(stderr, "-----------------------------\n\n\n");
+}
+
 int cli_squeue_main(const char *prog, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -229,17 +245,8 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 		fprintf(stderr, "%s: error: Invalid job format specification: %s\n", prog, fmt);
 		return 1;
 	}
-	if (verbose) { /* -v: the options as squeue took them, in Slurm's layout */
-		fprintf(stderr, "-----------------------------\n");
-		fprintf(stderr, "all         = %s\nformat      = %s\niterate     = %d\n"
-				"job_flag    = %d\njob_list    = %s\nlong        = %s\n"
-				"no_header   = %s\npart_list   = %s\nstate_list  = %s\n"
-				"user_list   = %s\nverbose     = %d\n",
-			"true", fmt, iterate, 1, flt[3] ? flt[3] : "(null)", lng ? "true" : "false",
-			header ? "false" : "true", flt[2] ? flt[2] : "(null)",
-			flt[1] ? flt[1] : "(null)", flt[0] ? flt[0] : "(null)", verbose);
-		fprintf(stderr, "-----------------------------\n\n\n");
-	}
+	if (verbose)
+		say_options(fmt, iterate, lng, header, flt, verbose);
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		filtered |= flt[i] != NULL;
 	if (json_out) {
