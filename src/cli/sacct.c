@@ -343,6 +343,8 @@ int cli_sacct_main(const char *prog, int argc, char **argv)
 	if (cli_refused_opts(prog, argc, argv, unbuilt, "BCDFIKLMRTWbcefgiklqvx"))
 		return 1;
 	pargc = cli_getopt_argv("sacct", argc, argv, pargv, 128);
+	if (getenv("SACCT_FORMAT") && *getenv("SACCT_FORMAT")) /* under the command line */
+		fmt = getenv("SACCT_FORMAT");
 	while ((opt = getopt_long(pargc, pargv, "j:u:ao:pPXnS:E:s:hA:r:N:", opts, NULL)) != -1) {
 		if ((frc = filter_opt(prog, opt, optarg, &flt)) >= 0) {
 			if (frc)

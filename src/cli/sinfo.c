@@ -653,6 +653,10 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 	if (cli_refused_opts(prog, argc, argv, unbuilt, "MSTd"))
 		return 1;
 	pargc = cli_getopt_argv("sinfo", argc, argv, pargv, 64);
+	/* Slurm's input variables, under the command line */
+	fmt = getenv("SINFO_FORMAT") && *getenv("SINFO_FORMAT") ? getenv("SINFO_FORMAT") : NULL;
+	parts = getenv("SINFO_PARTITION") && *getenv("SINFO_PARTITION") ? getenv("SINFO_PARTITION")
+									: NULL;
 	while ((opt = getopt_long(pargc, pargv, "NlhJo:O:Rp:t:n:aeVvsri:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':

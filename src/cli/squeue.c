@@ -114,6 +114,24 @@ static int queue_once(const char *prog, json_t *req, const char *fmt, bool heade
 	return 0;
 }
 
+/* SQUEUE_FORMAT (-o's) and SQUEUE_FORMAT2 (-O's), under the command line:
+ * 0, or 1 (said). */
+static int env_format(const char *prog, const char **fmt, char *long_fmt, size_t len)
+{
+	const char *f = getenv("SQUEUE_FORMAT"), *f2 = getenv("SQUEUE_FORMAT2");
+
+	if (f && *f)
+		*fmt = f;
+	if (f2 && *f2) {
+		if (format_long(f2, long_fmt, len)) {
+			fprintf(stderr, "%s: error: Invalid job format specification: %s\n", prog, f2);
+			return 1;
+		}
+		*fmt = long_fmt;
+	}
+	return 0;
+}
+
 /* squeue -v: the options as it took them, in Slurm's layout (flt: the
  * users, states, partitions, jobs filters first). */
 static void say_options(const char *fmt, int iterate, bool lng, bool header,
@@ -170,6 +188,8 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 	if (cli_refused_opts(prog, argc, argv, unbuilt, "LMPRSs"))
 		return 1;
 	pargc = cli_getopt_argv("squeue", argc, argv, pargv, 128);
+	if (env_format(prog, &fmt, long_fmt, sizeof(long_fmt)))
+		return 1;
 	while ((opt = getopt_long(pargc, pargv, "o:O:u:t:p:j:haJn:A:q:w:li:Vrv", opts, NULL)) != -1) {
 		if (opt && strchr(letters, opt)) {
 			flt[strchr(letters, opt) - letters] = optarg;

@@ -29,6 +29,7 @@ static const struct {
 	{ 'a', "ACCOUNT" },	 { 'S', "START_TIME" }, { 'V', "SUBMIT_TIME" }, { 'C', "CPUS" },
 	{ 'e', "END_TIME" },	 { 'L', "TIME_LEFT" },	{ 'Z', "WORK_DIR" },	{ 'K', "ARRAY_TASK_ID" },
 	{ 'F', "ARRAY_JOB_ID" }, { 'q', "QOS" },	{ 'W', "LICENSES" },
+	{ 'U', "UID" },
 };
 
 const char *spur_jobfmt_state_code(const char *st)
@@ -199,6 +200,8 @@ static const char *field(char c, const struct spur_jobfmt_job *j, int64_t now, c
 		return j->workdir;
 	case 'W':
 		return j->licenses && *j->licenses ? j->licenses : "(null)";
+	case 'U':
+		return utoa(j->uid, tmp);
 	default:
 		return "";
 	}

@@ -18,6 +18,7 @@ struct spur_jobfmt_job {
 		*workdir, *qos, *licenses;
 	int64_t start, submit, end, time_limit; /* time_limit 0: UNLIMITED */
 	const char *array_tasks; /* pending tasks shown as one row: "[1-3,7]"; NULL: one task */
+	uint32_t uid;
 };
 
 /* True when every %x of fmt is a known field. */

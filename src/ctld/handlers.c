@@ -673,6 +673,7 @@ static void fmt_job(struct ctld *c, const struct ctld_job *cj, const struct sche
 	f->account = spur_json_str(sp, "account", "");
 	f->qos = spur_json_str(sp, "qos", "");
 	f->licenses = spur_json_str(sp, "licenses", "");
+	f->uid = (uint32_t)spur_json_int(sp, "uid", 0);
 	f->state = ctld_state_name(info);
 	f->reason = sched_reason_name(info->reason);
 	f->nodelist = cj->nodes ? cj->nodes : "";

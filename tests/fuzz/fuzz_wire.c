@@ -10,7 +10,7 @@
 static void try_format(const char *fmt)
 {
 	struct spur_jobfmt_job j = { 7, 5, 1, 0, 1, 9, 2, "p", "n", "u", "a", "RUNNING", "None",
-				     "x[1-2]", "gpu:1", "/", "normal", "lic:2", 10, 0, 0, 60, NULL };
+				     "x[1-2]", "gpu:1", "/", "normal", "lic:2", 10, 0, 0, 60, NULL, 0 };
 	char buf[8192];
 	size_t len = 0;
 

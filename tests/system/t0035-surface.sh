@@ -204,6 +204,15 @@ check "sinfo -O of an unknown field: refused" sh -c "! sinfo -O bogus 2>/dev/nul
 check "sinfo -v and squeue -v: the options taken, in Slurm's layout (verbose = 1)" \
 	sh -c "sinfo -v 2>&1 >/dev/null | grep -q '^verbose *= 1\$' && squeue -v 2>&1 >/dev/null | grep -q '^iterate *= 0\$'"
 
+# --- SQUEUE_FORMAT, SINFO_FORMAT, SACCT_FORMAT under the command line
+jf=$(sbatch --parsable -H -J envfmt -o /dev/null --wrap true)
+check "SQUEUE_FORMAT (with %U, the uid)" \
+	sh -c "SQUEUE_FORMAT='jid=%i uid=%U' squeue -h -j $jf | grep -qx 'jid=$jf uid=$(id -u)'"
+check "... -o over it" sh -c "SQUEUE_FORMAT='jid=%i' squeue -h -j $jf -o 'x%i' | grep -qx 'x$jf'"
+check "SINFO_FORMAT" sh -c "SINFO_FORMAT='%P|%a' sinfo -h -p gpu | grep -qx 'gpu\\*|up'"
+check "SACCT_FORMAT" sh -c "SACCT_FORMAT=JobID,JobName sacct -n -P -X -j $jf | grep -qx '$jf|envfmt'"
+scancel "$jf"
+
 # --- refused by name, or a typo
 sbatch --hint=compute_bound --wrap true 2>refused.err
 rc=$?
