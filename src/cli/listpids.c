@@ -7,6 +7,9 @@
  * of this host (SLURMD_NODENAME). Only processes the caller may read are
  * seen: a user's own, root's all. */
 #include "cli.h"
+#include "client.h"
+
+#include "common/timefmt.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -80,6 +83,42 @@ static bool same_step(const struct proc_row *rows, size_t n, const struct proc_r
 	return false;
 }
 
+int cli_pidinfo(const char *prog, const char *pidtxt)
+{
+	struct proc_row r;
+	struct spur_error err;
+	json_t *reply, *j;
+	char *end, when[64];
+	long pid = strtol(pidtxt ? pidtxt : "", &end, 10);
+	int64_t now, ends;
+
+	if (!pidtxt || *end || pid <= 0) {
+		cli_error(prog, "pidinfo requires a process id");
+		return 1;
+	}
+	if (!read_proc(pid, &r)) {
+		cli_error(prog, "Process %ld is not part of a job on this node", pid);
+		return 1;
+	}
+	reply = cli_call(json_pack("{s:s,s:I}", "type", "job", "job_id", (json_int_t)r.job), &err);
+	if (!reply) {
+		cli_error(prog, "%s", err.msg);
+		return 1;
+	}
+	j = json_object_get(reply, "job");
+	now = spur_json_int(reply, "now", 0);
+	ends = spur_json_int(j, "end_time", 0);
+	if (ends) {
+		spur_time_format((time_t)ends, when, sizeof(when));
+		printf("Slurm JobId=%ld ends at %s\n", r.job, when);
+		printf("Job remaining time is %lld seconds\n", (long long)(ends > now ? ends - now : 0));
+	} else {
+		printf("Slurm JobId=%ld ends at Unknown\n", r.job);
+	}
+	json_decref(reply);
+	return 0;
+}
+
 int cli_listpids(const char *prog, int argc, char **argv)
 {
 	const char *which = argc > 0 ? argv[0] : NULL, *node = argc > 1 ? argv[1] : NULL;
@@ -124,6 +163,18 @@ int cli_listpids(const char *prog, int argc, char **argv)
 		rows[n++] = r;
 	}
 	closedir(d);
+	if (!n && job > 0) { /* Slurm's words for a job or step with nothing here */
+		char host[256] = "";
+
+		gethostname(host, sizeof(host) - 1);
+		if (*step)
+			fprintf(stderr, "StepId=%ld.%s does not exist on node %s\n", job, step,
+				node ? node : host);
+		else
+			fprintf(stderr, "Job %ld does not exist on node %s\n", job, node ? node : host);
+		free(rows);
+		return 1;
+	}
 	qsort(rows, n, sizeof(*rows), row_cmp);
 	printf("%-8s %-8s %-8s %-7s %-8s\n", "PID", "JOBID", "STEPID", "LOCALID", "GLOBALID");
 	for (size_t i = 0; i < n; i++) {

@@ -4,6 +4,7 @@
 
 #include "common/alloc.h"
 #include "common/hostlist.h"
+#include "common/conf.h"
 #include "common/jobfmt.h"
 #include "common/size.h"
 #include "common/timefmt.h"
@@ -469,6 +470,37 @@ static int delete_resv(const char *prog, const char *name)
 		return 1;
 	}
 	json_decref(reply);
+	return 0;
+}
+
+/* Is name this host (its name, or a loopback address)? */
+static bool this_host(const char *name, const char *host)
+{
+	return name && (!strcmp(name, host) || !strcmp(name, "localhost") ||
+			!strncmp(name, "127.", 4) || !strcmp(name, "::1"));
+}
+
+/* scontrol show daemons: the daemons slurm.conf puts on this host, by
+ * Slurm's role names (slurmctld: Spur's spurctld; slurmd: spurd). */
+static int show_daemons(const char *prog)
+{
+	const char *path = cli_conf_path(NULL);
+	struct spur_error err;
+	struct spur_conf *c = path ? spur_conf_load(path, 0, &err) : spur_conf_default(&err);
+	char host[256] = "";
+	bool ctld = false, node = false;
+
+	if (!c) {
+		cli_error(prog, "%s", err.msg);
+		return 1;
+	}
+	gethostname(host, sizeof(host) - 1);
+	for (size_t i = 0; i < c->nctlds; i++)
+		ctld |= this_host(c->ctlds[i].name, host) || this_host(c->ctlds[i].addr, host);
+	for (size_t i = 0; i < c->nnodes; i++)
+		node |= this_host(c->nodes[i].hostname, host) || this_host(c->nodes[i].addr, host);
+	printf("%s%s%s\n", ctld ? "slurmctld" : "", ctld && node ? " " : "", node ? "slurmd" : "");
+	spur_conf_destroy(c);
 	return 0;
 }
 
@@ -1270,6 +1302,7 @@ static void help(void)
 	       "     hold <job_list>          prevent specified job from starting.\n"
 	       "     listpids <job_id<.step>> List pids associated with a Slurm job on the local node\n"
 	       "     notify <job_id> msg      send message to specified job\n"
+	       "     pidinfo <pid>            return slurm job information for given pid.\n"
 	       "     ping                     print status of slurmctld daemons.\n"
 	       "     quit                     terminate this command.\n"
 	       "     reconfigure              re-read configuration files.\n"
@@ -1286,7 +1319,8 @@ static void help(void)
 	       "     version                  display tool version number.\n"
 	       "     wait_job <job_id>        wait until the job is running\n\n"
 	       "  <ENTITY> may be \"config\", \"hostnames\", \"hostlist\", \"hostlistsorted\",\n"
-	       "       \"job\", \"licenses\", \"node\", \"partition\", \"reservation\" or \"step\".\n");
+	       "       \"daemons\", \"job\", \"licenses\", \"node\", \"partition\", \"reservation\"\n"
+	       "       or \"step\".\n");
 }
 
 static int one_command(const char *prog, int argc, char **words)
@@ -1453,6 +1487,8 @@ static int scontrol_verb(const char *prog, int argc, char **argv)
 		return simple_call(prog, "reconfigure");
 	if (!strcasecmp(argv[0], "listpids"))
 		return cli_listpids(prog, argc - 1, argv + 1);
+	if (!strcasecmp(argv[0], "pidinfo"))
+		return cli_pidinfo(prog, argc > 1 ? argv[1] : NULL);
 	if (!strcasecmp(argv[0], "notify"))
 		return notify_job(prog, argc - 1, argv + 1);
 	if (!strcasecmp(argv[0], "suspend") || !strcasecmp(argv[0], "resume"))
@@ -1477,7 +1513,7 @@ static int scontrol_verb(const char *prog, int argc, char **argv)
 	if (strcasecmp(argv[0], "show")) {
 		cli_error(prog, "'%s' is not supported yet (show, ping, token, hold, uhold, release, "
 				"requeue, requeuehold, update, create, delete, reconfigure, suspend, "
-				"resume, notify, listpids and wait_job are)",
+				"resume, notify, listpids, pidinfo and wait_job are)",
 			  argv[0]);
 		return 1;
 	}
@@ -1500,6 +1536,8 @@ static int scontrol_verb(const char *prog, int argc, char **argv)
 		return show_job(prog, argc > 2 ? argv[2] : NULL);
 	if (!strcasecmp(what, "config"))
 		return show_config(prog);
+	if (!strcasecmp(what, "daemons"))
+		return show_daemons(prog);
 	if (!strcasecmp(what, "step") || !strcasecmp(what, "steps"))
 		return show_step(prog, argc > 2 ? argv[2] : NULL);
 	if (!strncasecmp(what, "reservation", 3))

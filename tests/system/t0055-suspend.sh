@@ -7,7 +7,8 @@
 # errors and exit codes for a pending job, a running one resumed, an
 # unknown id and a user; scancel of a suspended job ends it; the state
 # survives kill -9 of the controller. scontrol listpids (Slurm's
-# columns, the batch script as task 0, its children "-") and scontrol
+# columns, the batch script as task 0, its children "-"; a step with none
+# here said as Slurm says it), scontrol pidinfo, scontrol show daemons and scontrol
 # notify (to salloc, printed as "salloc: MESSAGE"; Slurm's error for an
 # unknown job).
 . "$(dirname "$0")/lib.sh"
@@ -25,6 +26,14 @@ check "scontrol listpids: Slurm's header" \
 check "... the batch script as task 0 of the batch step, its children '-'" \
 	sh -c "awk -v j=$j '\$2 == j && \$3 == \"batch\" && \$4 == 0 && \$5 == 0' pids.out | grep -q . &&
 		grep -q \"^[0-9]* *$j *batch *- *- *\$\" pids.out"
+pid=$(awk -v j=$j '$2 == j && $3 == "batch" && $4 == 0 {print $1}' pids.out | head -1)
+scontrol pidinfo "$pid" >pidinfo.out
+check "scontrol pidinfo PID: Slurm's two lines (the job, its time left)" \
+	sh -c "grep -q '^Slurm JobId=$j ends at 20' pidinfo.out && grep -Eq '^Job remaining time is [0-9]+ seconds\$' pidinfo.out"
+check "scontrol listpids J.10 (no such step here): Slurm's words, exit 1" \
+	sh -c "! scontrol listpids $j.10 mi1 2>lp.err && grep -qx 'StepId=$j.10 does not exist on node mi1' lp.err"
+check "scontrol show daemons: the roles slurm.conf puts on this host (the controller; the simulated nodes are named otherwise)" \
+	sh -c "scontrol show daemons | grep -qx slurmctld"
 check "scontrol notify of a batch job: exit 0" scontrol notify "$j" hello
 check "scontrol notify of an unknown job: Slurm's error, exit 1" \
 	sh -c "! scontrol notify 99999 hi 2>n.err && grep -qx 'job notify failure: Invalid job id specified' n.err"
