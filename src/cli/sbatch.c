@@ -290,6 +290,20 @@ static int set_int(json_t *job, const char *key, const char *v, const char *what
 	return 0;
 }
 
+/* A count with Slurm's k/m suffix (x1024), as -N takes it. */
+static int set_count(json_t *job, const char *key, const char *v, const char *what)
+{
+	struct spur_error err;
+	uint64_t n;
+
+	if (spur_count_parse(v, UINT64_C(1) << 40, &n, &err)) {
+		fail("\"%s\" is not a valid %s", v, what);
+		return 255;
+	}
+	json_object_set_new(job, key, json_integer((json_int_t)n));
+	return 0;
+}
+
 /* "[TYPE:]COUNT" as --gpus-per-node and --gpus take it. */
 static int set_gpus(json_t *job, const char *key, const char *v)
 {
@@ -465,15 +479,15 @@ static int apply_opt_more(struct sbatch *sb, int opt, const char *arg)
 	switch (opt) {
 	case 'N': {
 		/* MIN[-MAX]: the job gets MIN nodes (Slurm may give up to MAX;
-		 * Spur starts it as soon as MIN are free) */
+		 * Spur starts it as soon as MIN are free); k/m: x1024, as Slurm */
 		char min[32];
 		const char *dash = strchr(arg, '-');
 
 		if (dash && dash != arg) {
 			snprintf(min, sizeof(min), "%.*s", (int)(dash - arg), arg);
-			if (set_int(job, "max_nodes", dash + 1, "node count"))
+			if (set_count(job, "max_nodes", dash + 1, "node count"))
 				return 255;
-			if (set_int(job, "nodes", min, "node count"))
+			if (set_count(job, "nodes", min, "node count"))
 				return 255;
 			if (spur_json_int(job, "max_nodes", 0) < spur_json_int(job, "nodes", 0)) {
 				fail("\"%s\" is not a valid node count", arg);
@@ -481,7 +495,7 @@ static int apply_opt_more(struct sbatch *sb, int opt, const char *arg)
 			}
 			return 0;
 		}
-		return set_int(job, "nodes", arg, "node count");
+		return set_count(job, "nodes", arg, "node count");
 	}
 	case 'i':
 		json_object_set_new(job, "input", json_string(arg));

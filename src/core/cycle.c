@@ -106,7 +106,7 @@ static enum sched_reason usable_parts(struct sched *s, struct core_job *j)
 			why = SCHED_REASON_PART_TIME_LIMIT;
 			continue;
 		}
-		if (pt->max_nodes && j->nodes > pt->max_nodes) {
+		if ((pt->max_nodes && j->nodes > pt->max_nodes) || j->nodes > pt->nnodes) {
 			why = SCHED_REASON_PART_NODE_LIMIT;
 			continue;
 		}

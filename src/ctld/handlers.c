@@ -349,6 +349,12 @@ static bool job_numbers_ok(const json_t *job, char *why, size_t len)
 
 		if (!v)
 			continue;
+		if (json_is_integer(v) && json_integer_value(v) > limits[i].max &&
+		    (!strcmp(limits[i].key, "nodes") || !strcmp(limits[i].key, "ntasks"))) {
+			/* as many nodes or tasks as no cluster has: Slurm's words */
+			snprintf(why, len, "More processors requested than permitted");
+			return false;
+		}
 		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
 		    json_integer_value(v) > limits[i].max) {
 			snprintf(why, len, "invalid %s: expected a whole number 0-%" JSON_INTEGER_FORMAT,
@@ -2853,8 +2859,16 @@ static void handle_config(struct ctld_conn *cn, json_t *msg)
 	conf_pair(a, "SLURM_VERSION", "22.05.8 (Spur %s)", SPUR_VERSION);
 	if (f->nfiles) /* the file this controller read (the expect tests look for its folder) */
 		conf_pair(a, "SLURM_CONF", "%s", f->files[0]);
-	for (size_t i = 0; i < f->nextra; i++)
+	bool epl = false;
+
+	for (size_t i = 0; i < f->nextra; i++) {
 		conf_pair(a, f->extra[i].key, "%s", f->extra[i].value);
+		epl |= !strcasecmp(f->extra[i].key, "EnforcePartLimits");
+	}
+	/* Spur's behaviour when unset: a job over a partition's limits waits with
+	 * the limit's reason (Slurm's NO) */
+	if (!epl)
+		conf_pair(a, "EnforcePartLimits", "%s", "NO");
 	n = json_array_size(a);
 	v = calloc(n ? n : 1, sizeof(*v));
 	if (!v) {

@@ -153,6 +153,17 @@ check "... its jobs run on mi2" sh -c "[ '$(field "$j" NodeList)' = mi2 ]"
 check "... Nodes=nosuch: refused" sh -c "! scontrol update PartitionName=whole Nodes=nosuch 2>/dev/null"
 scontrol update PartitionName=whole Nodes=ALL
 
+# --- node counts: more than the partition has waits (PartitionNodeLimit, as
+# Slurm with EnforcePartLimits=NO); Slurm's k suffix; an absurd count refused
+j=$(sbatch --parsable -N 3 -o /dev/null --wrap true)
+check "-N 3 on a 2-node partition: pending, PartitionNodeLimit" \
+	wait_until 10 sh -c "[ \"\$(squeue -h -j $j -o '%t %r')\" = 'PD PartitionNodeLimit' ]"
+scancel "$j"
+check "-N1000000k: Slurm's words" fails_with 'More processors requested than permitted' \
+	sbatch -N1000000k --wrap true
+check "scontrol show config: EnforcePartLimits = NO (what Spur does)" \
+	sh -c "scontrol show config | grep -q '^EnforcePartLimits *= NO\$'"
+
 # --- --test-only (real Slurm's words: sbatch and srun say when and where, submit nothing)
 before=$(squeue -h -t all -o %i | wc -l)
 sbatch --test-only -n2 --wrap true 2>to.err
