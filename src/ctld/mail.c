@@ -126,7 +126,7 @@ static char **mail_env(struct ctld *c, const struct ctld_job *cj, const struct s
 		v[i++] = spur_asprintf("SLURM_JOB_QUEUED_TIME=%s", t);
 	} else {
 		v[i++] = spur_asprintf("SLURM_JOB_DERIVED_EC=0");
-		v[i++] = spur_asprintf("SLURM_JOB_EXIT_CODE=%d", cj->exit_code << 8);
+		v[i++] = spur_asprintf("SLURM_JOB_EXIT_CODE=%d", cj->exit_code * 256);
 		v[i++] = spur_asprintf("SLURM_JOB_EXIT_CODE2=%d:0", cj->exit_code);
 		v[i++] = spur_asprintf("SLURM_JOB_EXIT_CODE_MAX=%d", cj->exit_code);
 		elapsed(cj->start && cj->end > cj->start ? cj->end - cj->start : 0, t, sizeof(t));
