@@ -18,7 +18,8 @@ start_ctld
 start_agents 1
 check "the node registers" wait_until 20 nodes_idle 1
 chmod 755 "$T" # slurm.conf readable by a user
-j=$(sbatch --parsable --exclusive -t 1 -o "$T/tick.out" --wrap 'while :; do date +%s%N; sleep 0.1; done')
+# (a child that lives as long as the script: listpids always has one to show)
+j=$(sbatch --parsable --exclusive -t 1 -o "$T/tick.out" --wrap 'sleep 600 & while :; do date +%s%N; sleep 0.1; done')
 check "the job runs" wait_until 10 sh -c "[ -s '$T/tick.out' ]"
 scontrol listpids "$j" >pids.out
 check "scontrol listpids: Slurm's header" \
@@ -39,9 +40,11 @@ check "scontrol notify of an unknown job: Slurm's error, exit 1" \
 	sh -c "! scontrol notify 99999 hi 2>n.err && grep -qx 'job notify failure: Invalid job id specified' n.err"
 check "scontrol suspend: exit 0" scontrol suspend "$j"
 check "squeue: S / SUSPENDED" wait_until 5 sh -c "[ \"\$(squeue -h -j $j -o '%t %T')\" = 'S SUSPENDED' ]"
-sleep 0.5 # (a stopped job's output: nothing to wait for but time)
-n1=$(wc -l <"$T/tick.out"); sleep 1; n2=$(wc -l <"$T/tick.out")
-check "its processes are stopped (no output for a second)" test "$n1" = "$n2"
+# a stopped job's output: nothing to wait for but time (a second with no
+# new line, within 10 s of the suspend reaching its node)
+still() { local a b; a=$(wc -l <"$T/tick.out"); sleep 1; b=$(wc -l <"$T/tick.out"); [ "$a" = "$b" ]; }
+check "its processes are stopped (no output for a second)" wait_until 10 still
+n2=$(wc -l <"$T/tick.out")
 check "scontrol show job: JobState=SUSPENDED, SuspendTime and SecsPreSuspend" \
 	sh -c "scontrol show job $j | grep -q 'JobState=SUSPENDED Reason=None' && scontrol show job $j | grep -q 'SuspendTime=20.* SecsPreSuspend='"
 w=$(sbatch --parsable --exclusive -o /dev/null --wrap true)
