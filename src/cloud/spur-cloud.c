@@ -442,6 +442,9 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	meter_loop(conninfo, (unsigned)meter_s);
 	spur_info("stopping");
+	/* a terminal or proxy thread still ending uses the daemon's connections */
+	if (cloud_threads_wait(10))
+		spur_warn("stopping with connections still open");
 	MHD_stop_daemon(d);
 	rc = 0;
 out:

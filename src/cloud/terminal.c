@@ -31,6 +31,37 @@
 static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 static long long open_jobs[256];
 static size_t nopen;
+static int live; /* bridge threads (terminals, tunnels, proxied WebSockets) running */
+
+void cloud_thread_begin(void)
+{
+	pthread_mutex_lock(&open_lock);
+	live++;
+	pthread_mutex_unlock(&open_lock);
+}
+
+void cloud_thread_end(void)
+{
+	pthread_mutex_lock(&open_lock);
+	live--;
+	pthread_mutex_unlock(&open_lock);
+}
+
+int cloud_threads_wait(int secs)
+{
+	struct timespec ts = { 0, 50 * 1000000 };
+	int n = 0;
+
+	for (int i = 0; i <= secs * 20; i++) {
+		pthread_mutex_lock(&open_lock);
+		n = live;
+		pthread_mutex_unlock(&open_lock);
+		if (!n)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	return n;
+}
 
 void cloud_term_mark(long long job, bool open)
 {
@@ -246,6 +277,7 @@ static void *run(void *arg)
 	send_frame(t->sock, WS_CLOSE, "\x03\xe8", 2); /* 1000: normal closure */
 	MHD_upgrade_action(t->urh, MHD_UPGRADE_ACTION_CLOSE);
 	free(t);
+	cloud_thread_end();
 	return NULL;
 }
 
@@ -268,7 +300,9 @@ static void start(long long job, int tunnel, const char *extra, size_t nextra,
 	t->nin = nextra;
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	cloud_thread_begin();
 	if (pthread_create(&th, &at, run, t)) {
+		cloud_thread_end();
 		if (tunnel >= 0)
 			close(tunnel);
 		free(t);

@@ -32,4 +32,12 @@ void cloud_term_mark(long long job, bool open);
 /* The jobs with a terminal open now, into jobs (at most max): how many. */
 size_t cloud_term_open(long long *jobs, size_t max);
 
+/* The bridge threads (terminals, SSH tunnels, proxied WebSockets) use the
+ * HTTP daemon's upgraded connections: each is counted while it runs, and
+ * the daemon stops only once they have ended (at most secs seconds; the
+ * count still running is returned). */
+void cloud_thread_begin(void);
+void cloud_thread_end(void);
+int cloud_threads_wait(int secs);
+
 #endif

@@ -191,6 +191,7 @@ static void *run(void *arg)
 	free(w->first_up);
 	free(w->first_down);
 	free(w);
+	cloud_thread_end();
 	return NULL;
 }
 
@@ -209,10 +210,12 @@ void cloud_wsp_start(int upstream, char *up_extra, size_t up_n, const char *extr
 				   .first_down = up_extra, .n_down = up_n };
 		pthread_attr_init(&at);
 		pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+		cloud_thread_begin();
 		if (!pthread_create(&th, &at, run, w)) {
 			pthread_attr_destroy(&at);
 			return;
 		}
+		cloud_thread_end();
 		pthread_attr_destroy(&at);
 		free(w->first_up);
 	}
