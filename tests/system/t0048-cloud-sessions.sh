@@ -56,10 +56,13 @@ check "... its job is cancelled" wait_until 15 bash -c "[ -z \"\$(squeue -h -j $
 check "... and the session ended cancelled" wait_until 15 bash -c "curl -s http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions/$s1 -H 'Authorization: Bearer $ann' | grep -q '\"state\":\"ended\",\"outcome\":\"cancelled\"'"
 check "the queued one then runs" wait_until 15 bash -c "curl -s http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions/$s2 -H 'Authorization: Bearer $ann' | grep -q '\"state\":\"running\"'"
 # the web terminal: a WebSocket to a shell that srun starts inside the job
+# (the resize travels through srun to the node's PTY: the shell waits up to
+# 3 s for it before it prints the size)
 WS="$(dirname "$0")/ws_client.py"
 job2=$(psql_q "SELECT job_id FROM sessions WHERE id = $s2")
 python3 "$WS" "$CPORT" "/v1/orgs/alpha/sessions/$s2/terminal" "$ann" \
-	'stty size; echo spur-$((6*7)) in $SLURM_JOB_ID\n' "spur-42 in $job2" >"$T/term.out" 2>&1
+	'for i in 1 2 3 4 5 6 7 8 9 10; do [ "$(stty size)" = "30 100" ] && break; sleep 0.3; done; stty size; echo spur-$((6*7)) in $SLURM_JOB_ID\n' \
+	"spur-42 in $job2" >"$T/term.out" 2>&1
 check "ann's terminal into her running session: a shell inside its job (101, echo)" \
 	grep -q "spur-42 in $job2" "$T/term.out"
 check "... a TTY, resized by the terminal's message (30 rows, 100 columns)" grep -q '30 100' "$T/term.out"
