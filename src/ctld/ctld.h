@@ -296,6 +296,8 @@ int ctld_apply_suspend(struct ctld *c, json_t *op, bool replay, struct spur_erro
 struct spur_gres_list;
 int ctld_job_spec(const json_t *j, uint32_t id, struct sched_job_spec *sp,
 		  struct spur_gres_list *g, struct spur_error *err);
+/* A running job's limit (0: none) to the agents of its nodes. */
+void ctld_limit_nodes(struct ctld *c, uint32_t id, const struct sched_job_info *info);
 /* "SUSPENDED" for a suspended job, else the core's state name. */
 const char *ctld_state_name(const struct sched_job_info *info);
 /* A step's shares of its job on its nn nodes (sel: allocation indexes,

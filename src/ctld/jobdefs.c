@@ -3,6 +3,7 @@
 #include "jobdefs.h"
 
 #include "common/gres.h"
+#include "common/jobfmt.h"
 #include "common/wire.h"
 
 #include <stdbool.h>
@@ -48,18 +49,6 @@ static uint64_t pick(uint64_t part, uint64_t cluster)
 static const char *const rlimit_names[] = { "AS",     "CORE",  "CPU", "DATA", "FSIZE",
 					    "MEMLOCK", "NOFILE", "NPROC", "RSS", "STACK" };
 
-static bool in_list(const char *list, const char *name)
-{
-	for (const char *p = list; p && *p;) {
-		size_t l = strcspn(p, ",");
-
-		if (l == strlen(name) && !strncasecmp(p, name, l))
-			return true;
-		p += l + (p[l] == ',');
-	}
-	return false;
-}
-
 bool ctld_rlimit_list_ok(const char *list)
 {
 	for (const char *p = list; p && *p;) {
@@ -88,8 +77,9 @@ json_t *ctld_job_rlimits(const struct spur_conf *cf, const json_t *req)
 	for (size_t i = 0; i < sizeof(rlimit_names) / sizeof(rlimit_names[0]); i++) {
 		const json_t *v = json_object_get(have, rlimit_names[i]);
 
-		if (!json_is_integer(v) || in_list(want, "NONE") || in_list(except, rlimit_names[i]) ||
-		    !(in_list(want, "ALL") || in_list(want, rlimit_names[i])))
+		if (!json_is_integer(v) || spur_jobfmt_in_list(want, "NONE") ||
+		    (except && spur_jobfmt_in_list(except, rlimit_names[i])) ||
+		    !(spur_jobfmt_in_list(want, "ALL") || spur_jobfmt_in_list(want, rlimit_names[i])))
 			continue;
 		json_object_set(out, rlimit_names[i], (json_t *)v);
 	}

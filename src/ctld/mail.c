@@ -9,6 +9,7 @@
 
 #include "common/alloc.h"
 #include "common/hostlist.h"
+#include "common/jobfmt.h"
 #include "common/jobspec.h"
 #include "common/log.h"
 #include "common/timefmt.h"
@@ -31,14 +32,7 @@ static const char *flag_of(const char *what)
 
 static bool wants(const char *types, const char *flag)
 {
-	for (const char *p = types; p && *p;) {
-		size_t l = strcspn(p, ",");
-
-		if ((l == strlen(flag) && !strncasecmp(p, flag, l)) || (l == 3 && !strncasecmp(p, "ALL", 3)))
-			return true;
-		p += l + (p[l] == ',');
-	}
-	return false;
+	return types && (spur_jobfmt_in_list(types, flag) || spur_jobfmt_in_list(types, "ALL"));
 }
 
 /* Slurm's secs2time_str: [D-]HH:MM:SS. */

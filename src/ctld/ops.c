@@ -931,7 +931,7 @@ void ctld_stop_job(struct ctld *c, uint32_t id, const char *cause)
 /* A running job's new time limit to the agents of its nodes (the batch
  * host's supervisor holds it); an agent not connected gets none (it is
  * not there to enforce one). */
-static void limit_nodes(struct ctld *c, uint32_t id, const struct sched_job_info *info)
+void ctld_limit_nodes(struct ctld *c, uint32_t id, const struct sched_job_info *info)
 {
 	for (size_t n = 0; n < info->nalloc; n++)
 		if (c->agents[info->alloc[n].node])
@@ -1019,7 +1019,7 @@ static int apply_update_event(struct ctld *c, struct ctld_job *cj, json_t *op, c
 		ctld_acct_record(c, id);
 	if (!spur_json_bool(op, "array", 0) && json_object_get(set, "time_limit") &&
 	    !sched_job_info(c->sched, id, &info) && info.state == SCHED_JOB_RUNNING)
-		limit_nodes(c, id, &info);
+		ctld_limit_nodes(c, id, &info);
 	return 0;
 }
 

@@ -17,19 +17,6 @@ const char *ctld_state_name(const struct sched_job_info *info)
 								    : sched_job_state_name(info->state);
 }
 
-/* The job's limit to the agents of its nodes (0: none), as scontrol
- * update TimeLimit sends it. */
-static void send_limit(struct ctld *c, uint32_t id, const struct sched_job_info *info)
-{
-	json_int_t lim = info->end_time == SCHED_INFINITE ? 0 : info->end_time - info->start_time;
-
-	for (size_t n = 0; n < info->nalloc; n++)
-		if (c->agents[info->alloc[n].node])
-			ctld_conn_send(c->agents[info->alloc[n].node],
-				       json_pack("{s:s,s:i,s:I}", "type", "limit", "job_id", (int)id,
-						 "time_limit", lim));
-}
-
 int ctld_apply_suspend(struct ctld *c, json_t *op, bool replay, struct spur_error *err)
 {
 	uint32_t id = (uint32_t)spur_json_int(op, "id", 0);
@@ -52,11 +39,11 @@ int ctld_apply_suspend(struct ctld *c, json_t *op, bool replay, struct spur_erro
 	if (replay || sched_job_info(c->sched, id, &info))
 		return 0;
 	if (stop) {
-		send_limit(c, id, &info); /* none while it stands still */
+		ctld_limit_nodes(c, id, &info); /* none while it stands still */
 		ctld_signal_job(c, id, SIGSTOP);
 	} else {
 		ctld_signal_job(c, id, SIGCONT);
-		send_limit(c, id, &info);
+		ctld_limit_nodes(c, id, &info);
 	}
 	spur_info("job %u %s", id, stop ? "suspended" : "resumed");
 	return 0;
