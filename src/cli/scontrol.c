@@ -473,6 +473,123 @@ static int delete_resv(const char *prog, const char *name)
 	return 0;
 }
 
+/* Is word the first letters of full (at least min of them)? */
+static bool abbrev(const char *word, const char *full, size_t min)
+{
+	size_t len = strlen(word);
+
+	return len >= min && len <= strlen(full) && !strncasecmp(word, full, len);
+}
+
+/* Does argument a name the entity full (Slurm's "tag" test: at least
+ * three letters of it, before any '=')? */
+static bool entity_is(const char *a, const char *full)
+{
+	size_t len = strcspn(a, "=");
+
+	return len >= 3 && len <= strlen(full) && !strncasecmp(a, full, len);
+}
+
+/* scontrol create PartitionName=NAME [Key=Value ...]: the keys as a
+ * slurm.conf line (values with blanks quoted), read by the controller. */
+static int create_part(const char *prog, int argc, char **argv)
+{
+	struct spur_error err;
+	char *line = NULL;
+	json_t *reply;
+
+	for (int i = 0; i < argc; i++) {
+		const char *eq = strchr(argv[i], '=');
+		bool quote = eq && strpbrk(eq + 1, " \t#");
+		/* Slurm's short forms of the name's key ("partition=") */
+		bool pn = eq && entity_is(argv[i], "PartitionName");
+		char *next = spur_asprintf("%s%s%.*s%s%s%s%s", line ? line : "", line ? " " : "",
+					   pn ? 0 : eq ? (int)(eq - argv[i] + 1) : (int)strlen(argv[i]),
+					   argv[i], pn ? "PartitionName=" : "", quote ? "\"" : "",
+					   eq ? eq + 1 : "", quote ? "\"" : "");
+
+		spur_free(line);
+		if (!(line = next)) {
+			cli_error(prog, "out of memory");
+			return 1;
+		}
+		if (!eq) {
+			cli_error(prog, "Invalid input: %s", argv[i]);
+			spur_free(line);
+			return 1;
+		}
+	}
+	reply = cli_call(json_pack("{s:s,s:s}", "type", "part_create", "line", line), &err);
+	spur_free(line);
+	if (reply) {
+		json_decref(reply);
+		return 0;
+	}
+	if (!strncmp(err.msg, "Update of this parameter is not supported", 41)) {
+		cli_error(prog, "%s\n", err.msg);
+		cli_error(prog, "Request aborted");
+	} else {
+		fprintf(stderr, "Error creating the partition: %s\n", err.msg);
+	}
+	return 1;
+}
+
+/* scontrol create ENTITY...: a partition or a reservation, named anywhere
+ * in the arguments as Slurm finds it. */
+static int create_verb(const char *prog, int argc, char **argv)
+{
+	if (argc < 1) {
+		fprintf(stderr, "too few arguments for create keyword\n");
+		return 1;
+	}
+	for (int i = 0; i < argc; i++) {
+		if (entity_is(argv[i], "ReservationName"))
+			return strchr(argv[0], '=') ? create_resv(prog, argc, argv)
+						    : create_resv(prog, argc - 1, argv + 1);
+		if (entity_is(argv[i], "PartitionName"))
+			return create_part(prog, argc, argv);
+		if (entity_is(argv[i], "NodeName")) {
+			cli_error(prog, "create NodeName: dynamic nodes are not supported by Spur");
+			return 1;
+		}
+	}
+	cli_error(prog, "Invalid creation entity: %s", argv[0]);
+	return 1;
+}
+
+/* scontrol delete ENTITY=NAME (or ENTITY NAME): a partition or a
+ * reservation, with Slurm's messages. */
+static int delete_verb(const char *prog, int argc, char **argv)
+{
+	const char *eq, *name;
+	struct spur_error err;
+	json_t *reply;
+
+	if (argc < 1) {
+		fprintf(stderr, "too few arguments for delete keyword\n");
+		return 1;
+	}
+	eq = strchr(argv[0], '=');
+	name = eq ? eq + 1 : argc > 1 ? argv[1] : "";
+	if (entity_is(argv[0], "ReservationName"))
+		return delete_resv(prog, name);
+	if (entity_is(argv[0], "NodeName")) {
+		cli_error(prog, "delete NodeName: dynamic nodes are not supported by Spur");
+		return 1;
+	}
+	if (!entity_is(argv[0], "PartitionName")) {
+		fprintf(stderr, "Invalid deletion entity: %s\n", argv[0]);
+		return 1;
+	}
+	reply = cli_call(json_pack("{s:s,s:s}", "type", "part_delete", "name", name), &err);
+	if (reply) {
+		json_decref(reply);
+		return 0;
+	}
+	fprintf(stderr, "delete_partition %s: %s\n", argv[0], err.msg);
+	return 1;
+}
+
 /* Is name this host (its name, or a loopback address)? */
 static bool this_host(const char *name, const char *host)
 {
@@ -789,7 +906,7 @@ static int show_partitions(const char *prog, const char *which)
 	nodes = json_object_get(reply, "nodes");
 	json_array_foreach(json_object_get(reply, "partitions"), i, p) {
 		struct spur_hostlist *hl;
-		char *names, maxt[32], deft[32], maxn[32];
+		char *names, maxt[32], deft[32], maxn[32], memstr[32];
 		int64_t mem = 0, mn = spur_json_int(p, "max_nodes", 0);
 		int64_t cpus = 0, mt = spur_json_int(p, "max_time", -1), dt = spur_json_int(p, "default_time", -1);
 		size_t k;
@@ -817,7 +934,9 @@ static int show_partitions(const char *prog, const char *which)
 			snprintf(maxt, sizeof(maxt), "UNLIMITED");
 		else
 			spur_duration_format_hms(mt, maxt, sizeof(maxt));
-		if (dt < 0 || dt >= INT64_MAX / 2 || dt == mt)
+		if (spur_json_bool(p, "default_unlimited", 0))
+			snprintf(deft, sizeof(deft), "UNLIMITED");
+		else if (dt < 0 || dt >= INT64_MAX / 2 || dt == mt)
 			snprintf(deft, sizeof(deft), "NONE");
 		else
 			spur_duration_format_hms(dt, deft, sizeof(deft));
@@ -828,8 +947,9 @@ static int show_partitions(const char *prog, const char *which)
 		fprintf(out, "   DefaultTime=%s DisableRootJobs=NO ExclusiveUser=%s GraceTime=0 "
 			     "Hidden=%s\n", deft, spur_json_bool(p, "exclusive_user", 0) ? "YES" : "NO",
 			spur_json_bool(p, "hidden", 0) ? "YES" : "NO");
-		fprintf(out, "   MaxNodes=%s MaxTime=%s MinNodes=0 LLN=NO MaxCPUsPerNode=UNLIMITED\n",
-			maxn, maxt);
+		fprintf(out, "   MaxNodes=%s MaxTime=%s MinNodes=%" JSON_INTEGER_FORMAT
+			     " LLN=NO MaxCPUsPerNode=UNLIMITED\n",
+			maxn, maxt, (json_int_t)spur_json_int(p, "min_nodes", 0));
 		fprintf(out, "   Nodes=%s\n", names && *names ? names : "(null)");
 		fprintf(out, "   PriorityJobFactor=%" JSON_INTEGER_FORMAT " PriorityTier=%"
 			     JSON_INTEGER_FORMAT " RootOnly=%s ReqResv=NO OverSubscribe=%s\n",
@@ -843,8 +963,13 @@ static int show_partitions(const char *prog, const char *which)
 			(long long)cpus,
 			json_array_size(json_object_get(p, "nodes")));
 		print_part_defaults(p);
-		fprintf(out, "   TRES=cpu=%lld,mem=%lldM,node=%zu,billing=%lld\n\n", (long long)cpus,
-			(long long)mem, json_array_size(json_object_get(p, "nodes")), (long long)cpus);
+		spur_mem_format_mb((uint64_t)mem, memstr, sizeof(memstr));
+		if (json_array_size(json_object_get(p, "nodes")))
+			fprintf(out, "   TRES=cpu=%lld,mem=%s,node=%zu,billing=%lld\n\n",
+				(long long)cpus, memstr, json_array_size(json_object_get(p, "nodes")),
+				(long long)cpus);
+		else
+			fprintf(out, "   TRES=(null)\n\n");
 		spur_free(names);
 		spur_hostlist_destroy(hl);
 	}
@@ -1103,14 +1228,18 @@ static int part_key(const char *prog, const char *key, const char *v, json_t *re
 		}
 		json_object_set_new(req, "state", json_string(v));
 	} else if (!strcasecmp(key, "MaxTime") || !strcasecmp(key, "DefaultTime")) {
-		if ((!strcasecmp(v, "NONE") && !strcasecmp(key, "DefaultTime")) || !strcmp(v, "-1"))
-			secs = SPUR_TIME_INFINITE; /* -1: Slurm's INFINITE */
+		bool def = !strcasecmp(key, "DefaultTime");
+
+		if (def && !strcasecmp(v, "NONE"))
+			secs = -1; /* none of its own: MaxTime's */
+		else if (!strcmp(v, "-1")) /* Slurm's INFINITE */
+			secs = def ? -3 : -1;
 		else if (spur_duration_parse(v, &secs, &err)) {
 			cli_error(prog, "Invalid input: %s=%s", key, v);
 			return 1;
-		}
-		json_object_set_new(req, strcasecmp(key, "MaxTime") ? "default_time" : "max_time",
-				    json_integer(secs < 0 ? -1 : secs));
+		} else if (secs < 0) /* UNLIMITED, INFINITE */
+			secs = def ? -3 : -1;
+		json_object_set_new(req, def ? "default_time" : "max_time", json_integer(secs));
 	} else if (!strcasecmp(key, "MaxNodes")) {
 		char *end;
 		long n = strcasecmp(v, "UNLIMITED") && strcasecmp(v, "INFINITE") ? strtol(v, &end, 10)
@@ -1500,16 +1629,10 @@ static int scontrol_verb(const char *prog, int argc, char **argv)
 		return update_part(prog, argc - 1, argv + 1);
 	if (!strcasecmp(argv[0], "update"))
 		return update_job(prog, argc - 1, argv + 1);
-	if (!strcasecmp(argv[0], "create") && argc > 1 &&
-	    (!strcasecmp(argv[1], "reservation") || !strcasecmp(argv[1], "res")))
-		return create_resv(prog, argc - 2, argv + 2);
-	if (!strcasecmp(argv[0], "delete") && argc > 1) {
-		/* delete reservation NAME, or delete ReservationName=NAME */
-		if ((!strcasecmp(argv[1], "reservation") || !strcasecmp(argv[1], "res")) && argc > 2)
-			return delete_resv(prog, argv[2]);
-		if (!strncasecmp(argv[1], "ReservationName=", 16))
-			return delete_resv(prog, argv[1]);
-	}
+	if (!strcasecmp(argv[0], "create"))
+		return create_verb(prog, argc - 1, argv + 1);
+	if (!strcasecmp(argv[0], "delete"))
+		return delete_verb(prog, argc - 1, argv + 1);
 	if (strcasecmp(argv[0], "show")) {
 		cli_error(prog, "'%s' is not supported yet (show, ping, token, hold, uhold, release, "
 				"requeue, requeuehold, update, create, delete, reconfigure, suspend, "
@@ -1526,28 +1649,30 @@ static int scontrol_verb(const char *prog, int argc, char **argv)
 		cli_error(prog, "too many arguments after 'show %s'", what);
 		return 1;
 	}
-	if (!strcasecmp(what, "hostnames"))
-		return show_hostnames(prog, argc > 2 ? argv[2] : NULL);
-	if (!strcasecmp(what, "hostlist"))
-		return show_hostlist(prog, argc > 2 ? argv[2] : NULL, 0);
-	if (!strcasecmp(what, "hostlistsorted"))
-		return show_hostlist(prog, argc > 2 ? argv[2] : NULL, 1);
-	if (!strcasecmp(what, "job") || !strcasecmp(what, "jobs") || !strcasecmp(what, "jobid"))
-		return show_job(prog, argc > 2 ? argv[2] : NULL);
-	if (!strcasecmp(what, "config"))
+	/* Slurm's entities, each also by its first letters (at least min), in
+	 * the order Slurm tries them */
+	if (abbrev(what, "config", 1))
 		return show_config(prog);
-	if (!strcasecmp(what, "daemons"))
+	if (abbrev(what, "daemons", 1))
 		return show_daemons(prog);
-	if (!strcasecmp(what, "step") || !strcasecmp(what, "steps"))
-		return show_step(prog, argc > 2 ? argv[2] : NULL);
-	if (!strncasecmp(what, "reservation", 3))
-		return show_resv(prog, argc > 2 ? argv[2] : NULL);
-	if (!strncasecmp(what, "licenses", 3))
+	if (abbrev(what, "hostnames", 5))
+		return show_hostnames(prog, argc > 2 ? argv[2] : NULL);
+	if (abbrev(what, "hostlist", 5))
+		return show_hostlist(prog, argc > 2 ? argv[2] : NULL, 0);
+	if (abbrev(what, "hostlistsorted", 9))
+		return show_hostlist(prog, argc > 2 ? argv[2] : NULL, 1);
+	if (abbrev(what, "jobs", 1) || !strcasecmp(what, "jobid"))
+		return show_job(prog, argc > 2 ? argv[2] : NULL);
+	if (abbrev(what, "licenses", 2))
 		return show_licenses(prog, argc > 2 ? argv[2] : NULL);
-	if (!strcasecmp(what, "node") || !strcasecmp(what, "nodes"))
+	if (abbrev(what, "nodes", 1))
 		return show_nodes(prog, argc > 2 ? argv[2] : NULL);
-	if (!strcasecmp(what, "partition") || !strcasecmp(what, "partitions"))
+	if (abbrev(what, "partitions", 2))
 		return show_partitions(prog, argc > 2 ? argv[2] : NULL);
+	if (abbrev(what, "reservations", 1) || abbrev(what, "reservationname", 12))
+		return show_resv(prog, argc > 2 ? argv[2] : NULL);
+	if (abbrev(what, "steps", 2))
+		return show_step(prog, argc > 2 ? argv[2] : NULL);
 	cli_error(prog, "'show %s' is not supported yet (show job, step, node, partition, "
 			"reservation, licenses, config and the hostlist verbs are)",
 		  what);

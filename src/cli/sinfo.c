@@ -106,7 +106,7 @@ static void print_default(const json_t *nodes, const json_t *parts, bool header)
 			spur_hostlist_destroy(hl);
 		}
 		if (!json_array_size(idx))
-			printf("%-9.9s %5s %10s %6d %6s %s\n", name, "up", lim, 0, "n/a", "");
+			printf("%-9.9s %5s %10s %6d %6s %s\n", name, part_avail(pt), lim, 0, "n/a", "");
 	}
 }
 
@@ -154,6 +154,101 @@ static void print_nodes(const json_t *nodes, const json_t *parts, bool header, b
 
 /* One format field: its text for node n of partition pt (the list fields
  * %N %n %D are filled in per group). */
+/* A partition's own field: 0 when code is not one. */
+static bool part_field(char code, const json_t *pt, char *buf, size_t len)
+{
+	int64_t dt = spur_json_int(pt, "default_time", -1), mn = spur_json_int(pt, "max_nodes", 0);
+	const char *ov = spur_json_str(pt, "oversubscribe", "NO");
+
+	switch (code) {
+	case 'L': /* DefaultTime: n/a when it has none of its own */
+		if (spur_json_bool(pt, "default_unlimited", 0))
+			snprintf(buf, len, "infinite");
+		else if (dt < 0 || dt == spur_json_int(pt, "max_time", -1))
+			snprintf(buf, len, "n/a");
+		else
+			limit_text(dt, buf, len);
+		return true;
+	case 'h':
+		snprintf(buf, len, "%s", ov);
+		for (char *c = buf; *c; c++)
+			*c = (char)toupper((unsigned char)*c);
+		return true;
+	case 'g':
+		snprintf(buf, len, "%s", spur_json_str(pt, "allow_groups", "all"));
+		return true;
+	case 'I':
+		snprintf(buf, len, "%d", (int)spur_json_int(pt, "job_factor", 1));
+		return true;
+	case 'p':
+		snprintf(buf, len, "%d", (int)spur_json_int(pt, "tier", 1));
+		return true;
+	case 'M':
+		snprintf(buf, len, "%s", spur_json_str(pt, "preempt_mode", "OFF"));
+		return true;
+	case 'r':
+		snprintf(buf, len, "%s", spur_json_bool(pt, "root_only", 0) ? "yes" : "no");
+		return true;
+	case 's': { /* job size: MinNodes (at least 1)-MaxNodes */
+		int lo = (int)spur_json_int(pt, "min_nodes", 1);
+
+		if (mn > 0)
+			snprintf(buf, len, "%d-%d", lo > 1 ? lo : 1, (int)mn);
+		else
+			snprintf(buf, len, "%d-infinite", lo > 1 ? lo : 1);
+		return true;
+	}
+	case 'S':
+		snprintf(buf, len, "all");
+		return true;
+	case 'B':
+		snprintf(buf, len, "UNLIMITED");
+		return true;
+	}
+	return false;
+}
+
+/* A node's own field (sinfo -o codes and -O names without a code:
+ * '#' AllocMem): 0 when code is not one. */
+static bool node_field(char code, const json_t *n, char *buf, size_t len)
+{
+	static const struct {
+		char code;
+		const char *key;
+	} ints[] = { { 'X', "sockets" },  { 'Y', "cores_per_socket" }, { 'Z', "threads_per_core" },
+		     { 'w', "weight" },	  { 'd', "tmp_disk" },	       { '#', "alloc_memory" } };
+
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+		if (ints[i].code == code) {
+			snprintf(buf, len, "%" JSON_INTEGER_FORMAT,
+				 (json_int_t)spur_json_int(n, ints[i].key, 0));
+			return true;
+		}
+	switch (code) {
+	case 'o':
+		snprintf(buf, len, "%s", spur_json_str(n, "addr", ""));
+		return true;
+	case 'v':
+		snprintf(buf, len, "22.05.8");
+		return true;
+	case 'u':
+	case 'U':
+		snprintf(buf, len, "%s", *spur_json_str(n, "reason", "") ?
+						 spur_json_str(n, "reason_user", "root") : "Unknown");
+		return true;
+	case 'H': {
+		time_t t = (time_t)spur_json_int(n, "reason_time", 0);
+		struct tm tm;
+
+		snprintf(buf, len, "Unknown");
+		if (t && *spur_json_str(n, "reason", "") && localtime_r(&t, &tm))
+			strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+		return true;
+	}
+	}
+	return false;
+}
+
 static bool field_text(char code, const json_t *nodes, const json_t *n, size_t ni,
 		       const json_t *pt, bool is_def, char *buf, size_t len)
 {
@@ -207,16 +302,15 @@ static bool field_text(char code, const json_t *nodes, const json_t *n, size_t n
 			 *spur_json_str(n, "reason", "") ? spur_json_str(n, "reason", "") : "none");
 		return true;
 	case 'z':
-		snprintf(buf, len, "1:1:1");
-		return true;
-	case 'w':
-		snprintf(buf, len, "1");
+		snprintf(buf, len, "%d:%d:%d", (int)spur_json_int(n, "sockets", 1),
+			 (int)spur_json_int(n, "cores_per_socket", 1),
+			 (int)spur_json_int(n, "threads_per_core", 1));
 		return true;
 	case 'O':
 		snprintf(buf, len, "N/A");
 		return true;
 	}
-	return false;
+	return part_field(code, pt, buf, len) || node_field(code, n, buf, len);
 }
 
 /* sinfo -R: the nodes out of service and why, nodes with the same reason
@@ -305,6 +399,48 @@ static const char *field_header(char code)
 		return "WEIGHT";
 	case 'O':
 		return "CPU_LOAD";
+	case 'L':
+		return "DEFAULTTIME";
+	case 'h':
+		return "OVERSUBSCRIBE";
+	case 'g':
+		return "GROUPS";
+	case 'I':
+		return "PRIO_JOB_FACTOR";
+	case 'p':
+		return "PRIO_TIER";
+	case 'M':
+		return "PREEMPT_MODE";
+	case 'r':
+		return "ROOT";
+	case 's':
+		return "JOB_SIZE";
+	case 'S':
+		return "ALLOCNODES";
+	case 'B':
+		return "MAX_CPUS_PER_NODE";
+	case 'X':
+		return "SOCKETS";
+	case 'Y':
+		return "CORES";
+	case 'Z':
+		return "THREADS";
+	case 'd':
+		return "TMP_DISK";
+	case '#':
+		return "ALLOCMEM";
+	case 'o':
+		return "NODE_ADDR";
+	case 'v':
+		return "VERSION";
+	case 'u':
+		return "USER";
+	case 'U':
+		return "USER";
+	case 'H':
+		return "TIMESTAMP";
+	case 'A':
+		return "NODES(A/I)";
 	}
 	return NULL;
 }
@@ -395,6 +531,11 @@ static const char *text_of(void *arg, char code)
 		snprintf(x->scratch, sizeof(x->scratch), "%zu", g->count);
 		return x->scratch;
 	}
+	if (code == 'A') {
+		snprintf(x->scratch, sizeof(x->scratch), "%lld/%lld", (long long)g->node[0],
+			 (long long)g->node[1]);
+		return x->scratch;
+	}
 	if (code == 'C' || code == 'F') {
 		const int64_t *v = code == 'C' ? g->cpu : g->node;
 
@@ -419,6 +560,36 @@ static void collect_code(void *arg, char code, const char *text)
 		codes[n] = code, codes[n + 1] = '\0';
 }
 
+/* The row of a partition of no nodes, as Slurm's: its own fields, "n/a"
+ * for the state, zeros and "(null)" for the nodes'. */
+static void empty_row(struct group *g, const char *codes, const json_t *pt)
+{
+	memset(g, 0, sizeof(*g));
+	snprintf(g->key, sizeof(g->key), "(empty %s)", spur_json_str(pt, "name", ""));
+	g->hl = spur_hostlist_create();
+	for (size_t c = 0; codes[c] && g->nf < 24; c++) {
+		char *buf = g->fields[g->nf];
+		size_t len = sizeof(g->fields[0]);
+
+		g->codes[g->nf++] = codes[c];
+		if (strchr("PRal", codes[c]))
+			field_text(codes[c], NULL, NULL, 0, pt, spur_json_bool(pt, "default", 0), buf,
+				   len);
+		else if (strchr("tT", codes[c]))
+			snprintf(buf, len, "n/a");
+		else if (strchr("Gfb", codes[c]))
+			snprintf(buf, len, "(null)");
+		else if (codes[c] == 'E')
+			snprintf(buf, len, "none");
+		else if (codes[c] == 'z')
+			snprintf(buf, len, "0:0:0");
+		else if (codes[c] == 'O')
+			snprintf(buf, len, "0.00");
+		else
+			snprintf(buf, len, "0");
+	}
+}
+
 /* sinfo -o: lines grouped by the values shown (per node with -N or %n). */
 static int print_format(const char *prog, const char *fmt, const json_t *nodes,
 			const json_t *parts, bool header, bool per_node)
@@ -434,7 +605,7 @@ static int print_format(const char *prog, const char *fmt, const json_t *nodes,
 		return 1;
 	}
 	per_node |= strchr(codes, 'n') != NULL;
-	cap = json_array_size(nodes) * (json_array_size(parts) + 1) + 1;
+	cap = (json_array_size(nodes) + 1) * (json_array_size(parts) + 1) + 1;
 	groups = calloc(cap, sizeof(*groups));
 	if (!groups)
 		return 1;
@@ -450,8 +621,7 @@ static int print_format(const char *prog, const char *fmt, const json_t *nodes,
 			size_t o = 0;
 
 			for (size_t c = 0; codes[c]; c++) {
-				if (codes[c] == 'N' || codes[c] == 'n' || codes[c] == 'D' ||
-				    codes[c] == 'C' || codes[c] == 'F')
+				if (strchr("NnDCFA", codes[c]))
 					continue; /* the row's, not the node's */
 				field_text(codes[c], nodes, n, idx, pt,
 					   spur_json_bool(pt, "default", 0), cur.fields[cur.nf],
@@ -477,6 +647,8 @@ static int print_format(const char *prog, const char *fmt, const json_t *nodes,
 			groups[gi].count++;
 			group_add(&groups[gi], n);
 		}
+		if (!json_array_size(json_object_get(pt, "nodes")) && !per_node)
+			empty_row(&groups[ng++], codes, pt);
 	}
 	if (header) {
 		x.header = true;
@@ -542,7 +714,20 @@ static int sinfo_once(const char *prog, const struct sinfo_view *v)
 		return 1;
 	}
 	filter_reply(reply, v);
-	if (v->reasons && !v->fmt)
+	if (v->lng && v->header && !v->fmt) { /* Slurm's: the time first */
+		time_t now = time(NULL);
+		struct tm tm;
+		char when[64];
+
+		localtime_r(&now, &tm);
+		strftime(when, sizeof(when), "%a %b %d %H:%M:%S %Y", &tm);
+		printf("%s\n", when);
+	}
+	if (v->lng && !v->node_mode && !v->fmt && !v->reasons)
+		rc = print_format(prog, "%9P %.5a %.10l %.10s %.4r %.8h %.10g %.6D %.11T %N",
+				  json_object_get(reply, "nodes"), json_object_get(reply, "partitions"),
+				  v->header, false);
+	else if (v->reasons && !v->fmt)
 		rc = print_reasons(prog, json_object_get(reply, "nodes"), v->header);
 	else if (v->fmt)
 		rc = print_format(prog, v->fmt, json_object_get(reply, "nodes"),
@@ -572,7 +757,15 @@ static int long_format(const char *prog, const char *spec, char *fmt, size_t len
 		{ "nodehost", 'n' },	  { "cpus", 'c' },	    { "cpusstate", 'C' },
 		{ "nodeaiot", 'F' },	  { "memory", 'm' },	    { "freemem", 'e' },
 		{ "gres", 'G' },	  { "features", 'f' },	    { "features_act", 'b' },
-		{ "reason", 'E' },	  { "weight", 'w' },	    { "sockets", 'z' },
+		{ "reason", 'E' },	  { "weight", 'w' },	    { "socketcorethread", 'z' },
+		{ "sockets", 'X' },	  { "cores", 'Y' },	    { "threads", 'Z' },
+		{ "defaulttime", 'L' },	  { "oversubscribe", 'h' }, { "groups", 'g' },
+		{ "priorityjobfactor", 'I' }, { "prioritytier", 'p' }, { "preemptmode", 'M' },
+		{ "root", 'r' },	  { "size", 's' },	    { "allocnodes", 'S' },
+		{ "maxcpuspernode", 'B' }, { "disk", 'd' },	    { "allocmem", '#' },
+		{ "nodeaddr", 'o' },	  { "version", 'v' },	    { "user", 'u' },
+		{ "userlong", 'U' },	  { "timestamp", 'H' },	    { "nodeai", 'A' },
+		{ "cpusload", 'O' },
 	};
 	size_t o = 0;
 
@@ -635,7 +828,7 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 	};
 	const char *parts = NULL, *states = NULL;
 	struct spur_hostlist *names = NULL;
-	bool all = false, responding = false;
+	bool all = false, responding = false, fmt_opt = false, all_opt = false, parts_opt = false;
 	int iterate = 0, verbose = 0;
 	bool node_mode = false, lng = false, header = true, json_out = false, reasons = false, yaml_out = false;
 	const char *fmt = NULL;
@@ -657,10 +850,18 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 	fmt = getenv("SINFO_FORMAT") && *getenv("SINFO_FORMAT") ? getenv("SINFO_FORMAT") : NULL;
 	parts = getenv("SINFO_PARTITION") && *getenv("SINFO_PARTITION") ? getenv("SINFO_PARTITION")
 									: NULL;
+	all = getenv("SINFO_ALL") != NULL;
+	if (all && parts) {
+		cli_error(prog, "Conflicting options, SINFO_ALL and SINFO_PARTITION, specified. "
+				"Please choose one or the other.");
+		return 1;
+	}
 	while ((opt = getopt_long(pargc, pargv, "NlhJo:O:Rp:t:n:aeVvsri:", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'p':
+		case 'p': /* over SINFO_ALL */
 			parts = optarg;
+			all = all && all_opt;
+			parts_opt = true;
 			break;
 		case 't':
 			states = optarg;
@@ -672,8 +873,9 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 				return 1;
 			}
 			break;
-		case 'a':
-			all = true;
+		case 'a': /* over SINFO_PARTITION */
+			all = all_opt = true;
+			parts = parts_opt ? parts : NULL;
 			break;
 		case 'e':
 			break; /* Spur's rows are always exact: one per set of values shown */
@@ -700,6 +902,7 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 			return 0;
 		case 'o':
 			fmt = optarg;
+			fmt_opt = true;
 			break;
 		case 'O':
 			if (long_format(prog, optarg, long_fmt, sizeof(long_fmt)))
@@ -734,6 +937,16 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 			fprintf(stderr, "Try \"sinfo --help\" for more information\n");
 			return 1;
 		}
+	}
+	if (fmt_opt && lng) {
+		fprintf(stderr, "%s: fatal: Options -o(--format) and -l(--long) are mutually "
+				"exclusive. Please remove one and retry.\n", prog);
+		return 1;
+	}
+	if (all && parts) {
+		cli_error(prog, "Conflicting options, -a and -p, specified. Please choose one or the "
+				"other.");
+		return 1;
 	}
 	if (verbose)
 		say_options(fmt, iterate, lng, header, node_mode, responding, parts, states,

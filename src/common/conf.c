@@ -959,8 +959,8 @@ static bool part_key_unacted(const struct spur_conf_pair *p)
 {
 	if (!strcasecmp(p->key, "OverSubscribe")) /* NO and EXCLUSIVE are acted on */
 		return strcasecmp(p->value, "NO") && strcasecmp(p->value, "EXCLUSIVE");
-	if (!strcasecmp(p->key, "MinNodes"))
-		return strcmp(p->value, "0") != 0;
+	if (!strcasecmp(p->key, "MinNodes")) /* every job has a node */
+		return strcmp(p->value, "0") && strcmp(p->value, "1");
 	return !strcasecmp(p->key, "QOS");
 }
 
@@ -1018,6 +1018,8 @@ static int part_key(struct loader *ld, struct spur_conf_partition *pt,
 
 		if (spur_duration_parse(p->value, dst, &e))
 			return bad_inner(err, l, p->key, p->value, &e);
+		if (dst == &pt->default_time)
+			pt->default_unlimited = *dst == SPUR_TIME_INFINITE;
 		return 0;
 	}
 	if (!strcasecmp(p->key, "MaxNodes") || !strcasecmp(p->key, "MinNodes")) {
@@ -1031,9 +1033,9 @@ static int part_key(struct loader *ld, struct spur_conf_partition *pt,
 	    !strcasecmp(p->key, "Priority")) {
 		if (parse_u64(p->value, 65533, &u))
 			return bad_value(err, l, p->key, p->value, "expected a number 0-65533");
-		if (!strcasecmp(p->key, "PriorityJobFactor"))
+		if (strcasecmp(p->key, "PriorityTier")) /* Priority= sets both, as Slurm's */
 			pt->priority_job_factor = (uint16_t)u;
-		else
+		if (strcasecmp(p->key, "PriorityJobFactor"))
 			pt->priority_tier = (uint16_t)u;
 		return 0;
 	}
@@ -1845,7 +1847,7 @@ long spur_conf_node_index(const struct spur_conf *c, const char *name)
 const struct spur_conf_partition *spur_conf_partition(const struct spur_conf *c, const char *name)
 {
 	for (size_t i = 0; i < c->nparts; i++)
-		if (!strcmp(c->parts[i].name, name))
+		if (!c->parts[i].deleted && !strcmp(c->parts[i].name, name))
 			return &c->parts[i];
 	return NULL;
 }
@@ -1855,7 +1857,206 @@ const struct spur_conf_partition *spur_conf_default_partition(const struct spur_
 	for (size_t i = 0; i < c->nparts; i++)
 		if (c->parts[i].is_default)
 			return &c->parts[i];
-	return c->nparts ? &c->parts[0] : NULL;
+	for (size_t i = 0; i < c->nparts; i++)
+		if (!c->parts[i].deleted)
+			return &c->parts[i];
+	return NULL;
+}
+
+/* ---------------------------------------------------------------- partitions at run time */
+
+static int part_copy(struct spur_conf_partition *dst, const struct spur_conf_partition *src)
+{
+	char *const *from[] = { &src->name, &src->nodes_expr, &src->allow_accounts,
+				&src->allow_groups, &src->allow_qos, &src->deny_accounts,
+				&src->deny_qos, &src->qos, &src->oversubscribe, &src->preempt_mode };
+	char **to[] = { &dst->name, &dst->nodes_expr, &dst->allow_accounts, &dst->allow_groups,
+			&dst->allow_qos, &dst->deny_accounts, &dst->deny_qos, &dst->qos,
+			&dst->oversubscribe, &dst->preempt_mode };
+
+	*dst = *src;
+	for (size_t i = 0; i < sizeof(to) / sizeof(to[0]); i++)
+		*to[i] = NULL;
+	dst->nodes = spur_malloc((src->nnodes + 1) * sizeof(size_t));
+	if (!dst->nodes)
+		goto oom;
+	memcpy(dst->nodes, src->nodes, src->nnodes * sizeof(size_t));
+	for (size_t i = 0; i < sizeof(to) / sizeof(to[0]); i++)
+		if (*from[i] && !(*to[i] = spur_strdup(*from[i])))
+			goto oom;
+	return 0;
+oom:
+	part_fini(dst);
+	return SPUR_ENOMEM;
+}
+
+struct spur_conf_parts_saved {
+	struct spur_conf_partition *parts;
+	size_t n;
+};
+
+struct spur_conf_parts_saved *spur_conf_partitions_save(const struct spur_conf *c)
+{
+	struct spur_conf_parts_saved *sv = spur_calloc(1, sizeof(*sv));
+
+	if (!sv || !(sv->parts = spur_calloc(c->nparts + 1, sizeof(*sv->parts))))
+		goto fail;
+	for (; sv->n < c->nparts; sv->n++)
+		if (part_copy(&sv->parts[sv->n], &c->parts[sv->n]))
+			goto fail;
+	return sv;
+fail:
+	spur_conf_partitions_free(sv);
+	return NULL;
+}
+
+void spur_conf_partitions_free(struct spur_conf_parts_saved *sv)
+{
+	if (!sv)
+		return;
+	for (size_t i = 0; i < sv->n; i++)
+		part_fini(&sv->parts[i]);
+	spur_free(sv->parts);
+	spur_free(sv);
+}
+
+void spur_conf_partitions_restore(struct spur_conf *c, struct spur_conf_parts_saved *sv)
+{
+	for (size_t i = 0; i < c->nparts; i++)
+		part_fini(&c->parts[i]);
+	spur_free(c->parts);
+	c->parts = sv->parts;
+	c->nparts = c->parts_cap = sv->n;
+	spur_free(sv);
+}
+
+/* The new partition's nodes (hostlists or ALL), each a node of c. */
+static int create_nodes(struct loader *ld, struct spur_conf_partition *pt,
+			const struct spur_conf_line *l, struct spur_error *err)
+{
+	int rc;
+
+	for (size_t i = 0; i < ld->conf->nnodes; i++)
+		if (index_add(&ld->ix, ld->conf, (long)i))
+			return oom(err);
+	if (!pt->nodes_expr) /* Nodes=(null): a partition of no nodes */
+		return (pt->nodes = spur_calloc(1, sizeof(size_t))) ? 0 : oom(err);
+	rc = resolve_nodes(ld, pt->nodes_expr, l, "Nodes", &pt->nodes, &pt->nnodes, true, err);
+	if (rc == SPUR_ENOENT)
+		return spur_error_set(err, SPUR_ENOENT, "Invalid node name specified");
+	return rc;
+}
+
+/* A key of the line that slurm.conf would only warn of, or that Spur does
+ * not act on: the warnings it added (taken back), as a refusal. */
+static int create_refusal(struct spur_conf *c, size_t nw, size_t nu, const struct spur_conf_line *l,
+			  struct spur_error *err)
+{
+	int rc = 0;
+
+	for (size_t i = 1; i < l->n && c->nwarnings > nw && !rc; i++)
+		if (strstr(c->warnings[nw], l->pairs[i].key))
+			rc = spur_error_set(err, SPUR_EINVAL,
+					    "Update of this parameter is not supported: %s=%s",
+					    l->pairs[i].key, l->pairs[i].value);
+	if (!rc && (c->nwarnings > nw || c->nunacted > nu))
+		rc = spur_error_set(err, SPUR_EUNSUPP, "%s",
+				    c->nunacted > nu ? c->unacted[nu] + strlen("scontrol create:1: ")
+						     : c->warnings[nw]);
+	if (rc == SPUR_EUNSUPP && c->nunacted > nu) { /* "K=V: accepted but not acted on" */
+		char *colon = strstr(err->msg, ": accepted");
+
+		if (colon)
+			snprintf(colon, sizeof(err->msg) - (size_t)(colon - err->msg),
+				 ": not supported by Spur");
+	}
+	while (c->nwarnings > nw)
+		spur_free(c->warnings[--c->nwarnings]);
+	while (c->nunacted > nu)
+		spur_free(c->unacted[--c->nunacted]);
+	return rc;
+}
+
+int spur_conf_partition_create(struct spur_conf *c, const char *line, size_t *slot,
+			       struct spur_error *err)
+{
+	struct loader ld = { .conf = c };
+	struct spur_conf_partition pt;
+	const struct spur_conf_line *l;
+	size_t nw = c->nwarnings, nu = c->nunacted, at = c->nparts;
+	const char *name;
+	int rc;
+
+	part_defaults(&pt);
+	pt.min_nodes = 1; /* as Slurm's scontrol create shows it */
+	rc = spur_conf_lex_buf(&ld.doc, "scontrol create", line, strlen(line),
+			       SPUR_CONF_NO_INCLUDE, err);
+	if (rc)
+		goto out;
+	if (ld.doc.n != 1 || strcasecmp((l = &ld.doc.lines[0])->pairs[0].key, "PartitionName")) {
+		rc = spur_error_set(err, SPUR_EINVAL, "Invalid creation entity: %s", line);
+		goto out;
+	}
+	name = l->pairs[0].value;
+	if (!*name || strpbrk(name, ",[] ") || !strcasecmp(name, "DEFAULT") ||
+	    spur_conf_partition(c, name)) {
+		rc = spur_error_set(err, SPUR_EEXIST, "Invalid partition name specified");
+		goto out;
+	}
+	for (size_t i = 1; i < l->n && !rc; i++) {
+		rc = part_key(&ld, &pt, l, &l->pairs[i], err);
+		if (!rc && part_key_unacted(&l->pairs[i]) &&
+		    add_unacted(c, l, l->pairs[i].key, l->pairs[i].value))
+			rc = oom(err);
+	}
+	if (!rc)
+		rc = create_refusal(c, nw, nu, l, err);
+	if (!rc)
+		rc = create_nodes(&ld, &pt, l, err);
+	if (!rc && !(pt.name = spur_strdup(name)))
+		rc = oom(err);
+	for (size_t i = 0; i < c->nparts && !rc; i++)
+		if (c->parts[i].deleted && !strcmp(c->parts[i].name, name))
+			at = i; /* its old slot: the scheduler's index too */
+	if (!rc && at == c->nparts &&
+	    spur_grow((void **)&c->parts, &c->parts_cap, c->nparts + 1, sizeof(pt)))
+		rc = oom(err);
+	if (rc)
+		goto out;
+	pt.origin.file = "(scontrol create)";
+	pt.origin.line = 0;
+	if (pt.is_default)
+		for (size_t i = 0; i < c->nparts; i++)
+			c->parts[i].is_default = false;
+	if (at == c->nparts)
+		c->nparts++;
+	else
+		part_fini(&c->parts[at]);
+	c->parts[at] = pt;
+	*slot = at;
+	part_defaults(&pt); /* now the conf's */
+out:
+	if (rc) {
+		char *p = strstr(err->msg, "scontrol create:1: ");
+
+		if (p)
+			memmove(p, p + 19, strlen(p + 19) + 1);
+	}
+	part_fini(&pt);
+	loader_fini(&ld);
+	return rc;
+}
+
+int spur_conf_partition_delete(struct spur_conf *c, const char *name, struct spur_error *err)
+{
+	struct spur_conf_partition *pt = (struct spur_conf_partition *)spur_conf_partition(c, name);
+
+	if (!pt)
+		return spur_error_set(err, SPUR_ENOENT, "Invalid partition name specified");
+	pt->deleted = true;
+	pt->is_default = false;
+	pt->nnodes = 0;
+	return 0;
 }
 
 /* With no PartitionName line, every node is in partition "batch". */

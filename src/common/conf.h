@@ -50,7 +50,9 @@ struct spur_conf_partition {
 	size_t *nodes;     /* indexes into conf->nodes */
 	size_t nnodes;
 	bool is_default, hidden, exclusive_user, root_only;
+	bool deleted; /* scontrol delete partition: its slot kept (indexes stay), no lookup finds it */
 	int64_t max_time, default_time; /* seconds or SPUR_TIME_INFINITE */
+	bool default_unlimited;		/* DefaultTime=UNLIMITED (not NONE, MaxTime's) */
 	uint32_t max_nodes, min_nodes;  /* SPUR_CONF_UNLIMITED for none */
 	uint16_t priority_tier, priority_job_factor;
 	enum spur_part_state state;
@@ -184,6 +186,22 @@ long spur_conf_node_index(const struct spur_conf *conf, const char *name);
 const struct spur_conf_partition *spur_conf_partition(const struct spur_conf *conf,
 						      const char *name);
 const struct spur_conf_partition *spur_conf_default_partition(const struct spur_conf *conf);
+/* Partitions changed at run time (scontrol create/delete partition).
+ * create: one "PartitionName=NAME Key=Value ..." line read as slurm.conf's
+ * (PartitionName=DEFAULT lines do not apply, MinNodes defaults to 1 as
+ * Slurm's create shows it), its Nodes= hostlists or ALL; a key slurm.conf
+ * would only warn of or that Spur does not act on is refused here. A
+ * deleted partition of that name gives its slot back; *slot: the new
+ * partition's index. 0, or an error (Slurm's words) with nothing changed.
+ * delete: marked deleted (its name still shown for finished jobs). */
+int spur_conf_partition_create(struct spur_conf *conf, const char *line, size_t *slot,
+			       struct spur_error *err);
+int spur_conf_partition_delete(struct spur_conf *conf, const char *name, struct spur_error *err);
+/* A deep copy of the partitions, to put back (restore consumes it). */
+struct spur_conf_parts_saved;
+struct spur_conf_parts_saved *spur_conf_partitions_save(const struct spur_conf *conf);
+void spur_conf_partitions_restore(struct spur_conf *conf, struct spur_conf_parts_saved *saved);
+void spur_conf_partitions_free(struct spur_conf_parts_saved *saved);
 /* SlurmctldHost i's client port: its own (NAME(ADDR:PORT)), else SlurmctldPort. */
 uint16_t spur_conf_ctld_port(const struct spur_conf *conf, size_t i);
 /* SlurmctldHost i's Raft port: SpurRaftPort, else four above its client port. */

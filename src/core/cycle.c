@@ -53,7 +53,9 @@ static int64_t end_of(int64_t start, int64_t limit)
 
 /* The limits j may start with now in partition p: up to *hi (its own,
  * cut down by its deadline to whole minutes, as Slurm), down to *lo (its
- * --time-min, else *hi). *lo > *hi: it can no longer end by its deadline. */
+ * --time-min, else its own limit when it asked for one, else *hi: the
+ * deadline just cuts the partition's limit, as Slurm's). *lo > *hi: it can
+ * no longer end by its deadline. */
 static void limit_range(const struct sched *s, const struct core_job *j, int p, int64_t *lo,
 			int64_t *hi)
 {
@@ -62,7 +64,7 @@ static void limit_range(const struct sched *s, const struct core_job *j, int p, 
 	*hi = full;
 	if (j->deadline && (full == SCHED_INFINITE || s->now + full > j->deadline))
 		*hi = (j->deadline - s->now) / 60 * 60;
-	*lo = j->time_min && j->time_min < full ? j->time_min : full;
+	*lo = j->time_min ? (j->time_min < full ? j->time_min : full) : j->time_limit ? full : *hi;
 }
 
 /* Past its deadline for good (its shortest limit no longer fits before
@@ -79,7 +81,7 @@ static bool past_deadline(const struct sched *s, const struct core_job *j)
 	if (p == (int)s->nparts)
 		return s->now >= j->deadline;
 	limit_range(s, j, p, &lo, &hi);
-	return lo == SCHED_INFINITE || s->now + lo > j->deadline;
+	return lo == SCHED_INFINITE || hi <= 0 || s->now + lo > j->deadline;
 }
 
 /* Partitions whose state and limits admit j; the reason when none does. */
@@ -515,7 +517,7 @@ static bool has_preempt_power(const struct sched *s, const struct core_job *j)
 		return true;
 	if (s->cfg.preempt_partition_prio)
 		for (size_t p = 0; p < s->nparts; p++)
-			if (s->parts[p].tier < j->tier)
+			if (!s->parts[p].deleted && s->parts[p].tier < j->tier)
 				return true;
 	return false;
 }

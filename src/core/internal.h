@@ -67,6 +67,7 @@ struct core_part {
 	enum sched_part_state state;
 	bool preempt_requeue;
 	bool exclusive_user;
+	bool deleted; /* scontrol delete partition: its slot kept, so indexes stay */
 	uint32_t nnodes;
 };
 

@@ -90,7 +90,7 @@ static void factors(const struct sched *s, const struct core_job *j, int64_t now
 	if (c->favor_small)
 		size = 1 - size;
 	for (size_t p = 0; p < s->nparts; p++)
-		if (s->parts[p].job_factor > max_factor)
+		if (!s->parts[p].deleted && s->parts[p].job_factor > max_factor)
 			max_factor = s->parts[p].job_factor;
 	for (size_t p = 0; p < s->nparts; p++)
 		if ((j->parts >> p & 1) && (double)s->parts[p].job_factor / max_factor > part)

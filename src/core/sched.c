@@ -516,12 +516,19 @@ int sched_add_partition(struct sched *s, const struct sched_part_spec *spec,
 	uint8_t *flags;
 	int rc;
 
-	if (s->nparts == SCHED_MAX_PARTS)
-		return spur_error_set(err, SPUR_ETOOBIG, "at most %d partitions", SCHED_MAX_PARTS);
-	for (size_t i = 0; i < s->nparts; i++)
-		if (!strcmp(s->parts[i].name, spec->name))
+	size_t slot = s->nparts;
+	char *name;
+
+	for (size_t i = 0; i < s->nparts; i++) {
+		if (strcmp(s->parts[i].name, spec->name))
+			continue;
+		if (!s->parts[i].deleted)
 			return spur_error_set(err, SPUR_EEXIST, "partition %s: defined twice",
 					      spec->name);
+		slot = i; /* created again: its old slot */
+	}
+	if (slot == SCHED_MAX_PARTS)
+		return spur_error_set(err, SPUR_ETOOBIG, "at most %d partitions", SCHED_MAX_PARTS);
 	flags = spur_calloc(s->nnodes + 1, 1);
 	if (!flags)
 		return oom(err);
@@ -530,12 +537,17 @@ int sched_add_partition(struct sched *s, const struct sched_part_spec *spec,
 		spur_free(flags);
 		return spur_error_wrap(err, "partition %s", spec->name);
 	}
-	p = &s->parts[s->nparts];
-	memset(p, 0, sizeof(*p));
-	if (!(p->name = spur_strdup(spec->name))) {
+	if (!(name = spur_strdup(spec->name))) {
 		spur_free(flags);
 		return oom(err);
 	}
+	p = &s->parts[slot];
+	spur_free(p->name); /* a deleted partition's, or none */
+	memset(p, 0, sizeof(*p));
+	p->name = name;
+	if (spec->is_default)
+		for (size_t i = 0; i < s->nparts; i++)
+			s->parts[i].is_default = false;
 	p->is_default = spec->is_default;
 	p->max_time = spec->max_time ? spec->max_time : SCHED_INFINITE;
 	p->default_time = spec->default_time ? spec->default_time : p->max_time;
@@ -548,12 +560,36 @@ int sched_add_partition(struct sched *s, const struct sched_part_spec *spec,
 	p->exclusive_user = spec->exclusive_user;
 	for (size_t i = 0; i < s->nnodes; i++) {
 		if (flags[i]) {
-			s->nodes[i].parts |= UINT64_C(1) << s->nparts;
+			s->nodes[i].parts |= UINT64_C(1) << slot;
 			p->nnodes++;
 		}
 	}
 	spur_free(flags);
-	s->nparts++;
+	if (slot == s->nparts)
+		s->nparts++;
+	return 0;
+}
+
+int sched_delete_partition(struct sched *s, const char *name, struct spur_error *err)
+{
+	size_t p = 0;
+	uint64_t bit;
+
+	while (p < s->nparts && (s->parts[p].deleted || strcmp(s->parts[p].name, name)))
+		p++;
+	if (p == s->nparts)
+		return spur_error_set(err, SPUR_ENOENT, "Invalid partition name specified");
+	bit = UINT64_C(1) << p;
+	for (size_t i = 0; i < s->njobs; i++)
+		if (s->jobs[i] && (s->jobs[i]->parts & bit) &&
+		    (s->jobs[i]->state == SCHED_JOB_PENDING || s->jobs[i]->state == SCHED_JOB_RUNNING))
+			return spur_error_set(err, SPUR_ESTATE, "Partition is in use");
+	for (size_t i = 0; i < s->nnodes; i++)
+		s->nodes[i].parts &= ~bit;
+	s->parts[p].deleted = true;
+	s->parts[p].is_default = false;
+	s->parts[p].state = SCHED_PART_INACTIVE;
+	s->parts[p].nnodes = 0;
 	return 0;
 }
 
@@ -563,7 +599,7 @@ int sched_update_partition(struct sched *s, const char *name, const struct sched
 	struct core_part *p = NULL;
 
 	for (size_t i = 0; i < s->nparts && !p; i++)
-		if (!strcmp(s->parts[i].name, name))
+		if (!s->parts[i].deleted && !strcmp(s->parts[i].name, name))
 			p = &s->parts[i];
 	if (!p)
 		return spur_error_set(err, SPUR_ENOENT, "Invalid partition name specified");
@@ -1126,8 +1162,9 @@ static int resolve_parts(struct sched *s, const char *list, uint64_t *mask, stru
 		for (size_t i = 0; i < s->nparts; i++)
 			if (s->parts[i].is_default)
 				*mask = UINT64_C(1) << i;
-		if (!*mask && s->nparts)
-			*mask = 1;
+		for (size_t i = 0; i < s->nparts && !*mask; i++)
+			if (!s->parts[i].deleted)
+				*mask = UINT64_C(1) << i;
 		return *mask ? 0 : spur_error_set(err, SPUR_ENOENT, "no partition is defined");
 	}
 	if (split_list(list, &names, &n))
@@ -1135,7 +1172,8 @@ static int resolve_parts(struct sched *s, const char *list, uint64_t *mask, stru
 	for (size_t i = 0; i < n && !rc; i++) {
 		size_t p;
 
-		for (p = 0; p < s->nparts && strcmp(s->parts[p].name, names[i]); p++)
+		for (p = 0; p < s->nparts && (s->parts[p].deleted || strcmp(s->parts[p].name, names[i]));
+		     p++)
 			;
 		if (p == s->nparts)
 			rc = spur_error_set(err, SPUR_ENOENT, "invalid partition name specified: %s",

@@ -127,8 +127,15 @@ struct sched_part_spec {
 	bool exclusive_user;  /* ExclusiveUser=YES: its jobs' nodes run one user's jobs at a time */
 };
 
+/* Also at run time (scontrol create partition): a partition deleted
+ * before under the same name gets its slot back; Default=YES takes the
+ * default from the others. */
 int sched_add_partition(struct sched *s, const struct sched_part_spec *spec,
 			struct spur_error *err);
+/* scontrol delete partition: refused ("Partition is in use") while a
+ * pending or running job may run in it; then its nodes leave it and its
+ * name is free (its slot kept: finished jobs still name it). */
+int sched_delete_partition(struct sched *s, const char *name, struct spur_error *err);
 
 /* scontrol update PartitionName=: each field < 0 unchanged; times in
  * seconds (SCHED_INFINITE: none), default_time 0: the maximum. The next

@@ -73,7 +73,10 @@ struct ctld {
 	uv_timer_t purge_timer;
 	uint64_t op_seq; /* ops applied so far */
 	json_t *resv_ops; /* the reservations' "resv" ops, live ones (resv.c) */
-	json_t *part_over, *part_orig; /* partitions changed at run time (partupdate.c) */
+	/* partitions changed at run time (partupdate.c): the update ops by
+	 * name, the create/delete ops in order, slurm.conf's partitions */
+	json_t *part_over, *part_log;
+	struct spur_conf_parts_saved *part_saved;
 	char *conf_path;     /* slurm.conf read at the start (NULL: built-in) */
 	json_t *reconf_base; /* its lines outside the live keys (reconf.c) */
 	json_t *reconf_op;   /* the last reconfig applied, for snapshots */
@@ -243,6 +246,10 @@ void put_env_int(json_t *env, const char *name, long long v);
 
 /* main.c: the core as configured, every node drained until it registers */
 int ctld_build_core(struct ctld *c, struct spur_error *err);
+/* slurm.conf's partition pt (or one scontrol created) into the scheduler. */
+struct spur_conf_partition;
+int ctld_add_partition(struct ctld *c, const struct spur_conf_partition *pt,
+		       struct spur_error *err);
 /* Start this program again from the log at once, as after a kill -9 (its
  * state may be ahead of the log); returns only if that failed. */
 void ctld_restart_now(struct ctld *c);

@@ -1530,7 +1530,11 @@ static void handle_nodes(struct ctld_conn *cn, json_t *msg)
 	free(pl);
 	for (size_t p = 0; p < c->conf->nparts; p++) {
 		const struct spur_conf_partition *pt = &c->conf->parts[p];
-		json_t *idx = json_array();
+		json_t *idx;
+
+		if (pt->deleted)
+			continue;
+		idx = json_array();
 
 		for (size_t k = 0; k < pt->nnodes; k++)
 			json_array_append_new(idx, json_integer((json_int_t)pt->nodes[k]));
@@ -1541,8 +1545,10 @@ static void handle_nodes(struct ctld_conn *cn, json_t *msg)
 						       (int)pt->state, "nodes", idx));
 		json_object_update_missing_new(
 			json_array_get(parts, json_array_size(parts) - 1),
-			json_pack("{s:I,s:i,s:i,s:b,s:s}", "max_nodes",
+			json_pack("{s:I,s:I,s:b,s:i,s:i,s:b,s:s}", "max_nodes",
 				  (json_int_t)(pt->max_nodes == SPUR_CONF_UNLIMITED ? 0 : pt->max_nodes),
+				  "min_nodes", (json_int_t)pt->min_nodes, "default_unlimited",
+				  pt->default_unlimited,
 				  "tier", (int)pt->priority_tier, "job_factor",
 				  (int)pt->priority_job_factor, "hidden", pt->hidden, "preempt_mode",
 				  pt->preempt_mode && *pt->preempt_mode ? pt->preempt_mode : "OFF"));
@@ -2800,6 +2806,32 @@ static int pair_cmp(const void *x, const void *y)
 			  json_string_value(json_array_get(*(json_t *const *)y, 0)));
 }
 
+/* The keys slurm.conf did not set, with the value that says what Spur
+ * does (Slurm's words for it): a job over a partition's limits waits with
+ * the limit's reason (EnforcePartLimits=NO), no node features plugin, no
+ * switch plugin, srun listens on any port, spurd runs as root. */
+static void config_defaults(json_t *a)
+{
+	static const char *const defaults[][2] = {
+		{ "EnforcePartLimits", "NO" },		{ "NodeFeaturesPlugins", "(null)" },
+		{ "SwitchType", "switch/none" },	{ "SrunPortRange", "0-0" },
+		{ "SlurmdUser", "root(0)" },		{ "DependencyParameters", "(null)" },
+		{ "AccountingStorageEnforce", "none" }, { "JobSubmitPlugins", "(null)" },
+		{ "LaunchParameters", "(null)" },	{ "AllowSpecResourcesUsage", "No" },
+	};
+	size_t n = json_array_size(a);
+
+	for (size_t d = 0; d < sizeof(defaults) / sizeof(defaults[0]); d++) {
+		size_t i = 0;
+
+		while (i < n && strcasecmp(json_string_value(json_array_get(json_array_get(a, i), 0)),
+					   defaults[d][0]))
+			i++;
+		if (i == n)
+			conf_pair(a, defaults[d][0], "%s", defaults[d][1]);
+	}
+}
+
 /* scontrol show config: the controller's configuration as it runs, KEY
  * and VALUE in Slurm's words, sorted by key; the keys Spur keeps without
  * acting on them among them as written. */
@@ -2859,16 +2891,12 @@ static void handle_config(struct ctld_conn *cn, json_t *msg)
 	conf_pair(a, "SLURM_VERSION", "22.05.8 (Spur %s)", SPUR_VERSION);
 	if (f->nfiles) /* the file this controller read (the expect tests look for its folder) */
 		conf_pair(a, "SLURM_CONF", "%s", f->files[0]);
-	bool epl = false;
-
-	for (size_t i = 0; i < f->nextra; i++) {
+	conf_pair(a, "PropagateResourceLimits", "%s",
+		  f->propagate_limits ? f->propagate_limits : "ALL");
+	conf_pair(a, "PropagateResourceLimitsExcept", "%s", or_null(f->propagate_except));
+	for (size_t i = 0; i < f->nextra; i++)
 		conf_pair(a, f->extra[i].key, "%s", f->extra[i].value);
-		epl |= !strcasecmp(f->extra[i].key, "EnforcePartLimits");
-	}
-	/* Spur's behaviour when unset: a job over a partition's limits waits with
-	 * the limit's reason (Slurm's NO) */
-	if (!epl)
-		conf_pair(a, "EnforcePartLimits", "%s", "NO");
+	config_defaults(a);
 	n = json_array_size(a);
 	v = calloc(n ? n : 1, sizeof(*v));
 	if (!v) {
@@ -2967,6 +2995,8 @@ static const struct {
 	{ "health_failed", handle_health_failed, A_NODE, false },
 	{ "node_update", handle_node_update, A_ADMIN, false },
 	{ "part_update", ctld_handle_part_update, A_ADMIN, false },
+	{ "part_create", ctld_handle_part_create, A_ADMIN, false },
+	{ "part_delete", ctld_handle_part_delete, A_ADMIN, false },
 	{ "reconfigure", ctld_handle_reconfigure, A_ADMIN, false },
 	{ "suspend", ctld_handle_suspend, A_ADMIN, false },
 	{ "resume", ctld_handle_suspend, A_ADMIN, false },

@@ -317,6 +317,8 @@ static void push_parts(lua_State *L, const struct spur_conf *conf)
 	for (size_t i = 0; i < conf->nparts; i++) {
 		const struct spur_conf_partition *p = &conf->parts[i];
 
+		if (p->deleted)
+			continue;
 		lua_newtable(L);
 		lua_pushstring(L, p->name);
 		lua_setfield(L, -2, "name");

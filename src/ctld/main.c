@@ -76,6 +76,39 @@ static int add_licenses(struct ctld *c, const char *text, struct spur_error *err
 	return 0;
 }
 
+int ctld_add_partition(struct ctld *c, const struct spur_conf_partition *pt,
+		       struct spur_error *err)
+{
+	struct sched_part_spec ps = { 0 };
+	bool requeue = false, off = true;
+
+	/* the cluster's PreemptMode, then the partition's own */
+	if (preempt_mode(c->conf->preempt_mode, "slurm.conf", &requeue, &off, err))
+		return err->code;
+	ps.name = pt->name;
+	ps.nodes = pt->nodes_expr ? pt->nodes_expr : "";
+	ps.is_default = pt->is_default;
+	ps.max_time = pt->max_time < 0 ? SCHED_INFINITE : pt->max_time;
+	ps.default_time = pt->default_unlimited ? SCHED_INFINITE
+			  : pt->default_time < 0  ? ps.max_time
+						  : pt->default_time;
+	ps.max_nodes = pt->max_nodes == SPUR_CONF_UNLIMITED ? 0 : pt->max_nodes;
+	ps.priority_tier = pt->priority_tier;
+	ps.priority_job_factor = pt->priority_job_factor;
+	ps.state = (enum sched_part_state)pt->state;
+	ps.preempt_requeue = requeue;
+	ps.preempt_off = false;
+	ps.exclusive_user = pt->exclusive_user;
+	if (pt->preempt_mode) {
+		char what[160];
+
+		snprintf(what, sizeof(what), "partition %s", pt->name);
+		if (preempt_mode(pt->preempt_mode, what, &ps.preempt_requeue, &ps.preempt_off, err))
+			return err->code;
+	}
+	return sched_add_partition(c->sched, &ps, err);
+}
+
 int ctld_build_core(struct ctld *c, struct spur_error *err)
 {
 	struct sched_config cfg;
@@ -163,33 +196,9 @@ int ctld_build_core(struct ctld *c, struct spur_error *err)
 		if (sched_add_node(c->sched, &sp, err))
 			return spur_error_wrap(err, "node %s", n->name);
 	}
-	for (size_t p = 0; p < cf->nparts; p++) {
-		const struct spur_conf_partition *pt = &cf->parts[p];
-		struct sched_part_spec ps = { 0 };
-
-		ps.name = pt->name;
-		ps.nodes = pt->nodes_expr;
-		ps.is_default = pt->is_default;
-		ps.max_time = pt->max_time < 0 ? SCHED_INFINITE : pt->max_time;
-		ps.default_time = pt->default_time < 0 ? ps.max_time : pt->default_time;
-		ps.max_nodes = pt->max_nodes == SPUR_CONF_UNLIMITED ? 0 : pt->max_nodes;
-		ps.priority_tier = pt->priority_tier;
-		ps.priority_job_factor = pt->priority_job_factor;
-		ps.state = (enum sched_part_state)pt->state;
-		ps.preempt_requeue = requeue;
-		ps.preempt_off = false;
-		ps.exclusive_user = pt->exclusive_user;
-		if (pt->preempt_mode) {
-			char what[160];
-
-			snprintf(what, sizeof(what), "partition %s", pt->name);
-			if (preempt_mode(pt->preempt_mode, what, &ps.preempt_requeue, &ps.preempt_off,
-					 err))
-				return err->code;
-		}
-		if (sched_add_partition(c->sched, &ps, err))
+	for (size_t p = 0; p < cf->nparts; p++)
+		if (ctld_add_partition(c, &cf->parts[p], err))
 			return err->code;
-	}
 	if (add_licenses(c, cf->licenses, err))
 		return err->code;
 	/* every cluster has the QOS "normal" (sacctmgr may change it) */
@@ -259,7 +268,8 @@ static void teardown(struct ctld *c)
 	ctld_jobs_free(c);
 	json_decref(c->resv_ops);
 	json_decref(c->part_over);
-	json_decref(c->part_orig);
+	json_decref(c->part_log);
+	spur_conf_partitions_free(c->part_saved);
 	json_decref(c->reconf_base);
 	json_decref(c->reconf_op);
 	free(c->conf_path);

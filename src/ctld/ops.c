@@ -1220,6 +1220,10 @@ int ctld_apply(struct ctld *c, json_t *op, bool replay, struct spur_error *err)
 		rc = ctld_apply_node_admin(c, op, err);
 	else if (!strcmp(kind, "part_update"))
 		rc = ctld_apply_part_update(c, op, err);
+	else if (!strcmp(kind, "part_create"))
+		rc = ctld_apply_part_create(c, op, err);
+	else if (!strcmp(kind, "part_delete"))
+		rc = ctld_apply_part_delete(c, op, err);
 	else if (!strcmp(kind, "reconfig"))
 		rc = ctld_apply_reconfig(c, op, err);
 	else if (!strcmp(kind, "suspend") || !strcmp(kind, "resume"))

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Partitions changed at run time (partupdate.h): each change a
- * "part_update" op, applied to the configuration's partition (what
- * scontrol, sinfo and submissions read) and to the scheduler; slurm.conf's
- * values kept (c->part_orig) so a snapshot can start over from them, and
- * the changes (c->part_over) written into every snapshot. */
+ * "part_update", "part_create" or "part_delete" op, applied to the
+ * configuration's partitions (what scontrol, sinfo and submissions read)
+ * and to the scheduler; slurm.conf's partitions kept (c->part_saved) so a
+ * snapshot can start over from them, and the changes (c->part_log, then
+ * c->part_over) written into every snapshot. */
 #include "ctld.h"
 #include "partupdate.h"
 
@@ -20,10 +21,17 @@ static const char *const fields[] = { "state", "max_time", "default_time", "max_
 
 static struct spur_conf_partition *find(struct ctld *c, const char *name)
 {
-	for (size_t p = 0; p < c->conf->nparts; p++)
-		if (!strcmp(c->conf->parts[p].name, name))
-			return &c->conf->parts[p];
-	return NULL;
+	return (struct spur_conf_partition *)spur_conf_partition(c->conf, name);
+}
+
+/* slurm.conf's partitions and the change records, before the first change. */
+static int first_change(struct ctld *c, struct spur_error *err)
+{
+	if ((!c->part_saved && !(c->part_saved = spur_conf_partitions_save(c->conf))) ||
+	    (!c->part_over && !(c->part_over = json_object())) ||
+	    (!c->part_log && !(c->part_log = json_array())))
+		return spur_error_set(err, SPUR_ENOMEM, "no memory");
+	return 0;
 }
 
 /* The partition's nodes from a hostlist or "ALL" (each a node of the
@@ -96,27 +104,18 @@ int ctld_apply_part_update(struct ctld *c, const json_t *op, struct spur_error *
 
 	if (!pt)
 		return spur_error_set(err, SPUR_ENOENT, "Invalid partition name specified");
-	if (u.state == -2 || mt < -2 || dt < -2 || mn < -2)
+	if (u.state == -2 || mt < -2 || dt < -3 || mn < -2)
 		return spur_error_set(err, SPUR_EINVAL, "part_update %s: a value out of range", name);
 	if (mt >= -1)
 		u.max_time = mt < 0 ? SCHED_INFINITE : mt;
 	if (dt >= -1) /* NONE: the maximum */
 		u.default_time = dt < 0 ? 0 : dt;
+	if (dt == -3) /* UNLIMITED */
+		u.default_time = SCHED_INFINITE;
 	if (mn >= -1)
 		u.max_nodes = mn < 0 ? 0 : mn;
-	if ((!c->part_orig && !(c->part_orig = json_object())) ||
-	    (!c->part_over && !(c->part_over = json_object())))
-		return spur_error_set(err, SPUR_ENOMEM, "no memory");
-	if (sched_update_partition(c->sched, name, &u, err))
+	if (first_change(c, err) || sched_update_partition(c->sched, name, &u, err))
 		return err->code;
-	/* slurm.conf's values, the first time this partition changes */
-	if (!json_object_get(c->part_orig, name))
-		json_object_set_new(c->part_orig, name,
-				    json_pack("{s:i,s:I,s:I,s:I,s:s}", "state", (int)pt->state,
-					      "max_time", (json_int_t)pt->max_time, "default_time",
-					      (json_int_t)pt->default_time, "max_nodes",
-					      (json_int_t)pt->max_nodes, "nodes",
-					      pt->nodes_expr ? pt->nodes_expr : "ALL"));
 	/* the core took the names: only memory can fail here */
 	if (u.nodes && set_nodes(c, pt, u.nodes, err))
 		return err->code;
@@ -124,8 +123,10 @@ int ctld_apply_part_update(struct ctld *c, const json_t *op, struct spur_error *
 		pt->state = (enum spur_part_state)u.state;
 	if (mt >= -1)
 		pt->max_time = mt < 0 ? SPUR_TIME_INFINITE : mt;
-	if (dt >= -1)
+	if (dt >= -1 || dt == -3) {
 		pt->default_time = dt < 0 ? SPUR_TIME_INFINITE : dt;
+		pt->default_unlimited = dt == -3;
+	}
 	if (mn >= -1)
 		pt->max_nodes = mn < 0 ? SPUR_CONF_UNLIMITED : (uint32_t)mn;
 	if (!(over = json_object_get(c->part_over, name))) {
@@ -139,40 +140,81 @@ int ctld_apply_part_update(struct ctld *c, const json_t *op, struct spur_error *
 	return 0;
 }
 
+int ctld_apply_part_create(struct ctld *c, const json_t *op, struct spur_error *err)
+{
+	const char *line = spur_json_str(op, "line", "");
+	struct spur_conf_parts_saved *before;
+	size_t slot;
+	json_t *rec;
+
+	if (first_change(c, err))
+		return err->code;
+	if (!(before = spur_conf_partitions_save(c->conf)))
+		return spur_error_set(err, SPUR_ENOMEM, "no memory");
+	if (spur_conf_partition_create(c->conf, line, &slot, err))
+		goto undo;
+	if (ctld_add_partition(c, &c->conf->parts[slot], err))
+		goto undo; /* the scheduler is as it was: it refused */
+	spur_conf_partitions_free(before);
+	rec = json_pack("{s:s,s:s,s:s}", "op", "part_create", "line", line, "name",
+			c->conf->parts[slot].name);
+	json_array_append_new(c->part_log, rec);
+	spur_info("partition %s created", c->conf->parts[slot].name);
+	return 0;
+undo:
+	spur_conf_partitions_restore(c->conf, before);
+	return err->code;
+}
+
+int ctld_apply_part_delete(struct ctld *c, const json_t *op, struct spur_error *err)
+{
+	const char *name = spur_json_str(op, "name", "");
+	size_t i;
+	json_t *rec;
+
+	if (!find(c, name))
+		return spur_error_set(err, SPUR_ENOENT, "Invalid partition name specified");
+	if (first_change(c, err) || sched_delete_partition(c->sched, name, err))
+		return err->code;
+	spur_conf_partition_delete(c->conf, name, err); /* found above: cannot fail */
+	json_object_del(c->part_over, name);
+	/* a partition created at run time leaves no trace; slurm.conf's a delete */
+	json_array_foreach(c->part_log, i, rec)
+		if (!strcmp(spur_json_str(rec, "op", ""), "part_create") &&
+		    !strcmp(spur_json_str(rec, "name", ""), name))
+			break;
+	if (i < json_array_size(c->part_log))
+		json_array_remove(c->part_log, i);
+	else
+		json_array_append_new(c->part_log,
+				      json_pack("{s:s,s:s}", "op", "part_delete", "name", name));
+	spur_info("partition %s deleted", name);
+	return 0;
+}
+
 void ctld_part_state_ops(struct ctld *c, json_t *ops)
 {
 	const char *name;
+	size_t i;
 	json_t *op;
 
+	json_array_foreach(c->part_log, i, op)
+		json_array_append(ops, op);
 	json_object_foreach(c->part_over, name, op)
 		json_array_append(ops, op);
 }
 
 int ctld_part_changed(const struct ctld *c)
 {
-	return json_object_size(c->part_orig) > 0;
+	return c->part_saved != NULL;
 }
 
 void ctld_part_reset(struct ctld *c)
 {
-	const char *name;
-	struct spur_error err;
-	json_t *o;
-
-	json_object_foreach(c->part_orig, name, o) {
-		struct spur_conf_partition *pt = find(c, name);
-
-		if (!pt)
-			continue;
-		pt->state = (enum spur_part_state)spur_json_int(o, "state", 0);
-		pt->max_time = spur_json_int(o, "max_time", SPUR_TIME_INFINITE);
-		pt->default_time = spur_json_int(o, "default_time", SPUR_TIME_INFINITE);
-		pt->max_nodes = (uint32_t)spur_json_int(o, "max_nodes", SPUR_CONF_UNLIMITED);
-		if (json_is_string(json_object_get(o, "nodes")) &&
-		    set_nodes(c, pt, spur_json_str(o, "nodes", "ALL"), &err))
-			spur_error_log("partition %s: %s", name, err.msg);
-	}
-	json_object_clear(c->part_orig);
+	if (c->part_saved)
+		spur_conf_partitions_restore(c->conf, c->part_saved);
+	c->part_saved = NULL;
+	json_array_clear(c->part_log);
 	json_object_clear(c->part_over);
 }
 
@@ -202,4 +244,29 @@ void ctld_handle_part_update(struct ctld_conn *cn, json_t *msg)
 	else
 		ctld_cycle_soon(c);
 	json_decref(op);
+}
+
+/* Commit op (a request's), answering cn once committed or with the refusal. */
+static void commit_part_op(struct ctld_conn *cn, json_t *op)
+{
+	struct spur_error err;
+
+	if (ctld_commit(cn->c, op, cn, json_pack("{s:s}", "type", "ok"), &err))
+		ctld_conn_send(cn, json_pack("{s:s,s:i,s:s}", "type", "error", "code", err.code,
+					     "message", err.msg));
+	else
+		ctld_cycle_soon(cn->c);
+	json_decref(op);
+}
+
+void ctld_handle_part_create(struct ctld_conn *cn, json_t *msg)
+{
+	commit_part_op(cn, json_pack("{s:s,s:s,s:I}", "op", "part_create", "line",
+				     spur_json_str(msg, "line", ""), "time", (json_int_t)ctld_now()));
+}
+
+void ctld_handle_part_delete(struct ctld_conn *cn, json_t *msg)
+{
+	commit_part_op(cn, json_pack("{s:s,s:s,s:I}", "op", "part_delete", "name",
+				     spur_json_str(msg, "name", ""), "time", (json_int_t)ctld_now()));
 }

@@ -168,7 +168,7 @@ static json_t *live_values(const struct spur_conf *cf)
 			parts, p->name,
 			json_pack("{s:i,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:b,s:I,s:I,s:I,s:i,s:I,s:o}",
 				  "state", (int)p->state, "max_time", (json_int_t)p->max_time,
-				  "default_time", (json_int_t)p->default_time, "max_nodes",
+				  "default_time", (json_int_t)(p->default_unlimited ? -3 : p->default_time), "max_nodes",
 				  (json_int_t)p->max_nodes, "allow_groups",
 				  str_or_null(p->allow_groups), "allow_accounts",
 				  str_or_null(p->allow_accounts), "deny_accounts",

@@ -212,6 +212,14 @@ static void test_time_min_and_deadline(void **state)
 	assert_int_equal(sim_job_state(sim, 5), SCHED_JOB_RUNNING);
 	assert_int_equal(sched_job_info(sim_sched(sim), 5, &info), 0);
 	assert_int_equal(info.end_time - info.start_time, 30 * 60);
+	/* no limit of its own: the deadline cuts the partition's (whole minutes) */
+	struct sched_job_spec f = job(6, 1, 8, 0);
+
+	f.deadline = sim_now(sim) + 3030;
+	assert_int_equal(sim_submit_now(sim, &f, 60, 0, NULL), 0);
+	assert_int_equal(sim_job_state(sim, 6), SCHED_JOB_RUNNING);
+	assert_int_equal(sched_job_info(sim_sched(sim), 6, &info), 0);
+	assert_int_equal(info.end_time - info.start_time, 50 * 60);
 	sim_destroy(sim);
 }
 

@@ -1,0 +1,99 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# scontrol create/delete partition as real Slurm 22.05's
+# (tests/compat/golden/slurm-part-create.txt): a partition created at run
+# time takes jobs on its nodes only, with its limits and state; a duplicate
+# name, an unknown key and a key Spur does not act on are refused with
+# nothing changed; a partition with a pending job is "in use"; a deleted
+# partition takes no more jobs and its name can be used again. Every change
+# is a Raft log entry: kept across kill -9 of the controller, also when the
+# controller starts from a snapshot (-n 8: one every 8 entries).
+. "$(dirname "$0")/lib.sh"
+GOLD="$(dirname "$(readlink -f "$0")")/../compat/golden/slurm-part-create.txt"
+cd "$T"
+write_conf 2 gpu:mi300x:8
+start_ctld -n 8
+start_agents 2
+check "the nodes register" wait_until 20 nodes_idle 2
+
+# the golden file's answer to command $1 (node names as ours)
+gold() { awk -v c="\$ $1" '$0 == c {on = 1; next} on && /^[$#] / {exit} on' "$GOLD" | sed 's/node/mi/g'; }
+# ours: stdout and stderr, then rc
+ours() { sh -c "$(echo "$1" | sed 's/node/mi/g')" 2>&1; echo "rc=$?"; }
+same() { # COMMAND: our answer is the golden one
+	gold "$1" >want
+	ours "$1" >got
+	cmp -s want got || { echo "--- want"; cat want; echo "--- got"; cat got; return 1; }
+}
+
+check "create PartitionName=cp1 Nodes=mi1 MaxTime=30: as Slurm's (rc 0, silent)" \
+	same "scontrol create PartitionName=cp1 Nodes=node1 MaxTime=30"
+check "... sinfo shows it: 30:00, mi1" \
+	sh -c "sinfo -h -p cp1 -o '%P %l %D %N' | grep -qx 'cp1 30:00 1 mi1'"
+check "a duplicate name: Slurm's words, exit 1" \
+	same "scontrol create PartitionName=cp1 Nodes=node1"
+check "an unknown key: Slurm's words, exit 1" \
+	same "scontrol create PartitionName=cp3 Nodes=node2 Bogus=1"
+check "... nothing was created" sh -c "! scontrol show partition cp3 >/dev/null 2>&1"
+out=$(scontrol create PartitionName=cp3 Nodes=mi2 OverSubscribe=FORCE 2>&1)
+check "a key Spur does not act on (OverSubscribe=FORCE): refused by name" \
+	sh -c "echo '$out' | grep -q 'OverSubscribe=FORCE: not supported by Spur'"
+check "... nothing was created" sh -c "! scontrol show partition cp3 >/dev/null 2>&1"
+out=$(scontrol create PartitionName=cp3 Nodes=mi9 2>&1)
+check "an unknown node: Slurm's words, nothing created" \
+	sh -c "echo '$out' | grep -qx 'Error creating the partition: Invalid node name specified' &&
+		! scontrol show partition cp3 >/dev/null 2>&1"
+check "create with OverSubscribe, MaxNodes, DefaultTime, Priority, State" \
+	same "scontrol create PartitionName=cp4 Nodes=node2 OverSubscribe=EXCLUSIVE MaxNodes=1 DefaultTime=5 Priority=3 State=DOWN"
+notnodes() { grep -Ev '^   (Nodes|State|TRES)=|^rc='; }
+gold "scontrol show partition cp4" | notnodes >want4
+scontrol show partition cp4 | notnodes >got4
+check "... scontrol show partition as Slurm's (all but its nodes' sizes)" cmp want4 got4
+check "... State=DOWN, TotalNodes=1" sh -c "scontrol show partition cp4 | grep -q '^   State=DOWN TotalCPUs=8 TotalNodes=1 '"
+check "create with no nodes" same "scontrol create PartitionName=cp5"
+check "... shown as Slurm shows it (Nodes=(null), TRES=(null))" same "scontrol show partition cp5"
+
+j=$(sbatch --parsable -p cp1 -n1 -o /dev/null --wrap 'sleep 300')
+check "a job in cp1 runs on mi1" wait_until 10 sh -c "[ \"\$(squeue -h -j $j -o '%t %N')\" = 'R mi1' ]"
+j2=$(sbatch --parsable -p cp1 -t 31 -o /dev/null --wrap true)
+check "... one over its MaxTime waits (PartitionTimeLimit)" \
+	wait_until 10 sh -c "squeue -h -j $j2 -o %r | grep -qx PartitionTimeLimit"
+j4=$(sbatch --parsable -p cp4 -o /dev/null --wrap true)
+check "a job in the DOWN partition waits (PartitionDown)" \
+	wait_until 10 sh -c "squeue -h -j $j4 -o %r | grep -qx PartitionDown"
+check "scontrol update PartitionName=cp4 State=UP: it runs" \
+	sh -c "scontrol update PartitionName=cp4 State=UP && scontrol show partition cp4 | grep -q '^   State=UP '"
+check "... on mi2" wait_until 10 sh -c "sacct -n -X -j $j4 -o NodeList,State | grep -q 'mi2 *COMPLETED'"
+scancel "$j2"
+
+h=$(sbatch --parsable -p cp1 -H -o /dev/null --wrap true)
+scancel "$j"
+check "a held job in cp1: delete refused, Slurm's words" same "scontrol delete PartitionName=cp1"
+scancel "$h"
+check "... cancelled: deleted" sh -c "scontrol delete PartitionName=cp1 && ! sinfo -h -o %P | grep -qx cp1"
+check "... a second delete: Slurm's words" sh -c "scontrol delete PartitionName=cp1 2>&1 |
+	grep -qx 'delete_partition PartitionName=cp1: Invalid partition name specified'"
+check "sbatch -p cp1 now: refused" sh -c "! sbatch -p cp1 -o /dev/null --wrap true 2>/dev/null"
+check "delete partition=cp4 (Slurm's other spelling)" same "scontrol delete partition=cp4"
+check "create/delete with no arguments: Slurm's words" \
+	sh -c "$(declare -f gold ours same); GOLD=$GOLD; same 'scontrol create' && same 'scontrol delete'"
+check "an unknown entity: Slurm's words" \
+	sh -c "$(declare -f gold ours same); GOLD=$GOLD; same 'scontrol create foo=x' && same 'scontrol delete foo=x'"
+check "a user may not create one" \
+	sh -c "! runuser -u nobody -- env SLURM_CONF=$SLURM_CONF PATH=$PATH scontrol create PartitionName=u1 2>/dev/null"
+check "the gpu partition (slurm.conf's) deleted, then created again by name" \
+	sh -c "scontrol delete PartitionName=gpu && scontrol create PartitionName=gpu Nodes=mi[1-2] Default=YES MaxTime=60"
+check "... a job without -p goes to it" sh -c "j=\$(sbatch --parsable -o /dev/null --wrap true) &&
+	scontrol show job \$j | grep -q 'Partition=gpu'"
+check "cp1 created again after its delete, on mi2" scontrol create PartitionName=cp1 Nodes=mi2
+for i in 1 2 3 4 5 6 7 8 9; do sbatch -p cp1 -H -o /dev/null --wrap true >/dev/null; done # past a snapshot
+kill -9 "$(cat ctld.pid)"
+wait "$(cat ctld.pid)" 2>/dev/null
+start_ctld -n 8
+printf '%s\n' 'cp1 mi2' 'cp5 ' 'gpu* mi[1-2]' >parts.want
+parts() { sinfo -h -o '%P %N' 2>/dev/null | sort >parts.now; cmp -s parts.want parts.now; }
+check "after kill -9 (from a snapshot and the log): cp1 on mi2, cp5 as left, no cp4" \
+	sh -c "$(declare -f parts); wait_until() { :; }; for i in \$(seq 100); do parts && exit 0; sleep 0.2; done; cat parts.now; exit 1"
+check "... gpu's MaxTime 1:00:00" sh -c "sinfo -h -p gpu -o %l | grep -qx 1:00:00"
+check "... the snapshot held it (the log starts after the changes)" grep -q "restored .* operations from a snapshot" ctld.log
+finish
