@@ -1252,9 +1252,22 @@ static int part_key(const char *prog, const char *key, const char *v, json_t *re
 		json_object_set_new(req, "max_nodes", json_integer(n));
 	} else if (!strcasecmp(key, "Nodes")) {
 		json_object_set_new(req, "nodes", json_string(v));
+	} else if (!strcasecmp(key, "Priority") || !strcasecmp(key, "PriorityTier") ||
+		   !strcasecmp(key, "PriorityJobFactor")) {
+		char *end;
+		long n = strtol(v, &end, 10);
+
+		if (!*v || *end || n < 0 || n > 65533) {
+			cli_error(prog, "Invalid input: %s=%s", key, v);
+			return 1;
+		}
+		if (strcasecmp(key, "PriorityJobFactor")) /* Priority: both, as Slurm's */
+			json_object_set_new(req, "tier", json_integer(n));
+		if (strcasecmp(key, "PriorityTier"))
+			json_object_set_new(req, "job_factor", json_integer(n));
 	} else {
 		cli_error(prog, "Update of %s is not supported (State, MaxTime, DefaultTime, "
-				"MaxNodes and Nodes are)",
+				"MaxNodes, Nodes, Priority, PriorityTier and PriorityJobFactor are)",
 			  key);
 		return 1;
 	}

@@ -155,7 +155,8 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 		{ "Format", required_argument, NULL, 'O' },
 		{ "states", required_argument, NULL, 't' }, { "partition", required_argument, NULL, 'p' },
 		{ "jobs", required_argument, NULL, 'j' },   { "noheader", no_argument, NULL, 'h' },
-		{ "start", no_argument, NULL, 'S' }, /* -S is --sort in Slurm: refused */
+		{ "start", no_argument, NULL, 1000 }, { "sort", required_argument, NULL, 'S' },
+		{ "priority", no_argument, NULL, 'P' },
 		{ "json", no_argument, NULL, 'J' },	    { "yaml", no_argument, NULL, 'Y' },
 		{ "all", no_argument, NULL, 'a' },	    { "help", no_argument, NULL, 'H' },
 		{ "name", required_argument, NULL, 'n' },   { "account", required_argument, NULL, 'A' },
@@ -182,15 +183,26 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 	char long_fmt[1024];
 
 	static const char *const unbuilt[] = { "array-unique", "clusters", "federation", "hide", "licenses",
-					       "local",	       "noconvert", "priority", "reservation",
-					       "sibling",      "sort",	    "steps",	NULL };
+					       "local",	       "noconvert", "reservation",
+					       "sibling",      "steps",	NULL };
+	const char *sort = NULL;
+	bool per_part = false;
 
-	if (cli_refused_opts(prog, argc, argv, unbuilt, "LMPRSs"))
+	if (cli_refused_opts(prog, argc, argv, unbuilt, "LMRs"))
 		return 1;
 	pargc = cli_getopt_argv("squeue", argc, argv, pargv, 128);
 	if (env_format(prog, &fmt, long_fmt, sizeof(long_fmt)))
 		return 1;
-	while ((opt = getopt_long(pargc, pargv, "o:O:u:t:p:j:haJn:A:q:w:li:Vrv", opts, NULL)) != -1) {
+	if (getenv("SQUEUE_SORT") && *getenv("SQUEUE_SORT")) {
+		char bad;
+
+		sort = getenv("SQUEUE_SORT");
+		if (!spur_jobfmt_sort_valid(sort, &bad)) {
+			cli_error(prog, "Invalid sort specification: %c", bad);
+			return 1;
+		}
+	}
+	while ((opt = getopt_long(pargc, pargv, "o:O:u:t:p:j:haJn:A:q:w:li:VrvS:P", opts, NULL)) != -1) {
 		if (opt && strchr(letters, opt)) {
 			flt[strchr(letters, opt) - letters] = optarg;
 			continue;
@@ -238,9 +250,22 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 		case 'h':
 			header = false;
 			break;
-		case 'S':
+		case 1000:
 			fmt = "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %R";
 			break; /* --start (long only, as in Slurm) */
+		case 'S': {
+			char bad;
+
+			if (!spur_jobfmt_sort_valid(optarg, &bad)) {
+				cli_error(prog, "Invalid sort specification: %c", bad);
+				return 1;
+			}
+			sort = optarg;
+			break;
+		}
+		case 'P': /* pending jobs a row per partition, with its priority there */
+			per_part = true;
+			break;
 		case 'J':
 		case 'Y':
 			json_out = true;
@@ -281,6 +306,10 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 	req = json_pack("{s:s,s:s,s:b}", "type", "queue", "format", fmt, "raw", 1);
 	if (one_per_task) /* -r: pending array tasks one per line */
 		json_object_set_new(req, "array_tasks", json_true());
+	if (sort)
+		json_object_set_new(req, "sort", json_string(sort));
+	if (per_part)
+		json_object_set_new(req, "per_partition", json_true());
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (flt[i])
 			json_object_set_new(req, keys[i], json_string(flt[i]));

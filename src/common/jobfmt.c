@@ -285,3 +285,20 @@ const char *spur_fmt_field_spec(const char *p, bool *right, int *width)
 		*width = *width * 10 + (*p++ - '0');
 	return p;
 }
+
+bool spur_jobfmt_sort_valid(const char *spec, char *bad)
+{
+	for (const char *s = spec; *s;) {
+		if (*s == ',') { /* empty items pass, as Slurm's */
+			s++;
+			continue;
+		}
+		s += *s == '-' || *s == '+';
+		if (!*s || !strchr("iAFKpQPRtTuUjaqrNDClSVeM", *s) || (s[1] && s[1] != ',')) {
+			*bad = *s ? *s : '?';
+			return false;
+		}
+		s++;
+	}
+	return true;
+}

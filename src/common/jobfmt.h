@@ -40,6 +40,11 @@ const char *spur_jobfmt_state_code(const char *state);
 /* "5" or "5_3". */
 void spur_jobfmt_id(const struct spur_jobfmt_job *j, char *buf, size_t len);
 
+/* squeue -S/--sort: a comma list of -o field letters squeue sorts by,
+ * each with '-' (descending) or '+'. False, with the first one that is
+ * not in *bad, when one is not such a letter. */
+bool spur_jobfmt_sort_valid(const char *spec, char *bad);
+
 /* True when v is in the comma list (case-insensitive); NULL list: true. */
 bool spur_jobfmt_in_list(const char *list, const char *v);
 

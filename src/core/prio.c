@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <math.h>
+#include <string.h>
 
 /* Decay every account's usage to `now`, then charge running jobs for the
  * time since their last charge. Billing: 1 per CPU plus 16 per GPU (a GPU
@@ -67,7 +68,7 @@ double core_fairshare_factor(const struct sched *s, int account)
 }
 
 /* Each factor of Slurm's multifactor priority, weighted. */
-static void factors(const struct sched *s, const struct core_job *j, int64_t now,
+static void factors(const struct sched *s, const struct core_job *j, uint64_t parts, int64_t now,
 		    struct sched_prio *f)
 {
 	const struct sched_config *c = &s->cfg;
@@ -93,7 +94,7 @@ static void factors(const struct sched *s, const struct core_job *j, int64_t now
 		if (!s->parts[p].deleted && s->parts[p].job_factor > max_factor)
 			max_factor = s->parts[p].job_factor;
 	for (size_t p = 0; p < s->nparts; p++)
-		if ((j->parts >> p & 1) && (double)s->parts[p].job_factor / max_factor > part)
+		if ((parts >> p & 1) && (double)s->parts[p].job_factor / max_factor > part)
 			part = (double)s->parts[p].job_factor / max_factor;
 	for (size_t q = 0; q < s->nqos; q++)
 		max_qos = s->qos[q].priority > max_qos ? s->qos[q].priority : max_qos;
@@ -110,14 +111,16 @@ static void factors(const struct sched *s, const struct core_job *j, int64_t now
 	f->nice = j->nice;
 }
 
-uint32_t core_job_priority(const struct sched *s, const struct core_job *j, int64_t now)
+/* j's priority were it to run in the partitions of mask parts. */
+static uint32_t priority_in(const struct sched *s, const struct core_job *j, uint64_t parts,
+			    int64_t now)
 {
 	struct sched_prio f;
 	double prio;
 
 	if (j->prio_fixed)
 		return j->prio_fixed;
-	factors(s, j, now, &f);
+	factors(s, j, parts, now, &f);
 	prio = f.age + f.fairshare + f.job_size + f.partition + f.qos - f.nice;
 	if (prio < 1)
 		prio = 1;
@@ -126,13 +129,32 @@ uint32_t core_job_priority(const struct sched *s, const struct core_job *j, int6
 	return (uint32_t)prio;
 }
 
+uint32_t core_job_priority(const struct sched *s, const struct core_job *j, int64_t now)
+{
+	return priority_in(s, j, j->parts, now);
+}
+
+int sched_job_part_prio(const struct sched *s, uint32_t id, const char *part, uint32_t *prio)
+{
+	const struct core_job *j = core_job_view(s, id);
+
+	if (!j)
+		return SPUR_ENOENT;
+	for (size_t p = 0; p < s->nparts; p++)
+		if ((j->parts >> p & 1) && !strcmp(s->parts[p].name, part)) {
+			*prio = priority_in(s, j, UINT64_C(1) << p, s->now);
+			return 0;
+		}
+	return SPUR_ENOENT;
+}
+
 int sched_job_prio(const struct sched *s, uint32_t id, struct sched_prio *out)
 {
 	const struct core_job *j = core_job_view(s, id);
 
 	if (!j)
 		return SPUR_ENOENT;
-	factors(s, j, s->now, out);
+	factors(s, j, j->parts, s->now, out);
 	out->priority = core_job_priority(s, j, s->now);
 	return 0;
 }

@@ -603,7 +603,8 @@ int sched_update_partition(struct sched *s, const char *name, const struct sched
 			p = &s->parts[i];
 	if (!p)
 		return spur_error_set(err, SPUR_ENOENT, "Invalid partition name specified");
-	if (u->state > SCHED_PART_INACTIVE || (u->max_nodes > UINT32_MAX))
+	if (u->state > SCHED_PART_INACTIVE || (u->max_nodes > UINT32_MAX) || u->tier > 65533 ||
+	    u->job_factor > 65533)
 		return spur_error_set(err, SPUR_EINVAL, "partition %s: a state or size out of range",
 				      name);
 	bool tied = p->default_time == p->max_time; /* DefaultTime NONE: MaxTime's */
@@ -636,6 +637,10 @@ int sched_update_partition(struct sched *s, const char *name, const struct sched
 		p->default_time = u->default_time ? u->default_time : p->max_time;
 	if (u->max_nodes >= 0)
 		p->max_nodes = (uint32_t)u->max_nodes;
+	if (u->tier >= 0)
+		p->tier = (uint16_t)u->tier;
+	if (u->job_factor >= 0)
+		p->job_factor = (uint16_t)(u->job_factor ? u->job_factor : 1);
 	return 0;
 }
 

@@ -144,6 +144,7 @@ int sched_delete_partition(struct sched *s, const char *name, struct spur_error 
 struct sched_part_update {
 	int state; /* enum sched_part_state */
 	int64_t max_time, default_time, max_nodes;
+	int tier, job_factor; /* PriorityTier, PriorityJobFactor (0-65533) */
 	const char *nodes; /* its nodes (a hostlist or "ALL"); NULL unchanged. Running
 			      jobs go on where they are */
 };
@@ -576,6 +577,10 @@ struct sched_prio {
 	uint32_t priority;
 };
 int sched_job_prio(const struct sched *s, uint32_t id, struct sched_prio *out);
+/* A pending job's priority in one of its partitions (squeue --priority):
+ * its partition factor that partition's. SPUR_ENOENT: no such job, or the
+ * job may not run there. */
+int sched_job_part_prio(const struct sched *s, uint32_t id, const char *part, uint32_t *prio);
 
 /* Statistics of the last cycle. */
 struct sched_cycle_stats {

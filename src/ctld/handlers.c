@@ -243,6 +243,24 @@ static json_t *rest_json(struct ctld *c, const struct sched_job_info *meta)
 	return o;
 }
 
+/* A pending job's priority in each partition of its list (squeue -P). */
+static json_t *part_prios(const struct ctld *c, uint32_t id, const char *list)
+{
+	json_t *o = json_object();
+
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ",");
+		char name[256];
+		uint32_t prio;
+
+		snprintf(name, sizeof(name), "%.*s", (int)len, p);
+		if (!sched_job_part_prio(c->sched, id, name, &prio))
+			json_object_set_new(o, name, json_integer(prio));
+		p += len + (p[len] == ',');
+	}
+	return o;
+}
+
 static json_t *job_json(struct ctld *c, const struct ctld_job *cj, const struct sched_job_info *i)
 {
 	const struct sched_job_info info = *i;
@@ -295,6 +313,9 @@ static json_t *job_json(struct ctld *c, const struct ctld_job *cj, const struct 
 	json_object_set_new(o, "requeue", json_integer(spur_json_bool(sp, "requeue", 1)));
 	json_object_set_new(o, "restarts",
 			    json_integer(cj->start_op ? cj->runs - 1 : cj->runs));
+	if (info.state == SCHED_JOB_PENDING && strchr(spur_json_str(sp, "partition", ""), ','))
+		json_object_set_new(o, "part_prios",
+				    part_prios(c, id, spur_json_str(sp, "partition", "")));
 	job_json_more(cj, &info, o);
 	return o;
 }
@@ -711,6 +732,67 @@ static int row_cmp(const void *a, const void *b)
 	return x->f.job_id < y->f.job_id ? -1 : x->f.job_id > y->f.job_id;
 }
 
+/* squeue -S/--sort: Slurm's comma list of -o field letters, each '-' for
+ * descending ("P,t,-p" is the default order above); set while one
+ * request's rows are sorted (the controller's one thread). */
+static const char *sort_spec;
+
+static int cmp_str(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+#define CMP_NUM(a, b) ((a) < (b) ? -1 : (a) > (b))
+
+/* One sort key of two rows. */
+static int key_cmp(char k, const struct queue_row *x, const struct queue_row *y)
+{
+	const struct spur_jobfmt_job *a = &x->f, *b = &y->f;
+
+	switch (k) {
+	case 'i': case 'A': return CMP_NUM(a->job_id, b->job_id);
+	case 'F': return CMP_NUM(a->array_job_id, b->array_job_id);
+	case 'K': return CMP_NUM(a->array_task_id, b->array_task_id);
+	case 'p': case 'Q': return CMP_NUM(a->priority, b->priority);
+	case 'P': case 'R': return cmp_str(a->partition, b->partition);
+	case 't': case 'T': return CMP_NUM(x->state, y->state);
+	case 'u': case 'U': return cmp_str(a->user, b->user);
+	case 'j': return cmp_str(a->name, b->name);
+	case 'a': return cmp_str(a->account, b->account);
+	case 'q': return cmp_str(a->qos, b->qos);
+	case 'r': return cmp_str(a->reason, b->reason);
+	case 'N': return cmp_str(a->nodelist, b->nodelist);
+	case 'D': return CMP_NUM(a->nodes, b->nodes);
+	case 'C': return CMP_NUM((uint64_t)a->ntasks * a->cpus_per_task,
+				 (uint64_t)b->ntasks * b->cpus_per_task);
+	case 'l': return CMP_NUM(a->time_limit ? a->time_limit : INT64_MAX,
+				 b->time_limit ? b->time_limit : INT64_MAX);
+	case 'S': return CMP_NUM(a->start, b->start);
+	case 'V': return CMP_NUM(a->submit, b->submit);
+	case 'e': return CMP_NUM(a->end, b->end);
+	case 'M': return CMP_NUM(b->start, a->start); /* longer run: earlier start */
+	}
+	return 0;
+}
+
+static int sort_cmp(const void *pa, const void *pb)
+{
+	const struct queue_row *x = *(struct queue_row *const *)pa, *y = *(struct queue_row *const *)pb;
+
+	for (const char *s = sort_spec; *s;) {
+		bool desc = *s == '-';
+		int c;
+
+		s += desc || *s == '+';
+		c = *s == ',' ? 0 : key_cmp(*s, x, y);
+		if (c)
+			return desc ? -c : c;
+		s += strcspn(s, ",");
+		s += *s == ',';
+	}
+	return row_cmp(pa, pb);
+}
+
 /* Is state (Slurm's name) in a -t list, by name or by code? */
 static bool state_in_list(const char *states, const char *name)
 {
@@ -792,6 +874,32 @@ struct queue_build {
 	size_t n, cap;
 };
 
+/* squeue -P: the pending job of row qb->rows[qb->n] (not yet counted), a
+ * row per partition of its list (those of -p's list), each with the job's
+ * priority there. False when out of memory. */
+static bool queue_add_parts(struct ctld *c, const char *parts, const struct sched_job_info *info,
+			    struct queue_build *qb)
+{
+	struct queue_row row = qb->rows[qb->n];
+
+	for (size_t p = 0; p < c->conf->nparts; p++) {
+		const char *name = c->conf->parts[p].name;
+		uint32_t prio;
+
+		if (c->conf->parts[p].deleted || !spur_jobfmt_in_list(row.f.partition, name) ||
+		    !spur_jobfmt_in_list(parts, name) ||
+		    sched_job_part_prio(c->sched, info->id, name, &prio))
+			continue;
+		if (spur_grow((void **)&qb->rows, &qb->cap, qb->n + 1, sizeof(*qb->rows)))
+			return false;
+		qb->rows[qb->n] = row;
+		qb->rows[qb->n].f.partition = name;
+		qb->rows[qb->n].f.priority = prio;
+		qb->rows[qb->n++].state = info->state;
+	}
+	return true;
+}
+
 /* A row for job info (of record cj, or of the array whose first job cj is
  * when info.rest) when squeue's filters pass; `tasks`: an array rest's
  * "[..]" for its one row. False when out of memory. */
@@ -824,9 +932,13 @@ static bool queue_add(struct ctld_conn *cn, const json_t *msg, const struct ctld
 		if (f->array_job_id)
 			snprintf(array, sizeof(array), "%" PRIu32, f->array_job_id);
 	}
-	if (!spur_jobfmt_in_list(parts, f->partition) ||
-	    (ids && !spur_jobfmt_in_list(ids, array) &&
-	     (tasks || (!spur_jobfmt_in_list(ids, idtxt) && !spur_jobfmt_in_list(ids, plain)))))
+	if (ids && !spur_jobfmt_in_list(ids, array) &&
+	    (tasks || (!spur_jobfmt_in_list(ids, idtxt) && !spur_jobfmt_in_list(ids, plain))))
+		return true;
+	if (spur_json_bool(msg, "per_partition", 0) && info->state == SCHED_JOB_PENDING &&
+	    strchr(f->partition, ','))
+		return queue_add_parts(cn->c, parts, info, qb);
+	if (!spur_jobfmt_in_list(parts, f->partition))
 		return true;
 	qb->rows[qb->n++].state = info->state;
 	return true;
@@ -942,10 +1054,16 @@ static void queue_text(struct ctld_conn *cn, json_t *msg, const char *fmt)
 	json_t *reply;
 	char tasks[65536]; /* the collapsed rows' "[1-3,7]" strings */
 	char rest_tasks[16384]; /* the array rests' */
+	char bad;
 
 	if (!buf || !spur_jobfmt_valid(fmt)) {
 		free(buf);
 		reply_error(cn, SPUR_EINVAL, "Invalid job format specification");
+		return;
+	}
+	if (!spur_jobfmt_sort_valid(spur_json_str(msg, "sort", ""), &bad)) {
+		free(buf);
+		reply_error(cn, SPUR_EINVAL, "Invalid sort specification");
 		return;
 	}
 	buf[0] = '\0';
@@ -966,8 +1084,10 @@ static void queue_text(struct ctld_conn *cn, json_t *msg, const char *fmt)
 		goto out_of_memory;
 	for (size_t r = 0; r < nrows; r++)
 		order[r] = &rows[r];
+	sort_spec = spur_json_str(msg, "sort", "");
 	if (nrows)
-		qsort(order, nrows, sizeof(*order), row_cmp);
+		qsort(order, nrows, sizeof(*order), *sort_spec ? sort_cmp : row_cmp);
+	sort_spec = "";
 	if (!spur_json_bool(msg, "array_tasks", 0))
 		nrows = collapse_arrays(order, nrows, tasks, sizeof(tasks));
 	for (size_t r = 0; r < nrows; r++) {

@@ -17,7 +17,8 @@
 #include <strings.h>
 
 static const char *const states[] = { "UP", "DOWN", "DRAIN", "INACTIVE" };
-static const char *const fields[] = { "state", "max_time", "default_time", "max_nodes", "nodes" };
+static const char *const fields[] = { "state",	"max_time", "default_time", "max_nodes",
+				      "nodes",	"tier",	    "job_factor" };
 
 static struct spur_conf_partition *find(struct ctld *c, const char *name)
 {
@@ -99,7 +100,9 @@ int ctld_apply_part_update(struct ctld *c, const json_t *op, struct spur_error *
 	int64_t mt = spur_json_int(op, "max_time", -2), dt = spur_json_int(op, "default_time", -2),
 		mn = spur_json_int(op, "max_nodes", -2);
 	struct sched_part_update u = { .state = state_of(op), .max_time = -1, .default_time = -1,
-				       .max_nodes = -1, .nodes = spur_json_str(op, "nodes", NULL) };
+				       .max_nodes = -1, .nodes = spur_json_str(op, "nodes", NULL),
+				       .tier = (int)spur_json_int(op, "tier", -1),
+				       .job_factor = (int)spur_json_int(op, "job_factor", -1) };
 	json_t *over;
 
 	if (!pt)
@@ -129,6 +132,10 @@ int ctld_apply_part_update(struct ctld *c, const json_t *op, struct spur_error *
 	}
 	if (mn >= -1)
 		pt->max_nodes = mn < 0 ? SPUR_CONF_UNLIMITED : (uint32_t)mn;
+	if (u.tier >= 0)
+		pt->priority_tier = (uint16_t)u.tier;
+	if (u.job_factor >= 0)
+		pt->priority_job_factor = (uint16_t)(u.job_factor ? u.job_factor : 1);
 	if (!(over = json_object_get(c->part_over, name))) {
 		over = json_pack("{s:s,s:s}", "op", "part_update", "name", name);
 		json_object_set_new(c->part_over, name, over);

@@ -11,7 +11,7 @@ struct spur_error;
 
 /* The "part_update" op: {name, state (UP, DOWN, DRAIN, INACTIVE),
  * max_time, default_time (seconds; -1: NONE, -3: UNLIMITED), max_nodes (-1:
- * UNLIMITED)}, each absent unchanged: into the configuration's partition
+ * UNLIMITED), nodes, tier, job_factor}, each absent unchanged: into the configuration's partition
  * and the scheduler. Refused (nothing changed) for an unknown partition
  * or value. */
 int ctld_apply_part_update(struct ctld *c, const json_t *op, struct spur_error *err);
