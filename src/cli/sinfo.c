@@ -575,6 +575,8 @@ static void empty_row(struct group *g, const char *codes, const json_t *pt)
 		if (strchr("PRal", codes[c]))
 			field_text(codes[c], NULL, NULL, 0, pt, spur_json_bool(pt, "default", 0), buf,
 				   len);
+		else if (part_field(codes[c], pt, buf, len))
+			;
 		else if (strchr("tT", codes[c]))
 			snprintf(buf, len, "n/a");
 		else if (strchr("Gfb", codes[c]))

@@ -874,6 +874,25 @@ struct queue_build {
 	size_t n, cap;
 };
 
+/* Has comma list a a member of comma list b (NULL a: yes)? squeue -p
+ * shows a pending job whose list holds one of its partitions. */
+static bool lists_meet(const char *a, const char *b)
+{
+	char one[256];
+
+	if (!a)
+		return true;
+	for (const char *p = b; *p;) {
+		size_t len = strcspn(p, ",");
+
+		snprintf(one, sizeof(one), "%.*s", (int)len, p);
+		if (spur_jobfmt_in_list(a, one))
+			return true;
+		p += len + (p[len] == ',');
+	}
+	return spur_jobfmt_in_list(a, b);
+}
+
 /* squeue -P: the pending job of row qb->rows[qb->n] (not yet counted), a
  * row per partition of its list (those of -p's list), each with the job's
  * priority there. False when out of memory. */
@@ -938,7 +957,7 @@ static bool queue_add(struct ctld_conn *cn, const json_t *msg, const struct ctld
 	if (spur_json_bool(msg, "per_partition", 0) && info->state == SCHED_JOB_PENDING &&
 	    strchr(f->partition, ','))
 		return queue_add_parts(cn->c, parts, info, qb);
-	if (!spur_jobfmt_in_list(parts, f->partition))
+	if (!lists_meet(parts, f->partition))
 		return true;
 	qb->rows[qb->n++].state = info->state;
 	return true;

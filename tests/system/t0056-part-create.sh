@@ -81,6 +81,28 @@ check "an unknown entity: Slurm's words" \
 	sh -c "$(declare -f gold ours same); GOLD=$GOLD; same 'scontrol create foo=x' && same 'scontrol delete foo=x'"
 check "a user may not create one" \
 	sh -c "! runuser -u nobody -- env SLURM_CONF=$SLURM_CONF PATH=$PATH scontrol create PartitionName=u1 2>/dev/null"
+# squeue -P/--priority and -S/--sort (test5.10 of Slurm's expect suite)
+scontrol create PartitionName=pa Priority=1 Nodes=mi1
+scontrol create PartitionName=pb Priority=2 Nodes=mi1
+pj=$(sbatch --parsable -N1 -t1 --begin=now+1hour -p pa,pb -o /dev/null --wrap true)
+order() { squeue --priority --sort=p,i --noheader -j "$pj" -Opartition:5 --state=PD | tr -d ' \n'; }
+check "squeue -P --sort=p,i: the job a row per partition, pa's lower priority first" \
+	sh -c "[ \"\$($(declare -f order); pj=$pj; order)\" = papb ]"
+check "scontrol update PartitionName Priority= swaps them" \
+	sh -c "scontrol update PartitionName=pa Priority=2 && scontrol update PartitionName=pb Priority=1 &&
+		scontrol show partition pa | grep -q 'PriorityJobFactor=2 PriorityTier=2'"
+check "... squeue -P --sort=p,i now lists pb first" \
+	sh -c "[ \"\$($(declare -f order); pj=$pj; order)\" = pbpa ]"
+pj2=$(sbatch --parsable -t1 --begin=now+1hour -p pa -o /dev/null --wrap true)
+check "squeue -S -i: highest id first" \
+	sh -c "[ \"\$(squeue -h -S -i -p pa -o %i | tr '\n' ' ')\" = '$pj2 $pj ' ]"
+check "squeue -S Z: Slurm's words, exit 1" \
+	sh -c "! squeue -S Z 2>e.txt && grep -qx 'squeue: error: Invalid sort specification: Z' e.txt"
+scancel "$pj" "$pj2"
+check "sinfo --long: Slurm's columns (JOB_SIZE ROOT OVERSUBS GROUPS)" \
+	sh -c "sinfo --long -p cp5 | sed -n 2,3p | tr -s ' ' >l.txt &&
+		printf '%s\n' 'PARTITION AVAIL TIMELIMIT JOB_SIZE ROOT OVERSUBS GROUPS NODES STATE NODELIST' \
+		'cp5 up infinite 1-infinite no NO all 0 n/a ' | cmp - l.txt"
 check "the gpu partition (slurm.conf's) deleted, then created again by name" \
 	sh -c "scontrol delete PartitionName=gpu && scontrol create PartitionName=gpu Nodes=mi[1-2] Default=YES MaxTime=60"
 check "... a job without -p goes to it" sh -c "j=\$(sbatch --parsable -o /dev/null --wrap true) &&
@@ -90,7 +112,7 @@ for i in 1 2 3 4 5 6 7 8 9; do sbatch -p cp1 -H -o /dev/null --wrap true >/dev/n
 kill -9 "$(cat ctld.pid)"
 wait "$(cat ctld.pid)" 2>/dev/null
 start_ctld -n 8
-printf '%s\n' 'cp1 mi2' 'cp5 ' 'gpu* mi[1-2]' >parts.want
+printf '%s\n' 'cp1 mi2' 'cp5 ' 'gpu* mi[1-2]' 'pa mi1' 'pb mi1' >parts.want
 parts() { sinfo -h -o '%P %N' 2>/dev/null | sort >parts.now; cmp -s parts.want parts.now; }
 check "after kill -9 (from a snapshot and the log): cp1 on mi2, cp5 as left, no cp4" \
 	sh -c "$(declare -f parts); wait_until() { :; }; for i in \$(seq 100); do parts && exit 0; sleep 0.2; done; cat parts.now; exit 1"
