@@ -54,6 +54,8 @@ void cli_print_io(const struct json_t *m, bool label, struct cli_out_state *st, 
 void cli_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* scontrol listpids (listpids.c) */
 int cli_listpids(const char *prog, int argc, char **argv);
+/* scontrol write config [FILE] (writeconf.c). */
+int cli_write_config(const char *prog, const char *arg);
 /* scontrol pidinfo PID: the job of a process of this host, and its end */
 int cli_pidinfo(const char *prog, const char *pid);
 

@@ -1627,6 +1627,8 @@ static int scontrol_verb(const char *prog, int argc, char **argv)
 		return token(prog, argc - 1, argv + 1);
 	if (!strncasecmp(argv[0], "reconfigure", strlen(argv[0]) > 5 ? strlen(argv[0]) : 5))
 		return simple_call(prog, "reconfigure");
+	if (!strcasecmp(argv[0], "write") && argc > 1 && abbrev(argv[1], "config", 1))
+		return cli_write_config(prog, argc > 2 ? argv[2] : NULL);
 	if (!strcasecmp(argv[0], "listpids"))
 		return cli_listpids(prog, argc - 1, argv + 1);
 	if (!strcasecmp(argv[0], "pidinfo"))

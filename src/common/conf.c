@@ -50,8 +50,11 @@ static int add_unacted(struct spur_conf *c, const struct spur_conf_line *l, cons
 	size_t vl = strlen(value);
 	char *w;
 
-	/* asking for nothing (0, none, plugin/none) is what Spur does */
-	if (!vl || !strcmp(value, "0") || !strcasecmp(value, "none") ||
+	/* spurd runs as root */
+	if (!strcasecmp(key, "SlurmdUser") && (!strcmp(value, "root") || !strcmp(value, "0")))
+		return 0;
+	/* asking for nothing (0, no, none, plugin/none) is what Spur does */
+	if (!vl || !strcmp(value, "0") || !strcasecmp(value, "none") || !strcasecmp(value, "no") ||
 	    (vl > 5 && !strcasecmp(value + vl - 5, "/none")))
 		return 0;
 	w = spur_asprintf(ORIGIN_FMT "%s=%s: accepted but not acted on by Spur", ORIGIN_ARGS(l),

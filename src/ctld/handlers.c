@@ -2948,15 +2948,14 @@ static int pair_cmp(const void *x, const void *y)
 /* The keys slurm.conf did not set, with the value that says what Spur
  * does (Slurm's words for it): a job over a partition's limits waits with
  * the limit's reason (EnforcePartLimits=NO), no node features plugin, no
- * switch plugin, srun listens on any port, spurd runs as root. */
+ * switch plugin, spurd runs as root. */
 static void config_defaults(json_t *a)
 {
 	static const char *const defaults[][2] = {
 		{ "EnforcePartLimits", "NO" },		{ "NodeFeaturesPlugins", "(null)" },
-		{ "SwitchType", "switch/none" },	{ "SrunPortRange", "0-0" },
-		{ "SlurmdUser", "root(0)" },		{ "DependencyParameters", "(null)" },
-		{ "AccountingStorageEnforce", "none" }, { "JobSubmitPlugins", "(null)" },
-		{ "LaunchParameters", "(null)" },	{ "AllowSpecResourcesUsage", "No" },
+		{ "SwitchType", "switch/none" },	{ "SlurmdUser", "root(0)" },
+		{ "DependencyParameters", "(null)" },	{ "AccountingStorageEnforce", "none" },
+		{ "JobSubmitPlugins", "(null)" },	{ "LaunchParameters", "(null)" },
 	};
 	size_t n = json_array_size(a);
 
