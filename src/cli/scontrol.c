@@ -1170,9 +1170,9 @@ fail:
  * it to service (a drained node's failed GPUs are trusted again). */
 static int update_node(const char *prog, int argc, char **argv)
 {
-	const char *nodes = NULL, *state = NULL, *reason = NULL;
+	const char *nodes = NULL, *state = NULL, *reason = NULL, *avail = NULL, *active = NULL;
 	struct spur_error err;
-	json_t *reply;
+	json_t *reply, *req;
 
 	for (int i = 0; i < argc; i++) {
 		const char *eq = strchr(argv[i], '=');
@@ -1182,30 +1182,47 @@ static int update_node(const char *prog, int argc, char **argv)
 			cli_error(prog, "Invalid input: %s", argv[i]);
 			return 1;
 		}
-		if (kl == 8 && !strncasecmp(argv[i], "NodeName", kl))
+		if ((kl == 8 && !strncasecmp(argv[i], "NodeName", kl)) ||
+		    (kl == 4 && !strncasecmp(argv[i], "Node", kl)))
 			nodes = eq + 1;
+		else if ((kl == 17 && !strncasecmp(argv[i], "AvailableFeatures", kl)) ||
+			 (kl == 8 && !strncasecmp(argv[i], "Features", kl)))
+			avail = eq + 1;
+		else if ((kl == 14 && !strncasecmp(argv[i], "ActiveFeatures", kl)) ||
+			 (kl == 11 && !strncasecmp(argv[i], "FeaturesAct", kl)))
+			active = eq + 1;
 		else if (kl == 5 && !strncasecmp(argv[i], "State", kl))
 			state = eq + 1;
 		else if (kl == 6 && !strncasecmp(argv[i], "Reason", kl))
 			reason = eq + 1;
 		else {
-			cli_error(prog, "Update of %.*s is not supported (State and Reason are)",
+			cli_error(prog, "Update of %.*s is not supported (State, Reason, "
+					"AvailableFeatures and ActiveFeatures are)",
 				  (int)kl, argv[i]);
 			return 1;
 		}
 	}
-	if (!nodes || !state) {
-		cli_error(prog, "update of a node needs NodeName= and State=");
+	/* no node features plugin: a node's active features are its available ones */
+	if (active && (!avail || strcmp(active, avail))) {
+		cli_error(prog, "ActiveFeatures other than AvailableFeatures: not supported by Spur "
+				"(no node features plugin)");
 		return 1;
 	}
-	if ((!strcasecmp(state, "DRAIN") || !strcasecmp(state, "DOWN")) && (!reason || !*reason)) {
+	if (!nodes || (!state && !avail)) {
+		cli_error(prog, "update of a node needs NodeName= and State= or AvailableFeatures=");
+		return 1;
+	}
+	if (state && (!strcasecmp(state, "DRAIN") || !strcasecmp(state, "DOWN")) &&
+	    (!reason || !*reason)) {
 		cli_error(prog, "You must specify a reason when DOWNING or DRAINING a node. "
 				"Request denied");
 		return 1;
 	}
-	reply = cli_call(json_pack("{s:s,s:s,s:s,s:s}", "type", "node_update", "nodes", nodes,
-				   "state", state, "reason", reason ? reason : ""),
-			 &err);
+	req = json_pack("{s:s,s:s,s:s,s:s}", "type", "node_update", "nodes", nodes, "state",
+			state ? state : "", "reason", reason ? reason : "");
+	if (avail)
+		json_object_set_new(req, "features", json_string(avail));
+	reply = cli_call(req, &err);
 	if (!reply) {
 		cli_error(prog, "%s", err.msg);
 		return 1;
@@ -1637,7 +1654,8 @@ static int scontrol_verb(const char *prog, int argc, char **argv)
 		return notify_job(prog, argc - 1, argv + 1);
 	if (!strcasecmp(argv[0], "suspend") || !strcasecmp(argv[0], "resume"))
 		return suspend_jobs(prog, argv[0], argc - 1, argv + 1);
-	if (!strcasecmp(argv[0], "update") && argc > 1 && !strncasecmp(argv[1], "NodeName=", 9))
+	if (!strcasecmp(argv[0], "update") && argc > 1 &&
+	    (!strncasecmp(argv[1], "NodeName=", 9) || !strncasecmp(argv[1], "Node=", 5)))
 		return update_node(prog, argc - 1, argv + 1);
 	if (!strcasecmp(argv[0], "update") && argc > 1 &&
 	    !strncasecmp(argv[1], "PartitionName=", 14))

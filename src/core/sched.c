@@ -465,6 +465,25 @@ int sched_add_node(struct sched *s, const struct sched_node_spec *spec, struct s
 	return 0;
 }
 
+int sched_node_set_features(struct sched *s, const char *node, const char *features,
+			    struct spur_error *err)
+{
+	long i = node_index(s, node);
+	char **v;
+	size_t n;
+
+	if (i < 0)
+		return spur_error_set(err, SPUR_ENOENT, "Invalid node name specified");
+	if (split_list(features, &v, &n))
+		return oom(err);
+	for (size_t k = 0; k < s->nodes[i].nfeatures; k++)
+		spur_free(s->nodes[i].features[k]);
+	spur_free(s->nodes[i].features);
+	s->nodes[i].features = v;
+	s->nodes[i].nfeatures = n;
+	return 0;
+}
+
 int sched_add_switch(struct sched *s, const char *name, const char *parent,
 		     struct spur_error *err)
 {

@@ -107,6 +107,11 @@ int sched_node_set_links(struct sched *s, const char *node,
 			 const enum sched_link links[SCHED_MAX_GPUS][SCHED_MAX_GPUS], uint32_t ngpus,
 			 struct spur_error *err);
 
+/* scontrol update NodeName= AvailableFeatures=: the node's features (a
+ * comma list, "" none) from now on; placed jobs keep their nodes. */
+int sched_node_set_features(struct sched *s, const char *node, const char *features,
+			    struct spur_error *err);
+
 /* Declare switch `name` with parent `parent` (NULL for a root). Leaf
  * switches are named by nodes; call for every switch above the leaves. */
 int sched_add_switch(struct sched *s, const char *name, const char *parent,

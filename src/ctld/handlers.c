@@ -1862,6 +1862,24 @@ static int admin_commit(struct ctld *c, struct spur_hostlist *hl, const char *st
 	return rc;
 }
 
+/* The nodes' features (scontrol update NodeName= AvailableFeatures=), one
+ * op for them all. */
+static int features_commit(struct ctld *c, const struct spur_hostlist *hl, const char *features,
+			   struct spur_error *err)
+{
+	json_t *list = json_array(), *op;
+	int rc;
+
+	for (size_t i = 0; i < spur_hostlist_count(hl); i++)
+		json_array_append_new(list, json_pack("{s:s,s:s}", "node", spur_hostlist_nth(hl, i),
+						      "features", features));
+	op = json_pack("{s:s,s:o,s:I}", "op", "node_features", "list", list, "time",
+		       (json_int_t)ctld_now());
+	rc = ctld_commit(c, op, NULL, NULL, err);
+	json_decref(op);
+	return rc;
+}
+
 static void handle_node_update(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
@@ -1874,6 +1892,17 @@ static void handle_node_update(struct ctld_conn *cn, json_t *msg)
 	if (!hl || !spur_hostlist_count(hl)) {
 		spur_hostlist_destroy(hl);
 		reply_error(cn, SPUR_EINVAL, "Invalid node name specified");
+		return;
+	}
+	if (json_is_string(json_object_get(msg, "features")) &&
+	    features_commit(c, hl, spur_json_str(msg, "features", ""), &err)) {
+		spur_hostlist_destroy(hl);
+		reply_error(cn, err.code, err.msg);
+		return;
+	}
+	if (!*state) { /* the features alone */
+		spur_hostlist_destroy(hl);
+		reply_ok(cn, json_object());
 		return;
 	}
 	if (!strcasecmp(state, "DRAIN")) {

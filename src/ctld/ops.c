@@ -1218,6 +1218,8 @@ int ctld_apply(struct ctld *c, json_t *op, bool replay, struct spur_error *err)
 		rc = ctld_apply_resv(c, op, !strcmp(kind, "resv_del"), err);
 	else if (!strcmp(kind, "node_admin"))
 		rc = ctld_apply_node_admin(c, op, err);
+	else if (!strcmp(kind, "node_features"))
+		rc = ctld_apply_node_features(c, op, err);
 	else if (!strcmp(kind, "part_update"))
 		rc = ctld_apply_part_update(c, op, err);
 	else if (!strcmp(kind, "part_create"))
@@ -1370,6 +1372,8 @@ json_t *ctld_state_ops(struct ctld *c)
 		json_array_append_new(ops, r);
 	if ((r = ctld_node_admin_state_op(c)))
 		json_array_append_new(ops, r);
+	if ((r = ctld_node_features_state_op(c)))
+		json_array_append_new(ops, r);
 	if ((r = ctld_reconf_state_op(c))) /* slurm.conf's live keys as last read */
 		json_array_append_new(ops, r);
 	ctld_part_state_ops(c, ops); /* before the jobs: their partitions' states */
@@ -1409,9 +1413,11 @@ int ctld_state_restore(struct ctld *c, const json_t *doc, struct spur_error *err
 		return spur_error_set(err, SPUR_EINVAL, "not a version 1 snapshot");
 	/* a follower that is far behind drops what it has */
 	if (c->next_id > (c->conf->first_job_id ? c->conf->first_job_id : 1) ||
-	    json_array_size(c->resv_ops) || c->assoc || any_admin(c) || ctld_part_changed(c)) {
+	    json_array_size(c->resv_ops) || c->assoc || any_admin(c) || ctld_part_changed(c) ||
+	    json_object_size(c->node_feat)) {
 		ctld_jobs_free(c);
 		ctld_part_reset(c);
+		ctld_node_features_reset(c);
 		json_array_clear(c->resv_ops);
 		ctld_assoc_clear(c);
 		for (size_t n = 0; n < c->conf->nnodes; n++)

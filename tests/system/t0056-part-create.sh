@@ -7,7 +7,11 @@
 # nothing changed; a partition with a pending job is "in use"; a deleted
 # partition takes no more jobs and its name can be used again. Every change
 # is a Raft log entry: kept across kill -9 of the controller, also when the
-# controller starts from a snapshot (-n 8: one every 8 entries).
+# controller starts from a snapshot (-n 8: one every 8 entries). Also
+# changed at run time the same way: a node's features (scontrol update
+# NodeName= AvailableFeatures=, what -C then matches); scontrol write
+# config writes all of it as a slurm.conf that spur conf check --strict
+# takes.
 . "$(dirname "$0")/lib.sh"
 GOLD="$(dirname "$(readlink -f "$0")")/../compat/golden/slurm-part-create.txt"
 cd "$T"
@@ -108,6 +112,23 @@ check "the gpu partition (slurm.conf's) deleted, then created again by name" \
 check "... a job without -p goes to it" sh -c "j=\$(sbatch --parsable -o /dev/null --wrap true) &&
 	scontrol show job \$j | grep -q 'Partition=gpu'"
 check "cp1 created again after its delete, on mi2" scontrol create PartitionName=cp1 Nodes=mi2
+check "scontrol update node=mi2 AvailableFeatures=fa,fb ActiveFeatures=fa,fb (Slurm's short key too)" \
+	sh -c "scontrol update node=mi2 AvailableFeatures=fa,fb ActiveFeatures=fa,fb &&
+		scontrol show node mi2 | grep -qx '   AvailableFeatures=fa,fb'"
+fj=$(sbatch --parsable -C fb -o /dev/null --wrap true)
+check "... a job with -C fb runs on mi2" \
+	wait_until 10 sh -c "sacct -n -X -j $fj -o NodeList,State | grep -q 'mi2 *COMPLETED'"
+check "... ActiveFeatures other than AvailableFeatures: refused by name" \
+	sh -c "! scontrol update NodeName=mi2 ActiveFeatures=x 2>af.err && grep -q 'not supported by Spur' af.err"
+check "scontrol write config FILE: 'Slurm config saved to FILE'" \
+	sh -c "scontrol write config $T/written.conf | grep -qx 'Slurm config saved to $T/written.conf'"
+check "... with the partitions and features as they are now" \
+	sh -c "grep -q '^PartitionName=cp1 .*Nodes=mi2 ' written.conf && grep -q '^PartitionName=pa .*PriorityTier=2 ' written.conf &&
+		! grep -q '^PartitionName=cp4' written.conf && grep -q '^NodeName=mi2 .*Features=fa,fb' written.conf"
+check "... a slurm.conf spur conf check --strict takes" \
+	sh -c "$BUILD/src/cli/spur conf check --strict written.conf >/dev/null"
+check "... by default slurm.conf.<time> beside slurm.conf" \
+	sh -c "scontrol write config | grep -q '^Slurm config saved to $T/slurm.conf.20[0-9-]*T[0-9:]*$'"
 for i in 1 2 3 4 5 6 7 8 9; do sbatch -p cp1 -H -o /dev/null --wrap true >/dev/null; done # past a snapshot
 kill -9 "$(cat ctld.pid)"
 wait "$(cat ctld.pid)" 2>/dev/null
@@ -117,5 +138,6 @@ parts() { sinfo -h -o '%P %N' 2>/dev/null | sort >parts.now; cmp -s parts.want p
 check "after kill -9 (from a snapshot and the log): cp1 on mi2, cp5 as left, no cp4" \
 	sh -c "$(declare -f parts); wait_until() { :; }; for i in \$(seq 100); do parts && exit 0; sleep 0.2; done; cat parts.now; exit 1"
 check "... gpu's MaxTime 1:00:00" sh -c "sinfo -h -p gpu -o %l | grep -qx 1:00:00"
+check "... mi2's features fa,fb" sh -c "scontrol show node mi2 | grep -qx '   AvailableFeatures=fa,fb'"
 check "... the snapshot held it (the log starts after the changes)" grep -q "restored .* operations from a snapshot" ctld.log
 finish
