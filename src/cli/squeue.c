@@ -6,6 +6,7 @@
 
 #include "common/jobfmt.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <pwd.h>
 #include <signal.h>
@@ -432,6 +433,38 @@ static bool state_list_ok(const char *prog, const char *list)
 	return true;
 }
 
+/* scancel -v with filters that match no job: Slurm's words, the filters
+ * in its order and forms (a state by its name, a QOS in lower case). */
+static void say_no_match(const char *prog, const json_t *filter)
+{
+	static const char *const keys[][2] = {
+		{ "accounts", "account" }, { "names", "job_name" }, { "nodes", "nodelist" },
+		{ "partitions", "partition" }, { "qos", "qos" },   { "states", "state" },
+		{ "users", "user_name" },
+	};
+
+	fprintf(stderr, "%s: error: No active jobs match ALL job filters, including: ", prog);
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		char v[1024];
+
+		if (!json_is_string(json_object_get(filter, keys[k][0])))
+			continue;
+		snprintf(v, sizeof(v), "%s", spur_json_str(filter, keys[k][0], ""));
+		if (!strcmp(keys[k][0], "qos"))
+			for (char *c = v; *c; c++)
+				*c = (char)tolower((unsigned char)*c);
+		if (!strcmp(keys[k][0], "states"))
+			snprintf(v, sizeof(v), "%s",
+				 spur_jobfmt_in_list("PD,PENDING", spur_json_str(filter, "states", ""))
+					 ? "PENDING"
+				 : spur_jobfmt_in_list("R,RUNNING", spur_json_str(filter, "states", ""))
+					 ? "RUNNING"
+					 : "SUSPENDED");
+		fprintf(stderr, "%s=%s ", keys[k][1], v);
+	}
+	fputc('\n', stderr);
+}
+
 /* scancel -i: each job the ids and filters name, asked about as Slurm
  * asks ("Cancel job_id=N name=X partition=P [y/n]? "); *jobs becomes
  * those answered y. 0, or 1 (said). */
@@ -501,7 +534,7 @@ int cli_scancel_main(const char *prog, int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },	     { "batch", no_argument, NULL, 'b' },
 		{ "full", no_argument, NULL, 'f' },	     { "hurry", no_argument, NULL, 'H' },
 		{ "interactive", no_argument, NULL, 'i' },   { "help", no_argument, NULL, 'h' },
-		{ "usage", no_argument, NULL, 'U' },
+		{ "usage", no_argument, NULL, 'U' },	     { "qos", required_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
 	json_t *filter = json_object(), *jobs = json_array(), *req, *reply, *e;
@@ -511,10 +544,10 @@ int cli_scancel_main(const char *prog, int argc, char **argv)
 	struct spur_error err;
 	size_t i;
 
-	static const char *const unbuilt[] = { "clusters", "ctld",    "qos",
-					       "reservation", "sibling", "wckey", NULL };
+	static const char *const unbuilt[] = { "clusters", "ctld", "reservation", "sibling", "wckey",
+					       NULL };
 
-	if (cli_refused_opts(prog, argc, argv, unbuilt, "RMq"))
+	if (cli_refused_opts(prog, argc, argv, unbuilt, "RM"))
 		return 1;
 	pargc = cli_getopt_argv("scancel", argc, argv, pargv, 128);
 	while ((opt = getopt_long(pargc, pargv, "s:u:t:p:n:A:w:QvbfHihq:M:", opts, NULL)) != -1) {
@@ -554,6 +587,9 @@ int cli_scancel_main(const char *prog, int argc, char **argv)
 		case 'w':
 			json_object_set_new(filter, "nodes", json_string(optarg));
 			break;
+		case 'q':
+			json_object_set_new(filter, "qos", json_string(optarg));
+			break;
 		case 'Q':
 			quiet = true;
 			break;
@@ -567,7 +603,6 @@ int cli_scancel_main(const char *prog, int argc, char **argv)
 		case 'i':
 			interactive = true;
 			break;
-		case 'q':
 		case 'M':
 			fprintf(stderr, "%s: error: -%c is not supported\n", prog, opt);
 			goto fail;
@@ -622,6 +657,8 @@ int cli_scancel_main(const char *prog, int argc, char **argv)
 		fprintf(stderr, "%s: error: Kill job error on job id %s: %s\n", prog, id, why);
 		rc = 1;
 	}
+	if (verbose && !json_array_size(jobs) && !spur_json_int(reply, "count", 0))
+		say_no_match(prog, filter);
 	if (verbose) { /* Slurm's words for each */
 		json_array_foreach(json_object_get(reply, "ids"), i, e)
 			if (sig && sig != SIGKILL)

@@ -820,7 +820,10 @@ static bool queue_spec_wanted(const json_t *msg, const struct ctld_job *cj)
 				   spur_json_str(cj->spec, "name", "")) &&
 	       spur_jobfmt_in_list(spur_json_str(msg, "accounts", NULL),
 				   spur_json_str(cj->spec, "account", "")) &&
-	       spur_jobfmt_in_list(spur_json_str(msg, "qos", NULL), spur_json_str(cj->spec, "qos", ""));
+	       /* a job that named none runs with the QOS every cluster has */
+	       spur_jobfmt_in_list(spur_json_str(msg, "qos", NULL),
+				   *spur_json_str(cj->spec, "qos", "") ? spur_json_str(cj->spec, "qos", "")
+								       : "normal");
 }
 
 /* Pending tasks of one array that would show alike (partition, reason,
@@ -1156,10 +1159,10 @@ static bool cancel_filter_ok(struct ctld *c, const struct ctld_job *cj,
 	fmt_job(c, cj, info, &f);
 	if (states && !state_in_list(states, f.state))
 		return false;
-	/* -n -A -w as squeue's (flt has no "qos": every job passes that) */
+	/* -n -A -q -w as squeue's */
 	return queue_spec_wanted(flt, cj) &&
 	       spur_jobfmt_in_list(spur_json_str(flt, "users", NULL), f.user) &&
-	       spur_jobfmt_in_list(spur_json_str(flt, "partitions", NULL), f.partition);
+	       lists_meet(spur_json_str(flt, "partitions", NULL), f.partition);
 }
 
 /* Records one scancel argument may name at most (an array's: those in its

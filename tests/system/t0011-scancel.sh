@@ -80,6 +80,13 @@ check "scancel -i asks as Slurm asks; n keeps the job" \
 echo y | scancel -i -v --name=askme >ask.out 2>ask.err
 check "... y cancels it; -v says Slurm's 'Terminating job N'" grep -qx "scancel: Terminating job $ji" ask.err
 check "... and it is CANCELLED" wait_until 10 sh -c "[ \"\$(sacct -n -X -P -o State -j $ji)\" = CANCELLED ]"
+jq=$(sbatch --parsable -H -o /dev/null --wrap true)
+check "scancel --qos=INVALID -v: nothing cancelled, Slurm's words (the QOS in lower case)" \
+	sh -c "scancel --name=INVALID --qos=INVALID --verbose 2>q.err &&
+		grep -qx 'scancel: error: No active jobs match ALL job filters, including: job_name=INVALID qos=invalid ' q.err &&
+		[ '$(state "$jq")' = PENDING ]"
+check "scancel --qos=normal cancels a job that named no QOS" \
+	sh -c "scancel --qos=normal && [ \"\$(sacct -n -X -P -o State -j $jq)\" = CANCELLED ]"
 check "scancel -u ME cancels every job of mine" scancel -u "$me"
 check "... the queue is empty" sh -c "[ -z \"\$(squeue -h)\" ]"
 check "... sacct shows the last one CANCELLED" sh -c "sacct -n -X -P -o State -j $a2 | grep -qx CANCELLED"
