@@ -54,6 +54,10 @@ void cli_print_io(const struct json_t *m, bool label, struct cli_out_state *st, 
 void cli_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* scontrol listpids (listpids.c) */
 int cli_listpids(const char *prog, int argc, char **argv);
+/* squeue -s/--steps (sqsteps.c): filters jobs, users, partitions (each
+ * a comma list or NULL). */
+int cli_squeue_steps(const char *prog, const char *fmt, const char *steps,
+		     const char *const *filters, bool header, bool stamped);
 /* scontrol write config [FILE] (writeconf.c). */
 int cli_write_config(const char *prog, const char *arg);
 /* scontrol pidinfo PID: the job of a process of this host, and its end */

@@ -157,7 +157,7 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 		{ "states", required_argument, NULL, 't' }, { "partition", required_argument, NULL, 'p' },
 		{ "jobs", required_argument, NULL, 'j' },   { "noheader", no_argument, NULL, 'h' },
 		{ "start", no_argument, NULL, 1000 }, { "sort", required_argument, NULL, 'S' },
-		{ "priority", no_argument, NULL, 'P' },
+		{ "priority", no_argument, NULL, 'P' }, { "steps", optional_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'J' },	    { "yaml", no_argument, NULL, 'Y' },
 		{ "all", no_argument, NULL, 'a' },	    { "help", no_argument, NULL, 'H' },
 		{ "name", required_argument, NULL, 'n' },   { "account", required_argument, NULL, 'A' },
@@ -185,11 +185,11 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 
 	static const char *const unbuilt[] = { "array-unique", "clusters", "federation", "hide", "licenses",
 					       "local",	       "noconvert", "reservation",
-					       "sibling",      "steps",	NULL };
-	const char *sort = NULL;
-	bool per_part = false;
+					       "sibling",      NULL };
+	const char *sort = NULL, *steps = NULL, *step_fmt = NULL;
+	bool per_part = false, steps_mode = false;
 
-	if (cli_refused_opts(prog, argc, argv, unbuilt, "LMRs"))
+	if (cli_refused_opts(prog, argc, argv, unbuilt, "LMR"))
 		return 1;
 	pargc = cli_getopt_argv("squeue", argc, argv, pargv, 128);
 	if (env_format(prog, &fmt, long_fmt, sizeof(long_fmt)))
@@ -203,7 +203,7 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 			return 1;
 		}
 	}
-	while ((opt = getopt_long(pargc, pargv, "o:O:u:t:p:j:haJn:A:q:w:li:VrvS:P", opts, NULL)) != -1) {
+	while ((opt = getopt_long(pargc, pargv, "o:O:u:t:p:j:haJn:A:q:w:li:VrvS:Ps::", opts, NULL)) != -1) {
 		if (opt && strchr(letters, opt)) {
 			flt[strchr(letters, opt) - letters] = optarg;
 			continue;
@@ -238,7 +238,7 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 			verbose++;
 			break;
 		case 'o':
-			fmt = optarg;
+			fmt = step_fmt = optarg;
 			break;
 		case 'O':
 			if (format_long(optarg, long_fmt, sizeof(long_fmt))) {
@@ -267,6 +267,10 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 		case 'P': /* pending jobs a row per partition, with its priority there */
 			per_part = true;
 			break;
+		case 's': /* the running steps (of the J.S list) */
+			steps_mode = true;
+			steps = optarg;
+			break;
 		case 'J':
 		case 'Y':
 			json_out = true;
@@ -286,6 +290,11 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 			fprintf(stderr, "Try \"squeue --help\" for more information\n");
 			return 1;
 		}
+	}
+	if (steps_mode) {
+		const char *sf[3] = { flt[3], flt[0], flt[2] }; /* jobs, users, partitions */
+
+		return cli_squeue_steps(prog, step_fmt, steps, sf, header, lng);
 	}
 	if (!spur_jobfmt_valid(fmt)) {
 		fprintf(stderr, "%s: error: Invalid job format specification: %s\n", prog, fmt);
