@@ -869,6 +869,7 @@ static void launch(struct agent *a, const json_t *m)
 		.out = outp,
 		.err = *spur_json_str(m, "error", "") ? errp : NULL,
 		.limit = (long)spur_json_int(m, "time_limit", 0),
+		.over_time = (long)spur_json_int(m, "over_time", 0),
 		.kill_wait = a->kill_wait,
 		.uid = (uid_t)spur_json_int(m, "uid", 0),
 		.gid = (gid_t)spur_json_int(m, "gid", 0),

@@ -424,7 +424,7 @@ int spurd_supervise(const struct spurd_supervise_args *a)
 	const char *dir = a->dir;
 	char buf[64];
 	int status = 0, code;
-	bool timed_out = false, warn;
+	bool timed_out = false, warn, overtime = false;
 	long limit;
 	time_t t0;
 
@@ -491,6 +491,7 @@ int spurd_supervise(const struct spurd_supervise_args *a)
 			 * wrote it): the alarm moves, unless the limit has struck */
 			limit_changed = 0;
 			if (!timed_out && read_limit(dir, &limit) == 0) {
+				overtime = false;
 				warn = warn && limit > 0;
 				arm(t0, limit, warn ? a->warn_time : 0);
 			}
@@ -504,7 +505,10 @@ int spurd_supervise(const struct spurd_supervise_args *a)
 			arm(t0, limit, 0);
 		} else if (alarm_fired) {
 			alarm_fired = 0;
-			if (!timed_out) {
+			if (!timed_out && !overtime && a->over_time > 0) {
+				overtime = true; /* OverTimeLimit: it may run this much longer */
+				alarm((unsigned)a->over_time);
+			} else if (!timed_out) {
 				/* the limit: SIGTERM, then SIGKILL after KillWait */
 				timed_out = true;
 				kill(-child, SIGCONT);

@@ -25,6 +25,7 @@ struct spurd_supervise_args {
 	const char *out;     /* stdout, opened as the job's user */
 	const char *err;     /* stderr; NULL: with stdout */
 	long limit;	     /* seconds; 0: none */
+	long over_time;	     /* OverTimeLimit: seconds it may run past the limit */
 	long kill_wait;	     /* seconds between SIGTERM and SIGKILL */
 	uid_t uid;
 	gid_t gid;

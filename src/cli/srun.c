@@ -851,6 +851,33 @@ static const char *step_nodes(const json_t *reply)
 	return buf;
 }
 
+/* srun -v: the step's nodes, then Slurm's "launching StepId=J.S on host
+ * NODE, N tasks: RANKS" for each node ("0", "[0-1]", "[0,2]" cyclic). */
+static void say_launch(const char *prog, const char *jobid, const json_t *reply)
+{
+	const json_t *counts = json_object_get(reply, "tasks");
+	size_t nn = json_array_size(json_object_get(reply, "nodes")), first = 0;
+	bool cyclic = spur_json_bool(reply, "cyclic", 0);
+
+	fprintf(stderr, "%s: jobid %s: nodes(%d):`%s', %d tasks\n", prog, jobid, (int)nn,
+		step_nodes(reply), (int)spur_json_int(reply, "ntasks", 1));
+	for (size_t k = 0; k < nn && k < json_array_size(counts); k++) {
+		size_t here = (size_t)json_integer_value(json_array_get(counts, k)), o = 0;
+		char ranks[512];
+
+		for (size_t r = 0; r < here && o + 24 < sizeof(ranks); r++)
+			o += (size_t)snprintf(ranks + o, sizeof(ranks) - o, "%s%zu", r ? "," : "",
+					      cyclic ? k + r * nn : first + r);
+		if (here > 1 && !cyclic)
+			snprintf(ranks, sizeof(ranks), "%zu-%zu", first, first + here - 1);
+		fprintf(stderr, "%s: launching StepId=%s.%" JSON_INTEGER_FORMAT " on host %s, %zu tasks: %s%s%s\n",
+			prog, jobid, (json_int_t)spur_json_int(reply, "step_id", 0),
+			json_string_value(json_array_get(json_object_get(reply, "nodes"), k)), here,
+			here > 1 ? "[" : "", ranks, here > 1 ? "]" : "");
+		first += here;
+	}
+}
+
 /* srun outside a job: the step options sbatch's parser kept aside. */
 static json_t *kept; /* their strings, which the step options point into */
 static char workdir[4096], export[8192];
@@ -1147,9 +1174,7 @@ have_command:
 		return srun_end(&so, 1);
 	}
 	if (so.verbose) /* as Slurm's srun -v */
-		fprintf(stderr, "%s: jobid %s: nodes(%d):`%s', %d tasks\n", prog, jobid,
-			(int)spur_json_int(reply, "nnodes", 1), step_nodes(reply),
-			(int)spur_json_int(reply, "ntasks", 1));
+		say_launch(prog, jobid, reply);
 	relay_init(&r, prog, lfd, reply, &so, label, jobid);
 	watch = alloc_fd >= 0 ? cli_watch_start(prog, alloc_fd) : NULL;
 	rc = relay(&r, prog, jobid);

@@ -342,7 +342,7 @@ static const char *const acted_extra_keys[] = {
 
 /* Keys of the global table whose values Spur keeps without acting on them. */
 static const char *const stored_unacted_keys[] = {
-	"OverTimeLimit", "InactiveLimit",
+	"InactiveLimit",
 	"WaitTime", "ReturnToService", "PriorityWeightAssoc", NULL,
 };
 

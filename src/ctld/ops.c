@@ -531,6 +531,10 @@ void ctld_launch(struct ctld *c, struct ctld_job *cj, const json_t *alloc)
 	if (info.array_job_id)
 		json_object_set_new(msg, "array_task_id", json_integer(info.array_task_id));
 	json_object_set_new(msg, "run", json_integer(cj->runs));
+	/* OverTimeLimit (minutes): how long past its limit it may run */
+	if (c->conf->over_time_limit)
+		json_object_set_new(msg, "over_time",
+				    json_integer((json_int_t)c->conf->over_time_limit * 60));
 	/* the submitter's limits it gets (PropagateResourceLimits, --propagate) */
 	json_object_set_new(msg, "rlimits", ctld_job_rlimits(c->conf, spec));
 	/* sbatch -i, --open-mode, the script's arguments, --signal, its container */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* scontrol reconfigure (see reconf.h). What a running controller changes:
  *   the cluster's DefMemPerCPU/GPU/Node, DefCpuPerGPU, MaxJobCount,
- *   MaxArraySize, MinJobAge, MailProg, MailDomain, PrologSlurmctld,
+ *   MaxArraySize, MinJobAge, OverTimeLimit, MailProg, MailDomain, PrologSlurmctld,
  *   EpilogSlurmctld;
  *   each partition's State, MaxTime, DefaultTime, MaxNodes, AllowGroups,
  *   AllowAccounts, DenyAccounts, AllowQos, Hidden, DefMemPerCPU/GPU/Node,
@@ -26,7 +26,7 @@
 
 static const char *const live_global[] = {
 	"DefMemPerCPU", "DefMemPerGPU", "DefMemPerNode", "DefCpuPerGPU", "MaxJobCount",
-	"MaxArraySize", "MinJobAge", "MailProg", "MailDomain", "PrologSlurmctld",
+	"MaxArraySize", "MinJobAge", "MailProg", "MailDomain", "PrologSlurmctld", "OverTimeLimit",
 	"EpilogSlurmctld", NULL,
 };
 static const char *const live_part[] = {
@@ -150,13 +150,14 @@ static json_t *str_or_null(const char *s)
 static json_t *live_values(const struct spur_conf *cf)
 {
 	json_t *parts = json_object();
-	json_t *g = json_pack("{s:I,s:I,s:I,s:i,s:i,s:i,s:i,s:o,s:o,s:o,s:o}", "def_mem_per_cpu",
+	json_t *g = json_pack("{s:I,s:I,s:I,s:i,s:i,s:i,s:i,s:i,s:o,s:o,s:o,s:o}", "def_mem_per_cpu",
 			      (json_int_t)cf->def_mem_per_cpu_mb, "def_mem_per_gpu",
 			      (json_int_t)cf->def_mem_per_gpu_mb, "def_mem_per_node",
 			      (json_int_t)cf->def_mem_per_node_mb, "def_cpu_per_gpu",
 			      (int)cf->def_cpu_per_gpu, "max_job_count", (int)cf->max_job_count,
 			      "max_array_size", (int)cf->max_array_size, "min_job_age",
-			      (int)cf->min_job_age, "mail_prog", str_or_null(cf->mail_prog),
+			      (int)cf->min_job_age, "over_time_limit", (int)cf->over_time_limit,
+			      "mail_prog", str_or_null(cf->mail_prog),
 			      "mail_domain", str_or_null(cf->mail_domain), "prolog_slurmctld",
 			      str_or_null(cf->prolog_slurmctld), "epilog_slurmctld",
 			      str_or_null(cf->epilog_slurmctld));
@@ -335,6 +336,7 @@ int ctld_apply_reconfig(struct ctld *c, const json_t *op, struct spur_error *err
 	cf->max_job_count = (uint32_t)spur_json_int(g, "max_job_count", cf->max_job_count);
 	cf->max_array_size = (uint32_t)spur_json_int(g, "max_array_size", cf->max_array_size);
 	cf->min_job_age = (uint32_t)spur_json_int(g, "min_job_age", cf->min_job_age);
+	cf->over_time_limit = (uint32_t)spur_json_int(g, "over_time_limit", cf->over_time_limit);
 	if (set_str(&cf->mail_prog, json_object_get(g, "mail_prog")) ||
 	    set_str(&cf->mail_domain, json_object_get(g, "mail_domain")) ||
 	    set_str(&cf->prolog_slurmctld, json_object_get(g, "prolog_slurmctld")) ||

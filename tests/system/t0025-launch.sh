@@ -170,6 +170,10 @@ printf 'from a file\n' >"$T/in.txt"
 chmod 644 "$T/in.txt"
 as_user sbatch --wait -o "$T/in.out" --wrap "echo hi | srun -n2 cat; echo hi | srun -n2 -l -i 1 cat
 	echo hi | srun -n1 -i none cat; echo none \$?; srun -n1 -i $T/in.txt cat" >/dev/null
+srun -v -N2 -n3 true 2>v.err
+check "srun -v: Slurm's 'launching StepId=J.0 on host NODE, N tasks: RANKS' for each node" \
+	sh -c "grep -qE '^srun: launching StepId=[0-9]+\.0 on host mi1, 2 tasks: \[0-1\]\$' v.err &&
+		grep -qE '^srun: launching StepId=[0-9]+\.0 on host mi2, 1 tasks: 2\$' v.err"
 check "srun passes its stdin to every task" sh -c "[ \"\$(grep -cx hi '$T/in.out')\" = 2 ]"
 check "srun -i 1: to task 1 alone" sh -c "grep -qx '1: hi' '$T/in.out' && ! grep -q '^0: hi' '$T/in.out'"
 check "srun -i none: none (the task sees its end at once)" grep -qx 'none 0' "$T/in.out"
