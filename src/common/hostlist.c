@@ -315,8 +315,13 @@ static int expand_token(const char *expr, struct hl_token *t, struct spur_hostli
 					      expr);
 		if (hl_append(hl, name, len))
 			return spur_error_set(err, SPUR_ENOMEM, "hostlist: out of memory");
-		/* advance the rightmost group first */
-		for (g = t->ngroups; g-- > 0;) {
+		/* Slurm's order: the last group fastest, then the first, the
+		 * second...: a[0-1]b[2-3]c[4-5] gives a0b2c4 a0b2c5 a1b2c4 a1b2c5
+		 * a0b3c4... */
+		size_t k;
+
+		for (k = 0; k < t->ngroups; k++) {
+			g = k ? k - 1 : t->ngroups - 1;
 			if (val[g] < t->ranges[g][ri[g]].hi) {
 				val[g]++;
 				break;
@@ -329,7 +334,7 @@ static int expand_token(const char *expr, struct hl_token *t, struct spur_hostli
 			ri[g] = 0;
 			val[g] = t->ranges[g][0].lo;
 		}
-		if (g == (size_t)-1)
+		if (k == t->ngroups)
 			return 0;
 	}
 too_long:
