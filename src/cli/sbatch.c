@@ -27,7 +27,7 @@ enum {
 	OPT_PARSABLE, OPT_WAIT, OPT_HOLD, OPT_BEGIN, OPT_WRAP, OPT_EXCLUSIVE, OPT_QOS, OPT_NICE,
 	OPT_REQUEUE, OPT_NO_REQUEUE, OPT_RESERVATION, OPT_EXPORT, OPT_GPUS, OPT_NTASKS_PER_NODE,
 	OPT_PTY, OPT_MEM, OPT_COMMENT, OPT_WCKEY, OPT_SIGNAL, OPT_OPEN_MODE, OPT_USAGE,
-	OPT_KILL_DEP, OPT_GET_USER_ENV, OPT_TEST_ONLY, OPT_PROPAGATE, OPT_MAIL_TYPE, OPT_MAIL_USER, OPT_TIME_MIN, OPT_DEADLINE, OPT_UID, OPT_GID, OPT_PRIORITY, OPT_TMP, OPT_EXPORT_FILE, OPT_GRES_FLAGS, OPT_CPUS_PER_GPU, OPT_MINCPUS, OPT_NTASKS_PER_GPU, OPT_MPI, OPT_KILL_BAD, OPT_CPU_BIND, OPT_EXACT, OPT_OVERLAP, OPT_UNBUF, /* srun's */
+	OPT_KILL_DEP, OPT_GET_USER_ENV, OPT_TEST_ONLY, OPT_PROPAGATE, OPT_MAIL_TYPE, OPT_MAIL_USER, OPT_TIME_MIN, OPT_DEADLINE, OPT_UID, OPT_GID, OPT_PRIORITY, OPT_TMP, OPT_EXPORT_FILE, OPT_GRES_FLAGS, OPT_CPUS_PER_GPU, OPT_MINCPUS, OPT_NTASKS_PER_GPU, OPT_MPI, OPT_KILL_BAD, OPT_CPU_BIND, OPT_EXACT, OPT_OVERLAP, OPT_DIST, OPT_UNBUF, /* srun's */
 	OPT_REFUSED = 2000, /* + index in refused[] */
 };
 
@@ -58,7 +58,7 @@ static const struct {
 	{ "cores-per-socket", required_argument, 0, P_ALL },
 	{ "cpu-freq", required_argument, 0, P_ALL },
 	{ "delay-boot", required_argument, 0, P_ALL },
-	{ "distribution", required_argument, 'm', P_ALL },
+	{ "distribution", required_argument, 'm', P_SBATCH | P_SALLOC }, /* srun's: a step option */
 	{ "extra-node-info", required_argument, 'B', P_ALL },
 	{ "gpu-bind", required_argument, 0, P_ALL },
 	{ "gpu-freq", required_argument, 0, P_ALL },
@@ -223,8 +223,11 @@ static void build_opts(unsigned prog)
 			else if (refused[n].has_arg == optional_argument)
 				o += (size_t)snprintf(short_opts + o, sizeof(short_opts) - o, "::");
 		}
-	if (prog == P_SRUN && o + 4 < sizeof(short_opts))
-		o += (size_t)snprintf(short_opts + o, sizeof(short_opts) - o, "K::u");
+	if (prog == P_SRUN && o + 6 < sizeof(short_opts))
+		o += (size_t)snprintf(short_opts + o, sizeof(short_opts) - o, "K::um:");
+	/* srun's -m/--distribution: for its step (the refused entry is not srun's) */
+	if (prog == P_SRUN)
+		opts[k++] = (struct option){ "distribution", required_argument, NULL, OPT_DIST };
 	short_opts[o] = '\0';
 }
 
@@ -834,6 +837,8 @@ static int step_opt(struct sbatch *sb, int opt, const char *name, const char *ar
 		name = "kill-on-bad-exit";
 	else if (opt == 'u')
 		name = "unbuffered";
+	else if (opt == 'm' || opt == OPT_DIST)
+		name = "distribution";
 	else if (opt != OPT_MPI && opt != OPT_KILL_BAD && opt != OPT_CPU_BIND && opt != OPT_EXACT &&
 		 opt != OPT_OVERLAP && opt != OPT_UNBUF)
 		return -1;
@@ -1307,6 +1312,10 @@ int cli_sbatch_main(const char *prog, int argc, char **argv)
 	json_object_set_new(sb.job, "script", json_string(script));
 	/* --export: the environment the job gets; --export-file's over it */
 	json_object_set_new(sb.job, "env", cli_export_env(spur_json_str(sb.job, "export", NULL)));
+	/* as Slurm's sbatch: the job's sruns export the same */
+	if (json_is_string(json_object_get(sb.job, "export")))
+		json_object_set(json_object_get(sb.job, "env"), "SLURM_EXPORT_ENV",
+				json_object_get(sb.job, "export"));
 	if (json_object_get(sb.job, "export_file") &&
 	    export_file(json_object_get(sb.job, "env"), spur_json_str(sb.job, "export_file", "")))
 		goto out;

@@ -174,6 +174,10 @@ srun -v -N2 -n3 true 2>v.err
 check "srun -v: Slurm's 'launching StepId=J.0 on host NODE, N tasks: RANKS' for each node" \
 	sh -c "grep -qE '^srun: launching StepId=[0-9]+\.0 on host mi1, 2 tasks: \[0-1\]\$' v.err &&
 		grep -qE '^srun: launching StepId=[0-9]+\.0 on host mi2, 1 tasks: 2\$' v.err"
+check "srun -m block outside a job: the tasks see SLURM_DISTRIBUTION=block" \
+	sh -c "srun -n1 -m block env | grep -qx SLURM_DISTRIBUTION=block"
+check "sbatch -m: refused by name, exit 1" \
+	sh -c "! sbatch -m block --wrap true 2>m.err && grep -qx 'sbatch: error: --distribution is not supported by Spur' m.err"
 check "srun passes its stdin to every task" sh -c "[ \"\$(grep -cx hi '$T/in.out')\" = 2 ]"
 check "srun -i 1: to task 1 alone" sh -c "grep -qx '1: hi' '$T/in.out' && ! grep -q '^0: hi' '$T/in.out'"
 check "srun -i none: none (the task sees its end at once)" grep -qx 'none 0' "$T/in.out"

@@ -236,4 +236,7 @@ scancel "$b"
 sbatch -L ansys --wrap true >lic.out 2>&1; echo "rc=$?" >>lic.out
 gold "sbatch -L ansys --wrap true (stderr, rc)" >lic.gold
 check "-L of an unknown license: real Slurm's message and exit code" cmp -s lic.gold lic.out
+FOO7=5 sbatch --wait -o "$T/exp7.out" --export=FOO7=123 --wrap "env; $BUILD/src/cli/srun printenv FOO7" >/dev/null # no PATH: srun by its path
+check "sbatch --export=FOO7=123: the job has SLURM_EXPORT_ENV=FOO7=123 (as Slurm's) and its srun FOO7=123" \
+	sh -c "grep -qx 'SLURM_EXPORT_ENV=FOO7=123' '$T/exp7.out' && grep -qx 'FOO7=123' '$T/exp7.out' && grep -qx 123 '$T/exp7.out'"
 finish
