@@ -2738,6 +2738,11 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 			json_object_set_new(m, "share", share);
 
 		json_object_set_new(m, "io_host", json_string(host));
+		/* where srun is, as Slurm tells its tasks */
+		put_env(json_object_get(m, "env"), "LAUNCH_NODE_IPADDR", host);
+		put_env(json_object_get(m, "env"), "SRUN_COMM_HOST", host);
+		put_env_int(json_object_get(m, "env"), "SRUN_COMM_PORT",
+			    spur_json_int(msg, "io_port", 0));
 		json_object_set_new(m, "step_node", json_integer((json_int_t)k));
 		json_object_set_new(m, "io_port", json_integer(spur_json_int(msg, "io_port", 0)));
 		if (strcmp(mpi, "none")) {

@@ -178,6 +178,9 @@ check "srun -m block outside a job: the tasks see SLURM_DISTRIBUTION=block" \
 	sh -c "srun -n1 -m block env | grep -qx SLURM_DISTRIBUTION=block"
 check "sbatch -m: refused by name, exit 1" \
 	sh -c "! sbatch -m block --wrap true 2>m.err && grep -qx 'sbatch: error: --distribution is not supported by Spur' m.err"
+check "srun's tasks see where srun is: SLURM_LAUNCH_NODE_IPADDR, SLURM_SRUN_COMM_HOST/PORT (as Slurm's)" \
+	sh -c "srun -n1 env >ce.out && grep -qx SLURM_LAUNCH_NODE_IPADDR=127.0.0.1 ce.out &&
+		grep -qx SLURM_SRUN_COMM_HOST=127.0.0.1 ce.out && grep -qE '^SLURM_SRUN_COMM_PORT=[0-9]+\$' ce.out"
 check "srun passes its stdin to every task" sh -c "[ \"\$(grep -cx hi '$T/in.out')\" = 2 ]"
 check "srun -i 1: to task 1 alone" sh -c "grep -qx '1: hi' '$T/in.out' && ! grep -q '^0: hi' '$T/in.out'"
 check "srun -i none: none (the task sees its end at once)" grep -qx 'none 0' "$T/in.out"
