@@ -27,7 +27,7 @@ enum {
 	OPT_PARSABLE, OPT_WAIT, OPT_HOLD, OPT_BEGIN, OPT_WRAP, OPT_EXCLUSIVE, OPT_QOS, OPT_NICE,
 	OPT_REQUEUE, OPT_NO_REQUEUE, OPT_RESERVATION, OPT_EXPORT, OPT_GPUS, OPT_NTASKS_PER_NODE,
 	OPT_PTY, OPT_MEM, OPT_COMMENT, OPT_WCKEY, OPT_SIGNAL, OPT_OPEN_MODE, OPT_USAGE,
-	OPT_KILL_DEP, OPT_GET_USER_ENV, OPT_TEST_ONLY, OPT_PROPAGATE, OPT_MAIL_TYPE, OPT_MAIL_USER, OPT_TIME_MIN, OPT_DEADLINE, OPT_UID, OPT_GID, OPT_PRIORITY, OPT_TMP, OPT_EXPORT_FILE, OPT_GRES_FLAGS, OPT_CPUS_PER_GPU, OPT_MINCPUS, OPT_NTASKS_PER_GPU, OPT_MPI, OPT_KILL_BAD, OPT_CPU_BIND, OPT_EXACT, OPT_OVERLAP, OPT_DIST, OPT_UNBUF, /* srun's */
+	OPT_KILL_DEP, OPT_GET_USER_ENV, OPT_TEST_ONLY, OPT_PROPAGATE, OPT_MAIL_TYPE, OPT_MAIL_USER, OPT_TIME_MIN, OPT_DEADLINE, OPT_UID, OPT_GID, OPT_PRIORITY, OPT_TMP, OPT_EXPORT_FILE, OPT_GRES_FLAGS, OPT_CPUS_PER_GPU, OPT_MINCPUS, OPT_NTASKS_PER_GPU, OPT_MPI, OPT_KILL_BAD, OPT_CPU_BIND, OPT_EXACT, OPT_OVERLAP, OPT_DIST, OPT_PRESERVE, OPT_UNBUF, /* srun's */
 	OPT_REFUSED = 2000, /* + index in refused[] */
 };
 
@@ -99,7 +99,6 @@ static const struct {
 	{ "msg-timeout", required_argument, 0, P_SRUN },
 	{ "multi-prog", no_argument, 0, P_SRUN },
 	{ "no-allocate", no_argument, 'Z', P_SRUN },
-	{ "preserve-env", no_argument, 'E', P_SRUN },
 	{ "prolog", required_argument, 0, P_SRUN },
 	{ "quit-on-interrupt", no_argument, 'q', P_SRUN },
 	{ "relative", required_argument, 'r', P_SRUN },
@@ -189,6 +188,7 @@ static const struct option own_opts[] = {
 	{ "cpu_bind", required_argument, NULL, OPT_CPU_BIND },
 	{ "exact", no_argument, NULL, OPT_EXACT },
 	{ "overlap", no_argument, NULL, OPT_OVERLAP },
+	{ "preserve-env", no_argument, NULL, OPT_PRESERVE },
 	{ "unbuffered", no_argument, NULL, OPT_UNBUF },
 	{ "label", no_argument, NULL, 'l' }, /* srun's, refused by sbatch */
 	{ "pty", no_argument, NULL, OPT_PTY }, /* srun's, refused by sbatch */
@@ -224,7 +224,7 @@ static void build_opts(unsigned prog)
 				o += (size_t)snprintf(short_opts + o, sizeof(short_opts) - o, "::");
 		}
 	if (prog == P_SRUN && o + 6 < sizeof(short_opts))
-		o += (size_t)snprintf(short_opts + o, sizeof(short_opts) - o, "K::um:");
+		o += (size_t)snprintf(short_opts + o, sizeof(short_opts) - o, "K::um:E");
 	/* srun's -m/--distribution: for its step (the refused entry is not srun's) */
 	if (prog == P_SRUN)
 		opts[k++] = (struct option){ "distribution", required_argument, NULL, OPT_DIST };
@@ -839,6 +839,8 @@ static int step_opt(struct sbatch *sb, int opt, const char *name, const char *ar
 		name = "unbuffered";
 	else if (opt == 'm' || opt == OPT_DIST)
 		name = "distribution";
+	else if (opt == 'E' || opt == OPT_PRESERVE)
+		name = "preserve-env";
 	else if (opt != OPT_MPI && opt != OPT_KILL_BAD && opt != OPT_CPU_BIND && opt != OPT_EXACT &&
 		 opt != OPT_OVERLAP && opt != OPT_UNBUF)
 		return -1;

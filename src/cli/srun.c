@@ -99,7 +99,7 @@ static void fence_add(struct fences *f, const json_t *m, int nnodes, const struc
 /* What srun's options inside a job ask of the step. */
 struct step_opts {
 	int nodes, ntasks, per_node, cpus_per_task, gpus_per_task, gpus, gpus_per_node, verbose;
-	bool label, kill_bad, pty, exact, overlap;
+	bool label, kill_bad, pty, exact, overlap, preserve_env;
 	const char *name, *chdir, *export, *cpu_bind, *mpi, *nodelist, *exclude, *propagate;
 	const char *distribution; /* -m: block or cyclic over the nodes */
 	const char *output, *error, *gpu_bind; /* -o/-e patterns; --gpu-bind */
@@ -151,6 +151,7 @@ static const struct option step_long_opts[] = {
 	{ "chdir", required_argument, NULL, 'D' },
 	{ "mpi", required_argument, NULL, O_MPI },
 	{ "overlap", no_argument, NULL, O_OVERLAP },
+	{ "preserve-env", no_argument, NULL, 'E' },
 	{ "unbuffered", no_argument, NULL, 'u' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -179,7 +180,7 @@ static const struct option step_long_opts[] = {
 	{ "propagate", optional_argument, NULL, O_PROPAGATE },
 	{ NULL, 0, NULL, 0 },
 };
-#define STEP_SHORT_OPTS "+N:n:lJ:c:D:uhG:m:KW:w:x:o:e:i:v"
+#define STEP_SHORT_OPTS "+N:n:lJ:c:D:uhG:m:KW:w:x:o:e:i:vE"
 
 /* --jobid=N, from inside a job or outside it: the step goes into job N,
  * as from inside it (the controller checks that it is the caller's and
@@ -225,6 +226,7 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 		case 'w': o->nodelist = optarg; break;
 		case 'x': o->exclude = optarg; break;
 		case 'K': o->kill_bad = true; break;
+		case 'E': o->preserve_env = true; break;
 		case O_KILL: o->kill_bad = !optarg || strcmp(optarg, "0"); break;
 		case O_GPT:
 			o->gpus_per_task = atoi(strchr(optarg, ':') ? strrchr(optarg, ':') + 1 : optarg);
@@ -945,6 +947,11 @@ static void step_request_opts(json_t *req, const struct step_opts *so)
 		json_object_set_new(req, "propagate", json_string(so->propagate));
 	if (so->distribution)
 		json_object_set_new(req, "distribution", json_string(so->distribution));
+	/* -E: the tasks get this srun's SLURM_NNODES and SLURM_NTASKS, not the step's */
+	if (so->preserve_env)
+		json_object_set_new(req, "preserve_env",
+				    json_pack("{s:s?,s:s?}", "NNODES", getenv("SLURM_NNODES"), "NTASKS",
+					      getenv("SLURM_NTASKS")));
 	if (so->gpus_per_task)
 		json_object_set_new(req, "gpus_per_task", json_integer(so->gpus_per_task));
 	if (so->cpus_per_task)

@@ -2397,6 +2397,15 @@ static json_t *step_part(struct ctld *c, struct ctld_job *cj, const struct sched
 	put_env_int(env, "NTASKS", (long long)nt);
 	put_env_int(env, "NPROCS", (long long)nt);
 	put_env_int(env, "NNODES", (long long)nn);
+	/* srun -E: srun's own SLURM_NNODES and SLURM_NTASKS instead */
+	json_t *keep = json_object_get(msg, "preserve_env");
+
+	if (json_is_string(json_object_get(keep, "NNODES")))
+		put_env(env, "NNODES", spur_json_str(keep, "NNODES", ""));
+	if (json_is_string(json_object_get(keep, "NTASKS"))) {
+		put_env(env, "NTASKS", spur_json_str(keep, "NTASKS", ""));
+		put_env(env, "NPROCS", spur_json_str(keep, "NTASKS", ""));
+	}
 	/* srun -J and -c, as Slurm sets them for the step's tasks */
 	if (json_is_string(json_object_get(msg, "name"))) {
 		json_object_set(env, "SLURM_JOB_NAME", json_object_get(msg, "name"));

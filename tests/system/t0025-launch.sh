@@ -181,6 +181,9 @@ check "sbatch -m: refused by name, exit 1" \
 check "srun's tasks see where srun is: SLURM_LAUNCH_NODE_IPADDR, SLURM_SRUN_COMM_HOST/PORT (as Slurm's)" \
 	sh -c "srun -n1 env >ce.out && grep -qx SLURM_LAUNCH_NODE_IPADDR=127.0.0.1 ce.out &&
 		grep -qx SLURM_SRUN_COMM_HOST=127.0.0.1 ce.out && grep -qE '^SLURM_SRUN_COMM_PORT=[0-9]+\$' ce.out"
+sbatch --wait -N2 -n4 -o "$T/e45.out" --wrap 'echo $(srun -E -n1 -N1 printenv SLURM_NNODES SLURM_NTASKS) $(srun -n1 -N1 printenv SLURM_NNODES SLURM_NTASKS)' >/dev/null
+check "srun -E/--preserve-env: the job's SLURM_NNODES and SLURM_NTASKS, not the step's" \
+	sh -c "[ \"\$(cat '$T/e45.out')\" = '2 4 1 1' ]"
 check "srun passes its stdin to every task" sh -c "[ \"\$(grep -cx hi '$T/in.out')\" = 2 ]"
 check "srun -i 1: to task 1 alone" sh -c "grep -qx '1: hi' '$T/in.out' && ! grep -q '^0: hi' '$T/in.out'"
 check "srun -i none: none (the task sees its end at once)" grep -qx 'none 0' "$T/in.out"
