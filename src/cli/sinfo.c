@@ -811,23 +811,41 @@ static void say_options(const char *fmt, int iterate, bool lng, bool header, boo
 		fmt && !strcmp(fmt, "%9P %.5a %.10l %.16F %N") ? "true" : "false", verbose);
 }
 
+/* sinfo's options (Slurm's; those not built are refused by name first). */
+static const struct option sinfo_opts[] = {
+	{ "Node", no_argument, NULL, 'N' }, { "long", no_argument, NULL, 'l' },
+	{ "noheader", no_argument, NULL, 'h' }, { "json", no_argument, NULL, 'J' }, { "yaml", no_argument, NULL, 'Y' },
+	{ "format", required_argument, NULL, 'o' },
+	{ "list-reasons", no_argument, NULL, 'R' },
+	{ "help", no_argument, NULL, 'H' },
+	{ "partition", required_argument, NULL, 'p' }, { "states", required_argument, NULL, 't' },
+	{ "nodes", required_argument, NULL, 'n' },    { "all", no_argument, NULL, 'a' },
+	{ "exact", no_argument, NULL, 'e' },	      { "version", no_argument, NULL, 'V' },
+	{ "usage", no_argument, NULL, 'H' },	      { "hide", no_argument, NULL, 'I' },
+	{ "verbose", no_argument, NULL, 'v' },	      { "summarize", no_argument, NULL, 's' },
+	{ "responding", no_argument, NULL, 'r' },     { "iterate", required_argument, NULL, 'i' },
+	{ "Format", required_argument, NULL, 'O' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The option pairs Slurm refuses together: 0, or 1 (said). */
+static int conflicts(const char *prog, bool fmt_opt, bool lng, bool all, const char *parts)
+{
+	if (fmt_opt && lng) {
+		fprintf(stderr, "%s: fatal: Options -o(--format) and -l(--long) are mutually "
+				"exclusive. Please remove one and retry.\n", prog);
+		return 1;
+	}
+	if (all && parts) {
+		cli_error(prog, "Conflicting options, -a and -p, specified. Please choose one or the "
+				"other.");
+		return 1;
+	}
+	return 0;
+}
+
 int cli_sinfo_main(const char *prog, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "Node", no_argument, NULL, 'N' }, { "long", no_argument, NULL, 'l' },
-		{ "noheader", no_argument, NULL, 'h' }, { "json", no_argument, NULL, 'J' }, { "yaml", no_argument, NULL, 'Y' },
-		{ "format", required_argument, NULL, 'o' },
-		{ "list-reasons", no_argument, NULL, 'R' },
-		{ "help", no_argument, NULL, 'H' },
-		{ "partition", required_argument, NULL, 'p' }, { "states", required_argument, NULL, 't' },
-		{ "nodes", required_argument, NULL, 'n' },    { "all", no_argument, NULL, 'a' },
-		{ "exact", no_argument, NULL, 'e' },	      { "version", no_argument, NULL, 'V' },
-		{ "usage", no_argument, NULL, 'H' },	      { "hide", no_argument, NULL, 'I' },
-		{ "verbose", no_argument, NULL, 'v' },	      { "summarize", no_argument, NULL, 's' },
-		{ "responding", no_argument, NULL, 'r' },     { "iterate", required_argument, NULL, 'i' },
-		{ "Format", required_argument, NULL, 'O' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *parts = NULL, *states = NULL;
 	struct spur_hostlist *names = NULL;
 	bool all = false, responding = false, fmt_opt = false, all_opt = false, parts_opt = false;
@@ -858,7 +876,7 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 				"Please choose one or the other.");
 		return 1;
 	}
-	while ((opt = getopt_long(pargc, pargv, "NlhJo:O:Rp:t:n:aeVvsri:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(pargc, pargv, "NlhJo:O:Rp:t:n:aeVvsri:", sinfo_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'p': /* over SINFO_ALL */
 			parts = optarg;
@@ -940,16 +958,8 @@ int cli_sinfo_main(const char *prog, int argc, char **argv)
 			return 1;
 		}
 	}
-	if (fmt_opt && lng) {
-		fprintf(stderr, "%s: fatal: Options -o(--format) and -l(--long) are mutually "
-				"exclusive. Please remove one and retry.\n", prog);
+	if (conflicts(prog, fmt_opt, lng, all, parts))
 		return 1;
-	}
-	if (all && parts) {
-		cli_error(prog, "Conflicting options, -a and -p, specified. Please choose one or the "
-				"other.");
-		return 1;
-	}
 	if (verbose)
 		say_options(fmt, iterate, lng, header, node_mode, responding, parts, states,
 			    names != NULL, verbose);

@@ -149,25 +149,68 @@ static void say_options(const char *fmt, int iterate, bool lng, bool header,
 	fprintf(stderr, "-----------------------------\n\n\n");
 }
 
+/* -i N: again every N seconds, each time after a blank line; req is
+ * released. */
+static int queue_loop(const char *prog, json_t *req, const char *fmt, bool header, bool lng,
+		      int iterate)
+{
+	for (int rc;; sleep((unsigned)iterate), putchar('\n')) {
+		rc = queue_once(prog, req, fmt, header, lng || iterate);
+		fflush(stdout);
+		if (rc || !iterate) {
+			json_decref(req);
+			return rc;
+		}
+	}
+}
+
+/* squeue's options (Slurm's; those not built are refused by name first). */
+static const struct option squeue_opts[] = {
+	{ "format", required_argument, NULL, 'o' }, { "user", required_argument, NULL, 'u' },
+	{ "Format", required_argument, NULL, 'O' },
+	{ "states", required_argument, NULL, 't' }, { "partition", required_argument, NULL, 'p' },
+	{ "jobs", required_argument, NULL, 'j' },   { "noheader", no_argument, NULL, 'h' },
+	{ "start", no_argument, NULL, 1000 }, { "sort", required_argument, NULL, 'S' },
+	{ "priority", no_argument, NULL, 'P' }, { "steps", optional_argument, NULL, 's' },
+	{ "json", no_argument, NULL, 'J' },	    { "yaml", no_argument, NULL, 'Y' },
+	{ "all", no_argument, NULL, 'a' },	    { "help", no_argument, NULL, 'H' },
+	{ "name", required_argument, NULL, 'n' },   { "account", required_argument, NULL, 'A' },
+	{ "qos", required_argument, NULL, 'q' },    { "nodelist", required_argument, NULL, 'w' },
+	{ "me", no_argument, NULL, 'm' },	    { "long", no_argument, NULL, 'l' },
+	{ "iterate", required_argument, NULL, 'i' }, { "version", no_argument, NULL, 'V' },
+	{ "usage", no_argument, NULL, 'H' },	    { "array", no_argument, NULL, 'r' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* SQUEUE_SORT, under the command line: 0, or 1 (said). */
+static int env_sort(const char *prog, const char **sort)
+{
+	char bad;
+
+	if (!getenv("SQUEUE_SORT") || !*getenv("SQUEUE_SORT"))
+		return 0;
+	*sort = getenv("SQUEUE_SORT");
+	if (!spur_jobfmt_sort_valid(*sort, &bad)) {
+		cli_error(prog, "Invalid sort specification: %c", bad);
+		return 1;
+	}
+	return 0;
+}
+
+static void squeue_usage(void)
+{
+	printf("Usage: squeue [-A account] [-i seconds] [--job jobid] [-n name] [-o format]\n"
+	       "              [-O fields] [-p partitions] [-q qos] [--start] [-t states]\n"
+	       "              [-u user_name] [--usage] [-w nodes] [-S sort] [-P] [-s]\n"
+	       "              [--json|--yaml] [-ahlrv]\n"
+	       "\nHelp options:\n"
+	       "  -h, --help                 show this help message\n"
+	       "      --usage                display brief usage message\n");
+}
+
 int cli_squeue_main(const char *prog, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'o' }, { "user", required_argument, NULL, 'u' },
-		{ "Format", required_argument, NULL, 'O' },
-		{ "states", required_argument, NULL, 't' }, { "partition", required_argument, NULL, 'p' },
-		{ "jobs", required_argument, NULL, 'j' },   { "noheader", no_argument, NULL, 'h' },
-		{ "start", no_argument, NULL, 1000 }, { "sort", required_argument, NULL, 'S' },
-		{ "priority", no_argument, NULL, 'P' }, { "steps", optional_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'J' },	    { "yaml", no_argument, NULL, 'Y' },
-		{ "all", no_argument, NULL, 'a' },	    { "help", no_argument, NULL, 'H' },
-		{ "name", required_argument, NULL, 'n' },   { "account", required_argument, NULL, 'A' },
-		{ "qos", required_argument, NULL, 'q' },    { "nodelist", required_argument, NULL, 'w' },
-		{ "me", no_argument, NULL, 'm' },	    { "long", no_argument, NULL, 'l' },
-		{ "iterate", required_argument, NULL, 'i' }, { "version", no_argument, NULL, 'V' },
-		{ "usage", no_argument, NULL, 'H' },	    { "array", no_argument, NULL, 'r' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ NULL, 0, NULL, 0 },
-	};
 	/* the filters, each a comma list sent as it is, by the letter of its option */
 	static const char letters[] = "utpjnAqw";
 	static const char *const keys[] = { "users", "states", "partitions", "jobs",
@@ -194,16 +237,9 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 	pargc = cli_getopt_argv("squeue", argc, argv, pargv, 128);
 	if (env_format(prog, &fmt, long_fmt, sizeof(long_fmt)))
 		return 1;
-	if (getenv("SQUEUE_SORT") && *getenv("SQUEUE_SORT")) {
-		char bad;
-
-		sort = getenv("SQUEUE_SORT");
-		if (!spur_jobfmt_sort_valid(sort, &bad)) {
-			cli_error(prog, "Invalid sort specification: %c", bad);
-			return 1;
-		}
-	}
-	while ((opt = getopt_long(pargc, pargv, "o:O:u:t:p:j:haJn:A:q:w:li:VrvS:Ps::", opts, NULL)) != -1) {
+	if (env_sort(prog, &sort))
+		return 1;
+	while ((opt = getopt_long(pargc, pargv, "o:O:u:t:p:j:haJn:A:q:w:li:VrvS:Ps::", squeue_opts, NULL)) != -1) {
 		if (opt && strchr(letters, opt)) {
 			flt[strchr(letters, opt) - letters] = optarg;
 			continue;
@@ -279,12 +315,7 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 		case 'a':
 			break;
 		case 'H':
-			printf("Usage: squeue [-A account] [-i seconds] [--job jobid] [-n name] [-o format]\n"
-			       "              [-O fields] [-p partitions] [-q qos] [--start] [-t states]\n"
-			       "              [-u user_name] [--usage] [-w nodes] [--json|--yaml] [-ahlrv]\n"
-			       "\nHelp options:\n"
-			       "  -h, --help                 show this help message\n"
-			       "      --usage                display brief usage message\n");
+			squeue_usage();
 			return 0;
 		default:
 			fprintf(stderr, "Try \"squeue --help\" for more information\n");
@@ -323,15 +354,7 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (flt[i])
 			json_object_set_new(req, keys[i], json_string(flt[i]));
-	/* -i N: again every N seconds, each time after a blank line */
-	for (int rc;; sleep((unsigned)iterate), putchar('\n')) {
-		rc = queue_once(prog, req, fmt, header, lng || iterate);
-		fflush(stdout);
-		if (rc || !iterate) {
-			json_decref(req);
-			return rc;
-		}
-	}
+	return queue_loop(prog, req, fmt, header, lng, iterate);
 }
 
 int cli_signal_parse(const char *v)
@@ -532,6 +555,43 @@ static void usage_scancel(void)
 /* scancel [options] [job_id[_array_id]]...: cancel (or, with -s, signal)
  * the jobs named, the active jobs that pass the filters, or the named jobs
  * that pass them. */
+/* scancel's answer, in Slurm's words: each job it could not cancel (1
+ * then), and with -v what it did (or that no job matched the filters). */
+static int say_cancel(const char *prog, const json_t *reply, const json_t *filter, bool by_id,
+		      int sig, bool quiet, bool verbose)
+{
+	int rc = 0;
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(json_object_get(reply, "errors"), i, e) {
+		const char *why = spur_json_str(e, "error", "");
+		char id[48];
+
+		if (quiet && !strcmp(why, "Job/step already completing or completed"))
+			continue;
+		if (json_object_get(e, "task_id"))
+			snprintf(id, sizeof(id), "%lld_%lld", (long long)spur_json_int(e, "job_id", 0),
+				 (long long)spur_json_int(e, "task_id", 0));
+		else
+			snprintf(id, sizeof(id), "%lld", (long long)spur_json_int(e, "job_id", 0));
+		fprintf(stderr, "%s: error: Kill job error on job id %s: %s\n", prog, id, why);
+		rc = 1;
+	}
+	if (verbose && !by_id && !spur_json_int(reply, "count", 0))
+		say_no_match(prog, filter);
+	if (verbose) { /* Slurm's words for each */
+		json_array_foreach(json_object_get(reply, "ids"), i, e)
+			if (sig && sig != SIGKILL)
+				fprintf(stderr, "%s: Signal %d to job %lld\n", prog, sig,
+					(long long)json_integer_value(e));
+			else
+				fprintf(stderr, "%s: Terminating job %lld\n", prog,
+					(long long)json_integer_value(e));
+	}
+	return rc;
+}
+
 int cli_scancel_main(const char *prog, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -546,12 +606,11 @@ int cli_scancel_main(const char *prog, int argc, char **argv)
 		{ "usage", no_argument, NULL, 'U' },	     { "qos", required_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
-	json_t *filter = json_object(), *jobs = json_array(), *req, *reply, *e;
+	json_t *filter = json_object(), *jobs = json_array(), *req, *reply;
 	char *pargv[128 + 1], users[1024];
 	int pargc, opt, sig = 0, rc = 0;
 	bool quiet = false, verbose = false, interactive = false;
 	struct spur_error err;
-	size_t i;
 
 	static const char *const unbuilt[] = { "clusters", "ctld", "reservation", "sibling", "wckey",
 					       NULL };
@@ -652,31 +711,7 @@ int cli_scancel_main(const char *prog, int argc, char **argv)
 		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
 		goto fail;
 	}
-	json_array_foreach(json_object_get(reply, "errors"), i, e) {
-		const char *why = spur_json_str(e, "error", "");
-		char id[48];
-
-		if (quiet && !strcmp(why, "Job/step already completing or completed"))
-			continue;
-		if (json_object_get(e, "task_id"))
-			snprintf(id, sizeof(id), "%lld_%lld", (long long)spur_json_int(e, "job_id", 0),
-				 (long long)spur_json_int(e, "task_id", 0));
-		else
-			snprintf(id, sizeof(id), "%lld", (long long)spur_json_int(e, "job_id", 0));
-		fprintf(stderr, "%s: error: Kill job error on job id %s: %s\n", prog, id, why);
-		rc = 1;
-	}
-	if (verbose && !json_array_size(jobs) && !spur_json_int(reply, "count", 0))
-		say_no_match(prog, filter);
-	if (verbose) { /* Slurm's words for each */
-		json_array_foreach(json_object_get(reply, "ids"), i, e)
-			if (sig && sig != SIGKILL)
-				fprintf(stderr, "%s: Signal %d to job %lld\n", prog, sig,
-					(long long)json_integer_value(e));
-			else
-				fprintf(stderr, "%s: Terminating job %lld\n", prog,
-					(long long)json_integer_value(e));
-	}
+	rc = say_cancel(prog, reply, filter, json_array_size(jobs) > 0, sig, quiet, verbose);
 	json_decref(reply);
 	goto done;
 fail:
