@@ -21,6 +21,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* Slurm's words when an allocation is refused: srun's, salloc's. */
+static const char *alloc_failed(const char *prog)
+{
+	const char *base = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
+
+	return !strcmp(base, "srun") ? "Unable to allocate resources" : "Job submit/allocate failed";
+}
+
 json_t *cli_allocate(const char *prog, json_t *job, int *fd, uint32_t *job_id)
 {
 	struct spur_error err;
@@ -34,13 +42,13 @@ json_t *cli_allocate(const char *prog, json_t *job, int *fd, uint32_t *job_id)
 	*fd = cli_connect(&err);
 	if (*fd < 0) {
 		json_decref(req);
-		cli_error(prog, "Job submit/allocate failed: %s", err.msg);
+		cli_error(prog, "%s: %s", alloc_failed(prog), err.msg);
 		return NULL;
 	}
 	reply = cli_request(*fd, req, 30000, &err);
 	json_decref(req);
 	if (!reply) {
-		cli_error(prog, "Job submit/allocate failed: %s", err.msg);
+		cli_error(prog, "%s: %s", alloc_failed(prog), err.msg);
 		close(*fd);
 		return NULL;
 	}

@@ -4,6 +4,7 @@
 #include "container_opts.h"
 
 #include "common/alloc.h"
+#include "common/gres.h"
 #include "common/size.h"
 #include "common/timefmt.h"
 
@@ -108,10 +109,6 @@ static const struct {
 	{ "task-epilog", required_argument, 0, P_SRUN },
 	{ "task-prolog", required_argument, 0, P_SRUN },
 	{ "threads", required_argument, 'T', P_SRUN },
-	{ "wait", required_argument, 'W', P_SRUN },
-	{ "input", required_argument, 'i', P_SRUN },
-	{ "output", required_argument, 'o', P_SRUN },
-	{ "error", required_argument, 'e', P_SRUN },
 };
 #define NREFUSED (sizeof(refused) / sizeof(refused[0]))
 
@@ -228,6 +225,19 @@ static void build_opts(unsigned prog)
 	/* srun's -m/--distribution: for its step (the refused entry is not srun's) */
 	if (prog == P_SRUN)
 		opts[k++] = (struct option){ "distribution", required_argument, NULL, OPT_DIST };
+	/* srun's -W/--wait=SECONDS (sbatch's waits for the job, with no value) */
+	for (size_t i = 0; prog == P_SRUN && i < k; i++)
+		if (opts[i].name && !strcmp(opts[i].name, "wait"))
+			opts[i].has_arg = required_argument;
+	if (prog == P_SRUN) {
+		char *w = strchr(short_opts, 'W');
+
+		if (w && w[1] != ':' && o + 1 < sizeof(short_opts)) {
+			memmove(w + 2, w + 1, strlen(w + 1) + 1);
+			w[1] = ':';
+			o++;
+		}
+	}
 	short_opts[o] = '\0';
 }
 
@@ -268,11 +278,14 @@ static const char *prog_name(unsigned prog);
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The command whose options are being read (its messages' prefix). */
+static const char *fail_prog = "sbatch";
+
 static int fail(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "sbatch: error: ");
+	fprintf(stderr, "%s: error: ", fail_prog);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -651,9 +664,17 @@ static int apply_opt(struct sbatch *sb, int opt, const char *arg)
 	case 'q':
 		json_object_set_new(job, "qos", json_string(arg));
 		return 0;
-	case OPT_GRES:
+	case OPT_GRES: {
+		struct spur_gres_list g = { 0 };
+		struct spur_error e;
+		int bad = spur_gres_parse(arg, 0, &g, &e);
+
+		spur_gres_fini(&g);
+		if (bad) /* Slurm's words, before submitting */
+			return fail("Invalid generic resource (gres) specification");
 		json_object_set_new(job, "gres", json_string(arg));
 		return 0;
+	}
 	case 'G':
 		return set_gpus(job, "gpus", arg);
 	case OPT_GPUS_PER_NODE:
@@ -841,6 +862,8 @@ static int step_opt(struct sbatch *sb, int opt, const char *name, const char *ar
 		name = "distribution";
 	else if (opt == 'E' || opt == OPT_PRESERVE)
 		name = "preserve-env";
+	else if (opt > 0 && opt < 128 && strchr("oeiW", opt)) /* srun's own: per task */
+		name = opt == 'o' ? "output" : opt == 'e' ? "error" : opt == 'i' ? "input" : "wait";
 	else if (opt != OPT_MPI && opt != OPT_KILL_BAD && opt != OPT_CPU_BIND && opt != OPT_EXACT &&
 		 opt != OPT_OVERLAP && opt != OPT_UNBUF)
 		return -1;
@@ -858,6 +881,7 @@ static int parse_args(struct sbatch *sb, int argc, char **argv, bool directives)
 	int opt, rc, idx;
 
 	sb->prog = prog;
+	fail_prog = prog_name(prog);
 	build_opts(prog);
 	optind = 1;
 	opterr = 1;
@@ -886,15 +910,13 @@ static int parse_args(struct sbatch *sb, int argc, char **argv, bool directives)
 				refused[r].name);
 			return -1;
 		}
+		if (prog == P_SRUN && opt == OPT_OPEN_MODE) { /* srun's -o files are its own */
+			fprintf(stderr, "srun: error: --open-mode is not supported by Spur\n");
+			return -1;
+		}
 		if (prog == P_SRUN && step_opt(sb, opt, idx >= 0 ? opts[idx].name : "", optarg) == 0)
 			continue;
 		if (prog != P_SBATCH && sbatch_only(opt)) {
-			if (prog == P_SRUN && strchr("oeiW", opt)) {
-				/* srun's own -o -e -i -W mean other things */
-				fprintf(stderr, "srun: error: --%s is not supported by Spur\n",
-					sbatch_only(opt));
-				return -1;
-			}
 			fprintf(stderr, "%s: unrecognized option '--%s'\n", argv[0], sbatch_only(opt));
 			opt = '?';
 		}

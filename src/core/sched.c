@@ -1365,7 +1365,8 @@ static struct core_job *job_from_spec(struct sched *s, const struct sched_job_sp
 		goto out_oom;
 	if ((rc = node_list(s, sp->nodelist, &j->req_nodes, &j->nreq, err)) ||
 	    (rc = node_list(s, sp->exclude, &j->excl_nodes, &j->nexcl, err))) {
-		spur_error_wrap(err, "%s", sp->nodelist && !j->req_nodes ? "nodelist" : "exclude");
+		if (rc == SPUR_ENOENT) /* Slurm's words */
+			spur_error_set(err, SPUR_ENOENT, "Invalid node name specified");
 		goto out_free;
 	}
 	if (j->nreq > j->nodes)

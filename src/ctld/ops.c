@@ -138,8 +138,11 @@ int ctld_job_spec(const json_t *j, uint32_t id, struct sched_job_spec *sp,
 	sp->reservation = spur_json_str(j, "reservation", NULL);
 	sp->nice = (int32_t)spur_json_int(j, "nice", 0);
 	if (gres && *gres) {
-		if (spur_gres_parse(gres, 0, g, err))
-			return err->code;
+		if (spur_gres_parse(gres, 0, g, err)) /* Slurm's words */
+			return err->code == SPUR_ENOMEM ? err->code
+							: spur_error_set(err, err->code,
+									 "Invalid generic resource (gres) "
+									 "specification");
 		for (size_t i = 0; i < g->n; i++) {
 			if (!strcmp(g->items[i].name, "gpu")) {
 				sp->gpus_per_node = (uint32_t)g->items[i].count;
@@ -147,7 +150,7 @@ int ctld_job_spec(const json_t *j, uint32_t id, struct sched_job_spec *sp,
 			} else if (!strcmp(g->items[i].name, "shard")) {
 				sp->shards_per_node = (uint32_t)g->items[i].count;
 				sp->gpu_type = g->items[i].type[0] ? g->items[i].type : sp->gpu_type;
-			} else {
+			} else if (g->items[i].count) { /* NAME:0 asks for none, as Slurm */
 				return spur_error_set(err, SPUR_EINVAL,
 						      "Invalid generic resource (gres) specification: "
 						      "%s (no node has it)",

@@ -184,6 +184,14 @@ check "srun's tasks see where srun is: SLURM_LAUNCH_NODE_IPADDR, SLURM_SRUN_COMM
 sbatch --wait -N2 -n4 -o "$T/e45.out" --wrap 'echo $(srun -E -n1 -N1 printenv SLURM_NNODES SLURM_NTASKS) $(srun -n1 -N1 printenv SLURM_NNODES SLURM_NTASKS)' >/dev/null
 check "srun -E/--preserve-env: the job's SLURM_NNODES and SLURM_NTASKS, not the step's" \
 	sh -c "[ \"\$(cat '$T/e45.out')\" = '2 4 1 1' ]"
+check "srun -o PATTERN outside a job: a file per task" \
+	sh -c "srun -n2 -o '$T/oo-%t.txt' sh -c 'echo hi\$SLURM_PROCID' && grep -qx hi0 '$T/oo-0.txt' && grep -qx hi1 '$T/oo-1.txt'"
+check "srun -W 1 outside a job: the task still running is killed" \
+	sh -c "! srun -n2 -W 1 sh -c 'if [ \$SLURM_PROCID = 1 ]; then sleep 30; fi' 2>ow.err && grep -q 'still running 1 s after the first ended' ow.err"
+check "srun -w of an unknown node: Slurm's 'Unable to allocate resources: Invalid node name specified'" \
+	sh -c "! srun -w nosuch true 2>nw.err && grep -qx 'srun: error: Unable to allocate resources: Invalid node name specified' nw.err"
+check "sbatch --gres=gpu: (malformed): Slurm's words; NAME:0 asks for none" \
+	sh -c "! sbatch --gres=gpu: --wrap true 2>gr.err && grep -qx 'sbatch: error: Invalid generic resource (gres) specification' gr.err && sbatch -o /dev/null --gres=craynetwork:0 --wrap true >/dev/null"
 check "srun passes its stdin to every task" sh -c "[ \"\$(grep -cx hi '$T/in.out')\" = 2 ]"
 check "srun -i 1: to task 1 alone" sh -c "grep -qx '1: hi' '$T/in.out' && ! grep -q '^0: hi' '$T/in.out'"
 check "srun -i none: none (the task sees its end at once)" grep -qx 'none 0' "$T/in.out"
