@@ -1249,6 +1249,11 @@ static void say_options(const json_t *job, int verbose)
 		fprintf(stderr, "sbatch: %-20s: %s\n", k, text ? text : json_string_value(v));
 		free(text);
 	}
+	fprintf(stderr, "sbatch: end of defined options\n");
+	/* -vv: Slurm's debug lines of the limits the job takes along */
+	json_object_foreach(verbose >= 2 ? json_object_get(job, "rlimits") : NULL, k, v)
+		fprintf(stderr, "sbatch: debug:  propagating RLIMIT_%s=%llu\n", k,
+			(unsigned long long)json_integer_value(v));
 }
 
 int cli_sbatch_main(const char *prog, int argc, char **argv)

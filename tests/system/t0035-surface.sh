@@ -166,6 +166,8 @@ scancel "$j" "$j2"
 check "SBATCH_ACCOUNT, SBATCH_TIMELIMIT, SBATCH_DEBUG: sbatch -v says what it took" \
 	sh -c 'SBATCH_ACCOUNT=acz SBATCH_TIMELIMIT=3 SBATCH_DEBUG=2 sbatch -H -o /dev/null --wrap true 2>&1 |
 	       grep -c "^sbatch: \(account *: acz\|time *: 00:03:00\|verbose *: 2\)$" | grep -qx 3'
+check "sbatch -vv: Slurm's 'debug:  propagating RLIMIT_...' lines" \
+	sh -c 'sbatch -vv -H -o /dev/null --wrap true 2>&1 | grep -qE "^sbatch: debug:  propagating RLIMIT_NOFILE=[0-9]+$"'
 check "-Q: nothing said on success" sh -c '[ -z "$(sbatch -Q -o /dev/null --wrap true)" ]'
 check "-N 1-2 is taken" sh -c 'sbatch --parsable --wait -N 1-2 -o /dev/null --wrap true >/dev/null'
 
