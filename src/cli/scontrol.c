@@ -87,9 +87,21 @@ static void stamp(int64_t t, char *buf, size_t len)
 /* scontrol's -o, -d, -a, -Q: how it prints. */
 static struct {
 	bool oneliner, all, quiet;
-	int details;
+	int details, verbose;
 } sc;
 static FILE *out; /* stdout, or the buffer -o joins into lines */
+
+/* scontrol -v show ...: Slurm's first line, when and how many records. */
+static void say_update(size_t records)
+{
+	char when[32];
+
+	if (!sc.verbose)
+		return;
+	spur_time_format(time(NULL), when, sizeof(when));
+	fprintf(out, "last_update_time=%s, records=%zu\n", when, records);
+}
+
 
 /* A path pattern with the parts that do not depend on the node expanded
  * (%j %J %x %u), relative paths in the job's folder. */
@@ -304,6 +316,7 @@ static int show_job(const char *prog, const char *id)
 		cli_error(prog, "%s", err.msg);
 		return 1;
 	}
+	say_update(id ? 1 : json_array_size(json_object_get(reply, "jobs")));
 	if (!id && !json_array_size(json_object_get(reply, "jobs")))
 		fprintf(out, "No jobs in the system\n");
 	json_array_foreach(json_object_get(reply, "jobs"), i, j)
@@ -862,6 +875,7 @@ static int show_nodes(const char *prog, const char *which)
 		cli_error(prog, "%s", err.msg);
 		return 1;
 	}
+	say_update(json_array_size(json_object_get(reply, "nodes")));
 	json_array_foreach(json_object_get(reply, "nodes"), i, n) {
 		size_t p;
 		json_t *pn;
@@ -904,6 +918,7 @@ static int show_partitions(const char *prog, const char *which)
 		return 1;
 	}
 	nodes = json_object_get(reply, "nodes");
+	say_update(json_array_size(json_object_get(reply, "partitions")));
 	json_array_foreach(json_object_get(reply, "partitions"), i, p) {
 		struct spur_hostlist *hl;
 		char *names, maxt[32], deft[32], maxn[32], memstr[32];
@@ -1408,7 +1423,7 @@ static int sc_options(const char *prog, int *argc, char **argv, char **words)
 		case 'd': sc.details++; break;
 		case 'o': sc.oneliner = true; break;
 		case 'Q': sc.quiet = true; break;
-		case 'v': break; /* Spur's scontrol logs nothing more when verbose */
+		case 'v': sc.verbose++; break;
 		case 'V': cli_version(); return -1000;
 		case 'h':
 			help();
