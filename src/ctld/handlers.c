@@ -1062,6 +1062,26 @@ static bool queue_rests(struct ctld_conn *cn, const json_t *msg, struct queue_bu
 	return true;
 }
 
+/* squeue -w: the first name of expr that is no node (or the expression
+ * when it is not a hostlist), as Slurm's message in why; false when all
+ * are nodes. */
+static bool unknown_node(const struct ctld *c, const char *expr, char *why, size_t len)
+{
+	struct spur_error err;
+	struct spur_hostlist *hl = spur_hostlist_from_expr(expr, &err);
+	bool bad = !hl;
+
+	if (bad)
+		snprintf(why, len, "Invalid node name %s", expr);
+	for (size_t i = 0; hl && i < spur_hostlist_count(hl) && !bad; i++)
+		if (spur_conf_node_index(c->conf, spur_hostlist_nth(hl, i)) < 0) {
+			snprintf(why, len, "Invalid node name %s", spur_hostlist_nth(hl, i));
+			bad = true;
+		}
+	spur_hostlist_destroy(hl);
+	return bad;
+}
+
 /* squeue: the controller formats the lines itself, so a queue of 100,000
  * jobs crosses the wire as text, not as 100,000 JSON objects. */
 static void queue_text(struct ctld_conn *cn, json_t *msg, const char *fmt)
@@ -1081,6 +1101,12 @@ static void queue_text(struct ctld_conn *cn, json_t *msg, const char *fmt)
 	if (!buf || !spur_jobfmt_valid(fmt)) {
 		free(buf);
 		reply_error(cn, SPUR_EINVAL, "Invalid job format specification");
+		return;
+	}
+	if (json_is_string(json_object_get(msg, "nodes")) &&
+	    unknown_node(c, spur_json_str(msg, "nodes", ""), tasks, sizeof(tasks))) {
+		free(buf);
+		reply_error(cn, SPUR_ENOENT, tasks); /* "Invalid node name X", Slurm's */
 		return;
 	}
 	if (!spur_jobfmt_sort_valid(spur_json_str(msg, "sort", ""), &bad)) {

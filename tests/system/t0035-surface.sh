@@ -170,6 +170,8 @@ check "sbatch -vv: Slurm's 'debug:  propagating RLIMIT_...' lines" \
 	sh -c 'sbatch -vv -H -o /dev/null --wrap true 2>&1 | grep -qE "^sbatch: debug:  propagating RLIMIT_NOFILE=[0-9]+$"'
 check "scontrol -v show partition: Slurm's 'last_update_time=..., records=N' first" \
 	sh -c 'scontrol -v show partition | head -1 | grep -qE "^last_update_time=20[0-9-]+T[0-9:]+, records=[0-9]+$"'
+check "squeue -w of an unknown node: Slurm's words, exit 1" \
+	sh -c '! squeue -w dummy_name 2>w.err && grep -qx "squeue: error: Invalid node name dummy_name" w.err'
 check "-Q: nothing said on success" sh -c '[ -z "$(sbatch -Q -o /dev/null --wrap true)" ]'
 check "-N 1-2 is taken" sh -c 'sbatch --parsable --wait -N 1-2 -o /dev/null --wrap true >/dev/null'
 
