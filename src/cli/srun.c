@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -152,6 +153,7 @@ static const struct option step_long_opts[] = {
 	{ "mpi", required_argument, NULL, O_MPI },
 	{ "overlap", no_argument, NULL, O_OVERLAP },
 	{ "preserve-env", no_argument, NULL, 'E' },
+	{ "overcommit", no_argument, NULL, 'O' },
 	{ "unbuffered", no_argument, NULL, 'u' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -180,7 +182,7 @@ static const struct option step_long_opts[] = {
 	{ "propagate", optional_argument, NULL, O_PROPAGATE },
 	{ NULL, 0, NULL, 0 },
 };
-#define STEP_SHORT_OPTS "+N:n:lJ:c:D:uhG:m:KW:w:x:o:e:i:vE"
+#define STEP_SHORT_OPTS "+N:n:lJ:c:D:uhG:m:KW:w:x:o:e:i:vEO"
 
 /* --jobid=N, from inside a job or outside it: the step goes into job N,
  * as from inside it (the controller checks that it is the caller's and
@@ -227,6 +229,10 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 		case 'x': o->exclude = optarg; break;
 		case 'K': o->kill_bad = true; break;
 		case 'E': o->preserve_env = true; break;
+		/* -O: more tasks than the allocation's CPUs, which a step may
+		 * always have in Spur (docs/expect-suite.md: without -O Slurm
+		 * refuses it, Spur does not) */
+		case 'O': break;
 		case O_KILL: o->kill_bad = !optarg || strcmp(optarg, "0"); break;
 		case O_GPT:
 			o->gpus_per_task = atoi(strchr(optarg, ':') ? strrchr(optarg, ':') + 1 : optarg);
@@ -474,6 +480,8 @@ static FILE *out_file(struct relay *r, int fd, int rank, int node)
 
 	if (!pat)
 		return NULL;
+	if (!strcasecmp(pat, "none")) /* Slurm's: discarded */
+		pat = "/dev/null";
 	expand(r, pat, rank, node, name, sizeof(name));
 	for (int i = 0; i < r->nfiles; i++)
 		if (!strcmp(r->files[i].name, name))

@@ -192,6 +192,10 @@ check "srun -w of an unknown node: Slurm's 'Unable to allocate resources: Invali
 	sh -c "! srun -w nosuch true 2>nw.err && grep -qx 'srun: error: Unable to allocate resources: Invalid node name specified' nw.err"
 check "sbatch --gres=gpu: (malformed): Slurm's words; NAME:0 asks for none" \
 	sh -c "! sbatch --gres=gpu: --wrap true 2>gr.err && grep -qx 'sbatch: error: Invalid generic resource (gres) specification' gr.err && sbatch -o /dev/null --gres=craynetwork:0 --wrap true >/dev/null"
+check "srun --output=none: the output discarded (no file 'none'), as Slurm's" \
+	sh -c "cd '$T' && srun --output=none echo gone >on.out && [ ! -s on.out ] && [ ! -e none ]"
+sbatch --wait -n1 -o "$T/oc.out" --wrap 'srun -n2 --overcommit hostname | wc -l' >/dev/null
+check "srun -O/--overcommit inside a job: more tasks than its CPUs" sh -c "[ \"\$(cat '$T/oc.out')\" = 2 ]"
 check "srun passes its stdin to every task" sh -c "[ \"\$(grep -cx hi '$T/in.out')\" = 2 ]"
 check "srun -i 1: to task 1 alone" sh -c "grep -qx '1: hi' '$T/in.out' && ! grep -q '^0: hi' '$T/in.out'"
 check "srun -i none: none (the task sees its end at once)" grep -qx 'none 0' "$T/in.out"
