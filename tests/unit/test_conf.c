@@ -440,6 +440,62 @@ static void test_scale(void **state)
 	spur_conf_destroy(c);
 }
 
+
+/* scontrol create/delete partition: a slurm.conf line into a loaded
+ * configuration, refused with Slurm's words and nothing changed; a deleted
+ * partition's slot is kept and taken back by its name; save/restore. */
+static void test_partition_runtime(void **state)
+{
+	struct spur_error err;
+	struct spur_conf *c = spur_conf_load_text(
+		"s", "NodeName=n[1-3] CPUs=4\nPartitionName=a Nodes=ALL Default=YES", NULL, NULL, 0,
+		&err);
+	struct spur_conf_parts_saved *sv;
+	size_t slot, nw;
+
+	(void)state;
+	assert_non_null(c);
+	nw = c->nwarnings;
+	sv = spur_conf_partitions_save(c);
+	assert_non_null(sv);
+	assert_int_equal(spur_conf_partition_create(c, "PartitionName=b Nodes=n[2-3] MaxTime=30 "
+						       "Priority=3 Default=YES",
+						    &slot, &err),
+			 0);
+	assert_int_equal(slot, 1);
+	assert_int_equal(c->parts[1].nnodes, 2);
+	assert_int_equal(c->parts[1].max_time, 30 * 60);
+	assert_int_equal(c->parts[1].priority_tier, 3);
+	assert_int_equal(c->parts[1].priority_job_factor, 3);
+	assert_int_equal(c->parts[1].min_nodes, 1);
+	assert_string_equal(spur_conf_default_partition(c)->name, "b");
+	assert_int_not_equal(spur_conf_partition_create(c, "PartitionName=b", &slot, &err), 0);
+	assert_string_equal(err.msg, "Invalid partition name specified");
+	assert_int_not_equal(spur_conf_partition_create(c, "PartitionName=x Nodes=n9", &slot, &err), 0);
+	assert_string_equal(err.msg, "Invalid node name specified");
+	assert_int_not_equal(spur_conf_partition_create(c, "PartitionName=x Bogus=1", &slot, &err), 0);
+	assert_string_equal(err.msg, "Update of this parameter is not supported: Bogus=1");
+	assert_int_not_equal(
+		spur_conf_partition_create(c, "PartitionName=x OverSubscribe=FORCE", &slot, &err), 0);
+	assert_non_null(strstr(err.msg, "OverSubscribe=FORCE: not supported by Spur"));
+	assert_int_not_equal(spur_conf_partition_create(c, "Nodes=n1", &slot, &err), 0);
+	assert_int_equal(c->nparts, 2); /* none of those changed anything */
+	assert_int_equal(c->nwarnings, nw);
+	assert_null(spur_conf_partition(c, "x"));
+	assert_int_equal(spur_conf_partition_delete(c, "b", &err), 0);
+	assert_null(spur_conf_partition(c, "b"));
+	assert_string_equal(spur_conf_default_partition(c)->name, "a");
+	assert_int_not_equal(spur_conf_partition_delete(c, "b", &err), 0);
+	assert_int_equal(spur_conf_partition_create(c, "PartitionName=b", &slot, &err), 0);
+	assert_int_equal(slot, 1); /* its old slot */
+	assert_int_equal(c->nparts, 2);
+	spur_conf_partitions_restore(c, sv);
+	assert_int_equal(c->nparts, 1);
+	assert_null(spur_conf_partition(c, "b"));
+	assert_string_equal(spur_conf_default_partition(c)->name, "a");
+	spur_conf_destroy(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -448,6 +504,7 @@ int main(void)
 		cmocka_unit_test(test_warnings), cmocka_unit_test(test_spur_conf), cmocka_unit_test(test_ctld_ports),       cmocka_unit_test(test_lexer),
 		cmocka_unit_test(test_include_errors), cmocka_unit_test(test_alloc_failures),
 		cmocka_unit_test(test_scale),	       cmocka_unit_test(test_lines_move),
+		cmocka_unit_test(test_partition_runtime),
 	};
 
 	return cmocka_run_group_tests_name("conf", tests, NULL, NULL);
