@@ -332,13 +332,50 @@ static int parse_us_date(const char *s, time_t now, time_t *out)
 	return 0;
 }
 
+static const struct {
+	const char *name;
+	int h;
+} named_times[] = { { "midnight", 0 }, { "noon", 12 }, { "elevenses", 11 },
+		    { "fika", 15 },	   { "teatime", 16 } };
+
+/* A time of day: a named one or HH:MM[:SS]. 0, or -1. */
+static int clock_word(const char *w, int *h, int *m, int *sec)
+{
+	for (size_t i = 0; i < sizeof(named_times) / sizeof(named_times[0]); i++)
+		if (!strcasecmp(w, named_times[i].name)) {
+			*h = named_times[i].h;
+			*m = *sec = 0;
+			return 0;
+		}
+	return parse_clock(w, h, m, sec);
+}
+
+/* Slurm's "TIME DAY" and "DAY TIME" ("noon tomorrow", "noon-tomorrow",
+ * "tomorrow-16:00"): the time on that day (today or tomorrow). 0, or -1. */
+static int time_and_day(const char *s, time_t now, time_t *out)
+{
+	size_t n = strcspn(s, " -");
+	char a[32], b[32];
+	int h, m, sec, day;
+
+	if (!s[n] || n >= sizeof(a) || strlen(s + n + 1) >= sizeof(b))
+		return -1;
+	snprintf(a, sizeof(a), "%.*s", (int)n, s);
+	snprintf(b, sizeof(b), "%s", s + n + 1);
+	for (int swap = 0; swap < 2; swap++) {
+		const char *t = swap ? b : a, *d = swap ? a : b;
+
+		day = !strcasecmp(d, "today") ? 0 : !strcasecmp(d, "tomorrow") ? 1 : -1;
+		if (day >= 0 && clock_word(t, &h, &m, &sec) == 0) {
+			*out = local_day(now, day, h, m, sec);
+			return 0;
+		}
+	}
+	return -1;
+}
+
 int spur_begin_parse(const char *s, time_t now, time_t *out, struct spur_error *err)
 {
-	static const struct {
-		const char *name;
-		int h;
-	} named[] = { { "midnight", 0 }, { "noon", 12 }, { "elevenses", 11 },
-		      { "fika", 15 },    { "teatime", 16 } };
 	int h, m, sec;
 
 	if (!s || !*s)
@@ -359,17 +396,12 @@ int spur_begin_parse(const char *s, time_t now, time_t *out, struct spur_error *
 		*out = local_day(now, 1, 0, 0, 0);
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
-		if (!strcasecmp(s, named[i].name)) {
-			*out = next_clock(now, named[i].h, 0, 0);
-			return 0;
-		}
-	}
-	if (parse_clock(s, &h, &m, &sec) == 0) {
+	if (clock_word(s, &h, &m, &sec) == 0) {
 		*out = next_clock(now, h, m, sec);
 		return 0;
 	}
-	if (parse_iso(s, out) == 0 || parse_us_date(s, now, out) == 0)
+	if (parse_iso(s, out) == 0 || parse_us_date(s, now, out) == 0 ||
+	    time_and_day(s, now, out) == 0)
 		return 0;
 	return spur_error_set(err, SPUR_EPARSE,
 			      "invalid begin time '%s' (expected now+N[units], today, tomorrow, "

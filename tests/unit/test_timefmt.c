@@ -120,6 +120,12 @@ static void test_begin(void **state)
 	assert_int_equal(begin("midnight"), midnight + 86400);
 	assert_int_equal(begin("noon"), midnight + 86400 + 12 * 3600); /* 12:00 passed */
 	assert_int_equal(begin("teatime"), midnight + 16 * 3600);
+	/* Slurm's TIME DAY and DAY TIME (checked with real Slurm 22.05) */
+	assert_int_equal(begin("noon-tomorrow"), midnight + 86400 + 12 * 3600);
+	assert_int_equal(begin("noon tomorrow"), midnight + 86400 + 12 * 3600);
+	assert_int_equal(begin("tomorrow-noon"), midnight + 86400 + 12 * 3600);
+	assert_int_equal(begin("16:00 tomorrow"), midnight + 86400 + 16 * 3600);
+	assert_int_equal(begin("noon today"), midnight + 12 * 3600);
 	assert_int_equal(begin("fika"), midnight + 15 * 3600);
 	assert_int_equal(begin("16:00"), midnight + 16 * 3600);
 	assert_int_equal(begin("16:00:30"), midnight + 16 * 3600 + 30);
