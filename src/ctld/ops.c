@@ -385,6 +385,8 @@ static void put_spec_env(json_t *env, const json_t *spec)
 			put_env_int(env, ints[i].var, spur_json_int(spec, ints[i].key, 0));
 	if (*spur_json_str(spec, "qos", ""))
 		put_env(env, "JOB_QOS", spur_json_str(spec, "qos", ""));
+	if (spur_json_bool(spec, "overcommit", 0)) /* -O, as Slurm tells the job */
+		put_env(env, "OVERCOMMIT", "1");
 	if (*spur_json_str(spec, "reservation", ""))
 		put_env(env, "JOB_RESERVATION", spur_json_str(spec, "reservation", ""));
 	put_env(env, "GTIDS", "0");

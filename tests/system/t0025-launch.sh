@@ -196,6 +196,9 @@ check "srun --output=none: the output discarded (no file 'none'), as Slurm's" \
 	sh -c "cd '$T' && srun --output=none echo gone >on.out && [ ! -s on.out ] && [ ! -e none ]"
 sbatch --wait -n1 -o "$T/oc.out" --wrap 'srun -n2 --overcommit hostname | wc -l' >/dev/null
 check "srun -O/--overcommit inside a job: more tasks than its CPUs" sh -c "[ \"\$(cat '$T/oc.out')\" = 2 ]"
+sbatch --wait -O -n2 -o "$T/oc2.out" --wrap 'printenv SLURM_OVERCOMMIT; srun printenv SLURM_OVERCOMMIT' >/dev/null
+check "sbatch -O: SLURM_OVERCOMMIT=1 for the script and its steps (as Slurm's)" \
+	sh -c "[ \"\$(cat '$T/oc2.out' | tr '\n' ' ')\" = '1 1 1 ' ]"
 check "srun passes its stdin to every task" sh -c "[ \"\$(grep -cx hi '$T/in.out')\" = 2 ]"
 check "srun -i 1: to task 1 alone" sh -c "grep -qx '1: hi' '$T/in.out' && ! grep -q '^0: hi' '$T/in.out'"
 check "srun -i none: none (the task sees its end at once)" grep -qx 'none 0' "$T/in.out"
