@@ -1389,6 +1389,7 @@ json_t *ctld_state_ops(struct ctld *c)
 	for (size_t i = 0; i < n; i++)
 		json_array_append(ops, v[i]);
 	spur_free(v);
+	ctld_part_state_tail_ops(c, ops); /* deletes after their ended jobs */
 	return json_pack("{s:i,s:I,s:o}", "version", 1, "next_id", (json_int_t)c->next_id, "ops",
 			 ops);
 }

@@ -176,8 +176,6 @@ undo:
 int ctld_apply_part_delete(struct ctld *c, const json_t *op, struct spur_error *err)
 {
 	const char *name = spur_json_str(op, "name", "");
-	size_t i;
-	json_t *rec;
 
 	if (!find(c, name))
 		return spur_error_set(err, SPUR_ENOENT, "Invalid partition name specified");
@@ -185,18 +183,27 @@ int ctld_apply_part_delete(struct ctld *c, const json_t *op, struct spur_error *
 		return err->code;
 	spur_conf_partition_delete(c->conf, name, err); /* found above: cannot fail */
 	json_object_del(c->part_over, name);
-	/* a partition created at run time leaves no trace; slurm.conf's a delete */
-	json_array_foreach(c->part_log, i, rec)
-		if (!strcmp(spur_json_str(rec, "op", ""), "part_create") &&
-		    !strcmp(spur_json_str(rec, "name", ""), name))
-			break;
-	if (i < json_array_size(c->part_log))
-		json_array_remove(c->part_log, i);
-	else
-		json_array_append_new(c->part_log,
-				      json_pack("{s:s,s:s}", "op", "part_delete", "name", name));
+	/* kept, with the create before it: the partition's ended jobs come back
+	 * from a snapshot before it goes (ctld_part_state_tail_ops) */
+	json_array_append_new(c->part_log, json_pack("{s:s,s:s}", "op", "part_delete", "name", name));
 	spur_info("partition %s deleted", name);
 	return 0;
+}
+
+/* Is part_log's op i a delete whose name no later op creates again? Such a
+ * delete goes after the snapshot's jobs, so the ended jobs of that
+ * partition (kept for MinJobAge) come back with it. */
+static bool late_delete(const struct ctld *c, size_t i)
+{
+	json_t *op = json_array_get(c->part_log, i);
+	const char *name = spur_json_str(op, "name", "");
+
+	if (strcmp(spur_json_str(op, "op", ""), "part_delete"))
+		return false;
+	for (size_t k = i + 1; k < json_array_size(c->part_log); k++)
+		if (!strcmp(spur_json_str(json_array_get(c->part_log, k), "name", ""), name))
+			return false;
+	return true;
 }
 
 void ctld_part_state_ops(struct ctld *c, json_t *ops)
@@ -206,9 +213,20 @@ void ctld_part_state_ops(struct ctld *c, json_t *ops)
 	json_t *op;
 
 	json_array_foreach(c->part_log, i, op)
-		json_array_append(ops, op);
+		if (!late_delete(c, i))
+			json_array_append(ops, op);
 	json_object_foreach(c->part_over, name, op)
 		json_array_append(ops, op);
+}
+
+void ctld_part_state_tail_ops(struct ctld *c, json_t *ops)
+{
+	size_t i;
+	json_t *op;
+
+	json_array_foreach(c->part_log, i, op)
+		if (late_delete(c, i))
+			json_array_append(ops, op);
 }
 
 int ctld_part_changed(const struct ctld *c)

@@ -32,6 +32,9 @@ void ctld_handle_part_update(struct ctld_conn *cn, json_t *msg);
 /* scontrol's "part_create" {line} and "part_delete" {name} (administrators). */
 void ctld_handle_part_create(struct ctld_conn *cn, json_t *msg);
 void ctld_handle_part_delete(struct ctld_conn *cn, json_t *msg);
+/* The deletes of ctld_part_state_ops that go after the snapshot's jobs
+ * (partitions not created again): their ended jobs restored first. */
+void ctld_part_state_tail_ops(struct ctld *c, json_t *ops);
 /* Have partitions been changed since slurm.conf was read? */
 int ctld_part_changed(const struct ctld *c);
 /* The partitions back to slurm.conf's values (before a snapshot's ops

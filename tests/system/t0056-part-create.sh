@@ -138,6 +138,8 @@ parts() { sinfo -h -o '%P %N' 2>/dev/null | sort >parts.now; cmp -s parts.want p
 check "after kill -9 (from a snapshot and the log): cp1 on mi2, cp5 as left, no cp4" \
 	sh -c "$(declare -f parts); wait_until() { :; }; for i in \$(seq 100); do parts && exit 0; sleep 0.2; done; cat parts.now; exit 1"
 check "... gpu's MaxTime 1:00:00" sh -c "sinfo -h -p gpu -o %l | grep -qx 1:00:00"
+check "... the ended job of deleted cp4 is still shown (squeue -t all, MinJobAge)" \
+	sh -c "squeue -h -t all -j $j4 -o '%T %P' | grep -qx 'COMPLETED cp4'"
 check "... mi2's features fa,fb" sh -c "scontrol show node mi2 | grep -qx '   AvailableFeatures=fa,fb'"
 check "... the snapshot held it (the log starts after the changes)" grep -q "restored .* operations from a snapshot" ctld.log
 finish
