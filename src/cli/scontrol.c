@@ -102,7 +102,6 @@ static void say_update(size_t records)
 	fprintf(out, "last_update_time=%s, records=%zu\n", when, records);
 }
 
-
 /* A path pattern with the parts that do not depend on the node expanded
  * (%j %J %x %u), relative paths in the job's folder. */
 static void job_path(const json_t *j, const char *pattern, char *exp, size_t len)
@@ -486,21 +485,22 @@ static int delete_resv(const char *prog, const char *name)
 	return 0;
 }
 
-/* Is word the first letters of full (at least min of them)? */
+/* Are the len letters of word the first of full (at least min of them)? */
+static bool abbrev_n(const char *word, size_t len, const char *full, size_t min)
+{
+	return len >= min && len <= strlen(full) && !strncasecmp(word, full, len);
+}
+
 static bool abbrev(const char *word, const char *full, size_t min)
 {
-	size_t len = strlen(word);
-
-	return len >= min && len <= strlen(full) && !strncasecmp(word, full, len);
+	return abbrev_n(word, strlen(word), full, min);
 }
 
 /* Does argument a name the entity full (Slurm's "tag" test: at least
  * three letters of it, before any '=')? */
 static bool entity_is(const char *a, const char *full)
 {
-	size_t len = strcspn(a, "=");
-
-	return len >= 3 && len <= strlen(full) && !strncasecmp(a, full, len);
+	return abbrev_n(a, strcspn(a, "="), full, 3);
 }
 
 /* scontrol create PartitionName=NAME [Key=Value ...]: the keys as a

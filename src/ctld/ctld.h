@@ -76,8 +76,9 @@ struct ctld {
 	/* partitions changed at run time (partupdate.c): the update ops by
 	 * name, the create/delete ops in order, slurm.conf's partitions */
 	json_t *part_over, *part_log;
-	/* nodes' features changed at run time (nodeadmin.c): now's, slurm.conf's */
-	json_t *node_feat, *node_feat_orig;
+	/* nodes whose features changed at run time (nodeadmin.c): slurm.conf's
+	 * features by node name (the configuration holds the new ones) */
+	json_t *node_feat_orig;
 	struct spur_conf_parts_saved *part_saved;
 	char *conf_path;     /* slurm.conf read at the start (NULL: built-in) */
 	json_t *reconf_base; /* its lines outside the live keys (reconf.c) */

@@ -243,24 +243,6 @@ static json_t *rest_json(struct ctld *c, const struct sched_job_info *meta)
 	return o;
 }
 
-/* A pending job's priority in each partition of its list (squeue -P). */
-static json_t *part_prios(const struct ctld *c, uint32_t id, const char *list)
-{
-	json_t *o = json_object();
-
-	for (const char *p = list; *p;) {
-		size_t len = strcspn(p, ",");
-		char name[256];
-		uint32_t prio;
-
-		snprintf(name, sizeof(name), "%.*s", (int)len, p);
-		if (!sched_job_part_prio(c->sched, id, name, &prio))
-			json_object_set_new(o, name, json_integer(prio));
-		p += len + (p[len] == ',');
-	}
-	return o;
-}
-
 static json_t *job_json(struct ctld *c, const struct ctld_job *cj, const struct sched_job_info *i)
 {
 	const struct sched_job_info info = *i;
@@ -313,9 +295,6 @@ static json_t *job_json(struct ctld *c, const struct ctld_job *cj, const struct 
 	json_object_set_new(o, "requeue", json_integer(spur_json_bool(sp, "requeue", 1)));
 	json_object_set_new(o, "restarts",
 			    json_integer(cj->start_op ? cj->runs - 1 : cj->runs));
-	if (info.state == SCHED_JOB_PENDING && strchr(spur_json_str(sp, "partition", ""), ','))
-		json_object_set_new(o, "part_prios",
-				    part_prios(c, id, spur_json_str(sp, "partition", "")));
 	job_json_more(cj, &info, o);
 	return o;
 }

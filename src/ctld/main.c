@@ -269,7 +269,6 @@ static void teardown(struct ctld *c)
 	json_decref(c->resv_ops);
 	json_decref(c->part_over);
 	json_decref(c->part_log);
-	json_decref(c->node_feat);
 	json_decref(c->node_feat_orig);
 	spur_conf_partitions_free(c->part_saved);
 	json_decref(c->reconf_base);

@@ -92,26 +92,23 @@ int ctld_apply_node_features(struct ctld *c, const json_t *op, struct spur_error
 	json_array_foreach(list, i, e)
 		if (spur_conf_node_index(c->conf, spur_json_str(e, "node", "")) < 0)
 			return spur_error_set(err, SPUR_ENOENT, "Invalid node name specified");
-	if ((!c->node_feat && !(c->node_feat = json_object())) ||
-	    (!c->node_feat_orig && !(c->node_feat_orig = json_object())))
+	if (!c->node_feat_orig && !(c->node_feat_orig = json_object()))
 		return spur_error_set(err, SPUR_ENOMEM, "out of memory");
 	json_array_foreach(list, i, e) {
 		const char *name = spur_json_str(e, "node", ""), *f = spur_json_str(e, "features", "");
 		struct spur_conf_node *n = &c->conf->nodes[spur_conf_node_index(c->conf, name)];
-		char *copy = spur_strdup(f);
+		char *copy = *f ? spur_strdup(f) : NULL; /* "": none */
 
-		if (!copy || sched_node_set_features(c->sched, name, f, err)) {
+		if ((*f && !copy) || sched_node_set_features(c->sched, name, f, err)) {
 			spur_free(copy);
-			return copy ? err->code : spur_error_set(err, SPUR_ENOMEM, "out of memory");
+			return copy || !*f ? err->code
+					   : spur_error_set(err, SPUR_ENOMEM, "out of memory");
 		}
 		if (!json_object_get(c->node_feat_orig, name))
 			json_object_set_new(c->node_feat_orig, name,
 					    json_string(n->features ? n->features : ""));
 		spur_free(n->features);
-		n->features = *copy ? copy : NULL;
-		if (!*copy)
-			spur_free(copy);
-		json_object_set_new(c->node_feat, name, json_string(f));
+		n->features = copy;
 		spur_info("node %s: features %s", name, *f ? f : "(none)");
 	}
 	return 0;
@@ -122,8 +119,12 @@ json_t *ctld_node_features_state_op(struct ctld *c)
 	json_t *list = json_array(), *v;
 	const char *name;
 
-	json_object_foreach(c->node_feat, name, v)
-		json_array_append_new(list, json_pack("{s:s,s:O}", "node", name, "features", v));
+	json_object_foreach(c->node_feat_orig, name, v) {
+		long i = spur_conf_node_index(c->conf, name);
+		const char *now = i >= 0 && c->conf->nodes[i].features ? c->conf->nodes[i].features : "";
+
+		json_array_append_new(list, json_pack("{s:s,s:s}", "node", name, "features", now));
+	}
 	if (!json_array_size(list)) {
 		json_decref(list);
 		return NULL;
@@ -131,11 +132,10 @@ json_t *ctld_node_features_state_op(struct ctld *c)
 	return json_pack("{s:s,s:o}", "op", "node_features", "list", list);
 }
 
-bool ctld_node_features_reset(struct ctld *c)
+void ctld_node_features_reset(struct ctld *c)
 {
 	const char *name;
 	json_t *v;
-	bool any = json_object_size(c->node_feat_orig) > 0;
 
 	json_object_foreach(c->node_feat_orig, name, v) {
 		long i = spur_conf_node_index(c->conf, name);
@@ -147,6 +147,4 @@ bool ctld_node_features_reset(struct ctld *c)
 			*json_string_value(v) ? spur_strdup(json_string_value(v)) : NULL;
 	}
 	json_object_clear(c->node_feat_orig);
-	json_object_clear(c->node_feat);
-	return any;
 }

@@ -4,7 +4,6 @@
 #define SPUR_CTLD_NODEADMIN_H
 
 #include <jansson.h>
-#include <stdbool.h>
 #include <stddef.h>
 
 struct ctld;
@@ -27,7 +26,7 @@ int ctld_apply_node_features(struct ctld *c, const json_t *op, struct spur_error
 /* The changed features as one op, for a snapshot (NULL: none). */
 json_t *ctld_node_features_state_op(struct ctld *c);
 /* slurm.conf's features back (before a snapshot's ops over a fresh
- * scheduler); true when any had changed. */
-bool ctld_node_features_reset(struct ctld *c);
+ * scheduler). */
+void ctld_node_features_reset(struct ctld *c);
 
 #endif

@@ -1424,7 +1424,7 @@ int ctld_state_restore(struct ctld *c, const json_t *doc, struct spur_error *err
 	/* a follower that is far behind drops what it has */
 	if (c->next_id > (c->conf->first_job_id ? c->conf->first_job_id : 1) ||
 	    json_array_size(c->resv_ops) || c->assoc || any_admin(c) || ctld_part_changed(c) ||
-	    json_object_size(c->node_feat)) {
+	    json_object_size(c->node_feat_orig)) {
 		ctld_jobs_free(c);
 		ctld_part_reset(c);
 		ctld_node_features_reset(c);

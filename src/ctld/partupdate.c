@@ -243,6 +243,19 @@ void ctld_part_reset(struct ctld *c)
 	json_object_clear(c->part_over);
 }
 
+/* Commit op (a request's), answering cn once committed or with the refusal. */
+static void commit_part_op(struct ctld_conn *cn, json_t *op)
+{
+	struct spur_error err;
+
+	if (ctld_commit(cn->c, op, cn, json_pack("{s:s}", "type", "ok"), &err))
+		ctld_conn_send(cn, json_pack("{s:s,s:i,s:s}", "type", "error", "code", err.code,
+					     "message", err.msg));
+	else
+		ctld_cycle_soon(cn->c);
+	json_decref(op);
+}
+
 /* The request {name, state, max_time, default_time, max_nodes} (an
  * administrator's; scontrol has read Slurm's words): one op, answered once
  * committed; the next cycle acts on it. */
@@ -250,7 +263,6 @@ void ctld_handle_part_update(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
 	const char *name = spur_json_str(msg, "name", "");
-	struct spur_error err;
 	json_t *op;
 
 	if (!find(c, name)) {
@@ -263,25 +275,7 @@ void ctld_handle_part_update(struct ctld_conn *cn, json_t *msg)
 	for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++)
 		if (json_object_get(msg, fields[k]))
 			json_object_set(op, fields[k], json_object_get(msg, fields[k]));
-	if (ctld_commit(c, op, cn, json_pack("{s:s}", "type", "ok"), &err))
-		ctld_conn_send(cn, json_pack("{s:s,s:i,s:s}", "type", "error", "code", err.code,
-					     "message", err.msg));
-	else
-		ctld_cycle_soon(c);
-	json_decref(op);
-}
-
-/* Commit op (a request's), answering cn once committed or with the refusal. */
-static void commit_part_op(struct ctld_conn *cn, json_t *op)
-{
-	struct spur_error err;
-
-	if (ctld_commit(cn->c, op, cn, json_pack("{s:s}", "type", "ok"), &err))
-		ctld_conn_send(cn, json_pack("{s:s,s:i,s:s}", "type", "error", "code", err.code,
-					     "message", err.msg));
-	else
-		ctld_cycle_soon(cn->c);
-	json_decref(op);
+	commit_part_op(cn, op);
 }
 
 void ctld_handle_part_create(struct ctld_conn *cn, json_t *msg)
