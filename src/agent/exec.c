@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "agent/exec.h"
 #include "agent/oci.h"
+#include "common/rlimit.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -238,23 +239,15 @@ static void become_task(const struct spurd_task_spec *t, int report)
 
 void spurd_rlimits_parse(const json_t *o, struct spurd_rlimits *r)
 {
-	static const struct {
-		const char *name;
-		int res;
-	} names[] = {
-		{ "AS", RLIMIT_AS },	   { "CORE", RLIMIT_CORE },   { "CPU", RLIMIT_CPU },
-		{ "DATA", RLIMIT_DATA },   { "FSIZE", RLIMIT_FSIZE }, { "MEMLOCK", RLIMIT_MEMLOCK },
-		{ "NOFILE", RLIMIT_NOFILE }, { "NPROC", RLIMIT_NPROC }, { "RSS", RLIMIT_RSS },
-		{ "STACK", RLIMIT_STACK },
-	};
 	const char *k;
 	json_t *v;
 
 	r->n = 0;
 	json_object_foreach((json_t *)o, k, v)
-		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			if (!strcmp(k, names[i].name) && json_is_integer(v) && r->n < SPURD_RLIM_MAX) {
-				r->res[r->n] = names[i].res;
+		for (size_t i = 0; i < SPUR_RLIMIT_COUNT; i++)
+			if (!strcmp(k, spur_rlimit_name(i)) && json_is_integer(v) &&
+			    r->n < SPURD_RLIM_MAX) {
+				r->res[r->n] = spur_rlimit_resource(i);
 				r->val[r->n++] = json_integer_value(v) < 0
 							 ? (unsigned long long)RLIM_INFINITY
 							 : (unsigned long long)json_integer_value(v);

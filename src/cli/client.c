@@ -4,6 +4,7 @@
 
 #include "common/auth.h"
 #include "common/conf.h"
+#include "common/rlimit.h"
 
 #include <pwd.h>
 #include <stdio.h>
@@ -328,25 +329,15 @@ int cli_each_job(const char *prog, int argc, char **argv, const char *type, bool
 
 extern char **environ;
 
-static const struct {
-	const char *name;
-	int res;
-} rlimit_names[] = {
-	{ "AS", RLIMIT_AS },	   { "CORE", RLIMIT_CORE },   { "CPU", RLIMIT_CPU },
-	{ "DATA", RLIMIT_DATA },   { "FSIZE", RLIMIT_FSIZE }, { "MEMLOCK", RLIMIT_MEMLOCK },
-	{ "NOFILE", RLIMIT_NOFILE }, { "NPROC", RLIMIT_NPROC }, { "RSS", RLIMIT_RSS },
-	{ "STACK", RLIMIT_STACK },
-};
-
 json_t *cli_rlimits(void)
 {
 	json_t *o = json_object();
 
-	for (size_t i = 0; i < sizeof(rlimit_names) / sizeof(rlimit_names[0]); i++) {
+	for (size_t i = 0; i < SPUR_RLIMIT_COUNT; i++) {
 		struct rlimit rl;
 
-		if (!getrlimit(rlimit_names[i].res, &rl))
-			json_object_set_new(o, rlimit_names[i].name,
+		if (!getrlimit(spur_rlimit_resource(i), &rl))
+			json_object_set_new(o, spur_rlimit_name(i),
 					    json_integer(rl.rlim_cur == RLIM_INFINITY
 								 ? -1
 								 : (json_int_t)rl.rlim_cur));
@@ -356,20 +347,13 @@ json_t *cli_rlimits(void)
 
 int cli_propagate_check(const char *prog, const char *list)
 {
-	for (const char *p = list; *p;) {
-		size_t l = strcspn(p, ","), k = 0;
-		bool ok = (l == 3 && !strncasecmp(p, "ALL", 3)) || (l == 4 && !strncasecmp(p, "NONE", 4));
+	const char *bad;
+	size_t l;
 
-		for (; !ok && k < sizeof(rlimit_names) / sizeof(rlimit_names[0]); k++)
-			ok = l == strlen(rlimit_names[k].name) && !strncasecmp(p, rlimit_names[k].name, l);
-		if (!ok) {
-			fprintf(stderr, "%s: error: Invalid --propagate specification: %.*s\n", prog,
-				(int)l, p);
-			return -1;
-		}
-		p += l + (p[l] == ',');
-	}
-	return 0;
+	if (spur_rlimit_list_ok(list, &bad, &l))
+		return 0;
+	fprintf(stderr, "%s: error: Invalid --propagate specification: %.*s\n", prog, (int)l, bad);
+	return -1;
 }
 
 json_t *cli_export_env(const char *export)

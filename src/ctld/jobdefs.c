@@ -4,6 +4,7 @@
 
 #include "common/gres.h"
 #include "common/jobfmt.h"
+#include "common/rlimit.h"
 #include "common/wire.h"
 
 #include <stdbool.h>
@@ -46,22 +47,12 @@ static uint64_t pick(uint64_t part, uint64_t cluster)
 	return part ? part : cluster;
 }
 
-static const char *const rlimit_names[] = { "AS",     "CORE",  "CPU", "DATA", "FSIZE",
-					    "MEMLOCK", "NOFILE", "NPROC", "RSS", "STACK" };
-
 bool ctld_rlimit_list_ok(const char *list)
 {
-	for (const char *p = list; p && *p;) {
-		size_t l = strcspn(p, ","), k = 0;
+	const char *bad;
+	size_t l;
 
-		while (k < 10 && !(l == strlen(rlimit_names[k]) && !strncasecmp(p, rlimit_names[k], l)))
-			k++;
-		if (k == 10 && !(l == 3 && !strncasecmp(p, "ALL", 3)) &&
-		    !(l == 4 && !strncasecmp(p, "NONE", 4)))
-			return false;
-		p += l + (p[l] == ',');
-	}
-	return true;
+	return spur_rlimit_list_ok(list, &bad, &l);
 }
 
 json_t *ctld_job_rlimits(const struct spur_conf *cf, const json_t *req)
@@ -74,14 +65,15 @@ json_t *ctld_job_rlimits(const struct spur_conf *cf, const json_t *req)
 		want = cf->propagate_limits && *cf->propagate_limits ? cf->propagate_limits : "ALL";
 		except = cf->propagate_except;
 	}
-	for (size_t i = 0; i < sizeof(rlimit_names) / sizeof(rlimit_names[0]); i++) {
-		const json_t *v = json_object_get(have, rlimit_names[i]);
+	for (size_t i = 0; i < SPUR_RLIMIT_COUNT; i++) {
+		const char *name = spur_rlimit_name(i);
+		const json_t *v = json_object_get(have, name);
 
 		if (!json_is_integer(v) || spur_jobfmt_in_list(want, "NONE") ||
-		    (except && spur_jobfmt_in_list(except, rlimit_names[i])) ||
-		    !(spur_jobfmt_in_list(want, "ALL") || spur_jobfmt_in_list(want, rlimit_names[i])))
+		    (except && spur_jobfmt_in_list(except, name)) ||
+		    !(spur_jobfmt_in_list(want, "ALL") || spur_jobfmt_in_list(want, name)))
 			continue;
-		json_object_set(out, rlimit_names[i], (json_t *)v);
+		json_object_set(out, name, (json_t *)v);
 	}
 	return out;
 }

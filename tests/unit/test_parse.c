@@ -5,6 +5,7 @@
 #include "common/gres.h"
 #include "common/jobspec.h"
 #include "common/pmiwire.h"
+#include "common/rlimit.h"
 #include "common/size.h"
 #include "common/tres.h"
 
@@ -272,6 +273,25 @@ static void test_pmi_wire(void **state)
 	assert_int_equal(spur_pmi2_format(out, 20, "kvs-get-response", kv, 2), 0);
 }
 
+/* --propagate's list: Slurm's names in any case, ALL and NONE; the first bad
+ * item located for the error message. */
+static void test_rlimit_list(void **state)
+{
+	const char *bad = NULL;
+	size_t l = 0;
+
+	(void)state;
+	assert_int_equal(spur_rlimit_find("nofile", 6), 6);
+	assert_int_equal(spur_rlimit_find("NOFILES", 7), -1);
+	assert_string_equal(spur_rlimit_name(9), "STACK");
+	assert_null(spur_rlimit_name(SPUR_RLIMIT_COUNT));
+	assert_true(spur_rlimit_list_ok("ALL", &bad, &l));
+	assert_true(spur_rlimit_list_ok("core,Stack,NONE", &bad, &l));
+	assert_false(spur_rlimit_list_ok("CORE,STAK,AS", &bad, &l));
+	assert_int_equal(l, 4);
+	assert_memory_equal(bad, "STAK", 4);
+}
+
 static void test_alloc_failures(void **state)
 {
 	struct spur_gres_list g = { 0 };
@@ -300,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_array),
 		cmocka_unit_test(test_dependency),
 		cmocka_unit_test(test_pmi_wire),
+		cmocka_unit_test(test_rlimit_list),
 		cmocka_unit_test(test_alloc_failures),
 	};
 
