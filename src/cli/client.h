@@ -51,7 +51,7 @@ int cli_job_parse(json_t *job, int argc, char **argv);
  * granted; prog's messages are Slurm's ("job N queued and waiting for
  * resources"). The connection (*fd) holds the allocation: closing it gives
  * the allocation up. Returns the job's environment, or NULL (said here). */
-json_t *cli_allocate(const char *prog, json_t *job, int *fd, uint32_t *job_id);
+json_t *cli_allocate(const char *prog, json_t *job, int *fd, uint32_t *job_id, int *exit_code);
 /* sbatch/srun --test-only: the controller's answer for job (submitted
  * nothing), said as Slurm says it; the exit code. */
 int cli_will_run(const char *prog, json_t *job);

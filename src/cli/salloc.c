@@ -29,12 +29,70 @@ static const char *alloc_failed(const char *prog)
 	return !strcmp(base, "srun") ? "Unable to allocate resources" : "Job submit/allocate failed";
 }
 
-json_t *cli_allocate(const char *prog, json_t *job, int *fd, uint32_t *job_id)
+/* The exit code when --immediate could not be met: SLURM_EXIT_IMMEDIATE, or 1. */
+static int immediate_exit(void)
 {
+	const char *v = getenv("SLURM_EXIT_IMMEDIATE");
+
+	return v && *v ? atoi(v) : 1;
+}
+
+/* Wait for the grant: "allocated", or the controller's refusal. imm: the
+ * seconds --immediate allows (0: forever, 1: the controller decides at its
+ * next cycle). 0, or the exit code (said). */
+static int alloc_wait(const char *prog, int fd, uint32_t id, int imm, json_t **reply)
+{
+	bool srun = !strcmp(alloc_failed(prog), "Unable to allocate resources");
+	struct spur_error err;
+	int rc = spur_wire_recv(fd, reply, imm == 1 ? -1 : 1000, &err);
+
+	if (rc && imm != 1) { /* granted at once, or after a wait Slurm mentions */
+		if (!srun)
+			fprintf(stderr, "%s: Pending job allocation %u\n", prog, id);
+		fprintf(stderr, "%s: job %u queued and waiting for resources\n", prog, id);
+		rc = spur_wire_recv(fd, reply, imm > 1 ? (imm - 1) * 1000 : -1, &err);
+		if (rc && imm > 1 && err.code == SPUR_EAGAIN) {
+			/* the connection's end cancels the allocation */
+			if (!srun)
+				fprintf(stderr, "%s: Job allocation %u has been revoked.\n", prog, id);
+			cli_error(prog, "Unable to allocate resources: %s",
+				  srun ? "Requested nodes are busy" : "Connection timed out");
+			return immediate_exit();
+		}
+		if (!rc)
+			fprintf(stderr, "%s: job %u has been allocated resources\n", prog, id);
+	}
+	if (!rc && !strcmp(spur_json_str(*reply, "type", ""), "error")) {
+		bool imm_fail = spur_json_bool(*reply, "revoked", 0);
+
+		cli_error(prog, "%s: %s",
+			  imm_fail && !strcmp(spur_json_str(*reply, "message", ""),
+					      "Job dependency problem")
+				  ? alloc_failed(prog)
+				  : "Unable to allocate resources",
+			  spur_json_str(*reply, "message", ""));
+		if (!srun)
+			fprintf(stderr, "%s: Job allocation %u has been revoked.\n", prog, id);
+		json_decref(*reply);
+		return imm_fail ? immediate_exit() : 1;
+	}
+	if (rc || strcmp(spur_json_str(*reply, "type", ""), "allocated")) {
+		cli_error(prog, "Job allocation %u has been revoked%s%s", id, rc ? ": " : "",
+			  rc ? err.msg : "");
+		if (!rc)
+			json_decref(*reply);
+		return 1;
+	}
+	return 0;
+}
+
+json_t *cli_allocate(const char *prog, json_t *job, int *fd, uint32_t *job_id, int *exit_code)
+{
+	int imm = (int)spur_json_int(job, "immediate", 0);
 	struct spur_error err;
 	json_t *req, *reply, *env;
-	int rc;
 
+	*exit_code = 1;
 	json_object_set_new(job, "interactive", json_true());
 	if (!json_object_get(job, "script"))
 		json_object_set_new(job, "script", json_string(""));
@@ -54,19 +112,7 @@ json_t *cli_allocate(const char *prog, json_t *job, int *fd, uint32_t *job_id)
 	}
 	*job_id = (uint32_t)spur_json_int(reply, "job_id", 0);
 	json_decref(reply);
-	/* granted at once, or after a wait Slurm mentions */
-	rc = spur_wire_recv(*fd, &reply, 1000, &err);
-	if (rc) {
-		fprintf(stderr, "%s: job %u queued and waiting for resources\n", prog, *job_id);
-		rc = spur_wire_recv(*fd, &reply, -1, &err);
-		if (!rc)
-			fprintf(stderr, "%s: job %u has been allocated resources\n", prog, *job_id);
-	}
-	if (rc || strcmp(spur_json_str(reply, "type", ""), "allocated")) {
-		cli_error(prog, "Job allocation %u has been revoked%s%s", *job_id,
-			  rc ? ": " : "", rc ? err.msg : "");
-		if (!rc)
-			json_decref(reply);
+	if ((*exit_code = alloc_wait(prog, *fd, *job_id, imm, &reply))) {
 		close(*fd);
 		return NULL;
 	}
@@ -251,10 +297,10 @@ int cli_salloc_main(const char *prog, int argc, char **argv)
 		ctr = json_dumps(json_object_get(job, "container"), JSON_COMPACT);
 		json_object_del(job, "container");
 	}
-	env = cli_allocate(prog, job, &fd, &id);
+	env = cli_allocate(prog, job, &fd, &id, &rc);
 	if (!env) {
 		free(ctr);
-		return 1;
+		return rc;
 	}
 	fprintf(stderr, "%s: Granted job allocation %u\n", prog, id);
 	/* the command runs here, as Slurm's salloc runs it on the submit host */

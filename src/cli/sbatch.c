@@ -29,6 +29,7 @@ enum {
 	OPT_REQUEUE, OPT_NO_REQUEUE, OPT_RESERVATION, OPT_EXPORT, OPT_GPUS, OPT_NTASKS_PER_NODE,
 	OPT_PTY, OPT_MEM, OPT_COMMENT, OPT_WCKEY, OPT_SIGNAL, OPT_OPEN_MODE, OPT_USAGE,
 	OPT_KILL_DEP, OPT_GET_USER_ENV, OPT_TEST_ONLY, OPT_PROPAGATE, OPT_MAIL_TYPE, OPT_MAIL_USER, OPT_TIME_MIN, OPT_DEADLINE, OPT_UID, OPT_GID, OPT_PRIORITY, OPT_TMP, OPT_EXPORT_FILE, OPT_GRES_FLAGS, OPT_CPUS_PER_GPU, OPT_MINCPUS, OPT_NTASKS_PER_GPU, OPT_MPI, OPT_KILL_BAD, OPT_CPU_BIND, OPT_EXACT, OPT_OVERLAP, OPT_DIST, OPT_PRESERVE, OPT_UNBUF, /* srun's */
+	OPT_IMMEDIATE,
 	OPT_REFUSED = 2000, /* + index in refused[] */
 };
 
@@ -87,7 +88,6 @@ static const struct {
 	{ "het-group", required_argument, 0, P_SRUN },
 	{ "bell", no_argument, 0, P_SALLOC },
 	{ "no-bell", no_argument, 0, P_SALLOC },
-	{ "immediate", optional_argument, 'I', P_SALLOC | P_SRUN },
 	{ "kill-command", optional_argument, 'K', P_SALLOC },
 	{ "no-shell", no_argument, 0, P_SALLOC },
 	{ "accel-bind", required_argument, 0, P_SRUN },
@@ -171,6 +171,7 @@ static const struct option own_opts[] = {
 	{ "export", required_argument, NULL, OPT_EXPORT },
 	{ "comment", required_argument, NULL, OPT_COMMENT },
 	{ "overcommit", no_argument, NULL, 'O' },
+	{ "immediate", optional_argument, NULL, 'I' }, /* salloc's and srun's */
 	{ "kill-on-invalid-dep", required_argument, NULL, OPT_KILL_DEP },
 	{ "wckey", required_argument, NULL, OPT_WCKEY },
 	{ "signal", required_argument, NULL, OPT_SIGNAL },
@@ -194,7 +195,7 @@ static const struct option own_opts[] = {
 };
 #define NOWN (sizeof(own_opts) / sizeof(own_opts[0]))
 
-#define SHORT_OPTS "+J:N:n:c:t:p:A:q:G:o:e:i:D:a:d:w:x:C:WHb:hlQvVOF:sL:"
+#define SHORT_OPTS "+J:N:n:c:t:p:A:q:G:o:e:i:D:a:d:w:x:C:WHb:hlQvVOF:sL:I::"
 
 static struct option opts[NOWN + NREFUSED + 1];
 static char short_opts[128];
@@ -563,6 +564,8 @@ static int apply_opt_more(struct sbatch *sb, int opt, const char *arg)
 	case 'O':
 		json_object_set_new(job, "overcommit", json_true());
 		return 0;
+	case 'I': /* seconds to wait for the allocation; 1 (no value): now or never */
+		return set_int(job, "immediate", arg ? arg : "1", "immediate value");
 	case OPT_KILL_DEP:
 		if (strcasecmp(arg, "yes") && strcasecmp(arg, "no"))
 			return fail("Invalid --kill-on-invalid-dep specification: %s", arg);
@@ -937,6 +940,13 @@ static int parse_args(struct sbatch *sb, int argc, char **argv, bool directives)
 			fprintf(stderr, "%s: unrecognized option '--pty'\n", argv[0]);
 			opt = '?';
 		}
+		if (opt == 'I' && prog == P_SBATCH) {
+			if (idx >= 0)
+				fprintf(stderr, "%s: unrecognized option '--immediate'\n", argv[0]);
+			else
+				fprintf(stderr, "%s: invalid option -- 'I'\n", argv[0]);
+			opt = '?';
+		}
 		if (opt == 'l') {
 			fprintf(stderr, "%s: invalid option -- 'l'\n", argv[0]);
 			opt = '?';
@@ -1153,6 +1163,7 @@ static const struct {
 	{ "CLUSTERS", "clusters", false },	{ "CONTAINER", "container", false },
 	{ "CORE_SPEC", "core-spec", false },	{ "DELAY_BOOT", "delay-boot", false },
 	{ "ACCTG_FREQ", "acctg-freq", false },	{ "REQ_SWITCH", "switches", false },
+	{ "IMMEDIATE", "immediate", false }, /* salloc's only */
 };
 
 /* The input variables as options: 0, or the exit code (said). */
@@ -1167,7 +1178,8 @@ static int apply_env(struct sbatch *sb, const char *prog)
 		int r;
 
 		snprintf(var, sizeof(var), "%s%s", prefix, env_opts[i].var);
-		if (!(v = getenv(var)) || (env_opts[i].flag && !strcasecmp(v, "no")))
+		if (!(v = getenv(var)) || (env_opts[i].flag && !strcasecmp(v, "no")) ||
+		    (!strcmp(env_opts[i].var, "IMMEDIATE") && strcmp(prefix, "SALLOC_")))
 			continue;
 		if (!strcmp(env_opts[i].var, "DEBUG")) { /* SBATCH_DEBUG=N: -v N times */
 			sb->verbose += atoi(v) > 0 ? atoi(v) : 1;

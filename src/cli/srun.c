@@ -1117,9 +1117,9 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 
 			json_object_set_new(job, "name", json_string(base ? base + 1 : pargv[first]));
 		}
-		aenv = cli_allocate(prog, job, &alloc_fd, &alloc_id);
+		aenv = cli_allocate(prog, job, &alloc_fd, &alloc_id, &rc);
 		if (!aenv)
-			return srun_end(&so, 1);
+			return srun_end(&so, rc);
 		if (so.verbose)
 			fprintf(stderr, "%s: Granted job allocation %u\n", prog, alloc_id);
 		cli_setenv_all(aenv);

@@ -1590,7 +1590,8 @@ static int finish(struct sched *s, const struct sched_event *ev, struct core_job
 	return 0;
 }
 
-static int cancel(struct sched *s, struct core_job *j, struct spur_error *err)
+static int cancel(struct sched *s, const struct sched_event *ev, struct core_job *j,
+		  struct spur_error *err)
 {
 	if (j->state != SCHED_JOB_PENDING && j->state != SCHED_JOB_RUNNING)
 		return spur_error_set(err, SPUR_ESTATE,
@@ -1606,6 +1607,14 @@ static int cancel(struct sched *s, struct core_job *j, struct spur_error *err)
 		j->reason = SCHED_REASON_NONE;
 	}
 	j->end = s->now;
+	if (ev->bad_constraints && j->state == SCHED_JOB_PENDING) {
+		/* srun/salloc --immediate that could not start at once, as Slurm */
+		j->reason = SCHED_REASON_BAD_CONSTRAINTS;
+		j->exit_code = 1;
+		core_job_set_state(s, j, SCHED_JOB_FAILED);
+		core_trace(s, "job %u failed: it could not start at once", j->id);
+		return 0;
+	}
 	core_job_set_state(s, j, SCHED_JOB_CANCELLED);
 	core_trace(s, "job %u cancelled", j->id);
 	return 0;
@@ -2009,7 +2018,7 @@ int sched_step(struct sched *s, const struct sched_event *ev, struct sched_actio
 		rc = submit(s, ev, err);
 		break;
 	case SCHED_EV_CANCEL:
-		rc = cancel(s, j, err);
+		rc = cancel(s, ev, j, err);
 		break;
 	case SCHED_EV_REQUEUE:
 		rc = requeue(s, ev, j, err);

@@ -408,6 +408,7 @@ struct sched_event {
 	int exit_code;
 	bool timed_out, oom, admin;
 	bool array_rest; /* CANCEL, HOLD, RELEASE, UPDATE: array job_id's tasks with no record */
+	bool bad_constraints; /* CANCEL of a pending job: FAILED, BadConstraints (--immediate) */
 	const char *node;
 	uint32_t gpu;
 	const char *reason; /* drain/down reason text */

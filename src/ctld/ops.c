@@ -667,6 +667,7 @@ static int apply_end(struct ctld *c, json_t *op, bool cancel, bool replay,
 				  .exit_code = (int)spur_json_int(op, "exit", 0),
 				  .timed_out = spur_json_bool(op, "timeout", 0),
 				  .oom = spur_json_bool(op, "oom", 0),
+				  .bad_constraints = cancel && spur_json_bool(op, "failed", 0),
 				  .defer_cycle = true };
 	struct sched_actions acts;
 	struct sched_job_info now;
@@ -1471,6 +1472,36 @@ void ctld_cycle_soon(struct ctld *c)
 /* Interactive jobs have no supervisor to keep their time limit: end those
  * past it (TIMEOUT, steps killed, the owner told); the earliest limit still
  * ahead wakes the next cycle. */
+/* srun/salloc --immediate: an allocation the cycle did not start fails
+ * (FAILED, BadConstraints) and its owner hears Slurm's reason. */
+static void immediate_fail(struct ctld *c, struct ctld_job *cj, const struct sched_job_info *info,
+			   int64_t now)
+{
+	bool waits = info->reason == SCHED_REASON_HELD_USER ||
+		     info->reason == SCHED_REASON_HELD_ADMIN ||
+		     info->reason == SCHED_REASON_DEPENDENCY ||
+		     info->reason == SCHED_REASON_DEPENDENCY_NEVER ||
+		     info->reason == SCHED_REASON_BEGIN_TIME;
+	struct ctld_conn *owner = cj->owner;
+	struct spur_error err;
+	json_t *op, *msg = NULL;
+
+	/* said when the cancel is committed: after the submit's reply */
+	if (owner)
+		msg = json_pack("{s:s,s:i,s:s,s:b}", "type", "error", "code", SPUR_ESTATE, "message",
+				waits ? "Job dependency problem"
+				      : "Immediate execution impossible, insufficient priority",
+				"revoked", 1);
+	cj->owner = NULL;
+	op = json_pack("{s:s,s:i,s:I,s:i,s:b}", "op", "cancel", "id", (int)cj->id, "time",
+		       (json_int_t)now, "exit", 1, "failed", 1);
+	if (ctld_commit(c, op, owner, msg, &err))
+		spur_error_log("job %u: %s", cj->id, err.msg);
+	json_decref(op);
+}
+
+/* Interactive allocations after a cycle: those at their time limit end
+ * (nothing on the nodes ends them), --immediate ones not started fail. */
 static int64_t interactive_limits(struct ctld *c, int64_t now, int64_t wake)
 {
 	/* the scan is for clusters that have some: not on every batch cycle */
@@ -1480,8 +1511,11 @@ static int64_t interactive_limits(struct ctld *c, int64_t now, int64_t wake)
 		struct spur_error err;
 		json_t *op;
 
-		if (!cj || !ctld_job_interactive(cj) || sched_job_info(c->sched, cj->id, &info) ||
-		    info.state != SCHED_JOB_RUNNING || info.end_time == SCHED_INFINITE)
+		if (!cj || !ctld_job_interactive(cj) || sched_job_info(c->sched, cj->id, &info))
+			continue;
+		if (info.state == SCHED_JOB_PENDING && spur_json_int(cj->spec, "immediate", 0) == 1)
+			immediate_fail(c, cj, &info, now);
+		if (info.state != SCHED_JOB_RUNNING || info.end_time == SCHED_INFINITE)
 			continue;
 		if (info.end_time > now) {
 			if (info.end_time < wake)

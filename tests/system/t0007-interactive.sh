@@ -3,7 +3,7 @@
 # Interactive allocations: srun outside a job (allocate, run the step, give
 # the allocation up with its exit code), salloc (the command runs here with
 # the job's environment, srun inside it), waiting for resources, and an
-# allocation whose srun dies is ended, its tasks killed.
+# allocation whose srun dies is ended, its tasks killed; --immediate.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 write_conf 2 gpu:mi300x:8
@@ -69,4 +69,33 @@ check "an interactive job is granted, then revoked at its limit" \
 	sh -c "echo '$revoked' | grep -qE '^[0-9]+ allocated revoked$'"
 check "it ends as TIMEOUT" sh -c "scontrol show job ${revoked%% *} | grep -q JobState=TIMEOUT"
 check "squeue is empty" wait_until 10 sh -c "[ -z \"\$(squeue -h)\" ]"
+
+# --immediate (golden: real Slurm 22.05's words, exit codes and states)
+srun --immediate --hold -t1 pwd 2>imm.err
+check "srun --immediate --hold fails at once (exit 1)" [ $? -eq 1 ]
+check "... in Slurm's words" \
+	sh -c "[ \"\$(cat imm.err)\" = 'srun: error: Unable to allocate resources: Job dependency problem' ]"
+held=$(sacct -X -n -P -o JobID | tail -n 1)
+check "... and the job is FAILED, BadConstraints" \
+	sh -c "scontrol show job $held | grep -q 'JobState=FAILED Reason=BadConstraints'"
+salloc --immediate --hold -t1 true 2>imm.err
+check "salloc --immediate --hold: Slurm's two lines" \
+	sh -c "head -n 1 imm.err | grep -qx 'salloc: error: Job submit/allocate failed: Job dependency problem' && tail -n 1 imm.err | grep -qE '^salloc: Job allocation [0-9]+ has been revoked[.]$' && [ \$(wc -l <imm.err) -eq 2 ]"
+full=$(sbatch --parsable -N 2 --exclusive --wrap 'sleep 60')
+check "the cluster is full again" wait_until 10 sh -c "squeue -h -j $full -o %t | grep -qx R"
+SLURM_EXIT_IMMEDIATE=7 timeout 30 salloc -I -N 1 true 2>imm.err
+check "salloc -I on a full cluster exits SLURM_EXIT_IMMEDIATE" [ $? -eq 7 ]
+check "... saying the allocation is impossible now" \
+	grep -qx 'salloc: error: Unable to allocate resources: Immediate execution impossible, insufficient priority' imm.err
+timeout 30 srun --immediate=2 -N 1 true 2>imm.err
+check "srun --immediate=2 gives up after waiting (exit 1)" [ $? -eq 1 ]
+check "... queued, then Slurm's busy line" \
+	sh -c "grep -qE '^srun: job [0-9]+ queued and waiting for resources$' imm.err && tail -n 1 imm.err | grep -qx 'srun: error: Unable to allocate resources: Requested nodes are busy'"
+gave_up=$(sacct -X -n -P -o JobID | tail -n 1)
+check "... and its job is cancelled" wait_until 10 sh -c "scontrol show job $gave_up | grep -q JobState=CANCELLED"
+scancel "$full"
+check "srun -I runs at once when the nodes are free" \
+	wait_until 20 sh -c "srun -I -N 1 true 2>/dev/null"
+check "sbatch has no --immediate (as Slurm)" \
+	sh -c "sbatch --immediate --wrap true 2>&1 | grep -qx \"sbatch: unrecognized option '--immediate'\""
 finish
