@@ -106,6 +106,7 @@ struct step_opts {
 	const char *output, *error, *gpu_bind; /* -o/-e patterns; --gpu-bind */
 	const char *input;		       /* -i: all (default), none, TASKID, FILE */
 	int wait_s;			       /* -W: after the first task ends */
+	int immediate;			       /* -I: seconds a busy step may wait */
 	json_t *ctr; /* {"container": ...}: pyxis's options, the step's container */
 };
 
@@ -180,9 +181,10 @@ static const struct option step_long_opts[] = {
 	CLI_CTR_OPTIONS,
 	{ "jobid", required_argument, NULL, O_JOBID },
 	{ "propagate", optional_argument, NULL, O_PROPAGATE },
+	{ "immediate", optional_argument, NULL, 'I' },
 	{ NULL, 0, NULL, 0 },
 };
-#define STEP_SHORT_OPTS "+N:n:lJ:c:D:uhG:m:KW:w:x:o:e:i:vEO"
+#define STEP_SHORT_OPTS "+N:n:lJ:c:D:uhG:m:KW:w:x:o:e:i:vEOI::"
 
 /* --jobid=N, from inside a job or outside it: the step goes into job N,
  * as from inside it (the controller checks that it is the caller's and
@@ -229,6 +231,7 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 		case 'x': o->exclude = optarg; break;
 		case 'K': o->kill_bad = true; break;
 		case 'E': o->preserve_env = true; break;
+		case 'I': o->immediate = optarg ? atoi(optarg) : 1; break;
 		/* -O: more tasks than the allocation's CPUs, which a step may
 		 * always have in Spur (docs/expect-suite.md: without -O Slurm
 		 * refuses it, Spur does not) */
@@ -802,26 +805,28 @@ out:
 }
 
 /* Ask for the step; while running steps hold what it needs, say so once
- * and ask again each second, as Slurm's srun does. */
-static json_t *create_step(const char *prog, const char *jobid, json_t *req,
+ * and ask again each second, as Slurm's srun does; --immediate gives up at
+ * once (1) or after that many seconds since srun began. */
+static json_t *create_step(const char *prog, const char *jobid, json_t *req, int immediate,
 			   struct spur_error *err)
 {
+	time_t began = time(NULL);
 	bool waited = false;
 	json_t *reply;
 
 	for (;;) {
 		reply = cli_call(json_incref(req), err);
-		if (reply || strcmp(err->msg, "Requested nodes are busy"))
+		if (reply || strcmp(err->msg, "Requested nodes are busy") || immediate == 1 ||
+		    (immediate > 1 && time(NULL) - began >= immediate))
 			break;
 		if (!waited)
-			fprintf(stderr, "%s: Job step creation temporarily disabled, retrying "
-					"(Requested nodes are busy)\n", prog);
+			fprintf(stderr, "%s: Job %s step creation temporarily disabled, retrying "
+					"(Requested nodes are busy)\n", prog, jobid);
 		waited = true;
 		nanosleep(&(struct timespec){ .tv_sec = 1 }, NULL);
 	}
 	if (reply && waited)
-		fprintf(stderr, "%s: Step created for StepId=%s.%lld\n", prog, jobid,
-			(long long)spur_json_int(reply, "step_id", 0));
+		fprintf(stderr, "%s: Step created for job %s\n", prog, jobid);
 	json_decref(req);
 	return reply;
 }
@@ -1180,7 +1185,7 @@ have_command:
 			"argv", args, "ntasks", ntasks, "nodes", nodes, "env", env, "cwd", cwd,
 			"io_port", (int)ntohs(sa.sin_port));
 	step_request_opts(req, &so);
-	reply = create_step(prog, jobid, req, &err);
+	reply = create_step(prog, jobid, req, so.immediate, &err);
 	if (!reply) {
 		cli_error(prog, "Unable to create step for job %s: %s", jobid, err.msg);
 		close(lfd);

@@ -25,8 +25,16 @@ sbatch --wait -N1 -c 2 -o busy.out --wrap '
 	srun -n1 sh -c "echo second-ran"
 	wait' >/dev/null
 check "a step needing what a running one holds waits, saying why" \
-	grep -q 'srun: Job step creation temporarily disabled, retrying (Requested nodes are busy)' busy.out
+	grep -q 'srun: Job [0-9]* step creation temporarily disabled, retrying (Requested nodes are busy)' busy.out
 check "and starts once it ended" sh -c "grep -n . busy.out | grep -A5 first-done | grep -q second-ran"
+check "... saying so in Slurm 22.05's words" grep -qE '^srun: Step created for job [0-9]+$' busy.out
+sbatch --wait -N1 -c 2 -o imm.out --wrap '
+	srun -n1 sh -c "sleep 3" &
+	sleep 0.5
+	srun -n1 -I true; echo "rc=$?"
+	wait' >/dev/null
+check "srun -I: a busy step fails at once, in Slurm's words (golden 22.05)" \
+	sh -c "grep -qE '^srun: error: Unable to create step for job [0-9]+: Requested nodes are busy$' imm.out && grep -qx rc=1 imm.out && ! grep -q retrying imm.out"
 sbatch --wait -N1 -c 2 -o ov.out --wrap '
 	srun -n1 --overlap sh -c "sleep 2; echo first-done" &
 	sleep 0.5

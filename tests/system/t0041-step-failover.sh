@@ -46,7 +46,7 @@ b=$(awk '$1 == "B" {print $2}' job.out)
 check "after the failover, a one-GPU step gets the GPU step 0 does not hold ($a, $b)" \
 	sh -c "[ -n '$b' ] && [ '$a' != '$b' ]"
 check "a two-GPU step waited for step 0, saying why" \
-	grep -q 'srun: Job step creation temporarily disabled, retrying (Requested nodes are busy)' job.out
+	grep -q 'srun: Job [0-9]* step creation temporarily disabled, retrying (Requested nodes are busy)' job.out
 check "and ran once it ended, with both GPUs" grep -qE '^C [0-9],[0-9]$' job.out
 check "the step numbers go on across the failover: 0, 1, 2" \
 	sh -c "[ \"\$(sacct -n -P -j $j -o JobID | grep -E '^$j\.[0-9]+$' | sort | tr '\n' ' ')\" = '$j.0 $j.1 $j.2 ' ]"
