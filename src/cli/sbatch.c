@@ -518,10 +518,13 @@ static int apply_opt_more(struct sbatch *sb, int opt, const char *arg)
 		json_object_set_new(job, "input", json_string(arg));
 		return 0;
 	case OPT_OPEN_MODE:
-		if (strncmp(arg, "append", strlen(arg) ? strlen(arg) : 1) &&
-		    strncmp(arg, "truncate", strlen(arg) ? strlen(arg) : 1))
-			return fail("Invalid --open-mode argument: %s. Ignored", arg);
-		json_object_set_new(job, "open_mode", json_string(*arg == 'a' ? "append" : "truncate"));
+		/* as Slurm: the first letter, any case */
+		if (!strchr("aAtT", *arg) || !*arg) {
+			fail("Invalid --open-mode specification");
+			return 255;
+		}
+		json_object_set_new(job, "open_mode",
+				    json_string(tolower((unsigned char)*arg) == 'a' ? "append" : "truncate"));
 		return 0;
 	case OPT_COMMENT:
 		json_object_set_new(job, "comment", json_string(arg));
@@ -865,6 +868,8 @@ static int step_opt(struct sbatch *sb, int opt, const char *name, const char *ar
 		name = "distribution";
 	else if (opt == 'E' || opt == OPT_PRESERVE)
 		name = "preserve-env";
+	else if (opt == OPT_OPEN_MODE) /* srun's -o files are its own */
+		name = "open-mode";
 	else if (opt > 0 && opt < 128 && strchr("oeiW", opt)) /* srun's own: per task */
 		name = opt == 'o' ? "output" : opt == 'e' ? "error" : opt == 'i' ? "input" : "wait";
 	else if (opt != OPT_MPI && opt != OPT_KILL_BAD && opt != OPT_CPU_BIND && opt != OPT_EXACT &&
@@ -911,10 +916,6 @@ static int parse_args(struct sbatch *sb, int argc, char **argv, bool directives)
 
 			fprintf(stderr, "%s: error: --%s is not supported by Spur\n", prog_name(prog),
 				refused[r].name);
-			return -1;
-		}
-		if (prog == P_SRUN && opt == OPT_OPEN_MODE) { /* srun's -o files are its own */
-			fprintf(stderr, "srun: error: --open-mode is not supported by Spur\n");
 			return -1;
 		}
 		if (prog == P_SRUN && step_opt(sb, opt, idx >= 0 ? opts[idx].name : "", optarg) == 0)

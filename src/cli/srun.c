@@ -107,6 +107,7 @@ struct step_opts {
 	const char *input;		       /* -i: all (default), none, TASKID, FILE */
 	int wait_s;			       /* -W: after the first task ends */
 	int immediate;			       /* -I: seconds a busy step may wait */
+	bool append;			       /* --open-mode=append: -o/-e files */
 	json_t *ctr; /* {"container": ...}: pyxis's options, the step's container */
 };
 
@@ -138,7 +139,7 @@ static int gpu_bind_check(const char *v)
 
 /* srun's options inside a job (Slurm's, some refused by name below). */
 enum { O_PER_NODE = 1000, O_GPT, O_CPU_BIND, O_EXPORT, O_MPI, O_OVERLAP, O_UNBUF, O_KILL,
-       O_PTY, O_EXACT, O_GRES, O_GPN, O_GPU_BIND, O_NO, O_JOBID, O_PROPAGATE };
+       O_PTY, O_EXACT, O_GRES, O_GPN, O_GPU_BIND, O_NO, O_JOBID, O_PROPAGATE, O_OPEN_MODE };
 static const struct option step_long_opts[] = {
 	{ "nodes", required_argument, NULL, 'N' },
 	{ "ntasks", required_argument, NULL, 'n' },
@@ -182,6 +183,7 @@ static const struct option step_long_opts[] = {
 	{ "jobid", required_argument, NULL, O_JOBID },
 	{ "propagate", optional_argument, NULL, O_PROPAGATE },
 	{ "immediate", optional_argument, NULL, 'I' },
+	{ "open-mode", required_argument, NULL, O_OPEN_MODE },
 	{ NULL, 0, NULL, 0 },
 };
 #define STEP_SHORT_OPTS "+N:n:lJ:c:D:uhG:m:KW:w:x:o:e:i:vEOI::"
@@ -232,6 +234,14 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 		case 'K': o->kill_bad = true; break;
 		case 'E': o->preserve_env = true; break;
 		case 'I': o->immediate = optarg ? atoi(optarg) : 1; break;
+		case O_OPEN_MODE:
+			/* Slurm's: the first letter, any case */
+			if (!*optarg || !strchr("aAtT", *optarg)) {
+				cli_error(prog, "Invalid --open-mode specification");
+				return 255;
+			}
+			o->append = *optarg == 'a' || *optarg == 'A';
+			break;
 		/* -O: more tasks than the allocation's CPUs, which a step may
 		 * always have in Spur (docs/expect-suite.md: without -O Slurm
 		 * refuses it, Spur does not) */
@@ -377,7 +387,7 @@ struct relay {
 	const char *out_pat, *err_pat, *jobid;
 	int step_id, wait_s;
 	int in_rank; /* -i TASKID: the one task that gets srun's stdin; -1 all */
-	bool in_none, cyclic;
+	bool in_none, cyclic, append; /* append: --open-mode=append */
 	const char *in_pat; /* -i PATTERN: each task its own file (%t, %n, %N...) */
 	time_t first_exit;
 	struct out_file {
@@ -495,7 +505,7 @@ static FILE *out_file(struct relay *r, int fd, int rank, int node)
 	r->files = nf;
 	snprintf(nf[r->nfiles].name, sizeof(nf[0].name), "%s", name);
 	/* a file that cannot be opened is said once; its output comes here */
-	if (!(nf[r->nfiles].f = fopen(name, "w")))
+	if (!(nf[r->nfiles].f = fopen(name, r->append ? "a" : "w")))
 		fprintf(stderr, "srun: error: %s: %s\n", name, strerror(errno));
 	return nf[r->nfiles++].f;
 }
@@ -1017,6 +1027,7 @@ static void relay_init(struct relay *r, const char *prog, int lfd, const json_t 
 	r->pty = so->pty;
 	r->out_pat = so->output;
 	r->err_pat = so->error;
+	r->append = so->append;
 	r->jobid = jobid;
 	r->step_id = (int)spur_json_int(reply, "step_id", 0);
 	r->wait_s = so->wait_s;

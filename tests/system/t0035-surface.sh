@@ -145,6 +145,15 @@ check "--signal=USR1@55 reaches the steps, not the shell" \
 sbatch --wait -o app.out --wrap 'echo first' >/dev/null
 sbatch --wait -o app.out --open-mode=append --wrap 'echo second' >/dev/null
 check "--open-mode=append keeps what was there" sh -c '[ "$(cat app.out)" = "$(printf "first\nsecond")" ]'
+srun -o app.out --open-mode=A echo third
+check "srun -o with --open-mode=A appends to its own file" \
+	sh -c '[ "$(cat app.out)" = "$(printf "first\nsecond\nthird")" ]'
+srun -o app.out --open-mode=t echo fourth
+check "... and =t truncates it" sh -c '[ "$(cat app.out)" = fourth ]'
+sbatch --wait -o app2.out --wrap 'echo keep >in.txt; srun --open-mode=a -o in.txt echo more; cat in.txt' >/dev/null
+check "srun --open-mode inside a job" sh -c '[ "$(cat app2.out)" = "$(printf "keep\nmore")" ]'
+check "a bad --open-mode: Slurm's message, exit 255 (sbatch and srun)" \
+	sh -c "sbatch --open-mode=x --wrap true 2>&1 | grep -qx 'sbatch: error: Invalid --open-mode specification'; [ \$? -eq 0 ] && srun --open-mode=x true 2>/dev/null; [ \$? -eq 255 ]"
 echo from-stdin >in.txt
 sbatch --wait -i in.txt -o in.out --wrap 'cat' >/dev/null
 check "-i: the batch script's stdin" grep -qx from-stdin in.out
