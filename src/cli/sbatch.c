@@ -709,6 +709,14 @@ static int apply_opt(struct sbatch *sb, int opt, const char *arg)
 		json_object_set_new(job, "exclude", json_string(arg));
 		return 0;
 	case 'C':
+		/* AND (& or ,) or OR (|) lists; Slurm's other forms are refused */
+		if (strpbrk(arg, "[]()*") || (strchr(arg, '|') && strpbrk(arg, "&,"))) {
+			fprintf(stderr,
+				"%s: error: --constraint with brackets, parentheses, counts (*N) "
+				"or & mixed with | is not supported by Spur\n",
+				fail_prog);
+			return 1;
+		}
 		json_object_set_new(job, "constraint", json_string(arg));
 		return 0;
 	case OPT_PARSABLE:

@@ -375,4 +375,8 @@ int core_cycle(struct sched *s, int64_t now);
 int core_commit_start(struct sched *s, struct core_job *j, int p, struct sched_alloc_node *al,
 		      int64_t end, bool backfilled, bool emit);
 
+/* Whether node n has feature f (AvailableFeatures), or one of f's
+ * alternatives "a|b". */
+bool core_node_has_feature(const struct core_node *n, const char *f);
+
 #endif

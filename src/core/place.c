@@ -184,11 +184,17 @@ static bool in_sorted(const uint32_t *v, size_t n, uint32_t x)
 	return false;
 }
 
-static bool has_feature(const struct core_node *n, const char *f)
+bool core_node_has_feature(const struct core_node *n, const char *f)
 {
-	for (size_t i = 0; i < n->nfeatures; i++)
-		if (!strcmp(n->features[i], f))
-			return true;
+	/* f may be alternatives, "a|b" (--constraint's OR) */
+	for (const char *p = f; *p;) {
+		size_t len = strcspn(p, "|");
+
+		for (size_t i = 0; i < n->nfeatures; i++)
+			if (strlen(n->features[i]) == len && !strncmp(n->features[i], p, len))
+				return true;
+		p += len + (p[len] == '|');
+	}
 	return false;
 }
 
@@ -210,7 +216,7 @@ bool core_node_static_ok(const struct sched *s, const struct core_job *j, uint32
 		       (j->gpu_type >= 0 && n->gpu_type != j->gpu_type)))
 		return false;
 	for (size_t f = 0; f < j->nfeatures; f++)
-		if (!has_feature(n, j->features[f]))
+		if (!core_node_has_feature(n, j->features[f]))
 			return false;
 	if (j->nexcl && in_sorted(j->excl_nodes, j->nexcl, ni))
 		return false;

@@ -1243,6 +1243,27 @@ static int node_list(struct sched *s, const char *expr, uint32_t **out, size_t *
 	return rc;
 }
 
+/* Does some node of the cluster have each feature the job names, each
+ * alternative of "a|b" too (Slurm's "Invalid feature specification" when
+ * not)? */
+static bool features_known(const struct sched *s, const struct core_job *j)
+{
+	for (size_t f = 0; f < j->nfeatures; f++) {
+		for (const char *p = j->features[f]; *p;) {
+			size_t len = strcspn(p, "|"), i = 0;
+			char one[256];
+
+			snprintf(one, sizeof(one), "%.*s", (int)len, p);
+			while (i < s->nnodes && !core_node_has_feature(&s->nodes[i], one))
+				i++;
+			if (i == s->nnodes || !len)
+				return false;
+			p += len + (p[len] == '|');
+		}
+	}
+	return true;
+}
+
 /* Could any node of the job's partitions ever hold it? */
 static bool job_satisfiable(const struct sched *s, const struct core_job *j)
 {
@@ -1251,6 +1272,28 @@ static bool job_satisfiable(const struct sched *s, const struct core_job *j)
 			return true;
 	return false;
 }
+/* Slurm's line before "Requested node configuration is not available" when
+ * no node of the job's partitions has its CPUs, memory or disk per node. */
+static const char *unsatisfiable_detail(const struct sched *s, const struct core_job *j)
+{
+	uint64_t cpus = core_job_cpus_per_node(j), mem = core_job_mem_per_node(j);
+	bool cpus_ok = false, mem_ok = false, tmp_ok = false;
+
+	for (size_t i = 0; i < s->nnodes; i++) {
+		const struct core_node *n = &s->nodes[i];
+
+		if (!(n->parts & j->parts))
+			continue;
+		cpus_ok |= n->cpus >= cpus;
+		mem_ok |= !mem || n->mem >= mem;
+		tmp_ok |= !j->tmp || n->tmp >= j->tmp;
+	}
+	return !cpus_ok	  ? "\tCPU count per node can not be satisfied"
+	       : !mem_ok ? "\tMemory specification can not be satisfied"
+	       : !tmp_ok ? "\tTemporary disk specification can not be satisfied"
+			 : NULL;
+}
+
 /* With no node count given, a job of more tasks (times CPUs per task) than
  * the largest node of its partitions holds spreads over just enough of
  * them, as Slurm's -n alone does; else the count it has. */
@@ -1272,7 +1315,7 @@ static uint32_t nodes_for_tasks(const struct sched *s, const struct core_job *j)
 }
 
 
-static struct core_job *job_from_spec(struct sched *s, const struct sched_job_spec *sp,
+static struct core_job *job_from_spec(struct sched *s, const struct sched_job_spec *sp, bool live,
 				      int64_t now, struct spur_error *err)
 {
 	struct core_job *j = spur_calloc(1, sizeof(*j));
@@ -1396,11 +1439,22 @@ static struct core_job *job_from_spec(struct sched *s, const struct sched_job_sp
 			goto out_free;
 		}
 	}
+	/* live only: a replayed job keeps features the nodes have since lost */
+	if (live && !features_known(s, j)) {
+		spur_error_set(err, SPUR_EINVAL, "Invalid feature specification");
+		goto out_free;
+	}
 	if (!job_satisfiable(s, j)) {
-		spur_error_set(err, SPUR_EINVAL,
-			       "Requested node configuration is not available (no node of the "
-			       "partition can ever hold job %u)",
-			       j->id);
+		const char *detail = unsatisfiable_detail(s, j);
+
+		if (detail)
+			spur_error_set(err, SPUR_EINVAL, "Requested node configuration is not available%s",
+				       detail);
+		else
+			spur_error_set(err, SPUR_EINVAL,
+				       "Requested node configuration is not available (no node of the "
+				       "partition can ever hold job %u)",
+				       j->id);
 		goto out_free;
 	}
 	return j;
@@ -1414,13 +1468,14 @@ out_free:
 int sched_will_run(struct sched *s, const struct sched_job_spec *sp, uint32_t *nodes,
 		   struct sched_will_run *out, struct spur_error *err)
 {
-	struct core_job *j = job_from_spec(s, sp, s->now, err);
+	struct core_job *j = job_from_spec(s, sp, true, s->now, err);
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	out->partition = -1;
 	if (!j)
 		return err->code;
+
 	rc = core_will_run(s, j, &out->start, &out->partition, nodes, &out->count);
 	if (rc == SPUR_EINVAL)
 		spur_error_set(err, rc, "Requested node configuration is not available (%s)",
@@ -1511,7 +1566,7 @@ static int submit(struct sched *s, const struct sched_event *ev, struct spur_err
 					      sp->id + (uint32_t)t);
 		}
 	}
-	if (!(meta = job_from_spec(s, sp, ev->time, err))) {
+	if (!(meta = job_from_spec(s, sp, ev->enforce, ev->time, err))) {
 		rc = err ? err->code : SPUR_ENOMEM;
 		goto out_free_arr;
 	}

@@ -339,7 +339,7 @@ static bool job_numbers_ok(const json_t *job, char *why, size_t len)
 		{ "gpus_per_task", 16 },     { "time_limit", INT64_C(1) << 40 }, { "nice", 2147483645 },
 		{ "ntasks_per_node", 100000 }, { "begin", INT64_C(1) << 40 },
 		{ "mem_per_cpu", INT64_C(1) << 40 }, { "mem_per_gpu", INT64_C(1) << 40 },
-		{ "cpus_per_gpu", 100000 }, { "min_cpus", 100000 }, { "ntasks_per_gpu", 100000 },
+		{ "cpus_per_gpu", 100000 }, { "min_cpus", 4294967294 }, { "ntasks_per_gpu", 100000 },
 		{ "priority", 4000000000 }, { "tmp_mb", INT64_C(1) << 40 },
 		{ "time_min", INT64_C(1) << 40 }, { "deadline", INT64_C(1) << 40 },
 	};

@@ -50,8 +50,12 @@ field() { scontrol show job "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1;
 j=$(sbatch --parsable --wait --tmp=100 -o /dev/null --wrap true)
 check "--tmp=100: the job goes to the node with TmpDisk=200" sh -c "[ '$(field "$j" NodeList)' = mi2 ]"
 check "... and scontrol shows MinTmpDiskNode=100" sh -c "[ '$(field "$j" MinTmpDiskNode)' = 100 ]"
-check "--tmp=1000: no node has it, refused" \
-	fails_with 'Requested node configuration is not available' sbatch --tmp=1000 --wrap true
+sbatch --tmp=1000 --wrap true 2>tmp.err; echo "rc=$?" >>tmp.err
+check "--tmp=1000: no node has it, refused in real Slurm's two lines" \
+	sh -c "printf '%s\n' 'sbatch: error: Temporary disk specification can not be satisfied' 'sbatch: error: Batch job submission failed: Requested node configuration is not available' rc=1 | cmp -s - tmp.err"
+srun --mincpus=999999 true 2>mc.err; echo "rc=$?" >>mc.err
+check "srun --mincpus=999999: Slurm's 'CPU count per node can not be satisfied' first" \
+	sh -c "printf '%s\n' 'srun: error: CPU count per node can not be satisfied' 'srun: error: Unable to allocate resources: Requested node configuration is not available' rc=1 | cmp -s - mc.err"
 j=$(sbatch --parsable --begin=now+3600 --priority=12345 --wrap true)
 check "--priority=12345 (root): Priority=12345" sh -c "[ '$(field "$j" Priority)' = 12345 ]"
 scontrol update JobId="$j" Priority=777

@@ -118,6 +118,16 @@ check "scontrol update node=mi2 AvailableFeatures=fa,fb ActiveFeatures=fa,fb (Sl
 fj=$(sbatch --parsable -C fb -o /dev/null --wrap true)
 check "... a job with -C fb runs on mi2" \
 	wait_until 10 sh -c "sacct -n -X -j $fj -o NodeList,State | grep -q 'mi2 *COMPLETED'"
+oj=$(sbatch --parsable -C 'nofeat|fa' -o /dev/null --wrap true 2>or.err)
+check "-C with a feature no node has: Slurm's 'Invalid feature specification'" \
+	sh -c "[ -z '$oj' ] && grep -qx 'sbatch: error: Batch job submission failed: Invalid feature specification' or.err"
+oj=$(sbatch --parsable -C 'fc|fa' -o /dev/null --wrap true 2>/dev/null)
+check "... while an unknown one of 'a|b' is refused too (as Slurm)" [ -z "$oj" ]
+oj=$(sbatch --parsable -C 'fb|fa' -o /dev/null --wrap true)
+check "-C 'fb|fa' (OR) runs on a node with either" \
+	wait_until 10 sh -c "sacct -n -X -j $oj -o NodeList,State | grep -q 'mi2 *COMPLETED'"
+check "-C forms Spur does not build (brackets, counts): refused by name, exit 1" \
+	sh -c "sbatch -C '[fa&fb]' --wrap true 2>br.err; [ \$? -eq 1 ] && grep -q 'is not supported by Spur' br.err"
 check "... ActiveFeatures other than AvailableFeatures: refused by name" \
 	sh -c "! scontrol update NodeName=mi2 ActiveFeatures=x 2>af.err && grep -q 'not supported by Spur' af.err"
 check "scontrol write config FILE: 'Slurm config saved to FILE'" \
