@@ -491,10 +491,16 @@ static FILE *out_file(struct relay *r, int fd, int rank, int node)
 	char name[1024];
 	struct out_file *nf;
 
-	if (!pat)
+	if (!pat || !strcasecmp(pat, "all"))
 		return NULL;
 	if (!strcasecmp(pat, "none")) /* Slurm's: discarded */
 		pat = "/dev/null";
+	else if (*pat && strspn(pat, "0123456789") == strlen(pat)) {
+		/* a task id: that task's output on srun's, the others' discarded */
+		if (atoi(pat) == rank)
+			return NULL;
+		pat = "/dev/null";
+	}
 	expand(r, pat, rank, node, name, sizeof(name));
 	for (int i = 0; i < r->nfiles; i++)
 		if (!strcmp(r->files[i].name, name))

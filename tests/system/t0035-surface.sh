@@ -145,6 +145,8 @@ check "--signal=USR1@55 reaches the steps, not the shell" \
 sbatch --wait -o app.out --wrap 'echo first' >/dev/null
 sbatch --wait -o app.out --open-mode=append --wrap 'echo second' >/dev/null
 check "--open-mode=append keeps what was there" sh -c '[ "$(cat app.out)" = "$(printf "first\nsecond")" ]'
+check "srun --output=TASKID: only that task's output, on srun's" \
+	sh -c '[ "$(srun --output=2 -n4 -O sh -c "echo \$SLURM_PROCID")" = 2 ] && [ "$(srun --output=all -n2 -O sh -c "echo \$SLURM_PROCID" | sort | tr -d "\n")" = 01 ]'
 srun -o app.out --open-mode=A echo third
 check "srun -o with --open-mode=A appends to its own file" \
 	sh -c '[ "$(cat app.out)" = "$(printf "first\nsecond\nthird")" ]'
