@@ -1143,10 +1143,12 @@ static void fill_identity(json_t *job)
 /* Slurm's input variables (SBATCH_* for sbatch, SALLOC_* for salloc):
  * each stands for an option, below the command line and above #SBATCH
  * lines. Flags (no argument) take any value but "no". */
-static const struct {
+struct env_opt {
 	const char *var, *opt;
 	bool flag;
-} env_opts[] = {
+};
+
+static const struct env_opt env_opts[] = {
 	{ "ACCOUNT", "account", false },	{ "ARRAY_INX", "array", false },
 	{ "CONSTRAINT", "constraint", false },	{ "CPUS_PER_GPU", "cpus-per-gpu", false },
 	{ "DEBUG", "verbose", true },		{ "DISTRIBUTION", "distribution", false },
@@ -1173,31 +1175,65 @@ static const struct {
 	{ "CORE_SPEC", "core-spec", false },	{ "DELAY_BOOT", "delay-boot", false },
 	{ "ACCTG_FREQ", "acctg-freq", false },	{ "REQ_SWITCH", "switches", false },
 	{ "IMMEDIATE", "immediate", false }, /* salloc's only */
+	{ NULL, NULL, false },
+};
+
+/* srun's (outside a job): SLURM_* as its man page lists them */
+static const struct env_opt srun_env_opts[] = {
+	{ "ACCOUNT", "account", false },	{ "ACCTG_FREQ", "acctg-freq", false },
+	{ "CONSTRAINT", "constraint", false },	{ "CPU_BIND", "cpu-bind", false },
+	{ "CPUS_PER_GPU", "cpus-per-gpu", false }, { "CPUS_PER_TASK", "cpus-per-task", false },
+	{ "DEBUG", "verbose", true },		{ "DEPENDENCY", "dependency", false },
+	{ "DISTRIBUTION", "distribution", false }, { "EXACT", "exact", true },
+	{ "EXCLUSIVE", "exclusive", true },	{ "EXPORT_ENV", "export", false },
+	{ "GPU_BIND", "gpu-bind", false },	{ "GPUS", "gpus", false },
+	{ "GPUS_PER_NODE", "gpus-per-node", false }, { "GPUS_PER_TASK", "gpus-per-task", false },
+	{ "GRES", "gres", false },		{ "GRES_FLAGS", "gres-flags", false },
+	{ "HINT", "hint", false },		{ "IMMEDIATE", "immediate", false },
+	{ "JOB_NAME", "job-name", false },	{ "KILL_BAD_EXIT", "kill-on-bad-exit", false },
+	{ "LABELIO", "label", true },		{ "MEM_BIND", "mem-bind", false },
+	{ "MEM_PER_CPU", "mem-per-cpu", false }, { "MEM_PER_GPU", "mem-per-gpu", false },
+	{ "MEM_PER_NODE", "mem", false },	{ "MPI_TYPE", "mpi", false },
+	{ "NETWORK", "network", false },	{ "NNODES", "nodes", false },
+	{ "NO_KILL", "no-kill", true },		{ "NPROCS", "ntasks", false },
+	{ "NTASKS", "ntasks", false },		{ "NTASKS_PER_NODE", "ntasks-per-node", false },
+	{ "OPEN_MODE", "open-mode", false },	{ "OVERCOMMIT", "overcommit", true },
+	{ "OVERLAP", "overlap", true },		{ "PARTITION", "partition", false },
+	{ "QOS", "qos", false },		{ "RESERVATION", "reservation", false },
+	{ "SIGNAL", "signal", false },		{ "STDERRMODE", "error", false },
+	{ "STDINMODE", "input", false },	{ "STDOUTMODE", "output", false },
+	{ "THREAD_SPEC", "thread-spec", false }, { "TIMELIMIT", "time", false },
+	{ "UNBUFFEREDIO", "unbuffered", true },	{ "WCKEY", "wckey", false },
+	{ "WORKING_DIR", "chdir", false },	{ "CONTAINER", "container", false },
+	{ NULL, NULL, false },
 };
 
 /* The input variables as options: 0, or the exit code (said). */
 static int apply_env(struct sbatch *sb, const char *prog)
 {
-	const char *prefix = !strcmp(prog, "salloc") ? "SALLOC_" : "SBATCH_";
+	const char *base = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
+	bool srun = !strcmp(base, "srun");
+	const char *prefix = srun ? "SLURM_" : !strcmp(base, "salloc") ? "SALLOC_" : "SBATCH_";
+	const struct env_opt *eo = srun ? srun_env_opts : env_opts;
 
-	for (size_t i = 0; i < sizeof(env_opts) / sizeof(env_opts[0]); i++) {
+	for (size_t i = 0; eo[i].var; i++) {
 		char var[64], arg[4200];
 		const char *v;
 		char *argv[3];
 		int r;
 
-		snprintf(var, sizeof(var), "%s%s", prefix, env_opts[i].var);
-		if (!(v = getenv(var)) || (env_opts[i].flag && !strcasecmp(v, "no")) ||
-		    (!strcmp(env_opts[i].var, "IMMEDIATE") && strcmp(prefix, "SALLOC_")))
+		snprintf(var, sizeof(var), "%s%s", prefix, eo[i].var);
+		if (!(v = getenv(var)) || (eo[i].flag && !strcasecmp(v, "no")) ||
+		    (!strcmp(eo[i].var, "IMMEDIATE") && !strcmp(prefix, "SBATCH_")))
 			continue;
-		if (!strcmp(env_opts[i].var, "DEBUG")) { /* SBATCH_DEBUG=N: -v N times */
+		if (!strcmp(eo[i].var, "DEBUG")) { /* SBATCH_DEBUG=N: -v N times */
 			sb->verbose += atoi(v) > 0 ? atoi(v) : 1;
 			continue;
 		}
-		if (env_opts[i].flag)
-			snprintf(arg, sizeof(arg), "--%s", env_opts[i].opt);
+		if (eo[i].flag)
+			snprintf(arg, sizeof(arg), "--%s", eo[i].opt);
 		else
-			snprintf(arg, sizeof(arg), "--%s=%s", env_opts[i].opt, v);
+			snprintf(arg, sizeof(arg), "--%s=%s", eo[i].opt, v);
 		argv[0] = (char *)prog;
 		argv[1] = arg;
 		argv[2] = NULL;

@@ -7,6 +7,8 @@
 #include "client.h"
 #include "container_opts.h"
 
+#include "common/hostlist.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -871,27 +873,53 @@ static void step_done(const char *jobid, const json_t *reply, const char *cmd, i
 static const char *step_nodes(const json_t *reply)
 {
 	static char buf[4096];
-	size_t i, o = 0;
+	struct spur_hostlist *hl = spur_hostlist_create();
+	char *ranged;
+	size_t i;
 	json_t *n;
 
 	buf[0] = '\0';
 	json_array_foreach(json_object_get(reply, "nodes"), i, n)
-		if (o + 2 < sizeof(buf))
-			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%s", i ? "," : "",
-					      json_string_value(n) ? json_string_value(n) : "");
+		if (hl && json_string_value(n))
+			spur_hostlist_push(hl, json_string_value(n), NULL);
+	ranged = hl ? spur_hostlist_ranged(hl, NULL) : NULL;
+	snprintf(buf, sizeof(buf), "%s", ranged ? ranged : "");
+	free(ranged);
+	spur_hostlist_destroy(hl);
 	return buf;
 }
 
 /* srun -v: the step's nodes, then Slurm's "launching StepId=J.S on host
  * NODE, N tasks: RANKS" for each node ("0", "[0-1]", "[0,2]" cyclic). */
+/* Slurm's "cpu counts": each run of equal counts as C(xN), comma separated. */
+static void cpu_counts(const json_t *cpus, char *cc, size_t len)
+{
+	size_t o = 0;
+
+	cc[0] = '\0';
+	for (size_t k = 0, run; k < json_array_size(cpus) && o + 32 < len; k += run) {
+		json_int_t v = json_integer_value(json_array_get(cpus, k));
+
+		for (run = 1; k + run < json_array_size(cpus) &&
+			      json_integer_value(json_array_get(cpus, k + run)) == v;
+		     run++)
+			;
+		o += (size_t)snprintf(cc + o, len - o, "%s%" JSON_INTEGER_FORMAT "(x%zu)",
+				      k ? "," : "", v, run);
+	}
+}
+
 static void say_launch(const char *prog, const char *jobid, const json_t *reply)
 {
 	const json_t *counts = json_object_get(reply, "tasks");
 	size_t nn = json_array_size(json_object_get(reply, "nodes")), first = 0;
 	bool cyclic = spur_json_bool(reply, "cyclic", 0);
 
-	fprintf(stderr, "%s: jobid %s: nodes(%d):`%s', %d tasks\n", prog, jobid, (int)nn,
-		step_nodes(reply), (int)spur_json_int(reply, "ntasks", 1));
+	char cc[512];
+
+	cpu_counts(json_object_get(reply, "cpus"), cc, sizeof(cc));
+	fprintf(stderr, "%s: jobid %s: nodes(%d):`%s', cpu counts: %s\n", prog, jobid, (int)nn,
+		step_nodes(reply), cc);
 	for (size_t k = 0; k < nn && k < json_array_size(counts); k++) {
 		size_t here = (size_t)json_integer_value(json_array_get(counts, k)), o = 0;
 		char ranks[512];
@@ -1142,8 +1170,6 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 		aenv = cli_allocate(prog, job, &alloc_fd, &alloc_id, &rc);
 		if (!aenv)
 			return srun_end(&so, rc);
-		if (so.verbose)
-			fprintf(stderr, "%s: Granted job allocation %u\n", prog, alloc_id);
 		cli_setenv_all(aenv);
 		json_decref(aenv);
 		snprintf(idbuf, sizeof(idbuf), "%u", alloc_id);

@@ -2677,7 +2677,7 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 	uint32_t step;
 	char host[64];
 	const char *mpi;
-	json_t *layout, *names, *counts;
+	json_t *layout, *names, *counts, *cpus;
 	bool cyclic;
 
 	if (!cj || sched_job_info(c->sched, id, &info)) {
@@ -2770,17 +2770,20 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 	step_record(c, cj, msg, step, nn, nt, "RUNNING", 0);
 	names = json_array();
 	counts = json_array();
+	cpus = json_array();
 	for (size_t k = 0; k < nn; k++) {
 		json_array_append_new(names,
 				      json_string(c->conf->nodes[info.alloc[sel[k]].node].name));
 		json_array_append_new(counts, json_integer((json_int_t)tasks[k]));
+		json_array_append_new(cpus, json_integer((json_int_t)info.alloc[sel[k]].cpus));
 	}
 	spur_info("job %u step %u: %zu tasks on %zu nodes%s%s", id, step, nt, nn,
 		  strcmp(mpi, "none") ? ", MPI " : "", strcmp(mpi, "none") ? mpi : "");
 	/* each node's task count and how ranks go round them: srun -v says so */
-	reply_ok(cn, json_pack("{s:i,s:I,s:I,s:o,s:I,s:o,s:b}", "step_id", (int)step, "ntasks",
+	reply_ok(cn, json_pack("{s:i,s:I,s:I,s:o,s:I,s:o,s:b,s:o}", "step_id", (int)step, "ntasks",
 			       (json_int_t)nt, "nnodes", (json_int_t)nn, "nodes", names, "start",
-			       (json_int_t)ctld_now(), "tasks", counts, "cyclic", cyclic));
+			       (json_int_t)ctld_now(), "tasks", counts, "cyclic", cyclic, "cpus",
+			       cpus));
 }
 
 /* sacct's rows for the arrays' tasks that have no record (so none in the

@@ -6,7 +6,7 @@
 # in one row (-r: one per task), J_T for scontrol; sbatch's options that
 # change what runs (--signal with and without B:, --open-mode, -i, script
 # arguments, --export's three forms, --comment, -N MIN-MAX, -Q), its input
-# variables (SBATCH_*) under the command line, Slurm's output variables
+# variables (SBATCH_*, srun's SLURM_*) under the command line, Slurm's output variables
 # compared by name with a capture from real Slurm 22.05
 # (tests/compat/golden/slurm-batch-env-names.txt), -n beyond one node, and
 # a real Slurm option Spur does not build refused by name (exit 1) apart
@@ -177,6 +177,12 @@ scancel "$j" "$j2"
 check "SBATCH_ACCOUNT, SBATCH_TIMELIMIT, SBATCH_DEBUG: sbatch -v says what it took" \
 	sh -c 'SBATCH_ACCOUNT=acz SBATCH_TIMELIMIT=3 SBATCH_DEBUG=2 sbatch -H -o /dev/null --wrap true 2>&1 |
 	       grep -c "^sbatch: \(account *: acz\|time *: 00:03:00\|verbose *: 2\)$" | grep -qx 3'
+SLURM_NNODES=1-2 SLURM_NPROCS=3 SLURM_OVERCOMMIT=1 SLURM_STDOUTMODE=so.out SLURM_JOB_NAME=envjob \
+	SLURM_DEBUG=1 srun sh -c 'echo "$SLURM_NTASKS $SLURM_JOB_NAME"' 2>so.err
+check "srun outside a job reads SLURM_NNODES/NPROCS/OVERCOMMIT/STDOUTMODE/JOB_NAME/DEBUG" \
+	sh -c '[ "$(sort -u so.out)" = "3 envjob" ] && [ $(wc -l <so.out) = 3 ] && grep -q "^srun: jobid [0-9]*: nodes" so.err'
+check "... and not SBATCH_* (sbatch's)" \
+	sh -c '[ "$(SBATCH_JOB_NAME=sbname srun sh -c "echo \$SLURM_JOB_NAME")" = sh ]'
 check "sbatch -vv: Slurm's 'debug:  propagating RLIMIT_...' lines" \
 	sh -c 'sbatch -vv -H -o /dev/null --wrap true 2>&1 | grep -qE "^sbatch: debug:  propagating RLIMIT_NOFILE=[0-9]+$"'
 check "scontrol -v show partition: Slurm's 'last_update_time=..., records=N' first" \
@@ -250,8 +256,8 @@ check "srun --chdir outside a job: the tasks' folder" sh -c "[ \"\$(srun -D /tmp
 check "srun --export=VAR=val outside a job" sh -c '[ "$(srun -N1 --export=TEST_X=123 sh -c "echo \$TEST_X")" = 123 ]'
 check "srun tasks have SLURM_TASK_PID (their own pid)" \
 	sh -c '[ "$(srun -n2 sh -c "[ \$SLURM_TASK_PID = \$\$ ] && echo same" | grep -c same)" = 2 ]'
-check "srun -v says the allocation and the step's nodes" \
-	sh -c 'srun -v -N1 true 2>&1 | grep -q "^srun: jobid [0-9]*: nodes(1):"'
+check "srun -v says the step's nodes and CPUs in Slurm 22.05's line" \
+	sh -c 'srun -v -N2 -n2 true 2>&1 | grep -qE "^srun: jobid [0-9]+: nodes\(2\):.mi\[1-2\]., cpu counts: [0-9]+\(x2\)\$"'
 check "srun names a failed task as Slurm: 'srun: error: NODE: task N: Exited with exit code X'" \
 	sh -c 'srun -N1 -n1 sh -c "exit 21" 2>&1 | grep -q "^srun: error: mi[12]: task 0: Exited with exit code 21$"'
 check "srun --mpi=list outside a job" sh -c 'srun --mpi=list | grep -q "MPI plugin types are"'
