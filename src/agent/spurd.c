@@ -1783,6 +1783,12 @@ static void on_io_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 				/* srun -K: a task failed, the step ends */
 				for (size_t i = 0; i < st->ntasks; i++)
 					task_signal(&st->tasks[i], SIGKILL);
+			} else if (!strcmp(spur_json_str(m, "type", ""), "signal")) {
+				/* a signal srun forwards (SIGUSR1, SIGINT...) */
+				int sig = (int)spur_json_int(m, "sig", 0);
+
+				for (size_t i = 0; sig > 0 && sig < 65 && i < st->ntasks; i++)
+					task_signal(&st->tasks[i], sig);
 			} else if (!spur_json_bool(st->msg, "pty", 0) &&
 				   (!strcmp(spur_json_str(m, "type", ""), "stdin") ||
 				    !strcmp(spur_json_str(m, "type", ""), "stdin_eof"))) {

@@ -46,6 +46,7 @@ struct ctld_addrs {
  * user may read it (root, SlurmUser). */
 static char key_path[4096];
 static long slurm_user_uid = -1;
+static unsigned kill_wait_s = 30; /* KillWait, once the configuration is read */
 static char *own_token;
 static int64_t own_token_until; /* re-signed a minute before it ends */
 #define OWN_TOKEN_S 300
@@ -79,6 +80,7 @@ static int ctld_addrs(struct ctld_addrs *a, struct spur_error *err)
 			return 0;
 	}
 	spur_auth_key_path(c, key_path, sizeof(key_path));
+	kill_wait_s = c->kill_wait;
 	if (c->slurm_user) {
 		struct passwd *pw = getpwnam(c->slurm_user);
 
@@ -165,6 +167,11 @@ static unsigned timeout_s = 10; /* MessageTimeout, once cli_connect has read it 
 unsigned cli_message_timeout(void)
 {
 	return timeout_s;
+}
+
+unsigned cli_kill_wait(void)
+{
+	return kill_wait_s;
 }
 
 /* Connect to the first controller that answers, trying each in turn for up

@@ -15,6 +15,8 @@ extern const char *cli_prog;
 /* Connect to the controller; an fd or a negative error. */
 int cli_connect(struct spur_error *err);
 /* MessageTimeout in seconds (read by the first connect). */
+/* KillWait (seconds), once a connection has read the configuration. */
+unsigned cli_kill_wait(void);
 unsigned cli_message_timeout(void);
 /* Send req (borrowed) on fd and wait for the reply; an "error" reply
  * becomes NULL with its message in err. */

@@ -170,6 +170,13 @@ static void *watch_main(void *arg)
 			break; /* the controller is gone: the release says so */
 		if (!strcmp(spur_json_str(msg, "type", ""), "notify"))
 			fprintf(stderr, "%s: %s\n", w->prog, spur_json_str(msg, "message", ""));
+		else if (!strcmp(spur_json_str(msg, "type", ""), "revoked") &&
+			 !strcmp(alloc_failed(w->prog), "Unable to allocate resources"))
+			/* srun's step goes with its allocation: Slurm's words */
+			fprintf(stderr,
+				"%s: Job step aborted: Waiting up to %u seconds for job step to "
+				"finish.\n",
+				w->prog, cli_kill_wait() + 2);
 		else if (!strcmp(spur_json_str(msg, "type", ""), "revoked"))
 			fprintf(stderr, "%s: error: Job allocation %d has been revoked\n", w->prog,
 				(int)spur_json_int(msg, "job_id", 0));
@@ -181,6 +188,8 @@ static void *watch_main(void *arg)
 struct cli_watch *cli_watch_start(const char *prog, int fd)
 {
 	struct cli_watch *w = calloc(1, sizeof(*w));
+	sigset_t all, old;
+	int rc;
 
 	if (!w || pipe(w->stop)) {
 		free(w);
@@ -188,7 +197,12 @@ struct cli_watch *cli_watch_start(const char *prog, int fd)
 	}
 	w->prog = prog;
 	w->fd = fd;
-	if (pthread_create(&w->thread, NULL, watch_main, w)) {
+	/* signals are the main thread's (srun's relay acts on them) */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = pthread_create(&w->thread, NULL, watch_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
 		close(w->stop[0]);
 		close(w->stop[1]);
 		free(w);

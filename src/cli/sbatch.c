@@ -28,7 +28,7 @@ enum {
 	OPT_PARSABLE, OPT_WAIT, OPT_HOLD, OPT_BEGIN, OPT_WRAP, OPT_EXCLUSIVE, OPT_QOS, OPT_NICE,
 	OPT_REQUEUE, OPT_NO_REQUEUE, OPT_RESERVATION, OPT_EXPORT, OPT_GPUS, OPT_NTASKS_PER_NODE,
 	OPT_PTY, OPT_MEM, OPT_COMMENT, OPT_WCKEY, OPT_SIGNAL, OPT_OPEN_MODE, OPT_USAGE,
-	OPT_KILL_DEP, OPT_GET_USER_ENV, OPT_TEST_ONLY, OPT_PROPAGATE, OPT_MAIL_TYPE, OPT_MAIL_USER, OPT_TIME_MIN, OPT_DEADLINE, OPT_UID, OPT_GID, OPT_PRIORITY, OPT_TMP, OPT_EXPORT_FILE, OPT_GRES_FLAGS, OPT_CPUS_PER_GPU, OPT_MINCPUS, OPT_NTASKS_PER_GPU, OPT_MPI, OPT_KILL_BAD, OPT_CPU_BIND, OPT_EXACT, OPT_OVERLAP, OPT_DIST, OPT_PRESERVE, OPT_UNBUF, /* srun's */
+	OPT_KILL_DEP, OPT_GET_USER_ENV, OPT_TEST_ONLY, OPT_PROPAGATE, OPT_MAIL_TYPE, OPT_MAIL_USER, OPT_TIME_MIN, OPT_DEADLINE, OPT_UID, OPT_GID, OPT_PRIORITY, OPT_TMP, OPT_EXPORT_FILE, OPT_GRES_FLAGS, OPT_CPUS_PER_GPU, OPT_MINCPUS, OPT_NTASKS_PER_GPU, OPT_MPI, OPT_KILL_BAD, OPT_CPU_BIND, OPT_EXACT, OPT_OVERLAP, OPT_DIST, OPT_PRESERVE, OPT_QUIT, OPT_NO_STATUS, OPT_UNBUF, /* srun's */
 	OPT_IMMEDIATE,
 	OPT_REFUSED = 2000, /* + index in refused[] */
 };
@@ -94,14 +94,12 @@ static const struct {
 	{ "bcast", optional_argument, 0, P_SRUN },
 	{ "bcast-exclude", required_argument, 0, P_SRUN },
 	{ "compress", optional_argument, 0, P_SRUN },
-	{ "disable-status", no_argument, 'X', P_SRUN },
 	{ "epilog", required_argument, 0, P_SRUN },
 	{ "jobid", required_argument, 0, P_SRUN },
 	{ "msg-timeout", required_argument, 0, P_SRUN },
 	{ "multi-prog", no_argument, 0, P_SRUN },
 	{ "no-allocate", no_argument, 'Z', P_SRUN },
 	{ "prolog", required_argument, 0, P_SRUN },
-	{ "quit-on-interrupt", no_argument, 'q', P_SRUN },
 	{ "relative", required_argument, 'r', P_SRUN },
 	{ "resv-ports", optional_argument, 0, P_SRUN },
 	{ "send-libs", optional_argument, 0, P_SRUN },
@@ -188,6 +186,8 @@ static const struct option own_opts[] = {
 	{ "overlap", no_argument, NULL, OPT_OVERLAP },
 	{ "preserve-env", no_argument, NULL, OPT_PRESERVE },
 	{ "unbuffered", no_argument, NULL, OPT_UNBUF },
+	{ "quit-on-interrupt", no_argument, NULL, OPT_QUIT },
+	{ "disable-status", no_argument, NULL, OPT_NO_STATUS },
 	{ "label", no_argument, NULL, 'l' }, /* srun's, refused by sbatch */
 	{ "pty", no_argument, NULL, OPT_PTY }, /* srun's, refused by sbatch */
 	{ "help", no_argument, NULL, 'h' },
@@ -195,7 +195,7 @@ static const struct option own_opts[] = {
 };
 #define NOWN (sizeof(own_opts) / sizeof(own_opts[0]))
 
-#define SHORT_OPTS "+J:N:n:c:t:p:A:q:G:o:e:i:D:a:d:w:x:C:WHb:hlQvVOF:sL:I::"
+#define SHORT_OPTS "+J:N:n:c:t:p:A:q:G:o:e:i:D:a:d:w:x:C:WHb:hlQvVOF:sL:I::X"
 
 static struct option opts[NOWN + NREFUSED + 1];
 static char short_opts[128];
@@ -880,6 +880,8 @@ static int step_opt(struct sbatch *sb, int opt, const char *name, const char *ar
 		name = "open-mode";
 	else if (opt > 0 && opt < 128 && strchr("oeiW", opt)) /* srun's own: per task */
 		name = opt == 'o' ? "output" : opt == 'e' ? "error" : opt == 'i' ? "input" : "wait";
+	else if (opt == OPT_QUIT || opt == OPT_NO_STATUS)
+		name = opt == OPT_QUIT ? "quit-on-interrupt" : "disable-status";
 	else if (opt != OPT_MPI && opt != OPT_KILL_BAD && opt != OPT_CPU_BIND && opt != OPT_EXACT &&
 		 opt != OPT_OVERLAP && opt != OPT_UNBUF)
 		return -1;
@@ -925,6 +927,12 @@ static int parse_args(struct sbatch *sb, int argc, char **argv, bool directives)
 			fprintf(stderr, "%s: error: --%s is not supported by Spur\n", prog_name(prog),
 				refused[r].name);
 			return -1;
+		}
+		if (opt == 'X' && prog == P_SRUN)
+			opt = OPT_NO_STATUS;
+		else if (opt == 'X') {
+			fprintf(stderr, "%s: invalid option -- 'X'\n", argv[0]);
+			opt = '?';
 		}
 		if (prog == P_SRUN && step_opt(sb, opt, idx >= 0 ? opts[idx].name : "", optarg) == 0)
 			continue;

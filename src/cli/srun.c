@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "client.h"
 #include "container_opts.h"
+#include "srunsig.h"
 
 #include "common/hostlist.h"
 
@@ -110,6 +111,7 @@ struct step_opts {
 	int wait_s;			       /* -W: after the first task ends */
 	int immediate;			       /* -I: seconds a busy step may wait */
 	bool append;			       /* --open-mode=append: -o/-e files */
+	bool quit_on_intr, no_status;	       /* -q, -X (SIGINT) */
 	json_t *ctr; /* {"container": ...}: pyxis's options, the step's container */
 };
 
@@ -141,7 +143,8 @@ static int gpu_bind_check(const char *v)
 
 /* srun's options inside a job (Slurm's, some refused by name below). */
 enum { O_PER_NODE = 1000, O_GPT, O_CPU_BIND, O_EXPORT, O_MPI, O_OVERLAP, O_UNBUF, O_KILL,
-       O_PTY, O_EXACT, O_GRES, O_GPN, O_GPU_BIND, O_NO, O_JOBID, O_PROPAGATE, O_OPEN_MODE };
+       O_PTY, O_EXACT, O_GRES, O_GPN, O_GPU_BIND, O_NO, O_JOBID, O_PROPAGATE, O_OPEN_MODE,
+       O_QUIT };
 static const struct option step_long_opts[] = {
 	{ "nodes", required_argument, NULL, 'N' },
 	{ "ntasks", required_argument, NULL, 'n' },
@@ -186,9 +189,11 @@ static const struct option step_long_opts[] = {
 	{ "propagate", optional_argument, NULL, O_PROPAGATE },
 	{ "immediate", optional_argument, NULL, 'I' },
 	{ "open-mode", required_argument, NULL, O_OPEN_MODE },
+	{ "quit-on-interrupt", no_argument, NULL, O_QUIT },
+	{ "disable-status", no_argument, NULL, 'X' },
 	{ NULL, 0, NULL, 0 },
 };
-#define STEP_SHORT_OPTS "+N:n:lJ:c:D:uhG:m:KW:w:x:o:e:i:vEOI::"
+#define STEP_SHORT_OPTS "+N:n:lJ:c:D:uhG:m:KW:w:x:o:e:i:vEOI::X"
 
 /* --jobid=N, from inside a job or outside it: the step goes into job N,
  * as from inside it (the controller checks that it is the caller's and
@@ -236,6 +241,8 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 		case 'K': o->kill_bad = true; break;
 		case 'E': o->preserve_env = true; break;
 		case 'I': o->immediate = optarg ? atoi(optarg) : 1; break;
+		case O_QUIT: o->quit_on_intr = true; break;
+		case 'X': o->no_status = true; break;
 		case O_OPEN_MODE:
 			/* Slurm's: the first letter, any case */
 			if (!*optarg || !strchr("aAtT", *optarg)) {
@@ -377,6 +384,9 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 struct relay {
 	int lfd, nconn, cap, open_conns, expect, total, exited, rc, hellos;
 	bool killed, label, kill_bad, pty, raw;
+	bool quit_on_intr, no_status, aborted; /* -q, -X; "Job step aborted" said */
+	struct timespec last_intr;	       /* SIGINT: a second within 1 s stops */
+	unsigned char *done;		       /* per rank: its exit came */
 	struct termios saved; /* the terminal before --pty made it raw */
 	struct pollfd *pfd; /* [0]: the listening socket; with --pty, stdin once all connected */
 	struct spur_wire_reader *rd;
@@ -547,6 +557,8 @@ static void relay_msg(struct relay *r, int k, json_t *m)
 					   : NULL;
 
 		r->exited++;
+		if (r->done)
+			r->done[rank] = 1;
 		if (!r->first_exit)
 			r->first_exit = time(NULL);
 		/* as Slurm's srun: a task that failed, by name */
@@ -722,6 +734,97 @@ static void relay_missing(struct relay *r, const char *prog, const char *jobid)
 	r->rc = r->rc ? r->rc : 1;
 }
 
+/* SIGINT without a second: Slurm's status of the step's tasks. */
+static void relay_status(struct relay *r, const char *prog, const char *jobid)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		char ids[512];
+		size_t o = 0;
+		int n = 0;
+
+		for (int i = 0; i < r->total && o + 16 < sizeof(ids); i++)
+			if (!r->done || (r->done[i] != 0) == (pass == 1)) {
+				o += (size_t)snprintf(ids + o, sizeof(ids) - o, "%s%d", n ? "," : "", i);
+				n++;
+			}
+		if (n)
+			fprintf(stderr, "%s: StepId=%s.%d task%s %s: %s\n", prog, jobid, r->step_id,
+				n > 1 ? "s" : "", ids, pass ? "exited" : "running");
+	}
+}
+
+/* The step is being ended: Slurm's line, once. */
+static void relay_aborting(struct relay *r, const char *prog)
+{
+	if (r->aborted)
+		return;
+	r->aborted = true;
+	fprintf(stderr, "%s: Job step aborted: Waiting up to %u seconds for job step to finish.\n",
+		prog, cli_kill_wait() + 2);
+}
+
+/* The end Slurm's srun forces (SIGTERM, SIGHUP, SIGQUIT, a second SIGINT). */
+static void relay_force_end(struct relay *r, const char *prog)
+{
+	fprintf(stderr, "%s: forcing job termination\n", prog);
+	relay_send_all(r, json_pack("{s:s}", "type", "kill"));
+	r->killed = true;
+	relay_aborting(r, prog);
+}
+
+/* The signals srun caught since the last look (srunsig.c), as Slurm's srun. */
+static void relay_signals(struct relay *r, const char *prog, const char *jobid)
+{
+	struct timespec now;
+	bool within;
+	int sig;
+
+	while ((sig = srun_sig_take())) {
+		switch (sig) {
+		case SIGINT:
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			within = r->last_intr.tv_sec &&
+				 (now.tv_sec - r->last_intr.tv_sec) * 1000000000L +
+						 (now.tv_nsec - r->last_intr.tv_nsec) <
+					 1000000000L;
+			if (r->quit_on_intr || r->no_status || within) {
+				fprintf(stderr, "%s: sending Ctrl-C to StepId=%s.%d\n", prog, jobid,
+					r->step_id);
+				relay_send_all(r, json_pack("{s:s,s:i}", "type", "signal", "sig",
+							    SIGINT));
+				if (r->quit_on_intr || within)
+					relay_force_end(r, prog);
+			} else {
+				fprintf(stderr, "%s: interrupt (one more within 1 sec to abort)\n",
+					prog);
+				relay_status(r, prog, jobid);
+			}
+			r->last_intr = now;
+			break;
+		case SIGQUIT:
+			fprintf(stderr, "%s: Quit\n", prog);
+			/* fall through */
+		case SIGTERM:
+		case SIGHUP:
+			relay_force_end(r, prog);
+			break;
+		case SIGCONT:
+			fprintf(stderr, "%s: got SIGCONT\n", prog);
+			break;
+		case SIGPIPE:
+			if (!r->killed)
+				relay_send_all(r, json_pack("{s:s}", "type", "kill"));
+			r->killed = true;
+			break;
+		case SIGALRM:
+			break; /* Slurm's -W timer; Spur's -W is the loop's */
+		default: /* SIGUSR1, SIGUSR2: the tasks' */
+			relay_send_all(r, json_pack("{s:s,s:i}", "type", "signal", "sig", sig));
+			break;
+		}
+	}
+}
+
 static int relay(struct relay *r, const char *prog, const char *jobid)
 {
 	time_t start = time(NULL);
@@ -732,7 +835,8 @@ static int relay(struct relay *r, const char *prog, const char *jobid)
 	r->rd = calloc((size_t)r->cap, sizeof(*r->rd));
 	r->node_of = calloc((size_t)r->cap, sizeof(*r->node_of));
 	r->st = calloc((size_t)r->total + 1, sizeof(*r->st));
-	if (!r->pfd || !r->rd || !r->node_of || !r->st) {
+	r->done = calloc((size_t)r->total + 1, 1);
+	if (!r->pfd || !r->rd || !r->node_of || !r->st || !r->done) {
 		cli_error(prog, "out of memory");
 		r->rc = 1;
 		goto out;
@@ -746,6 +850,9 @@ static int relay(struct relay *r, const char *prog, const char *jobid)
 
 		if (ready < 0 && errno != EINTR)
 			break;
+		relay_signals(r, prog, jobid);
+		if (ready < 0)
+			continue;
 		if (winch && r->raw)
 			relay_winsize(r);
 		if ((r->pfd[0].revents & (POLLIN | POLLHUP | POLLERR | POLLNVAL)) && r->pfd[0].fd == 0)
@@ -812,6 +919,7 @@ out:
 	free(r->rd);
 	free(r->node_of);
 	free(r->st);
+	free(r->done);
 	for (int i = 0; i < r->nfiles; i++)
 		if (r->files[i].f)
 			fclose(r->files[i].f);
@@ -1062,6 +1170,8 @@ static void relay_init(struct relay *r, const char *prog, int lfd, const json_t 
 	r->out_pat = so->output;
 	r->err_pat = so->error;
 	r->append = so->append;
+	r->quit_on_intr = so->quit_on_intr;
+	r->no_status = so->no_status;
 	r->jobid = jobid;
 	r->step_id = (int)spur_json_int(reply, "step_id", 0);
 	r->wait_s = so->wait_s;
@@ -1240,7 +1350,9 @@ have_command:
 		say_launch(prog, jobid, reply);
 	relay_init(&r, prog, lfd, reply, &so, label, jobid);
 	watch = alloc_fd >= 0 ? cli_watch_start(prog, alloc_fd) : NULL;
+	srun_sig_install();
 	rc = relay(&r, prog, jobid);
+	srun_sig_restore();
 	cli_watch_stop(watch);
 	step_done(jobid, reply, so.name ? so.name : pargv[optind], rc);
 	json_decref(reply);
