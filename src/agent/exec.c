@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -58,13 +59,30 @@ int spurd_bind_cpus(const char *list)
 	return CPU_COUNT(&set) ? sched_setaffinity(0, sizeof(set), &set) : -1;
 }
 
-/* execve argv[0], looked up in the PATH of env (not the agent's). */
+void spurd_umask_from_env(char *const *env)
+{
+	for (char *const *e = env; e && *e; e++) {
+		char *end;
+		long m;
+
+		if (strncmp(*e, "SLURM_UMASK=", 12))
+			continue;
+		m = strtol(*e + 12, &end, 8);
+		if (*end == '\0' && end != *e + 12 && m >= 0 && m <= 0777)
+			umask((mode_t)m);
+		return;
+	}
+}
+
+/* execve argv[0], looked up in the PATH of env (not the agent's), with
+ * the submitter's umask. */
 static void exec_in_path(char *const *argv, char *const *env)
 {
 	const char *path = "/usr/local/bin:/usr/bin:/bin";
 	char full[4096];
 	int saved = ENOENT;
 
+	spurd_umask_from_env(env);
 	if (strchr(argv[0], '/')) {
 		execve(argv[0], argv, env);
 		return;

@@ -67,6 +67,9 @@ char **spurd_task_prolog(const char *prolog, char **env);
 /* env and SLURM_TASK_PID=this process's pid, for the task's own
  * environment (in the task's process, just before its exec). */
 char **spurd_env_with_task_pid(char **env);
+/* umask(SLURM_UMASK of env, octal), as Slurm's tasks get the submitter's;
+ * allocates nothing (a vfork child calls it). */
+void spurd_umask_from_env(char *const *env);
 /* Then, with a TaskEpilog: fork; the child returns to exec the task, this
  * process waits for it, runs TaskEpilog with env and exits as the task
  * did. Returns only in the child (or without an epilog, or when the fork

@@ -123,6 +123,7 @@ static void become_job(const struct spurd_supervise_args *a, char **env)
 		if (chdir("/tmp"))
 			return;
 	}
+	spurd_umask_from_env(a->env); /* the output files' modes too */
 	mode = O_WRONLY | O_CREAT | O_CLOEXEC | (a->append ? O_APPEND : O_TRUNC);
 	out = open(a->out, mode, 0644);
 	err = a->err ? open(a->err, mode, 0644) : out;

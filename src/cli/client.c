@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -404,6 +405,15 @@ json_t *cli_export_env(const char *export)
 		}
 	}
 	free(copy);
+	if (!json_object_get(env, "SLURM_UMASK")) {
+		/* Slurm's: the tasks get the submitter's umask (the agent sets it) */
+		mode_t m = umask(0);
+		char buf[8];
+
+		umask(m);
+		snprintf(buf, sizeof(buf), "%04o", (unsigned)m);
+		json_object_set_new(env, "SLURM_UMASK", json_string(buf));
+	}
 	return env;
 }
 

@@ -183,6 +183,10 @@ check "srun outside a job reads SLURM_NNODES/NPROCS/OVERCOMMIT/STDOUTMODE/JOB_NA
 	sh -c '[ "$(sort -u so.out)" = "3 envjob" ] && [ $(wc -l <so.out) = 3 ] && grep -q "^srun: jobid [0-9]*: nodes" so.err'
 check "... and not SBATCH_* (sbatch's)" \
 	sh -c '[ "$(SBATCH_JOB_NAME=sbname srun sh -c "echo \$SLURM_JOB_NAME")" = sh ]'
+check "the tasks get the submitter's umask (SLURM_UMASK), srun and sbatch" \
+	sh -c 'umask 027; [ "$(srun -N1 sh -c umask)" = 0027 ] &&
+	       sbatch --wait -o um.out --wrap "umask; srun sh -c umask; touch um.file" >/dev/null &&
+	       [ "$(sort -u um.out)" = 0027 ] && [ "$(stat -c %a um.file um.out | sort -u)" = 640 ]'
 check "sbatch -vv: Slurm's 'debug:  propagating RLIMIT_...' lines" \
 	sh -c 'sbatch -vv -H -o /dev/null --wrap true 2>&1 | grep -qE "^sbatch: debug:  propagating RLIMIT_NOFILE=[0-9]+$"'
 check "scontrol -v show partition: Slurm's 'last_update_time=..., records=N' first" \
