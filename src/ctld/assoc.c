@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/timefmt.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -446,6 +447,34 @@ void ctld_handle_assoc_show(struct ctld_conn *cn, json_t *msg)
 
 /* {changes: [{kind, action, rec}...]}: each committed in turn; the first
  * refused one stops the rest and is the answer. */
+void ctld_lower(json_t *o, const char *key)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+	char *low;
+
+	if (!v || !(low = strdup(v)))
+		return;
+	for (char *p = low; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	json_object_set_new(o, key, json_string(low));
+	free(low);
+}
+
+/* A change's record with account names lowercase, as Slurm keeps them. */
+static json_t *change_rec(const json_t *ch)
+{
+	json_t *rec = json_deep_copy(json_object_get(ch, "rec"));
+
+	if (!json_is_object(rec))
+		return rec;
+	if (!strcmp(spur_json_str(ch, "kind", ""), "account"))
+		ctld_lower(rec, "name");
+	ctld_lower(rec, "account");
+	ctld_lower(rec, "parent");
+	ctld_lower(rec, "DefaultAccount");
+	return rec;
+}
+
 void ctld_handle_assoc_change(struct ctld_conn *cn, json_t *msg)
 {
 	json_t *changes = json_object_get(msg, "changes"), *ch;
@@ -458,10 +487,10 @@ void ctld_handle_assoc_change(struct ctld_conn *cn, json_t *msg)
 		return;
 	}
 	json_array_foreach(changes, i, ch) {
-		json_t *op = json_pack("{s:s,s:s,s:s,s:O?,s:I}", "op", "assoc", "kind",
+		json_t *op = json_pack("{s:s,s:s,s:s,s:o?,s:I}", "op", "assoc", "kind",
 				       spur_json_str(ch, "kind", ""), "action",
-				       spur_json_str(ch, "action", "set"), "rec",
-				       json_object_get(ch, "rec"), "time", (json_int_t)ctld_now());
+				       spur_json_str(ch, "action", "set"), "rec", change_rec(ch),
+				       "time", (json_int_t)ctld_now());
 		json_t *reply = i + 1 == n ? json_pack("{s:s,s:i}", "type", "ok", "changed", (int)n)
 					   : NULL;
 		int rc = ctld_commit(cn->c, op, reply ? cn : NULL, reply, &err);

@@ -31,6 +31,8 @@ void ctld_assoc_clear(struct ctld *c);
 int ctld_assoc_qos(struct ctld *c, json_t *job, struct spur_error *err);
 /* The user's default account, or NULL. */
 const char *ctld_assoc_default_account(const struct ctld *c, const char *user);
+/* o's string key made lowercase (account names, as Slurm keeps them). */
+void ctld_lower(json_t *o, const char *key);
 
 /* sacctmgr: the state with each association's use (any user); changes
  * (administrators). */

@@ -531,7 +531,9 @@ static bool submit_prepare(struct ctld_conn *cn, json_t *job, char *user_msg, si
 				   "jobs of root are disabled (DisableRootJobs=YES)");
 		return false;
 	}
-	/* no -A: the user's default account (sacctmgr) */
+	/* no -A: the user's default account (sacctmgr); account names are
+	 * lowercase, as Slurm's */
+	ctld_lower(job, "account");
 	if (!*spur_json_str(job, "account", "") &&
 	    ctld_assoc_default_account(c, spur_json_str(job, "user", "")))
 		json_object_set_new(job, "account",
@@ -2246,6 +2248,7 @@ static void handle_update(struct ctld_conn *cn, json_t *msg)
 		reply_error(cn, SPUR_EINVAL, "Update of this parameter is not supported");
 		return;
 	}
+	ctld_lower(clean, "account");
 	if (denied(cn, id)) {
 		json_decref(clean);
 		return;

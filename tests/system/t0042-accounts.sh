@@ -24,7 +24,8 @@ export -f bar reason
 
 check "sacctmgr add account" sacctmgr -i add account proj1 Description=p Organization=o
 check "sacctmgr add account under a parent" sacctmgr -i add account sub1 Parent=proj1
-check "sacctmgr add user with two accounts" sacctmgr -i add user baruser Account=proj1,sub1
+check "sacctmgr add user with two accounts (names in any case: Slurm keeps them lowercase)" \
+	sacctmgr -i add user baruser Account=PROJ1,Sub1
 check "sacctmgr add qos" sacctmgr -i add qos gold Priority=100
 check "without -i sacctmgr asks; y commits" bash -c "echo y | sacctmgr add qos silver | grep -q 'Would you like to commit changes'"
 check "... and a no discards" bash -c "echo n | sacctmgr add qos bronze | grep -q 'Changes Discarded' && ! sacctmgr -n -P show qos format=Name | grep -qx bronze"
@@ -33,6 +34,10 @@ check "show assoc, in Slurm's tree order" \
 check "show user: the first account is the default" \
 	bash -c "sacctmgr -n -P show user format=User,DefaultAccount | grep -qx 'baruser|proj1'"
 check "show account -P with a header" bash -c "sacctmgr -P show account | head -1 | grep -qx 'Account|Descr|Org'"
+j=$(bar sbatch --parsable -H -A Proj1 --wrap true)
+check "sbatch -A Proj1: Account=proj1, as Slurm (lowercase)" \
+	sh -c "scontrol show job $j | grep -q ' Account=proj1 '"
+scancel "$j"
 check "a field sacctmgr does not have is refused" bash -c "! sacctmgr show assoc format=Nope 2>err && grep -q 'Invalid field requested' err"
 check "a limit Spur does not carry out is refused by name" \
 	bash -c "! sacctmgr -i modify account proj1 set MaxTRESMins=cpu=10 2>err && grep -q 'MaxTRESMins is not supported' err"
