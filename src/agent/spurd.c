@@ -469,6 +469,19 @@ static void job_limit(struct agent *a, const json_t *msg)
 	}
 }
 
+/* A cancelled batch job: its supervisor writes slurmstepd's line. */
+static void cancel_note(struct job *j)
+{
+	char dir[4096];
+	long sup = 0, pgid = 0;
+
+	if (!j->running)
+		return;
+	job_dir(j->a, j->id, j->run, dir, sizeof(dir));
+	if (spurd_supervise_pids(dir, &sup, &pgid) == 1 && sup > 0)
+		kill((pid_t)sup, SPURD_SUPERVISE_CANCEL_SIG);
+}
+
 static void kill_group(struct job *j, int sig)
 {
 	char dir[4096];
@@ -884,6 +897,8 @@ static void launch(struct agent *a, const json_t *m)
 		.task_prolog = a->task_prolog,
 		.task_epilog = a->task_epilog,
 		.hook_env = hook_env(a, m),
+		.job_id = id,
+		.node = a->node,
 	};
 	batch_extras(m, a->node, workdir, inp, sizeof(inp), args, 256, &sa);
 	if (!j || !sa.env || !sa.hook_env) {
@@ -2089,8 +2104,12 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 			uint32_t sid = (uint32_t)spur_json_int(msg, "job_id", 0);
 
 			for (struct job *j = a->jobs; j; j = j->next)
-				if (j->id == sid)
+				if (j->id == sid) {
+					/* scancel: the supervisor says so in the job's stderr */
+					if (spur_json_bool(msg, "cancelled", 0))
+						cancel_note(j);
 					kill_group(j, (int)spur_json_int(msg, "signal", SIGTERM));
+				}
 			kill_steps((uint32_t)spur_json_int(msg, "job_id", 0),
 				   (int)spur_json_int(msg, "signal", SIGTERM));
 		} else if (!strcmp(type, "limit")) {

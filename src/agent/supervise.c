@@ -39,7 +39,7 @@
 #include <unistd.h>
 
 
-static volatile sig_atomic_t alarm_fired, limit_changed, pending;
+static volatile sig_atomic_t alarm_fired, limit_changed, pending, cancelled;
 static volatile pid_t child;
 
 static void on_signal(int sig)
@@ -48,6 +48,8 @@ static void on_signal(int sig)
 		alarm_fired = 1;
 	else if (sig == SPURD_SUPERVISE_LIMIT_SIG)
 		limit_changed = 1;
+	else if (sig == SPURD_SUPERVISE_CANCEL_SIG)
+		cancelled = 1;
 	else if (child > 0)
 		kill(-child, sig);
 	else
@@ -418,6 +420,42 @@ int spurd_supervise_limit(const char *dir, long sup, long limit)
 	return sup > 0 ? kill((pid_t)sup, SPURD_SUPERVISE_LIMIT_SIG) : -1;
 }
 
+/* slurmstepd's line in the job's stderr: "slurmstepd: error: *** JOB N ON
+ * NODE CANCELLED AT TIME[ DUE TO TIME LIMIT] ***", appended as the job's
+ * user (a child that drops to it: the file is the user's to name). */
+static void stepd_line(const struct spurd_supervise_args *a, bool time_limit)
+{
+	char when[32], line[256];
+	time_t now = time(NULL);
+	struct tm tm;
+	pid_t pid;
+
+	if (!a->job_id)
+		return;
+	localtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(line, sizeof(line), "slurmstepd: error: *** JOB %u ON %s CANCELLED AT %s%s ***\n",
+		 a->job_id, a->node ? a->node : "?", when, time_limit ? " DUE TO TIME LIMIT" : "");
+	pid = fork();
+	if (pid == 0) {
+		int fd;
+
+		if (getuid() == 0 && a->uid != 0 &&
+		    (setgroups(a->ngroups > 0 ? (size_t)a->ngroups : 1,
+			       a->ngroups > 0 ? a->groups : &a->gid) ||
+		     setgid(a->gid) || setuid(a->uid)))
+			_exit(1);
+		if (chdir(a->workdir) && chdir("/tmp"))
+			_exit(1);
+		fd = open(a->err ? a->err : a->out, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0 && write(fd, line, strlen(line)) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
 int spurd_supervise(const struct spurd_supervise_args *a)
 {
 	static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCONT };
@@ -442,6 +480,7 @@ int spurd_supervise(const struct spurd_supervise_args *a)
 	sa.sa_flags = 0; /* the alarm and a new limit interrupt waitpid */
 	sigaction(SIGALRM, &sa, NULL);
 	sigaction(SPURD_SUPERVISE_LIMIT_SIG, &sa, NULL);
+	sigaction(SPURD_SUPERVISE_CANCEL_SIG, &sa, NULL);
 	sigemptyset(&sa.sa_mask); /* forked with every signal blocked */
 	sigprocmask(SIG_SETMASK, &sa.sa_mask, NULL);
 	if (a->prolog && (code = run_hook(a->prolog, a->hook_env)) != 0) {
@@ -487,6 +526,12 @@ int spurd_supervise(const struct spurd_supervise_args *a)
 			break;
 		if (r < 0 && errno != EINTR)
 			break;
+		if (cancelled) {
+			cancelled = 0;
+			if (!timed_out)
+				stepd_line(a, false);
+			continue;
+		}
 		if (limit_changed) {
 			/* scontrol update TimeLimit of the running job (the agent
 			 * wrote it): the alarm moves, unless the limit has struck */
@@ -512,6 +557,7 @@ int spurd_supervise(const struct spurd_supervise_args *a)
 			} else if (!timed_out) {
 				/* the limit: SIGTERM, then SIGKILL after KillWait */
 				timed_out = true;
+				stepd_line(a, true);
 				kill(-child, SIGCONT);
 				kill(-child, SIGTERM);
 				alarm((unsigned)(a->kill_wait > 0 ? a->kill_wait : 1));
@@ -520,6 +566,8 @@ int spurd_supervise(const struct spurd_supervise_args *a)
 			}
 		}
 	}
+	if (cancelled && !timed_out) /* the job ended before the line was written */
+		stepd_line(a, false);
 	/* the batch script is done: what it left behind goes with it */
 	kill(-child, SIGKILL);
 	code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);

@@ -44,6 +44,8 @@ struct spurd_supervise_args {
 	struct spurd_rlimits rlimits; /* the submitter's, propagated (none: n 0) */
 	int get_user_env;	      /* --get-user-env: seconds to read the user's login
 					 environment (su - USER -c env); 0: not asked */
+	uint32_t job_id;	      /* for slurmstepd's "*** JOB N ON NODE CANCELLED ***" */
+	const char *node;
 };
 /* Why the job's container did not start (DIR/reason), into buf: 1 when
  * there is one. */
@@ -61,6 +63,10 @@ int spurd_supervise_status(const char *dir, int *code, bool *timed_out);
 
 /* The signal that tells a supervisor its job's limit changed. */
 #define SPURD_SUPERVISE_LIMIT_SIG (SIGRTMIN + 1)
+/* The signal that tells a supervisor its job is being cancelled (scancel):
+ * it writes Slurm's "*** JOB N ON NODE CANCELLED AT T ***" to the job's
+ * stderr before the job is signalled. */
+#define SPURD_SUPERVISE_CANCEL_SIG (SIGRTMIN + 2)
 
 /* A running job's new limit (seconds from its start; 0: none): written to
  * DIR/limit, then the supervisor sup told. 0, or -1 with errno. */

@@ -343,6 +343,9 @@ json_t *ctld_acct_query(struct ctld *c, const char *jobs, const char *user, stru
  * allocation (its batch script and steps there). */
 void ctld_signal_nodes(struct ctld *c, uint32_t id, const uint32_t *nodes, size_t n, int sig);
 void ctld_signal_job(struct ctld *c, uint32_t id, int sig);
+/* A running job being cancelled: SIGTERM to it, and its agents write
+ * slurmstepd's "*** JOB N ON NODE CANCELLED AT T ***" in its stderr. */
+void ctld_cancel_signal(struct ctld *c, uint32_t id);
 
 /* An interactive job (salloc, srun outside a job): nothing is launched; its
  * owner's connection holds it. */

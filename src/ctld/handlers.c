@@ -1408,8 +1408,11 @@ static void handle_cancel(struct ctld_conn *cn, json_t *msg)
 
 		if (rest)
 			json_object_set_new(op, "rest", json_true());
+		else if (!sched_job_info(c->sched, id, &info) && info.state == SCHED_JOB_RUNNING &&
+			 sig)
+			ctld_signal_job(c, id, sig);
 		else if (!sched_job_info(c->sched, id, &info) && info.state == SCHED_JOB_RUNNING)
-			ctld_signal_job(c, id, sig ? sig : SIGTERM);
+			ctld_cancel_signal(c, id); /* SIGTERM, said in the job's stderr */
 		if (ctld_commit(c, op, last ? cn : NULL, last ? reply : NULL, &err)) {
 			spur_error_log("job %u: %s", id, err.msg);
 			if (last)

@@ -469,6 +469,19 @@ void ctld_signal_nodes(struct ctld *c, uint32_t id, const uint32_t *nodes, size_
 						 "signal", sig));
 }
 
+void ctld_cancel_signal(struct ctld *c, uint32_t id)
+{
+	struct sched_job_info info;
+
+	if (sched_job_info(c->sched, id, &info))
+		return;
+	for (size_t n = 0; n < info.nalloc; n++)
+		if (info.alloc[n].node < c->conf->nnodes && c->agents[info.alloc[n].node])
+			ctld_conn_send(c->agents[info.alloc[n].node],
+				       json_pack("{s:s,s:i,s:i,s:b}", "type", "signal", "job_id",
+						 (int)id, "signal", SIGTERM, "cancelled", 1));
+}
+
 void ctld_signal_job(struct ctld *c, uint32_t id, int sig)
 {
 	struct sched_job_info info;

@@ -64,6 +64,9 @@ raw "{\"type\":\"update\",\"job_id\":$lt,\"set\":{\"time_limit\":600}}" >/dev/nu
 raw "{\"type\":\"update\",\"job_id\":$lr,\"set\":{\"time_limit\":2}}" >/dev/null
 check "a running job's time limit made shorter: it ends at the new one, TIMEOUT" \
 	wait_until 20 sh -c "sacct -n -X -P -o State -j $lr | grep -qx TIMEOUT"
+to=$(raw "{\"type\":\"submit\",\"job\":{\"script\":\"#!/bin/sh\\necho start\\nsleep 60\\n\",\"time_limit\":2,\"workdir\":\"$T\",\"output\":\"$T/tl.out\",\"name\":\"tl\",\"user\":\"root\"}}" | awk "{print \$1}")
+check "a job at its limit: slurmstepd's line in its output, as Slurm's" \
+	wait_until 20 grep -qE "^slurmstepd: error: \*\*\* JOB $to ON mi[0-9]+ CANCELLED AT 20[0-9-]+T[0-9:]+ DUE TO TIME LIMIT \*\*\*\$" tl.out
 elapsed() { squeue -h -j "$lt" -o %M | awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; exit !(s >= 6) }'; }
 check "... made longer: it runs past its old limit (3 s)" \
 	sh -c "$(declare -f wait_until elapsed); lt=$lt; wait_until 20 elapsed && squeue -h -j $lt -o '%T %l' | grep -qx 'RUNNING 10:00'"

@@ -57,6 +57,9 @@ check "... nor the matching job it did not name" [ "$(state "$a2")" = PENDING ]
 check "scancel -w NODE cancels the jobs on it" scancel -w mi1
 check "... the running job ends" wait_until 10 sh -c "sacct -n -X -P -o State -j $run | grep -qx CANCELLED"
 check "... the pending job stays" [ "$(state "$a2")" = PENDING ]
+check "... its output has slurmstepd's line (as Slurm's), not the signals scancel -s sent" \
+	sh -c "grep -qE '^slurmstepd: error: \*\*\* JOB $run ON mi1 CANCELLED AT 20[0-9-]+T[0-9:]+ \*\*\*\$' sig.out &&
+	       [ \$(grep -c CANCELLED sig.out) -eq 1 ]"
 
 check "scancel of an ended job fails" sh -c "! scancel $run 2>err"
 check "... Job/step already completing or completed" \
