@@ -321,6 +321,20 @@ static int set_count(json_t *job, const char *key, const char *v, const char *wh
 	return 0;
 }
 
+/* -C: AND (& or ,) or OR (|) lists; Slurm's other forms are refused. */
+static int set_constraint(json_t *job, const char *arg)
+{
+	if (strpbrk(arg, "[]()*") || (strchr(arg, '|') && strpbrk(arg, "&,"))) {
+		fprintf(stderr,
+			"%s: error: --constraint with brackets, parentheses, counts (*N) or & "
+			"mixed with | is not supported by Spur\n",
+			fail_prog);
+		return 1;
+	}
+	json_object_set_new(job, "constraint", json_string(arg));
+	return 0;
+}
+
 /* "[TYPE:]COUNT" as --gpus-per-node and --gpus take it. */
 static int set_gpus(json_t *job, const char *key, const char *v)
 {
@@ -709,16 +723,7 @@ static int apply_opt(struct sbatch *sb, int opt, const char *arg)
 		json_object_set_new(job, "exclude", json_string(arg));
 		return 0;
 	case 'C':
-		/* AND (& or ,) or OR (|) lists; Slurm's other forms are refused */
-		if (strpbrk(arg, "[]()*") || (strchr(arg, '|') && strpbrk(arg, "&,"))) {
-			fprintf(stderr,
-				"%s: error: --constraint with brackets, parentheses, counts (*N) "
-				"or & mixed with | is not supported by Spur\n",
-				fail_prog);
-			return 1;
-		}
-		json_object_set_new(job, "constraint", json_string(arg));
-		return 0;
+		return set_constraint(job, arg);
 	case OPT_PARSABLE:
 		sb->parsable = true;
 		return 0;

@@ -221,12 +221,78 @@ static const char *jobid_opt(int argc, char **argv)
 }
 
 /* srun's options inside a job: 0, or the exit code. */
+/* srun's step options that take a value it checks: 0, -2 when opt is not
+ * one of them, or the exit code (said). */
+static int step_value_opt(const char *prog, struct step_opts *o, int opt, char *optarg)
+{
+	switch (opt) {
+	case O_OPEN_MODE:
+		/* Slurm's: the first letter, any case */
+		if (!*optarg || !strchr("aAtT", *optarg)) {
+			cli_error(prog, "Invalid --open-mode specification");
+			return 255;
+		}
+		o->append = *optarg == 'a' || *optarg == 'A';
+		break;
+	case O_CPU_BIND: {
+		/* none, or one CPU set per task (cores, threads, sockets:
+		 * the job's CPUs shared out in order); verbose is Slurm's
+		 * report line, which is not printed */
+		static const char *const ok[] = { "none", "no", "cores", "threads", "sockets",
+						  "ldoms", "rank" };
+		bool known = false;
+
+		for (size_t k = 0; k < sizeof(ok) / sizeof(ok[0]); k++)
+			known |= !strcmp(optarg, ok[k]);
+		if (!known)
+			return not_supported(prog, "--cpu-bind other than none, cores, threads, "
+						   "sockets, ldoms or rank");
+		o->cpu_bind = optarg;
+		break;
+	}
+	case 'W':
+		o->wait_s = atoi(optarg);
+		if (o->wait_s < 0 || (!o->wait_s && strcmp(optarg, "0"))) {
+			cli_error(prog, "Invalid --wait specification: %s", optarg);
+			return 1;
+		}
+		break;
+	case 'm':
+		/* block or cyclic over the nodes (and :* for cores, which
+		 * the CPU binding decides) */
+		if (!strncmp(optarg, "block", 5) && (!optarg[5] || optarg[5] == ':'))
+			o->distribution = "block";
+		else if (!strncmp(optarg, "cyclic", 6) && (!optarg[6] || optarg[6] == ':'))
+			o->distribution = "cyclic";
+		else
+			return not_supported(prog, "--distribution other than block and cyclic");
+		break;
+	case O_GPU_BIND:
+		if (gpu_bind_check(optarg))
+			return not_supported(prog, "--gpu-bind other than none, closest, "
+						   "single:N, map_gpu:LIST or mask_gpu:LIST");
+		o->gpu_bind = optarg;
+		break;
+	default:
+		return -2;
+	}
+	return 0;
+}
+
 static int parse_step(const char *prog, int argc, char **argv, struct step_opts *o)
 {
 	static const struct option *const opts = step_long_opts;
 	int opt, idx = -1;
 
 	while ((opt = getopt_long(argc, argv, STEP_SHORT_OPTS, opts, &idx)) != -1) {
+		int r = step_value_opt(prog, o, opt, optarg);
+
+		if (r != -2) {
+			if (r)
+				return r;
+			idx = -1;
+			continue;
+		}
 		switch (opt) {
 		case 'v': o->verbose++; break;
 		case 'N': o->nodes = atoi(optarg); break;
@@ -243,14 +309,6 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 		case 'I': o->immediate = optarg ? atoi(optarg) : 1; break;
 		case O_QUIT: o->quit_on_intr = true; break;
 		case 'X': o->no_status = true; break;
-		case O_OPEN_MODE:
-			/* Slurm's: the first letter, any case */
-			if (!*optarg || !strchr("aAtT", *optarg)) {
-				cli_error(prog, "Invalid --open-mode specification");
-				return 255;
-			}
-			o->append = *optarg == 'a' || *optarg == 'A';
-			break;
 		/* -O: more tasks than the allocation's CPUs, which a step may
 		 * always have in Spur (docs/expect-suite.md: without -O Slurm
 		 * refuses it, Spur does not) */
@@ -263,22 +321,6 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 				return 1;
 			}
 			break;
-		case O_CPU_BIND: {
-			/* none, or one CPU set per task (cores, threads, sockets:
-			 * the job's CPUs shared out in order); verbose is Slurm's
-			 * report line, which is not printed */
-			static const char *const ok[] = { "none", "no", "cores", "threads", "sockets",
-							  "ldoms", "rank" };
-			bool known = false;
-
-			for (size_t k = 0; k < sizeof(ok) / sizeof(ok[0]); k++)
-				known |= !strcmp(optarg, ok[k]);
-			if (!known)
-				return not_supported(prog, "--cpu-bind other than none, cores, threads, "
-							   "sockets, ldoms or rank");
-			o->cpu_bind = optarg;
-			break;
-		}
 		case O_EXPORT: o->export = optarg; break;
 		case O_MPI:
 			if (!strcmp(optarg, "list")) {
@@ -322,29 +364,6 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 		case 'o': o->output = optarg; break;
 		case 'i': o->input = optarg; break; /* all, none, TASKID, FILE, PATTERN */
 		case 'e': o->error = optarg; break;
-		case 'W':
-			o->wait_s = atoi(optarg);
-			if (o->wait_s < 0 || (!o->wait_s && strcmp(optarg, "0"))) {
-				cli_error(prog, "Invalid --wait specification: %s", optarg);
-				return 1;
-			}
-			break;
-		case 'm':
-			/* block or cyclic over the nodes (and :* for cores, which
-			 * the CPU binding decides) */
-			if (!strncmp(optarg, "block", 5) && (!optarg[5] || optarg[5] == ':'))
-				o->distribution = "block";
-			else if (!strncmp(optarg, "cyclic", 6) && (!optarg[6] || optarg[6] == ':'))
-				o->distribution = "cyclic";
-			else
-				return not_supported(prog, "--distribution other than block and cyclic");
-			break;
-		case O_GPU_BIND:
-			if (gpu_bind_check(optarg))
-				return not_supported(prog, "--gpu-bind other than none, closest, "
-							   "single:N, map_gpu:LIST or mask_gpu:LIST");
-			o->gpu_bind = optarg;
-			break;
 		case 'u': break;       /* output is passed on as it comes, never buffered */
 		case 'h':
 			printf("Usage: srun [-N NODES] [-n TASKS] [--ntasks-per-node N] [-c CPUS] "
