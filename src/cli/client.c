@@ -303,7 +303,7 @@ json_t *cli_call(json_t *req, struct spur_error *err)
 }
 
 int cli_each_job(const char *prog, int argc, char **argv, const char *type, bool admin,
-		 cli_job_fail_f fail)
+		 const json_t *extra, cli_job_fail_f fail)
 {
 	int rc = 0;
 
@@ -322,6 +322,8 @@ int cli_each_job(const char *prog, int argc, char **argv, const char *type, bool
 			continue;
 		}
 		req = json_pack("{s:s,s:i,s:b}", "type", type, "job_id", (int)id, "admin", admin);
+		if (extra)
+			json_object_update(req, (json_t *)extra);
 		if (task >= 0)
 			json_object_set_new(req, "task_id", json_integer(task));
 		reply = cli_call(req, &err);

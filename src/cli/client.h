@@ -40,6 +40,7 @@ typedef void (*cli_job_fail_f)(const char *prog, long id, const char *why);
  * admin}; a bad id is reported here, a refusal through fail. Returns 0 when
  * all succeeded. */
 int cli_each_job(const char *prog, int argc, char **argv, const char *type, bool admin,
+		 const json_t *extra,
 		 cli_job_fail_f fail);
 
 /* sbatch's job options from argv (argv[0] the program name, getopt's

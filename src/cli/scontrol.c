@@ -141,7 +141,7 @@ static void job_head(const json_t *j, int64_t now)
 {
 	const char *state = spur_json_str(j, "state", "");
 	int64_t start = spur_json_int(j, "start_time", 0), limit = spur_json_int(j, "time_limit", 0);
-	char rt[32], lim[32], sub[32], st[32], en[32], tmin[32] = "N/A", dl[32] = "N/A";
+	char rt[32], lim[32], sub[32], st[32], en[32], tmin[32] = "N/A", dl[32] = "N/A", reason[256];
 	struct group *gr = getgrgid((gid_t)spur_json_int(j, "gid", 0));
 
 	/* running: so far; ended: start to end; without the time suspended */
@@ -177,8 +177,12 @@ static void job_head(const json_t *j, int64_t now)
 		" Account=%s QOS=%s\n",
 		(json_int_t)spur_json_int(j, "priority", 0), (json_int_t)spur_json_int(j, "nice", 0),
 		nul(j, "account"), nul(j, "qos"));
-	fprintf(out, "   JobState=%s Reason=%s Dependency=%s\n", state, spur_json_str(j, "reason", ""),
-		nul(j, "dependency"));
+	/* a reason with spaces (a description) with underscores, as Slurm's */
+	snprintf(reason, sizeof(reason), "%s", spur_json_str(j, "reason", ""));
+	for (char *p = reason; *p; p++)
+		if (*p == ' ')
+			*p = '_';
+	fprintf(out, "   JobState=%s Reason=%s Dependency=%s\n", state, reason, nul(j, "dependency"));
 	fprintf(out, "   Requeue=%d Restarts=%" JSON_INTEGER_FORMAT " BatchFlag=%d Reboot=0 ExitCode=%"
 		JSON_INTEGER_FORMAT ":0\n",
 		(int)spur_json_int(j, "requeue", 1), (json_int_t)spur_json_int(j, "restarts", 0),
@@ -1049,12 +1053,29 @@ static int job_verb(const char *prog, const char *verb, int argc, char **argv)
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
 		if (strcasecmp(verb, verbs[i].verb))
 			continue;
+		json_t *extra = NULL;
+		int rc;
+
+		/* requeuehold State=SpecialExit: held in SPECIAL_EXIT, as Slurm */
+		if (!strcasecmp(verb, "requeuehold") && argc > 0 &&
+		    !strncasecmp(argv[0], "state=", 6)) {
+			if (strcasecmp(argv[0] + 6, "specialexit")) {
+				cli_error(prog, "Invalid state specification: %s", argv[0] + 6);
+				return 1;
+			}
+			extra = json_pack("{s:b}", "special_exit", 1);
+			argc--;
+			argv++;
+		}
 		if (argc < 1) {
+			json_decref(extra);
 			cli_error(prog, "%s needs a job id", verb);
 			return 1;
 		}
-		return cli_each_job(prog, argc, argv, verbs[i].type,
-				    verbs[i].admin < 0 ? getuid() == 0 : verbs[i].admin, hold_failed);
+		rc = cli_each_job(prog, argc, argv, verbs[i].type,
+				  verbs[i].admin < 0 ? getuid() == 0 : verbs[i].admin, extra, hold_failed);
+		json_decref(extra);
+		return rc;
 	}
 	return -1;
 }

@@ -16,6 +16,7 @@ static const struct {
 	{ "PENDING", "PD" },   { "RUNNING", "R" },  { "COMPLETED", "CD" }, { "FAILED", "F" },
 	{ "CANCELLED", "CA" }, { "TIMEOUT", "TO" }, { "NODE_FAIL", "NF" }, { "PREEMPTED", "PR" },
 	{ "OUT_OF_MEMORY", "OOM" }, { "DEADLINE", "DL" },	   { "SUSPENDED", "S" },
+	{ "SPECIAL_EXIT", "SE" },
 };
 
 static const struct {
@@ -170,7 +171,7 @@ static const char *field(char c, const struct spur_jobfmt_job *j, int64_t now, c
 	case 'R': {
 		size_t rl = strlen(j->reason);
 
-		if (strcmp(j->state, "PENDING"))
+		if (strcmp(j->state, "PENDING") && strcmp(j->state, "SPECIAL_EXIT"))
 			return j->nodelist;
 		if (rl + 3 > len)
 			rl = len - 3;

@@ -625,7 +625,7 @@ static int gather(struct sched *s, int64_t now, struct core_job **cands, size_t 
 			continue; /* the list moved job i away */
 		}
 		if (j->hold_admin)
-			why = SCHED_REASON_HELD_ADMIN;
+			why = j->requeue_held ? SCHED_REASON_REQUEUE_HELD : SCHED_REASON_HELD_ADMIN;
 		else if (j->hold_user)
 			why = SCHED_REASON_HELD_USER;
 		else if (j->begin > now) {

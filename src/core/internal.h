@@ -193,6 +193,7 @@ struct core_job {
 	uint32_t *req_nodes, *excl_nodes; /* sorted node indexes */
 	size_t nreq, nexcl;
 	bool exclusive, hold_user, hold_admin, requeue;
+	uint8_t requeue_held; /* held by a requeue: 1, 2 in SPECIAL_EXIT; 0 released */
 	bool deferred; /* pending, not in the pending list (CORE_ARRAY_WINDOW) */
 	struct spur_dep_list deps;
 	int array;	 /* index in sched.arrays, -1 */

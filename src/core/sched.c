@@ -27,7 +27,7 @@ static const char *const reason_names[] = {
 	"DependencyNeverSatisfied", "BeginTime", "JobHeldUser",	   "JobHeldAdmin",
 	"ReqNodeNotAvail",  "PartitionTimeLimit", "PartitionNodeLimit", "PartitionDown",
 	"PartitionInactive", "BadConstraints", "JobArrayTaskLimit", "Reservation",
-	"NodeFail",	    "Licenses",	       "DeadLine",
+	"NodeFail",	    "Licenses",	       "DeadLine",	   "job requeued in held state",
 };
 
 const char *sched_reason_name(enum sched_reason r)
@@ -1882,8 +1882,10 @@ static int requeue(struct sched *s, const struct sched_event *ev, struct core_jo
 	j->start = 0;
 	j->end = 0;
 	j->exit_code = 0;
-	if (ev->admin)
+	if (ev->admin) {
 		j->hold_admin = true;
+		j->requeue_held = ev->requeue_held;
+	}
 	core_job_set_state(s, j, SCHED_JOB_PENDING);
 	core_trace(s, "job %u requeued", j->id);
 	return 0;
@@ -2100,8 +2102,10 @@ int sched_step(struct sched *s, const struct sched_event *ev, struct sched_actio
 			core_trace(s, "job %u held", j->id);
 		} else {
 			j->hold_user = false;
-			if (ev->admin)
+			if (ev->admin) {
 				j->hold_admin = false;
+				j->requeue_held = 0;
+			}
 			core_trace(s, "job %u released", j->id);
 		}
 		break;
@@ -2226,7 +2230,9 @@ static void job_info(const struct sched *s, const struct core_job *j, struct sch
 	out->array_task_id = j->task_id;
 	out->state = j->state;
 	out->reason = j->reason;
-	out->priority = j->prio;
+	/* a held job's priority is 0, as Slurm shows it */
+	out->priority = j->state == SCHED_JOB_PENDING && (j->hold_user || j->hold_admin) ? 0 : j->prio;
+	out->special_exit = j->state == SCHED_JOB_PENDING && j->requeue_held == 2;
 	out->time_limit = j->time_limit;
 	out->suspended = j->suspended;
 	out->suspend_time = j->suspend_at;

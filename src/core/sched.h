@@ -368,6 +368,7 @@ enum sched_reason {
 	SCHED_REASON_NODE_FAIL_REQUEUED,
 	SCHED_REASON_LICENSES, /* its -L licenses are not all free now */
 	SCHED_REASON_DEADLINE, /* "DeadLine": it could not end by its --deadline */
+	SCHED_REASON_REQUEUE_HELD, /* "job requeued in held state": scontrol requeuehold */
 	/* from here, a limit that holds the job: Slurm's Assoc* and QOS*
 	 * reasons (sched_reason_name names each) */
 	SCHED_REASON_LIMIT = 64,
@@ -409,6 +410,8 @@ struct sched_event {
 	bool timed_out, oom, admin;
 	bool array_rest; /* CANCEL, HOLD, RELEASE, UPDATE: array job_id's tasks with no record */
 	bool bad_constraints; /* CANCEL of a pending job: FAILED, BadConstraints (--immediate) */
+	uint8_t requeue_held; /* REQUEUE with admin (held): 1 scontrol requeuehold (its reason),
+			       * 2 in SPECIAL_EXIT until released; 0 a plain admin hold */
 	const char *node;
 	uint32_t gpu;
 	const char *reason; /* drain/down reason text */
@@ -509,6 +512,7 @@ struct sched_job_info {
 	size_t nalloc;
 	bool rest; /* an array task with no record of its own yet */
 	bool suspended;	      /* scontrol suspend (state RUNNING, shown SUSPENDED) */
+	bool special_exit;    /* requeuehold State=SpecialExit (state PENDING, shown SPECIAL_EXIT) */
 	int64_t suspend_time; /* the last suspend or resume, 0: never */
 	int64_t suspended_secs; /* time spent suspended before the current suspension */
 	int64_t pre_suspend;	/* run seconds before the last suspend */

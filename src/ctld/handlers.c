@@ -2188,6 +2188,11 @@ static void handle_requeue(struct ctld_conn *cn, json_t *msg)
 	op = json_pack("{s:s,s:i,s:I,s:i,s:b}", "op", "requeue", "id", (int)id, "time",
 		       (json_int_t)ctld_now(), "run", (int)cj->runs, "hold",
 		       spur_json_bool(msg, "admin", 0));
+	/* scontrol requeuehold: Slurm's reason, or SPECIAL_EXIT (a Prolog's
+	 * requeue holds plainly) */
+	if (spur_json_bool(msg, "admin", 0))
+		json_object_set_new(op, "held_state",
+				    json_integer(spur_json_bool(msg, "special_exit", 0) ? 2 : 1));
 	/* the running script is killed once the requeue is accepted (before any
 	 * new run can be launched: that waits for a commit) */
 	if (ctld_commit(c, op, cn, json_pack("{s:s,s:i}", "type", "ok", "job_id", (int)id), &err)) {

@@ -808,6 +808,7 @@ static int apply_requeue(struct ctld *c, json_t *op, bool replay, struct spur_er
 				  .time = spur_json_int(op, "time", 0),
 				  .job_id = id,
 				  .admin = hold,
+				  .requeue_held = (uint8_t)spur_json_int(op, "held_state", 0),
 				  .defer_cycle = true };
 	struct sched_actions acts;
 

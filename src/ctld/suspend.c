@@ -13,6 +13,8 @@
 
 const char *ctld_state_name(const struct sched_job_info *info)
 {
+	if (info->special_exit) /* scontrol requeuehold State=SpecialExit */
+		return "SPECIAL_EXIT";
 	return info->suspended && info->state == SCHED_JOB_RUNNING ? "SUSPENDED"
 								    : sched_job_state_name(info->state);
 }

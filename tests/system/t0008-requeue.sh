@@ -20,14 +20,24 @@ check "the new run completes" wait_until 20 sh -c "scontrol show job $j | grep -
 check "the output is the new run's" [ "$(cat rq.out)" = "$(printf 'run\nend')" ]
 check "Restarts=1" sh -c "scontrol show job $j | grep -q 'Requeue=1 Restarts=1 '"
 check "a finished job can be requeued held" scontrol requeuehold "$j"
-check "it is held (JobHeldAdmin)" sh -c "squeue -h -j $j -o %r | grep -qx JobHeldAdmin"
+check "it is held with Slurm's reason and priority 0" \
+	sh -c "[ \"\$(squeue -h -j $j -o '%r|%Q')\" = 'job requeued in held state|0' ] &&
+	       scontrol show job $j | grep -q 'Reason=job_requeued_in_held_state '"
 kill -9 "$(cat ctld.pid)"
 wait "$(cat ctld.pid)" 2>/dev/null
 start_ctld -n 8
-check "after a restart it is still held" wait_until 20 sh -c "squeue -h -j $j -o %r | grep -qx JobHeldAdmin"
+check "after a restart it is still held" \
+	wait_until 20 sh -c "squeue -h -j $j -o %r | grep -qx 'job requeued in held state'"
 check "with its restart count" sh -c "scontrol show job $j | grep -q 'Restarts=2 '"
 scontrol release "$j"
 check "released, it runs to the end" wait_until 20 sh -c "scontrol show job $j | grep -q JobState=COMPLETED"
+check "requeuehold State=SpecialExit: SPECIAL_EXIT (SE), as Slurm" \
+	sh -c "scontrol requeuehold State=SpecialExit $j &&
+	       scontrol show job $j | grep -q 'JobState=SPECIAL_EXIT Reason=job_requeued_in_held_state ' &&
+	       [ \"\$(squeue -h -j $j -o '%t %R')\" = 'SE (job requeued in held state)' ]"
+check "... a bad State= is refused" sh -c "! scontrol requeuehold State=Bogus $j 2>/dev/null"
+check "... released, it runs again" \
+	sh -c "scontrol release $j && sleep 0.2; true" && wait_until 20 sh -c "scontrol show job $j | grep -q 'JobState=COMPLETED.*' && scontrol show job $j | grep -q 'Restarts=3 '"
 nr=$(sbatch --parsable --no-requeue --wrap 'sleep 30')
 check "the --no-requeue job runs" wait_until 10 sh -c "squeue -h -j $nr -o %t | grep -qx R"
 check "requeue of a --no-requeue job is refused" \
