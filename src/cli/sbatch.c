@@ -1297,28 +1297,73 @@ int cli_job_parse(json_t *job, int argc, char **argv)
 }
 
 /* -v: the options as sbatch took them, Slurm's words for the common ones. */
-static void say_options(const json_t *job, int verbose)
+/* sbatch -v: Slurm's "defined options" block: the options given (by
+ * Slurm's names, in its alphabetical order), not the job's other fields. */
+static const struct {
+	const char *key, *name;
+	char kind; /* s string, i integer, b flag ("set"), t time (H:MM:SS), m MB */
+} said[] = {
+	{ "account", "account", 's' },	     { "array", "array", 's' },
+	{ "begin", "begin", 'i' },	     { "comment", "comment", 's' },
+	{ "constraint", "constraint", 's' }, { "cpus_per_gpu", "cpus-per-gpu", 'i' },
+	{ "cpus_per_task", "cpus-per-task", 'i' }, { "deadline", "deadline", 'i' },
+	{ "dependency", "dependency", 's' }, { "error", "error", 's' },
+	{ "exclude", "exclude", 's' },	     { "exclusive", "exclusive", 'b' },
+	{ "gpus", "gpus", 'i' },	     { "gpus_per_node", "gpus-per-node", 'i' },
+	{ "gpus_per_task", "gpus-per-task", 'i' }, { "gres", "gres", 's' },
+	{ "hold", "hold", 'b' },	     { "input", "input", 's' },
+	{ "licenses", "licenses", 's' },     { "mail_type", "mail-type", 's' },
+	{ "mail_user", "mail-user", 's' },   { "mem_per_node", "mem", 'm' },
+	{ "mem_per_cpu", "mem-per-cpu", 'm' }, { "mem_per_gpu", "mem-per-gpu", 'm' },
+	{ "min_cpus", "mincpus", 'i' },	     { "nice", "nice", 'i' },
+	{ "nodelist", "nodelist", 's' },     { "nodes", "nodes", 'i' },
+	{ "ntasks", "ntasks", 'i' },	     { "ntasks_per_node", "ntasks-per-node", 'i' },
+	{ "output", "output", 's' },	     { "overcommit", "overcommit", 'b' },
+	{ "partition", "partition", 's' },   { "priority", "priority", 'i' },
+	{ "qos", "qos", 's' },		     { "reservation", "reservation", 's' },
+	{ "time_limit", "time", 't' },	     { "time_min", "time-min", 't' },
+	{ "tmp_mb", "tmp", 'm' },	     { "wckey", "wckey", 's' },
+};
+
+static void say_one(const char *name, const char *value)
 {
+	fprintf(stderr, "sbatch: %-20s: %s\n", name, value);
+}
+
+static void say_options(const json_t *job, int verbose, const char *wrap)
+{
+	char buf[64], line[4096];
 	const char *k;
 	json_t *v;
 
 	fprintf(stderr, "sbatch: defined options\n");
-	fprintf(stderr, "sbatch: %-20s: %d\n", "verbose", verbose);
-	if (json_object_get(job, "time_limit")) {
-		char hms[32];
+	fprintf(stderr, "sbatch: -------------------- --------------------\n");
+	for (size_t i = 0; i < sizeof(said) / sizeof(said[0]); i++) {
+		const json_t *x = json_object_get(job, said[i].key);
+		const char *text = buf;
 
-		spur_duration_format_hms(spur_json_int(job, "time_limit", 0), hms, sizeof(hms));
-		fprintf(stderr, "sbatch: %-20s: %s\n", "time", hms);
-	}
-	json_object_foreach((json_t *)job, k, v) {
-		char *text;
-
-		if (!strcmp(k, "env") || !strcmp(k, "script") || !strcmp(k, "time_limit"))
+		if (!x || (said[i].kind == 'b' && !json_is_true(x)))
 			continue;
-		text = json_is_string(v) ? NULL : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-		fprintf(stderr, "sbatch: %-20s: %s\n", k, text ? text : json_string_value(v));
-		free(text);
+		if (said[i].kind == 's')
+			text = json_string_value(x) ? json_string_value(x) : "";
+		else if (said[i].kind == 'b')
+			text = "set";
+		else if (said[i].kind == 't')
+			spur_duration_format_hms(json_integer_value(x), buf, sizeof(buf));
+		else if (said[i].kind == 'm')
+			spur_mem_format_mb((uint64_t)json_integer_value(x), buf, sizeof(buf));
+		else
+			snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, json_integer_value(x));
+		if (!strcmp(said[i].key, "output") && !strcmp(text, "none"))
+			text = "/dev/null"; /* as Slurm's sbatch reads it */
+		say_one(said[i].name, text);
+		/* Slurm's table is alphabetical: verbose and wrap come last */
 	}
+	snprintf(line, sizeof(line), "%d", verbose);
+	say_one("verbose", line);
+	if (wrap)
+		say_one("wrap", wrap);
+	fprintf(stderr, "sbatch: -------------------- --------------------\n");
 	fprintf(stderr, "sbatch: end of defined options\n");
 	/* -vv: Slurm's debug lines of the limits the job takes along */
 	json_object_foreach(verbose >= 2 ? json_object_get(job, "rlimits") : NULL, k, v)
@@ -1420,7 +1465,7 @@ int cli_sbatch_main(const char *prog, int argc, char **argv)
 		goto out;
 	json_object_del(sb.job, "export_file");
 	if (sb.verbose)
-		say_options(sb.job, sb.verbose);
+		say_options(sb.job, sb.verbose, sb.wrap);
 	if (spur_json_bool(sb.job, "test_only", 0)) {
 		rc = cli_will_run("sbatch", sb.job);
 		goto out;

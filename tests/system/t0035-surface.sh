@@ -177,6 +177,23 @@ scancel "$j" "$j2"
 check "SBATCH_ACCOUNT, SBATCH_TIMELIMIT, SBATCH_DEBUG: sbatch -v says what it took" \
 	sh -c 'SBATCH_ACCOUNT=acz SBATCH_TIMELIMIT=3 SBATCH_DEBUG=2 sbatch -H -o /dev/null --wrap true 2>&1 |
 	       grep -c "^sbatch: \(account *: acz\|time *: 00:03:00\|verbose *: 2\)$" | grep -qx 3'
+# real Slurm 22.05's block for this command (slurm-golden), byte for byte
+cat >opts.gold <<'GOLD'
+sbatch: defined options
+sbatch: -------------------- --------------------
+sbatch: account             : dummy
+sbatch: hold                : set
+sbatch: nodes               : 1
+sbatch: output              : /dev/null
+sbatch: time                : 00:03:00
+sbatch: verbose             : 4
+sbatch: wrap                : true
+sbatch: -------------------- --------------------
+sbatch: end of defined options
+GOLD
+SBATCH_ACCOUNT=dummy SBATCH_DEBUG=4 SBATCH_TIMELIMIT=3 sbatch -N1 -H --output=none --wrap true 2>&1 |
+	grep -v -e '^Submitted' -e 'debug:' >opts.out
+check "sbatch -v's 'defined options': Slurm's names, order and separators" cmp -s opts.gold opts.out
 SLURM_NNODES=1-2 SLURM_NPROCS=3 SLURM_OVERCOMMIT=1 SLURM_STDOUTMODE=so.out SLURM_JOB_NAME=envjob \
 	SLURM_DEBUG=1 srun sh -c 'echo "$SLURM_NTASKS $SLURM_JOB_NAME"' 2>so.err
 check "srun outside a job reads SLURM_NNODES/NPROCS/OVERCOMMIT/STDOUTMODE/JOB_NAME/DEBUG" \
