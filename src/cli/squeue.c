@@ -566,17 +566,24 @@ static int say_cancel(const char *prog, const json_t *reply, const json_t *filte
 
 	json_array_foreach(json_object_get(reply, "errors"), i, e) {
 		const char *why = spur_json_str(e, "error", "");
+		/* as Slurm's scancel: a job already done or unknown is said only
+		 * with -v, and is no failure unless a signal was asked */
+		bool done = !strcmp(why, "Job/step already completing or completed") ||
+			    !strcmp(why, "Invalid job id specified");
 		char id[48];
 
-		if (quiet && !strcmp(why, "Job/step already completing or completed"))
+		if (!(done && (!sig || sig == SIGKILL)))
+			rc = 1;
+		if (done && (quiet || !verbose))
 			continue;
 		if (json_object_get(e, "task_id"))
 			snprintf(id, sizeof(id), "%lld_%lld", (long long)spur_json_int(e, "job_id", 0),
 				 (long long)spur_json_int(e, "task_id", 0));
 		else
 			snprintf(id, sizeof(id), "%lld", (long long)spur_json_int(e, "job_id", 0));
+		if (verbose && (!sig || sig == SIGKILL))
+			fprintf(stderr, "%s: Terminating job %s\n", prog, id);
 		fprintf(stderr, "%s: error: Kill job error on job id %s: %s\n", prog, id, why);
-		rc = 1;
 	}
 	if (verbose && !by_id && !spur_json_int(reply, "count", 0))
 		say_no_match(prog, filter);

@@ -45,8 +45,7 @@ check "16 nodes idle" wait_until 30 nodes_idle 16
 } >ours.txt 2>&1
 
 # deliberate differences
-SKIP="scancel unknown|scontrol hold running|scontrol show job held (partial)"
-# scancel unknown: Slurm 22.05 is silent and exits 0; we say why and exit 1
+SKIP="scontrol hold running|scontrol show job held (partial)"
 # scontrol hold running: Slurm sets priority 0 on a running job; we refuse
 # scontrol show job: our Priority and QOS lines are not Slurm's yet
 

@@ -61,13 +61,15 @@ check "... its output has slurmstepd's line (as Slurm's), not the signals scance
 	sh -c "grep -qE '^slurmstepd: error: \*\*\* JOB $run ON mi1 CANCELLED AT 20[0-9-]+T[0-9:]+ \*\*\*\$' sig.out &&
 	       [ \$(grep -c CANCELLED sig.out) -eq 1 ]"
 
-check "scancel of an ended job fails" sh -c "! scancel $run 2>err"
-check "... Job/step already completing or completed" \
-	grep -qx "scancel: error: Kill job error on job id $run: Job/step already completing or completed" err
-check "scancel -Q keeps quiet about it" sh -c "scancel -Q $run 2>err && [ ! -s err ]"
-check "scancel of an unknown id fails" sh -c "! scancel 999999 2>err"
-check "... Invalid job id specified" \
-	grep -qx "scancel: error: Kill job error on job id 999999: Invalid job id specified" err
+check "scancel of an ended job: silent and no failure, as Slurm 22.05's" \
+	sh -c "scancel $run 2>err && [ ! -s err ]"
+check "... -v says it: Terminating, then Job/step already completing or completed" \
+	sh -c "scancel -v $run 2>err && [ \"\$(cat err)\" = \"\$(printf 'scancel: Terminating job %s\nscancel: error: Kill job error on job id %s: Job/step already completing or completed' $run $run)\" ]"
+check "scancel -Q keeps quiet about it" sh -c "scancel -Q -v $run 2>err && ! grep -q error err"
+check "scancel -s of an ended job fails (silently, as Slurm)" sh -c "! scancel -s USR1 $run 2>err && [ ! -s err ]"
+check "scancel of an unknown id: silent, exit 0 (as Slurm 22.05)" sh -c "scancel 999999 2>err && [ ! -s err ]"
+check "... -v: Invalid job id specified" \
+	sh -c "scancel -v 999999 2>err && grep -qx 'scancel: error: Kill job error on job id 999999: Invalid job id specified' err"
 check "scancel of a malformed id fails" sh -c "! scancel 12x 2>err && grep -qx 'scancel: error: Invalid job id 12x' err"
 check "scancel -u of an unknown user fails" sh -c "! scancel -u no-such-user-here 2>err"
 check "... Invalid user name" grep -qx "scancel: error: Invalid user name: no-such-user-here" err
