@@ -168,13 +168,15 @@ static int queue_loop(const char *prog, json_t *req, const char *fmt, bool heade
 static const struct option squeue_opts[] = {
 	{ "format", required_argument, NULL, 'o' }, { "user", required_argument, NULL, 'u' },
 	{ "Format", required_argument, NULL, 'O' },
-	{ "states", required_argument, NULL, 't' }, { "partition", required_argument, NULL, 'p' },
+	{ "states", required_argument, NULL, 't' }, { "partitions", required_argument, NULL, 'p' },
+	{ "users", required_argument, NULL, 'u' },  { "node", required_argument, NULL, 'w' },
+	{ "nodes", required_argument, NULL, 'w' },
 	{ "jobs", required_argument, NULL, 'j' },   { "noheader", no_argument, NULL, 'h' },
 	{ "start", no_argument, NULL, 1000 }, { "sort", required_argument, NULL, 'S' },
 	{ "priority", no_argument, NULL, 'P' }, { "steps", optional_argument, NULL, 's' },
 	{ "json", no_argument, NULL, 'J' },	    { "yaml", no_argument, NULL, 'Y' },
 	{ "all", no_argument, NULL, 'a' },	    { "help", no_argument, NULL, 'H' },
-	{ "name", required_argument, NULL, 'n' },   { "account", required_argument, NULL, 'A' },
+	{ "name", required_argument, NULL, 'n' },   { "accounts", required_argument, NULL, 'A' },
 	{ "qos", required_argument, NULL, 'q' },    { "nodelist", required_argument, NULL, 'w' },
 	{ "me", no_argument, NULL, 'm' },	    { "long", no_argument, NULL, 'l' },
 	{ "iterate", required_argument, NULL, 'i' }, { "version", no_argument, NULL, 'V' },
@@ -209,6 +211,27 @@ static void squeue_usage(void)
 	       "      --usage                display brief usage message\n");
 }
 
+/* squeue -u: names or numeric ids, as names; an unknown one is said (as
+ * Slurm's "Invalid user: X") and kept, so it matches no job. */
+static const char *squeue_users(const char *prog, const char *list, char *out, size_t len)
+{
+	char buf[1024], *save = NULL;
+	size_t o = 0;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	out[0] = '\0';
+	for (char *u = strtok_r(buf, ",", &save); u && o < len; u = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long uid = strtol(u, &end, 10);
+		struct passwd *pw = *end || end == u ? getpwnam(u) : getpwuid((uid_t)uid);
+
+		if (!pw)
+			fprintf(stderr, "%s: error: Invalid user: %s\n", prog, u);
+		o += (size_t)snprintf(out + o, len - o, "%s%s", o ? "," : "", pw ? pw->pw_name : u);
+	}
+	return out;
+}
+
 int cli_squeue_main(const char *prog, int argc, char **argv)
 {
 	/* the filters, each a comma list sent as it is, by the letter of its option */
@@ -231,6 +254,7 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 					       "sibling",      NULL };
 	const char *sort = NULL, *steps = NULL, *step_fmt = NULL;
 	bool per_part = false, steps_mode = false;
+	static char users[1024];
 
 	if (cli_refused_opts(prog, argc, argv, unbuilt, "LMR"))
 		return 1;
@@ -240,6 +264,10 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 	if (env_sort(prog, &sort))
 		return 1;
 	while ((opt = getopt_long(pargc, pargv, "o:O:u:t:p:j:haJn:A:q:w:li:VrvS:Ps::", squeue_opts, NULL)) != -1) {
+		if (opt == 'u') {
+			flt[0] = squeue_users(prog, optarg, users, sizeof(users));
+			continue;
+		}
 		if (opt && strchr(letters, opt)) {
 			flt[strchr(letters, opt) - letters] = optarg;
 			continue;

@@ -208,6 +208,13 @@ check "sbatch -vv: Slurm's 'debug:  propagating RLIMIT_...' lines" \
 	sh -c 'sbatch -vv -H -o /dev/null --wrap true 2>&1 | grep -qE "^sbatch: debug:  propagating RLIMIT_NOFILE=[0-9]+$"'
 check "scontrol -v show partition: Slurm's 'last_update_time=..., records=N' first" \
 	sh -c 'scontrol -v show partition | head -1 | grep -qE "^last_update_time=20[0-9-]+T[0-9:]+, records=[0-9]+$"'
+hj=$(sbatch --parsable -H -p gpu -o /dev/null --wrap true)
+check "squeue takes Slurm's long names (--partitions, --users, --accounts, --nodes) and a uid" \
+	sh -c "[ \"\$(squeue -h --partitions=gpu --users=0 -o %i -j $hj)\" = $hj ] &&
+	       [ \"\$(squeue -h -u root,0 -o %u -j $hj)\" = root ] && squeue -h --accounts=x --nodes=mi1 >/dev/null"
+check "squeue -u of an unknown user: Slurm's words, no job, exit 0" \
+	sh -c "squeue -h -u no-such-user-x 2>u.err >u.out && [ ! -s u.out ] && grep -qx 'squeue: error: Invalid user: no-such-user-x' u.err"
+scancel "$hj"
 check "squeue -w of an unknown node: Slurm's words, exit 1" \
 	sh -c '! squeue -w dummy_name 2>w.err && grep -qx "squeue: error: Invalid node name dummy_name" w.err'
 check "-Q: nothing said on success" sh -c '[ -z "$(sbatch -Q -o /dev/null --wrap true)" ]'
