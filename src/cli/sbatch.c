@@ -29,7 +29,7 @@ enum {
 	OPT_REQUEUE, OPT_NO_REQUEUE, OPT_RESERVATION, OPT_EXPORT, OPT_GPUS, OPT_NTASKS_PER_NODE,
 	OPT_PTY, OPT_MEM, OPT_COMMENT, OPT_WCKEY, OPT_SIGNAL, OPT_OPEN_MODE, OPT_USAGE,
 	OPT_KILL_DEP, OPT_GET_USER_ENV, OPT_TEST_ONLY, OPT_PROPAGATE, OPT_MAIL_TYPE, OPT_MAIL_USER, OPT_TIME_MIN, OPT_DEADLINE, OPT_UID, OPT_GID, OPT_PRIORITY, OPT_TMP, OPT_EXPORT_FILE, OPT_GRES_FLAGS, OPT_CPUS_PER_GPU, OPT_MINCPUS, OPT_NTASKS_PER_GPU, OPT_MPI, OPT_KILL_BAD, OPT_CPU_BIND, OPT_EXACT, OPT_OVERLAP, OPT_DIST, OPT_PRESERVE, OPT_QUIT, OPT_NO_STATUS, OPT_UNBUF, /* srun's */
-	OPT_IMMEDIATE,
+	OPT_IMMEDIATE, OPT_HINT,
 	OPT_REFUSED = 2000, /* + index in refused[] */
 };
 
@@ -65,7 +65,6 @@ static const struct {
 	{ "gpu-bind", required_argument, 0, P_ALL },
 	{ "gpu-freq", required_argument, 0, P_ALL },
 	{ "gpus-per-socket", required_argument, 0, P_ALL },
-	{ "hint", required_argument, 0, P_ALL },
 	{ "ignore-pbs", no_argument, 0, P_SBATCH },
 	{ "mcs-label", required_argument, 0, P_ALL },
 	{ "mem-bind", required_argument, 0, P_ALL },
@@ -170,6 +169,7 @@ static const struct option own_opts[] = {
 	{ "comment", required_argument, NULL, OPT_COMMENT },
 	{ "overcommit", no_argument, NULL, 'O' },
 	{ "immediate", optional_argument, NULL, 'I' }, /* salloc's and srun's */
+	{ "hint", required_argument, NULL, OPT_HINT },
 	{ "kill-on-invalid-dep", required_argument, NULL, OPT_KILL_DEP },
 	{ "wckey", required_argument, NULL, OPT_WCKEY },
 	{ "signal", required_argument, NULL, OPT_SIGNAL },
@@ -503,11 +503,39 @@ static int set_mail_type(json_t *job, const char *arg)
 }
 
 /* The options that shape the job's run more than its size. */
+/* --hint: Slurm's values; the controller takes them where they change
+ * nothing (one thread per core), memory_bound is refused. */
+static int set_hint(json_t *job, const char *arg)
+{
+	if (!strcmp(arg, "help")) {
+		printf("Application hint options:\n"
+		       "    --hint=             Bind tasks according to application hints\n"
+		       "        compute_bound   use all cores in each socket\n"
+		       "        memory_bound    use only one core in each socket\n"
+		       "        [no]multithread [don't] use extra threads with in-core multi-threading\n"
+		       "        help            show this help message\n");
+		return 1; /* as Slurm's: exit 1 */
+	}
+	if (!strcmp(arg, "memory_bound")) {
+		fprintf(stderr, "%s: error: --hint=memory_bound is not supported by Spur\n", fail_prog);
+		return 1;
+	}
+	if (strcmp(arg, "compute_bound") && strcmp(arg, "multithread") &&
+	    strcmp(arg, "nomultithread")) {
+		fail("unrecognized --hint argument \"%s\", see --hint=help", arg);
+		return 1;
+	}
+	json_object_set_new(job, "hint", json_string(arg));
+	return 0;
+}
+
 static int apply_opt_more(struct sbatch *sb, int opt, const char *arg)
 {
 	json_t *job = sb->job;
 
 	switch (opt) {
+	case OPT_HINT:
+		return set_hint(job, arg);
 	case 'N': {
 		/* MIN[-MAX]: the job gets MIN nodes (Slurm may give up to MAX;
 		 * Spur starts it as soon as MIN are free); k/m: x1024, as Slurm */

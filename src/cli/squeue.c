@@ -264,12 +264,9 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 	if (env_sort(prog, &sort))
 		return 1;
 	while ((opt = getopt_long(pargc, pargv, "o:O:u:t:p:j:haJn:A:q:w:li:VrvS:Ps::", squeue_opts, NULL)) != -1) {
-		if (opt == 'u') {
-			flt[0] = squeue_users(prog, optarg, users, sizeof(users));
-			continue;
-		}
 		if (opt && strchr(letters, opt)) {
-			flt[strchr(letters, opt) - letters] = optarg;
+			flt[strchr(letters, opt) - letters] =
+				opt == 'u' ? squeue_users(prog, optarg, users, sizeof(users)) : optarg;
 			continue;
 		}
 		switch (opt) {

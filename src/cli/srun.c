@@ -112,6 +112,7 @@ struct step_opts {
 	int immediate;			       /* -I: seconds a busy step may wait */
 	bool append;			       /* --open-mode=append: -o/-e files */
 	bool quit_on_intr, no_status;	       /* -q, -X (SIGINT) */
+	const char *hint;		       /* --hint (the controller checks the nodes) */
 	json_t *ctr; /* {"container": ...}: pyxis's options, the step's container */
 };
 
@@ -144,7 +145,7 @@ static int gpu_bind_check(const char *v)
 /* srun's options inside a job (Slurm's, some refused by name below). */
 enum { O_PER_NODE = 1000, O_GPT, O_CPU_BIND, O_EXPORT, O_MPI, O_OVERLAP, O_UNBUF, O_KILL,
        O_PTY, O_EXACT, O_GRES, O_GPN, O_GPU_BIND, O_NO, O_JOBID, O_PROPAGATE, O_OPEN_MODE,
-       O_QUIT };
+       O_QUIT, O_HINT };
 static const struct option step_long_opts[] = {
 	{ "nodes", required_argument, NULL, 'N' },
 	{ "ntasks", required_argument, NULL, 'n' },
@@ -190,6 +191,7 @@ static const struct option step_long_opts[] = {
 	{ "immediate", optional_argument, NULL, 'I' },
 	{ "open-mode", required_argument, NULL, O_OPEN_MODE },
 	{ "quit-on-interrupt", no_argument, NULL, O_QUIT },
+	{ "hint", required_argument, NULL, O_HINT },
 	{ "disable-status", no_argument, NULL, 'X' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -226,6 +228,16 @@ static const char *jobid_opt(int argc, char **argv)
 static int step_value_opt(const char *prog, struct step_opts *o, int opt, char *optarg)
 {
 	switch (opt) {
+	case O_HINT:
+		if (!strcmp(optarg, "memory_bound"))
+			return not_supported(prog, "--hint=memory_bound");
+		if (strcmp(optarg, "compute_bound") && strcmp(optarg, "multithread") &&
+		    strcmp(optarg, "nomultithread")) {
+			cli_error(prog, "unrecognized --hint argument \"%s\", see --hint=help", optarg);
+			return 1;
+		}
+		o->hint = optarg;
+		break;
 	case O_OPEN_MODE:
 		/* Slurm's: the first letter, any case */
 		if (!*optarg || !strchr("aAtT", *optarg)) {
@@ -1131,6 +1143,8 @@ static void step_request_opts(json_t *req, const struct step_opts *so)
 		json_object_set_new(req, "propagate", json_string(so->propagate));
 	if (so->distribution)
 		json_object_set_new(req, "distribution", json_string(so->distribution));
+	if (so->hint)
+		json_object_set_new(req, "hint", json_string(so->hint));
 	/* -E: the tasks get this srun's SLURM_NNODES and SLURM_NTASKS, not the step's */
 	if (so->preserve_env)
 		json_object_set_new(req, "preserve_env",

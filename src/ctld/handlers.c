@@ -463,6 +463,40 @@ static bool job_partitions_ok(struct ctld_conn *cn, const json_t *job)
 	return true;
 }
 
+/* --hint: Spur places by CPUs, which is what each hint asks where a core
+ * has one thread; where one has more, the hint would change the placement,
+ * so it is refused there (never accepted and dropped). */
+static bool hint_ok(struct ctld_conn *cn, const json_t *job)
+{
+	const struct spur_conf *cf = cn->c->conf;
+	const char *hint = spur_json_str(job, "hint", NULL), *pl = spur_json_str(job, "partition", NULL);
+	char why[256];
+
+	if (!hint)
+		return true;
+	for (const char *p = pl ? pl : ""; !pl || *p;) {
+		size_t l = strcspn(p, ",");
+		char name[128];
+		const struct spur_conf_partition *part;
+
+		snprintf(name, sizeof(name), "%.*s", (int)l, p);
+		part = pl ? spur_conf_partition(cf, name) : spur_conf_default_partition(cf);
+		for (size_t i = 0; part && i < part->nnodes; i++)
+			if (cf->nodes[part->nodes[i]].threads_per_core > 1) {
+				snprintf(why, sizeof(why),
+					 "--hint=%s on nodes with ThreadsPerCore>1 (%s) is not "
+					 "supported by Spur",
+					 hint, cf->nodes[part->nodes[i]].name);
+				reply_error(cn, SPUR_EUNSUPP, why);
+				return false;
+			}
+		if (!pl)
+			break;
+		p += l + (p[l] == ',');
+	}
+	return true;
+}
+
 /* Who the job runs as: the authenticated caller, or, for root alone,
  * sbatch --uid/--gid's user and group; --priority is an administrator's.
  * Answers and returns false when refused. */
@@ -550,7 +584,7 @@ static bool submit_prepare(struct ctld_conn *cn, json_t *job, char *user_msg, si
 		reply_error_detail(cn, err.code, err.msg, *user_msg ? user_msg : NULL);
 		return false;
 	}
-	if (!job_partitions_ok(cn, job))
+	if (!job_partitions_ok(cn, job) || !hint_ok(cn, job))
 		return false;
 	if (ctld_job_defaults(c->conf, job, &err)) {
 		reply_error(cn, err.code, err.msg);
@@ -2564,6 +2598,29 @@ static void handle_step_end(struct ctld_conn *cn, json_t *msg)
 }
 
 /* srun's MPI type, or MpiDefault: "none" or "pmix"; NULL when refused. */
+/* srun --hint inside a job: taken where cores have one thread (as the
+ * job's --hint). False (answered) when a step node has more. */
+static bool step_hint_ok(struct ctld_conn *cn, const json_t *msg,
+			 const struct sched_job_info *info, const size_t *sel, size_t nn)
+{
+	const struct spur_conf *cf = cn->c->conf;
+	char why[256];
+
+	for (size_t k = 0; json_object_get(msg, "hint") && k < nn; k++) {
+		const struct spur_conf_node *n = &cf->nodes[info->alloc[sel[k]].node];
+
+		if (n->threads_per_core > 1) {
+			snprintf(why, sizeof(why),
+				 "--hint=%s on nodes with ThreadsPerCore>1 (%s) is not supported by "
+				 "Spur",
+				 spur_json_str(msg, "hint", ""), n->name);
+			reply_error(cn, SPUR_EUNSUPP, why);
+			return false;
+		}
+	}
+	return true;
+}
+
 static const char *step_mpi(struct ctld_conn *cn, const json_t *msg)
 {
 	const char *conf = cn->c->conf->mpi_default;
@@ -2709,7 +2766,8 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 		reply_error(cn, SPUR_EINVAL, "step: argv, ntasks, nodes or io_port out of range");
 		return;
 	}
-	if (step_nodes(cn, msg, &info, sel, &nn) || !(mpi = step_mpi(cn, msg)))
+	if (step_nodes(cn, msg, &info, sel, &nn) || !step_hint_ok(cn, msg, &info, sel, nn) ||
+	    !(mpi = step_mpi(cn, msg)))
 		return;
 	cyclic = !strcmp(spur_json_str(msg, "distribution", "block"), "cyclic");
 	if (cyclic && strcmp(mpi, "none")) { /* PMI's layout is by blocks of ranks */

@@ -265,10 +265,10 @@ check "SACCT_FORMAT" sh -c "SACCT_FORMAT=JobID,JobName sacct -n -P -X -j $jf | g
 scancel "$jf"
 
 # --- refused by name, or a typo
-sbatch --hint=compute_bound --wrap true 2>refused.err
+sbatch --thread-spec=1 --wrap true 2>refused.err
 rc=$?
 check "a Slurm option Spur does not build: 'not supported', exit 1" \
-	sh -c "[ $rc = 1 ] && grep -q -- '--hint is not supported' refused.err"
+	sh -c "[ $rc = 1 ] && grep -q -- '--thread-spec is not supported' refused.err"
 sbatch --bogus-xyz --wrap true 2>typo.err
 rc=$?
 check "a typo: getopt's words and Try ... --help, exit 255 (as Slurm)" \

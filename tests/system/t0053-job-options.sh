@@ -25,9 +25,11 @@ cat >>"$T/slurm.conf" <<CONF
 KillWait=2
 NodeName=mi1 CPUs=8 RealMemory=16000 Gres=gpu:mi300x:8
 NodeName=mi2 CPUs=8 RealMemory=16000 TmpDisk=200 Gres=gpu:mi300x:8
-PartitionName=gpu Nodes=ALL Default=YES MaxTime=1-00:00:00
-PartitionName=whole Nodes=ALL OverSubscribe=EXCLUSIVE
-PartitionName=share Nodes=ALL OverSubscribe=YES
+NodeName=mi3 CPUs=8 Sockets=1 CoresPerSocket=4 ThreadsPerCore=2 RealMemory=16000
+PartitionName=gpu Nodes=mi[1-2] Default=YES MaxTime=1-00:00:00
+PartitionName=whole Nodes=mi[1-2] OverSubscribe=EXCLUSIVE
+PartitionName=share Nodes=mi[1-2] OverSubscribe=YES
+PartitionName=ht Nodes=mi3
 Licenses=matlab:3,fluent:1
 MailProg=$T/mailprog
 CONF
@@ -41,6 +43,20 @@ id spurtest >/dev/null 2>&1 || useradd -M -s /bin/sh spurtest
 start_ctld
 start_agents 2
 check "the nodes register" wait_until 20 nodes_idle 2
+
+# --hint: what it asks is what Spur does on one-thread cores (taken); on
+# nodes with ThreadsPerCore>1 it is refused by name; memory_bound is refused
+check "--hint=nomultithread on one-thread cores: taken, the job runs" \
+	sh -c "sbatch --wait --hint=nomultithread -o /dev/null --wrap true >/dev/null"
+check "--hint=compute_bound with srun outside a job" sh -c "srun --hint=compute_bound true"
+check "--hint where a node has ThreadsPerCore=2: refused by name, exit 1" \
+	sh -c "! sbatch -p ht --hint=nomultithread --wrap true 2>h.err && grep -q 'ThreadsPerCore>1 (mi3) is not supported by Spur' h.err"
+check "srun --hint inside a job: taken on one-thread cores" \
+	sh -c "sbatch --wait -o hs.out --wrap 'srun --hint=nomultithread echo in-step' >/dev/null && grep -qx in-step hs.out"
+check "--hint=memory_bound: not supported" \
+	sh -c "! sbatch --hint=memory_bound --wrap true 2>h.err && grep -qx 'sbatch: error: --hint=memory_bound is not supported by Spur' h.err"
+check "--hint=bogus: Slurm's words" \
+	sh -c "! sbatch --hint=bogus --wrap true 2>h.err && grep -qx 'sbatch: error: unrecognized --hint argument \"bogus\", see --hint=help' h.err"
 chmod 777 "$T"
 as_user() { runuser -u spurtest -- env SLURM_CONF="$SLURM_CONF" PATH="$PATH" "$@"; }
 # fails_with TEXT CMD...: CMD exits non-zero saying TEXT
