@@ -29,7 +29,7 @@ enum {
 	OPT_REQUEUE, OPT_NO_REQUEUE, OPT_RESERVATION, OPT_EXPORT, OPT_GPUS, OPT_NTASKS_PER_NODE,
 	OPT_PTY, OPT_MEM, OPT_COMMENT, OPT_WCKEY, OPT_SIGNAL, OPT_OPEN_MODE, OPT_USAGE,
 	OPT_KILL_DEP, OPT_GET_USER_ENV, OPT_TEST_ONLY, OPT_PROPAGATE, OPT_MAIL_TYPE, OPT_MAIL_USER, OPT_TIME_MIN, OPT_DEADLINE, OPT_UID, OPT_GID, OPT_PRIORITY, OPT_TMP, OPT_EXPORT_FILE, OPT_GRES_FLAGS, OPT_CPUS_PER_GPU, OPT_MINCPUS, OPT_NTASKS_PER_GPU, OPT_MPI, OPT_KILL_BAD, OPT_CPU_BIND, OPT_EXACT, OPT_OVERLAP, OPT_DIST, OPT_PRESERVE, OPT_QUIT, OPT_NO_STATUS, OPT_UNBUF, /* srun's */
-	OPT_IMMEDIATE, OPT_HINT,
+	OPT_IMMEDIATE, OPT_HINT, OPT_IGNORE_PBS,
 	OPT_REFUSED = 2000, /* + index in refused[] */
 };
 
@@ -65,7 +65,6 @@ static const struct {
 	{ "gpu-bind", required_argument, 0, P_ALL },
 	{ "gpu-freq", required_argument, 0, P_ALL },
 	{ "gpus-per-socket", required_argument, 0, P_ALL },
-	{ "ignore-pbs", no_argument, 0, P_SBATCH },
 	{ "mcs-label", required_argument, 0, P_ALL },
 	{ "mem-bind", required_argument, 0, P_ALL },
 	{ "network", required_argument, 0, P_ALL },
@@ -170,6 +169,7 @@ static const struct option own_opts[] = {
 	{ "overcommit", no_argument, NULL, 'O' },
 	{ "immediate", optional_argument, NULL, 'I' }, /* salloc's and srun's */
 	{ "hint", required_argument, NULL, OPT_HINT },
+	{ "ignore-pbs", no_argument, NULL, OPT_IGNORE_PBS }, /* sbatch's */
 	{ "kill-on-invalid-dep", required_argument, NULL, OPT_KILL_DEP },
 	{ "wckey", required_argument, NULL, OPT_WCKEY },
 	{ "signal", required_argument, NULL, OPT_SIGNAL },
@@ -253,6 +253,7 @@ static const char *sbatch_only(int opt)
 		{ OPT_OPEN_MODE, "open-mode" }, { 'a', "array" },	   { OPT_WRAP, "wrap" },
 		{ OPT_PARSABLE, "parsable" }, { 'W', "wait" },	   { OPT_REQUEUE, "requeue" },
 		{ OPT_NO_REQUEUE, "no-requeue" }, { OPT_KILL_DEP, "kill-on-invalid-dep" },
+		{ OPT_IGNORE_PBS, "ignore-pbs" },
 	};
 
 	for (size_t i = 0; i < sizeof(only) / sizeof(only[0]); i++)
@@ -267,7 +268,7 @@ static const char *sbatch_only(int opt)
 struct sbatch {
 	json_t *job;
 	unsigned prog; /* P_*: which command parses */
-	bool parsable, wait, quiet;
+	bool parsable, wait, quiet, ignore_pbs;
 	int verbose;
 	const char *wrap;
 };
@@ -536,6 +537,9 @@ static int apply_opt_more(struct sbatch *sb, int opt, const char *arg)
 	switch (opt) {
 	case OPT_HINT:
 		return set_hint(job, arg);
+	case OPT_IGNORE_PBS:
+		sb->ignore_pbs = true;
+		return 0;
 	case 'N': {
 		/* MIN[-MAX]: the job gets MIN nodes (Slurm may give up to MAX;
 		 * Spur starts it as soon as MIN are free); k/m: x1024, as Slurm */
@@ -1072,6 +1076,16 @@ static int parse_directives(struct sbatch *sb, const char *script)
 				return -n;
 			continue;
 		}
+		/* Slurm's sbatch reads #PBS and #BSUB lines as options; Spur does
+		 * not, and says so rather than drop them */
+		if ((!strncmp(line, "#PBS", 4) && isspace((unsigned char)line[4])) ||
+		    (!strncmp(line, "#BSUB", 5) && isspace((unsigned char)line[5]))) {
+			if (!sb->ignore_pbs && !getenv("SBATCH_IGNORE_PBS"))
+				return fail("#PBS and #BSUB directives are not supported by Spur "
+					    "(--ignore-pbs ignores them): %s",
+					    line);
+			continue;
+		}
 		if (line[0] == '#' || line[strspn(line, " \t\r")] == '\0')
 			continue;
 		break; /* the first command ends the directives */
@@ -1216,6 +1230,7 @@ static const struct env_opt env_opts[] = {
 	{ "CORE_SPEC", "core-spec", false },	{ "DELAY_BOOT", "delay-boot", false },
 	{ "ACCTG_FREQ", "acctg-freq", false },	{ "REQ_SWITCH", "switches", false },
 	{ "IMMEDIATE", "immediate", false }, /* salloc's only */
+	{ "IGNORE_PBS", "ignore-pbs", true }, /* sbatch's only */
 	{ NULL, NULL, false },
 };
 
@@ -1265,7 +1280,8 @@ static int apply_env(struct sbatch *sb, const char *prog)
 
 		snprintf(var, sizeof(var), "%s%s", prefix, eo[i].var);
 		if (!(v = getenv(var)) || (eo[i].flag && !strcasecmp(v, "no")) ||
-		    (!strcmp(eo[i].var, "IMMEDIATE") && !strcmp(prefix, "SBATCH_")))
+		    (!strcmp(eo[i].var, "IMMEDIATE") && !strcmp(prefix, "SBATCH_")) ||
+		    (!strcmp(eo[i].var, "IGNORE_PBS") && strcmp(prefix, "SBATCH_")))
 			continue;
 		if (!strcmp(eo[i].var, "DEBUG")) { /* SBATCH_DEBUG=N: -v N times */
 			sb->verbose += atoi(v) > 0 ? atoi(v) : 1;
