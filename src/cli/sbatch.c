@@ -1187,6 +1187,7 @@ static void fill_identity(json_t *job)
 		json_object_set_new(job, "workdir", json_string(cwd));
 	gethostname(host, sizeof(host));
 	json_object_set_new(job, "submit_host", json_string(host));
+	json_object_set_new(job, "alloc_sid", json_integer(getsid(0) > 0 ? getsid(0) : 0));
 	/* SLURM_PRIO_PROCESS: the submitter's nice, which the job keeps */
 	errno = 0;
 	prio = getpriority(PRIO_PROCESS, 0);

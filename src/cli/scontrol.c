@@ -136,6 +136,9 @@ static const char *nul(const json_t *j, const char *key)
 	return *v ? v : "(null)";
 }
 
+static void job_times(const json_t *j, const char *sub, const char *st, const char *en,
+		      const char *dl);
+
 /* The lines up to the node list: who, state, times. */
 static void job_head(const json_t *j, int64_t now)
 {
@@ -194,13 +197,34 @@ static void job_head(const json_t *j, int64_t now)
 	if (spur_json_int(j, "deadline", 0))
 		stamp(spur_json_int(j, "deadline", 0), dl, sizeof(dl));
 	fprintf(out, "   RunTime=%s TimeLimit=%s TimeMin=%s\n", rt, lim, tmin);
-	fprintf(out, "   SubmitTime=%s EligibleTime=%s\n", sub, sub);
+	job_times(j, sub, st, en, dl);
+}
+
+/* Slurm's lines of a job's times, after TimeLimit: submitted, eligible
+ * (--begin), accruing age (Unknown while held or waiting to begin), start
+ * and end, then the suspension and the last scheduling pass. */
+static void job_times(const json_t *j, const char *sub, const char *st, const char *en,
+		      const char *dl)
+{
+	int64_t submit = spur_json_int(j, "submit_time", 0), begin = spur_json_int(j, "begin", 0);
+	const char *reason = spur_json_str(j, "reason", "");
+	bool waits = !strcmp(spur_json_str(j, "state", ""), "PENDING") &&
+		     (!strncmp(reason, "JobHeld", 7) || !strcmp(reason, "BeginTime") ||
+		      !strncmp(reason, "Dependency", 10) || strchr(reason, ' '));
+	char el[32], sus[32] = "None", eval[32];
+
+	stamp(begin > submit ? begin : submit, el, sizeof(el));
+	fprintf(out, "   SubmitTime=%s EligibleTime=%s\n", sub, el);
+	fprintf(out, "   AccrueTime=%s\n", waits ? "Unknown" : el);
 	fprintf(out, "   StartTime=%s EndTime=%s Deadline=%s\n", st, en, dl);
-	if (spur_json_int(j, "suspend_time", 0)) {
-		stamp(spur_json_int(j, "suspend_time", 0), st, sizeof(st));
-		fprintf(out, "   SuspendTime=%s SecsPreSuspend=%" JSON_INTEGER_FORMAT "\n", st,
-			(json_int_t)spur_json_int(j, "pre_suspend", 0));
-	}
+	if (spur_json_int(j, "suspend_time", 0))
+		stamp(spur_json_int(j, "suspend_time", 0), sus, sizeof(sus));
+	stamp(spur_json_int(j, "start_time", 0) ? spur_json_int(j, "start_time", 0) : submit, eval,
+	      sizeof(eval));
+	fprintf(out,
+		"   SuspendTime=%s SecsPreSuspend=%" JSON_INTEGER_FORMAT
+		" LastSchedEval=%s Scheduler=Main\n",
+		sus, (json_int_t)spur_json_int(j, "pre_suspend", 0), eval);
 }
 
 /* --mail-type's lines, as Slurm prints them (its flags in its order). */
@@ -249,12 +273,15 @@ static int print_job(const json_t *j, int64_t now)
 
 	job_head(j, now);
 	spur_hostlist_first(nodelist, first, sizeof(first));
-	fprintf(out, "   Partition=%s\n", spur_json_str(j, "partition", ""));
+	fprintf(out, "   Partition=%s AllocNode:Sid=%s:%" JSON_INTEGER_FORMAT "\n",
+		spur_json_str(j, "partition", ""), nul(j, "submit_host"),
+		(json_int_t)spur_json_int(j, "alloc_sid", 0));
 	fprintf(out, "   ReqNodeList=%s ExcNodeList=%s\n", nul(j, "nodelist_req"), nul(j, "exclude"));
 	fprintf(out, "   NodeList=%s\n", *nodelist ? nodelist : "(null)");
 	fprintf(out, "   BatchHost=%s\n", *first ? first : "(null)");
 	fprintf(out, "   NumNodes=%" JSON_INTEGER_FORMAT " NumCPUs=%" JSON_INTEGER_FORMAT
-		" NumTasks=%" JSON_INTEGER_FORMAT " CPUs/Task=%" JSON_INTEGER_FORMAT "\n",
+		" NumTasks=%" JSON_INTEGER_FORMAT " CPUs/Task=%" JSON_INTEGER_FORMAT
+		" ReqB:S:C:T=0:0:*:*\n",
 		nodes, (json_int_t)spur_json_int(j, "num_cpus", 1),
 		(json_int_t)(spur_json_int(j, "ntasks", 0) ? spur_json_int(j, "ntasks", 0) : nodes),
 		(json_int_t)spur_json_int(j, "cpus_per_task", 1));
@@ -264,15 +291,9 @@ static int print_job(const json_t *j, int64_t now)
 	else if (mem)
 		fprintf(out, ",mem=%" JSON_INTEGER_FORMAT "M", mem * nodes);
 	fprintf(out, ",node=%" JSON_INTEGER_FORMAT "\n", nodes);
+	fprintf(out, "   Socks/Node=* NtasksPerN:B:S:C=%" JSON_INTEGER_FORMAT ":0:*:* CoreSpec=*\n",
+		(json_int_t)spur_json_int(j, "ntasks_per_node", 0));
 	print_job_mins(j);
-	if (*spur_json_str(j, "gres", ""))
-		fprintf(out, "   TresPerNode=gres/%s\n", spur_json_str(j, "gres", ""));
-	if (spur_json_int(j, "cpus_per_gpu", 0))
-		fprintf(out, "   CpusPerTres=gres:gpu:%" JSON_INTEGER_FORMAT "\n",
-			(json_int_t)spur_json_int(j, "cpus_per_gpu", 0));
-	if (spur_json_int(j, "mem_per_gpu", 0))
-		fprintf(out, "   MemPerTres=gres:gpu:%" JSON_INTEGER_FORMAT "\n",
-			(json_int_t)spur_json_int(j, "mem_per_gpu", 0));
 	fprintf(out, "   Features=%s DelayBoot=00:00:00\n", nul(j, "constraint"));
 	fprintf(out, "   OverSubscribe=%s Contiguous=0 Licenses=%s Network=(null)\n",
 		spur_json_bool(j, "exclusive", 0) ? "NO" : "OK", nul(j, "licenses"));
@@ -290,6 +311,16 @@ static int print_job(const json_t *j, int64_t now)
 	job_path(j, *o ? o : "slurm-%j.out", path, sizeof(path));
 	fprintf(out, "   StdOut=%s\n", path);
 done:
+	fprintf(out, "   Power=\n");
+	/* the TRES per GPU and per node, then mail: Slurm's order */
+	if (spur_json_int(j, "cpus_per_gpu", 0))
+		fprintf(out, "   CpusPerTres=gres:gpu:%" JSON_INTEGER_FORMAT "\n",
+			(json_int_t)spur_json_int(j, "cpus_per_gpu", 0));
+	if (spur_json_int(j, "mem_per_gpu", 0))
+		fprintf(out, "   MemPerTres=gres:gpu:%" JSON_INTEGER_FORMAT "\n",
+			(json_int_t)spur_json_int(j, "mem_per_gpu", 0));
+	if (*spur_json_str(j, "gres", ""))
+		fprintf(out, "   TresPerNode=gres/%s\n", spur_json_str(j, "gres", ""));
 	print_job_mail(j);
 	fputc('\n', out);
 	return 0;

@@ -108,10 +108,11 @@ static void job_json_more(const struct ctld_job *cj, const struct sched_job_info
 	static const char *const strs[] = { "comment", "wckey",	  "qos",	"dependency",
 					    "error",   "input",	  "constraint", "nodelist",
 					    "exclude", "reservation", "open_mode", "licenses",
-					    "mail_type", "mail_user" };
+					    "mail_type", "mail_user", "submit_host" };
 	static const char *const ints[] = { "mem_per_cpu", "mem_per_gpu", "cpus_per_gpu",
 					    "min_cpus",	   "tmp_mb",	  "time_min",
-					    "deadline" };
+					    "deadline",	   "alloc_sid",	  "ntasks_per_node",
+					    "begin" };
 	const json_t *sp = cj->spec;
 	json_int_t cpus = 0;
 

@@ -42,6 +42,16 @@ sed -n '/^== scontrol show node node1/,/^$/p' "$GOLD/slurm-surface.txt" | sed '1
 scontrol show node mi1 | keys >our-node.keys
 check "scontrol show node: Slurm's keys in Slurm's order" cmp -s gold-node.keys our-node.keys
 diff gold-node.keys our-node.keys | sed 's/^/  | /'
+sjob=$(sbatch --parsable -o /dev/null -c2 --mem=100 --wrap 'sleep 20')
+wait_until 10 sh -c "squeue -h -j $sjob -o %t | grep -qx R"
+sed 1d "$GOLD/slurm-show-job.txt" | keys >gold-job.keys
+scontrol show job "$sjob" | keys >our-job.keys
+check "scontrol show job (running): Slurm's keys in Slurm's order" cmp -s gold-job.keys our-job.keys
+diff gold-job.keys our-job.keys | sed 's/^/  | /'
+scontrol -o show job "$sjob" >one.out
+keys <one.out >one.keys
+check "... and -o puts them on one line" sh -c "[ \$(wc -l <one.out) = 1 ] && cmp -s gold-job.keys one.keys"
+scancel "$sjob"
 check "scontrol with no command reads them (ping, then exit)" \
 	sh -c "printf 'ping\nexit\n' | scontrol | grep -q 'Slurmctld(primary) at .* is UP'"
 check "scontrol show node takes a hostlist" \
