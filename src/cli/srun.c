@@ -988,9 +988,10 @@ static json_t *create_step(const char *prog, const char *jobid, json_t *req, int
 	return reply;
 }
 
-/* The step's end, for sacct: COMPLETED, or FAILED (a task's non-zero
- * exit, a node that never came). */
-static void step_done(const char *jobid, const json_t *reply, const char *cmd, int rc)
+/* The step's end, for sacct: COMPLETED, FAILED (a task's non-zero exit, a
+ * node that never came), or CANCELLED (srun forced it to end). */
+static void step_done(const char *jobid, const json_t *reply, const char *cmd, int rc,
+		      bool cancelled)
 {
 	const char *base = cmd && strrchr(cmd, '/') ? strrchr(cmd, '/') + 1 : cmd;
 	struct spur_error err;
@@ -998,7 +999,7 @@ static void step_done(const char *jobid, const json_t *reply, const char *cmd, i
 					"step_done", "job_id", atoi(jobid), "step_id",
 					(json_int_t)spur_json_int(reply, "step_id", 0), "name",
 					base ? base : "", "state",
-					!rc ? "COMPLETED" : "FAILED",
+					cancelled ? "CANCELLED" : !rc ? "COMPLETED" : "FAILED",
 					"exit_code", rc, "start",
 					(json_int_t)spur_json_int(reply, "start", 0), "nnodes",
 					(json_int_t)spur_json_int(reply, "nnodes", 1), "ntasks",
@@ -1387,7 +1388,8 @@ have_command:
 	rc = relay(&r, prog, jobid);
 	srun_sig_restore();
 	cli_watch_stop(watch);
-	step_done(jobid, reply, so.name ? so.name : pargv[optind], rc);
+	/* ended by a signal to srun (scancel's SIGTERM): CANCELLED, as Slurm */
+	step_done(jobid, reply, so.name ? so.name : pargv[optind], rc, r.aborted);
 	json_decref(reply);
 	close(lfd);
 	if (alloc_fd >= 0)
