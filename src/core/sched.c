@@ -2099,6 +2099,8 @@ int sched_step(struct sched *s, const struct sched_event *ev, struct sched_actio
 			return spur_error_set(err, SPUR_ESTATE, "job %u is not pending", j->id);
 		if (ev->type == SCHED_EV_HOLD) {
 			*(ev->admin ? &j->hold_admin : &j->hold_user) = true;
+			if (ev->admin && ev->requeue_held)
+				j->requeue_held = ev->requeue_held;
 			core_trace(s, "job %u held", j->id);
 		} else {
 			j->hold_user = false;

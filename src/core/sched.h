@@ -410,8 +410,9 @@ struct sched_event {
 	bool timed_out, oom, admin;
 	bool array_rest; /* CANCEL, HOLD, RELEASE, UPDATE: array job_id's tasks with no record */
 	bool bad_constraints; /* CANCEL of a pending job: FAILED, BadConstraints (--immediate) */
-	uint8_t requeue_held; /* REQUEUE with admin (held): 1 scontrol requeuehold (its reason),
-			       * 2 in SPECIAL_EXIT until released; 0 a plain admin hold */
+	uint8_t requeue_held; /* REQUEUE with admin, or an admin HOLD restoring one: 1
+			       * scontrol requeuehold (its reason), 2 in SPECIAL_EXIT until
+			       * released; 0 a plain admin hold */
 	const char *node;
 	uint32_t gpu;
 	const char *reason; /* drain/down reason text */

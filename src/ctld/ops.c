@@ -772,6 +772,8 @@ static int apply_hold(struct ctld *c, json_t *op, bool hold, struct spur_error *
 				  .time = spur_json_int(op, "time", 0),
 				  .job_id = id,
 				  .admin = spur_json_bool(op, "admin", 0),
+				  /* a snapshot's hold of a job requeued held */
+				  .requeue_held = (uint8_t)spur_json_int(op, "held_state", 0),
 				  .defer_cycle = true };
 	struct sched_actions acts;
 
@@ -832,8 +834,9 @@ static int apply_requeue(struct ctld *c, json_t *op, bool replay, struct spur_er
 	json_decref(cj->end_op);
 	cj->start_op = cj->end_op = NULL;
 	json_decref(cj->hold_op);
-	cj->hold_op = hold ? json_pack("{s:s,s:i,s:I,s:b}", "op", "hold", "id", (int)id, "time",
-				       (json_int_t)ev.time, "admin", 1)
+	cj->hold_op = hold ? json_pack("{s:s,s:i,s:I,s:b,s:i}", "op", "hold", "id", (int)id, "time",
+				       (json_int_t)ev.time, "admin", 1, "held_state",
+				       (int)ev.requeue_held)
 			   : NULL;
 	json_decref(cj->requeue_op);
 	cj->requeue_op = json_incref(op);
