@@ -773,11 +773,20 @@ static void relay_status(struct relay *r, const char *prog, const char *jobid)
 		size_t o = 0;
 		int n = 0;
 
-		for (int i = 0; i < r->total && o + 16 < sizeof(ids); i++)
-			if (!r->done || (r->done[i] != 0) == (pass == 1)) {
-				o += (size_t)snprintf(ids + o, sizeof(ids) - o, "%s%d", n ? "," : "", i);
-				n++;
-			}
+		/* the ranks in this state as Slurm ranges them: 0,2-9 */
+		for (int i = 0; i < r->total && o + 32 < sizeof(ids); i++) {
+			int k = i;
+
+			if (r->done && (r->done[i] != 0) != (pass == 1))
+				continue;
+			while (k + 1 < r->total && (!r->done || (r->done[k + 1] != 0) == (pass == 1)))
+				k++;
+			o += (size_t)(k > i ? snprintf(ids + o, sizeof(ids) - o, "%s%d-%d", o ? "," : "",
+						       i, k)
+					    : snprintf(ids + o, sizeof(ids) - o, "%s%d", o ? "," : "", i));
+			n += k - i + 1;
+			i = k;
+		}
 		if (n)
 			fprintf(stderr, "%s: StepId=%s.%d task%s %s: %s\n", prog, jobid, r->step_id,
 				n > 1 ? "s" : "", ids, pass ? "exited" : "running");
@@ -800,6 +809,18 @@ static void relay_force_end(struct relay *r, const char *prog)
 	fprintf(stderr, "%s: forcing job termination\n", prog);
 	relay_send_all(r, json_pack("{s:s}", "type", "kill"));
 	r->killed = true;
+	relay_aborting(r, prog);
+}
+
+/* -W: the others had their seconds after the first task ended; Slurm's
+ * lines, then the step ends (the killed tasks' codes count). */
+static void relay_wait_over(struct relay *r, const char *prog, const char *jobid)
+{
+	fprintf(stderr, "%s: First task exited %ds ago\n", prog, r->wait_s);
+	relay_status(r, prog, jobid);
+	fprintf(stderr, "%s: launch/slurm: _step_signal: Terminating StepId=%s.%d\n", prog, jobid,
+		r->step_id);
+	relay_send_all(r, json_pack("{s:s}", "type", "kill"));
 	relay_aborting(r, prog);
 }
 
@@ -916,15 +937,9 @@ static int relay(struct relay *r, const char *prog, const char *jobid)
 		}
 		fflush(stdout);
 		/* -W: the others had their seconds after the first task ended */
-		if (r->wait_s && r->first_exit && !r->killed && r->exited < r->total &&
-		    time(NULL) - r->first_exit >= r->wait_s) {
-			fprintf(stderr, "srun: error: StepId=%s.%d: %d task(s) still running %d s after "
-					"the first ended (-W): killed\n",
-				jobid, r->step_id, r->total - r->exited, r->wait_s);
-			relay_send_all(r, json_pack("{s:s}", "type", "kill"));
-			r->killed = true;
-			r->rc = r->rc ? r->rc : 1;
-		}
+		if (r->wait_s && r->first_exit && !r->killed && !r->aborted &&
+		    r->exited < r->total && time(NULL) - r->first_exit >= r->wait_s)
+			relay_wait_over(r, prog, jobid);
 		if (r->nconn < r->expect && !complained &&
 		    time(NULL) - start >= (time_t)(RELAY_CONNECT_TIMEOUTS * cli_message_timeout())) {
 			relay_missing(r, prog, jobid);

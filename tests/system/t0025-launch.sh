@@ -187,7 +187,7 @@ check "srun -E/--preserve-env: the job's SLURM_NNODES and SLURM_NTASKS, not the 
 check "srun -o PATTERN outside a job: a file per task" \
 	sh -c "srun -n2 -o '$T/oo-%t.txt' sh -c 'echo hi\$SLURM_PROCID' && grep -qx hi0 '$T/oo-0.txt' && grep -qx hi1 '$T/oo-1.txt'"
 check "srun -W 1 outside a job: the task still running is killed" \
-	sh -c "! srun -n2 -W 1 sh -c 'if [ \$SLURM_PROCID = 1 ]; then sleep 30; fi' 2>ow.err && grep -q 'still running 1 s after the first ended' ow.err"
+	sh -c "! srun -n2 -W 1 sh -c 'if [ \$SLURM_PROCID = 1 ]; then sleep 30; fi' 2>ow.err && grep -qx 'srun: First task exited 1s ago' ow.err"
 check "srun -w of an unknown node: Slurm's 'Unable to allocate resources: Invalid node name specified'" \
 	sh -c "! srun -w nosuch true 2>nw.err && grep -qx 'srun: error: Unable to allocate resources: Invalid node name specified' nw.err"
 check "sbatch --gres=gpu: (malformed): Slurm's words; NAME:0 asks for none" \
@@ -203,8 +203,10 @@ check "srun passes its stdin to every task" sh -c "[ \"\$(grep -cx hi '$T/in.out
 check "srun -i 1: to task 1 alone" sh -c "grep -qx '1: hi' '$T/in.out' && ! grep -q '^0: hi' '$T/in.out'"
 check "srun -i none: none (the task sees its end at once)" grep -qx 'none 0' "$T/in.out"
 check "srun -i FILE: the file" grep -qx 'from a file' "$T/in.out"
-check "srun -W 1: the task still running a second after the first ended is killed" \
-	sh -c "grep -q 'still running 1 s after the first ended' '$T/io.out' && grep -qx 'w [1-9][0-9]*' '$T/io.out'"
+check "srun -W 1: the task still running a second after the first ended is killed (Slurm's lines)" \
+	sh -c "grep -qx 'srun: First task exited 1s ago' '$T/io.out' &&
+	       grep -qE '^srun: StepId=[0-9]+[.][0-9]+ task 1: running$' '$T/io.out' &&
+	       grep -qE '^srun: StepId=[0-9]+[.][0-9]+ task 0: exited$' '$T/io.out' && grep -qx 'w 137' '$T/io.out'"
 as_user sbatch --wait -o "$T/exp.out" \
 	--wrap 'FOO=1 srun -n1 --export=NONE,BAR=2 sh -c "echo FOO=\$FOO BAR=\$BAR"; FOO=1 srun -n1 sh -c "echo FOO=\$FOO"' >/dev/null
 # (by content, not line: the second step may wait for the first's CPU and
