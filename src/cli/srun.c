@@ -225,26 +225,26 @@ static const char *jobid_opt(int argc, char **argv)
 /* srun's options inside a job: 0, or the exit code. */
 /* srun's step options that take a value it checks: 0, -2 when opt is not
  * one of them, or the exit code (said). */
-static int step_value_opt(const char *prog, struct step_opts *o, int opt, char *optarg)
+static int step_value_opt(const char *prog, struct step_opts *o, int opt, char *arg)
 {
 	switch (opt) {
 	case O_HINT:
-		if (!strcmp(optarg, "memory_bound"))
+		if (!strcmp(arg, "memory_bound"))
 			return not_supported(prog, "--hint=memory_bound");
-		if (strcmp(optarg, "compute_bound") && strcmp(optarg, "multithread") &&
-		    strcmp(optarg, "nomultithread")) {
-			cli_error(prog, "unrecognized --hint argument \"%s\", see --hint=help", optarg);
+		if (strcmp(arg, "compute_bound") && strcmp(arg, "multithread") &&
+		    strcmp(arg, "nomultithread")) {
+			cli_error(prog, "unrecognized --hint argument \"%s\", see --hint=help", arg);
 			return 1;
 		}
-		o->hint = optarg;
+		o->hint = arg;
 		break;
 	case O_OPEN_MODE:
 		/* Slurm's: the first letter, any case */
-		if (!*optarg || !strchr("aAtT", *optarg)) {
+		if (!*arg || !strchr("aAtT", *arg)) {
 			cli_error(prog, "Invalid --open-mode specification");
 			return 255;
 		}
-		o->append = *optarg == 'a' || *optarg == 'A';
+		o->append = *arg == 'a' || *arg == 'A';
 		break;
 	case O_CPU_BIND: {
 		/* none, or one CPU set per task (cores, threads, sockets:
@@ -255,35 +255,35 @@ static int step_value_opt(const char *prog, struct step_opts *o, int opt, char *
 		bool known = false;
 
 		for (size_t k = 0; k < sizeof(ok) / sizeof(ok[0]); k++)
-			known |= !strcmp(optarg, ok[k]);
+			known |= !strcmp(arg, ok[k]);
 		if (!known)
 			return not_supported(prog, "--cpu-bind other than none, cores, threads, "
 						   "sockets, ldoms or rank");
-		o->cpu_bind = optarg;
+		o->cpu_bind = arg;
 		break;
 	}
 	case 'W':
-		o->wait_s = atoi(optarg);
-		if (o->wait_s < 0 || (!o->wait_s && strcmp(optarg, "0"))) {
-			cli_error(prog, "Invalid --wait specification: %s", optarg);
+		o->wait_s = atoi(arg);
+		if (o->wait_s < 0 || (!o->wait_s && strcmp(arg, "0"))) {
+			cli_error(prog, "Invalid --wait specification: %s", arg);
 			return 1;
 		}
 		break;
 	case 'm':
 		/* block or cyclic over the nodes (and :* for cores, which
 		 * the CPU binding decides) */
-		if (!strncmp(optarg, "block", 5) && (!optarg[5] || optarg[5] == ':'))
+		if (!strncmp(arg, "block", 5) && (!arg[5] || arg[5] == ':'))
 			o->distribution = "block";
-		else if (!strncmp(optarg, "cyclic", 6) && (!optarg[6] || optarg[6] == ':'))
+		else if (!strncmp(arg, "cyclic", 6) && (!arg[6] || arg[6] == ':'))
 			o->distribution = "cyclic";
 		else
 			return not_supported(prog, "--distribution other than block and cyclic");
 		break;
 	case O_GPU_BIND:
-		if (gpu_bind_check(optarg))
+		if (gpu_bind_check(arg))
 			return not_supported(prog, "--gpu-bind other than none, closest, "
 						   "single:N, map_gpu:LIST or mask_gpu:LIST");
-		o->gpu_bind = optarg;
+		o->gpu_bind = arg;
 		break;
 	default:
 		return -2;
