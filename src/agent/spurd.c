@@ -1971,6 +1971,27 @@ static void launch_step(struct agent *a, json_t *m)
 	}
 }
 
+/* slurmstepd's line to each step's srun when the job is cancelled or at
+ * its limit, before the tasks are signalled (Slurm's words). */
+static void steps_note(struct agent *a, uint32_t job_id, bool time_limit)
+{
+	char when[32], line[256];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	for (struct step *st = steps; st; st = st->next) {
+		if (st->job_id != job_id || !st->ntasks || !st->live)
+			continue;
+		snprintf(line, sizeof(line),
+			 "slurmstepd: error: *** STEP %u.%u ON %s CANCELLED AT %s%s ***\n", job_id,
+			 st->step_id, a->node, when, time_limit ? " DUE TO TIME LIMIT" : "");
+		step_write(st, json_pack("{s:s,s:i,s:i,s:b,s:s}", "type", "io", "rank", 0, "fd", 2,
+					 "stepd", 1, "data", line));
+	}
+}
+
 static void kill_steps(uint32_t job_id, int sig)
 {
 	for (struct step *st = steps; st; st = st->next)
@@ -2110,6 +2131,8 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 						cancel_note(j);
 					kill_group(j, (int)spur_json_int(msg, "signal", SIGTERM));
 				}
+			if (spur_json_bool(msg, "cancelled", 0) || spur_json_bool(msg, "time_limit", 0))
+				steps_note(a, sid, spur_json_bool(msg, "time_limit", 0));
 			kill_steps((uint32_t)spur_json_int(msg, "job_id", 0),
 				   (int)spur_json_int(msg, "signal", SIGTERM));
 		} else if (!strcmp(type, "limit")) {

@@ -126,7 +126,9 @@ static void become_job(const struct spurd_supervise_args *a, char **env)
 			return;
 	}
 	spurd_umask_from_env(a->env); /* the output files' modes too */
-	mode = O_WRONLY | O_CREAT | O_CLOEXEC | (a->append ? O_APPEND : O_TRUNC);
+	/* always O_APPEND (after the truncation): slurmstepd's lines, appended
+	 * by the supervisor, are not overwritten by the job's later output */
+	mode = O_WRONLY | O_CREAT | O_CLOEXEC | O_APPEND | (a->append ? 0 : O_TRUNC);
 	out = open(a->out, mode, 0644);
 	err = a->err ? open(a->err, mode, 0644) : out;
 	if (out < 0 || err < 0) {
@@ -158,7 +160,7 @@ static void become_job(const struct spurd_supervise_args *a, char **env)
  * identity, staying root for the OCI runtime. 0, or -1 (said). */
 static int files_as_user(const struct spurd_supervise_args *a)
 {
-	int out, err, in, mode = O_WRONLY | O_CREAT | O_CLOEXEC | (a->append ? O_APPEND : O_TRUNC);
+	int out, err, in, mode = O_WRONLY | O_CREAT | O_CLOEXEC | O_APPEND | (a->append ? 0 : O_TRUNC);
 
 	if (getuid() == 0 && a->uid != 0) {
 		syscall(SYS_setgroups, a->ngroups > 0 ? (size_t)a->ngroups : 1,

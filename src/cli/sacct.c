@@ -191,6 +191,38 @@ static void cell(const char *v, int width, bool left)
 	printf(left ? "%-*s " : "%*s ", width, buf);
 }
 
+/* -j's list: the job ids to ask for (query), those asked whole, and the
+ * steps asked alone ("J.S", J.batch); each buffer 4096 bytes. 0, or 1 said. */
+static int split_steps(const char *prog, const char *jobs, char *query, char *whole, char *steps)
+{
+	char buf[4096], *save = NULL;
+	size_t q = 0, w = 0, st = 0;
+
+	snprintf(buf, sizeof(buf), "%s", jobs);
+	query[0] = whole[0] = steps[0] = '\0';
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *dot = strchr(t, '.');
+
+		if (dot && dot[1]) {
+			st += (size_t)snprintf(steps + st, st < 4096 ? 4096 - st : 0, "%s%s",
+					       st ? "," : "", t);
+			*dot = '\0';
+		} else if (dot) {
+			fprintf(stderr, "%s: error: Invalid job id %s\n", prog, t);
+			return 1;
+		} else {
+			w += (size_t)snprintf(whole + w, w < 4096 ? 4096 - w : 0, "%s%s",
+					      w ? "," : "", t);
+		}
+		q += (size_t)snprintf(query + q, q < 4096 ? 4096 - q : 0, "%s%s", q ? "," : "", t);
+	}
+	if (q >= 4096 || w >= 4096 || st >= 4096) {
+		fprintf(stderr, "%s: error: -j: too many job ids\n", prog);
+		return 1;
+	}
+	return 0;
+}
+
 /* One line: the job's, or (step not NULL) one of its steps': the job's
  * fields with the step's own and Slurm's blanks (partition, user, time
  * limit). */
@@ -316,20 +348,53 @@ static const struct option opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* The rows: each job, then its steps (-X: none); a job asked by its steps
+ * alone (-j J.S) shows those steps only. */
+static void print_jobs(const json_t *reply, const struct sacct_filter *f, const struct col *cols,
+		       int ncols, bool allocations, bool parsable, bool parsable2,
+		       const char *whole_ids, const char *step_ids)
+{
+	size_t i;
+	json_t *j;
+
+	json_array_foreach(json_object_get(reply, "jobs"), i, j) {
+		const json_t *s;
+		size_t k;
+		char id[32], sid[64];
+		bool whole;
+
+		if (!row_wanted(j, f))
+			continue;
+		/* -j J.S alone: that step's row only, as Slurm's */
+		snprintf(id, sizeof(id), "%lld", (long long)spur_json_int(j, "job_id", 0));
+		whole = !*step_ids || spur_jobfmt_in_list(whole_ids, id);
+		if (whole)
+			print_row(j, NULL, cols, ncols, spur_json_int(reply, "now", 0), parsable,
+				  parsable2);
+		/* then its steps (.batch, .0, .1...), as Slurm's sacct without -X */
+		json_array_foreach(allocations && whole ? NULL : json_object_get(j, "steps"), k, s) {
+			snprintf(sid, sizeof(sid), "%s.%s", id, spur_json_str(s, "step", ""));
+			if (whole || spur_jobfmt_in_list(step_ids, sid))
+				print_row(j, s, cols, ncols, spur_json_int(reply, "now", 0), parsable,
+					  parsable2);
+		}
+	}
+}
+
 int cli_sacct_main(const char *prog, int argc, char **argv)
 {
 	struct sacct_filter flt = { 0 };
 	int frc;
 	const char *jobs = NULL, *user = NULL, *fmt = SACCT_DEFAULT;
+	static char query_ids[4096], whole_ids[4096], step_ids[4096];
 	bool all = getuid() == 0, parsable = false, parsable2 = false, header = true,
 	     allocations = false, json_out = false, yaml_out = false;
 	struct col cols[64];
 	struct spur_error err;
-	json_t *req, *reply, *j;
+	json_t *req, *reply;
 	char *pargv[128 + 1];
 	int pargc;
 	int opt, ncols;
-	size_t i;
 
 	static const char *const unbuilt[] = {
 		"allclusters", "associations", "batch-script", "brief", "clusters",
@@ -418,8 +483,12 @@ int cli_sacct_main(const char *prog, int argc, char **argv)
 		user = pw ? pw->pw_name : NULL;
 	}
 	req = json_pack("{s:s}", "type", "acct");
+	if (jobs && split_steps(prog, jobs, query_ids, whole_ids, step_ids)) {
+		json_decref(req);
+		return 1;
+	}
 	if (jobs)
-		json_object_set_new(req, "jobs", json_string(jobs));
+		json_object_set_new(req, "jobs", json_string(query_ids));
 	if (user)
 		json_object_set_new(req, "user", json_string(user));
 	reply = cli_call(req, &err);
@@ -445,18 +514,7 @@ int cli_sacct_main(const char *prog, int argc, char **argv)
 			putchar('\n');
 		}
 	}
-	json_array_foreach(json_object_get(reply, "jobs"), i, j) {
-		const json_t *s;
-		size_t k;
-
-		if (!row_wanted(j, &flt))
-			continue;
-		print_row(j, NULL, cols, ncols, spur_json_int(reply, "now", 0), parsable, parsable2);
-		/* then its steps (.batch, .0, .1...), as Slurm's sacct without -X */
-		json_array_foreach(allocations ? NULL : json_object_get(j, "steps"), k, s)
-			print_row(j, s, cols, ncols, spur_json_int(reply, "now", 0), parsable,
-				  parsable2);
-	}
+	print_jobs(reply, &flt, cols, ncols, allocations, parsable, parsable2, whole_ids, step_ids);
 	json_decref(reply);
 	return 0;
 }

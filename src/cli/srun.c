@@ -566,7 +566,10 @@ static void relay_msg(struct relay *r, int k, json_t *m)
 
 	if (rank < 0 || rank >= r->total)
 		rank = 0;
-	if (!strcmp(type, "io")) {
+	if (!strcmp(type, "io") && spur_json_bool(m, "stepd", 0)) {
+		/* slurmstepd's own line (a cancel, the limit): srun's stderr, unlabelled */
+		fputs(spur_json_str(m, "data", ""), stderr);
+	} else if (!strcmp(type, "io")) {
 		FILE *f = out_file(r, (int)spur_json_int(m, "fd", 1), rank, r->node_of[k]);
 
 		json_object_set_new(m, "rank", json_integer(rank));

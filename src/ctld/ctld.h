@@ -346,6 +346,8 @@ void ctld_signal_job(struct ctld *c, uint32_t id, int sig);
 /* A running job being cancelled: SIGTERM to it, and its agents write
  * slurmstepd's "*** JOB N ON NODE CANCELLED AT T ***" in its stderr. */
 void ctld_cancel_signal(struct ctld *c, uint32_t id);
+/* An interactive job at its limit: SIGKILL to it, its steps told why. */
+void ctld_limit_signal(struct ctld *c, uint32_t id);
 
 /* An interactive job (salloc, srun outside a job): nothing is launched; its
  * owner's connection holds it. */

@@ -469,7 +469,9 @@ void ctld_signal_nodes(struct ctld *c, uint32_t id, const uint32_t *nodes, size_
 						 "signal", sig));
 }
 
-void ctld_cancel_signal(struct ctld *c, uint32_t id)
+/* A signal to a job's agents that says why: "cancelled" or "time_limit"
+ * (slurmstepd's lines in the job's output and its steps'). */
+static void signal_why(struct ctld *c, uint32_t id, int sig, const char *why)
 {
 	struct sched_job_info info;
 
@@ -479,7 +481,17 @@ void ctld_cancel_signal(struct ctld *c, uint32_t id)
 		if (info.alloc[n].node < c->conf->nnodes && c->agents[info.alloc[n].node])
 			ctld_conn_send(c->agents[info.alloc[n].node],
 				       json_pack("{s:s,s:i,s:i,s:b}", "type", "signal", "job_id",
-						 (int)id, "signal", SIGTERM, "cancelled", 1));
+						 (int)id, "signal", sig, why, 1));
+}
+
+void ctld_cancel_signal(struct ctld *c, uint32_t id)
+{
+	signal_why(c, id, SIGTERM, "cancelled");
+}
+
+void ctld_limit_signal(struct ctld *c, uint32_t id)
+{
+	signal_why(c, id, SIGKILL, "time_limit");
 }
 
 void ctld_signal_job(struct ctld *c, uint32_t id, int sig)
@@ -1540,7 +1552,7 @@ static int64_t interactive_limits(struct ctld *c, int64_t now, int64_t wake)
 			continue;
 		}
 		spur_info("job %u: time limit reached (interactive)", cj->id);
-		ctld_signal_job(c, cj->id, SIGKILL);
+		ctld_limit_signal(c, cj->id);
 		op = json_pack("{s:s,s:i,s:I,s:i,s:b}", "op", "finish", "id", (int)cj->id, "time",
 			       (json_int_t)now, "exit", 0, "timeout", 1);
 		if (ctld_commit(c, op, NULL, NULL, &err))

@@ -76,6 +76,17 @@ check "... Invalid user name" grep -qx "scancel: error: Invalid user name: no-su
 check "scancel -t of a bad state fails" sh -c "! scancel -t DONE 2>err && grep -q 'Invalid job state specified: DONE' err"
 check "scancel -s of a bad signal fails" sh -c "! scancel -s NOPE $a2 2>err && grep -q 'Invalid job signal: NOPE' err"
 check "scancel without a job or filter fails" sh -c "! scancel 2>err && grep -qx 'scancel: error: No job identification provided' err"
+
+# a cancelled job's step: srun says so, and slurmstepd's STEP line reaches it (as Slurm's)
+st=$(sbatch --parsable -o step.out --wrap 'srun sleep 100')
+check "a job with a step runs" wait_until 10 sh -c "squeue -h -s -o %i | grep -qx $st.0"
+scancel "$st"
+check "... cancelled: srun's lines and slurmstepd's STEP and JOB lines" \
+	wait_until 10 sh -c "grep -qx 'srun: forcing job termination' step.out &&
+		grep -qE '^slurmstepd: error: \*\*\* STEP $st.0 ON mi[0-9] CANCELLED AT 20[0-9T:-]+ \*\*\*\$' step.out &&
+		grep -qE '^slurmstepd: error: \*\*\* JOB $st ON mi[0-9] CANCELLED AT 20[0-9T:-]+ \*\*\*\$' step.out"
+check "... and its step is CANCELLED in sacct" \
+	wait_until 10 sh -c "sacct -n -P -j $st.0 -o State | grep -qx CANCELLED"
 check "... and none of these cancelled the pending job" [ "$(state "$a2")" = PENDING ]
 check "a filter that matches nothing is no error" scancel -n no-such-name
 ji=$(sbatch --parsable -H -J askme -o /dev/null --wrap true)
