@@ -64,6 +64,7 @@ struct agent {
 	struct spur_hostport ctl[AGENT_MAX_CTLDS]; /* the controllers, tried in turn */
 	size_t nctl, cur; /* ctl[cur]: the one connected or being tried */
 	uint64_t heard;	 /* loop time of the last message (or of the connect) */
+	uint64_t load_sent; /* loop time of the last node_load */
 	uint64_t silence_ms; /* no word for this long: the controller is given up */
 	bool connecting; /* a connect is in flight since heard */
 	uv_timer_t alive;
@@ -2039,11 +2040,35 @@ static bool unread(struct agent *a)
 /* A controller that stops talking (paused, cut off by the network) is
  * left for the next one: the leader sends a ping every second. A connect
  * that hangs is given up too. */
+/* The host's load average (x100) and MemAvailable (MB) to the controller,
+ * every 30 s while connected: scontrol show node's CPULoad and FreeMem. */
+static void send_load(struct agent *a)
+{
+	double l[1];
+	long long free_kb = -1;
+	char line[256];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %lld kB", &free_kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	a->load_sent = uv_now(a->loop);
+	if (getloadavg(l, 1) != 1)
+		return;
+	send_msg(a, json_pack("{s:s,s:I,s:I}", "type", "node_load", "load",
+			      (json_int_t)(l[0] * 100 + 0.5), "free_mb",
+			      (json_int_t)(free_kb < 0 ? -1 : free_kb / 1024)));
+}
+
 static void on_alive(uv_timer_t *t)
 {
 	struct agent *a = t->data;
 	uint64_t quiet = uv_now(a->loop) - a->heard;
 
+	if (a->connected && uv_now(a->loop) - a->load_sent >= 30000)
+		send_load(a);
 	/* libuv runs timers before it polls: an agent that got no CPU for
 	 * seconds (a node flooded with work) finds the controller's frames
 	 * waiting unread, and they count as heard */
@@ -2278,6 +2303,7 @@ static void on_connect(uv_connect_t *req, int status)
 	for (size_t i = 0; i < json_array_size(a->unsent); i++)
 		json_array_append_new(jobs, json_integer(spur_json_int(
 						    json_array_get(a->unsent, i), "job_id", 0)));
+	a->load_sent = 0; /* the host's load follows the registration */
 	send_msg(a, json_pack("{s:s,s:s,s:i,s:I,s:o,s:o,s:o,s:o,s:s,s:s}", "type", "register",
 			      "node", a->node, "cpus", (int)a->cpus, "memory", (json_int_t)a->mem_mb,
 			      "gpus", gpus, "jobs", jobs, "steps", running_steps(), "gpus_failed",

@@ -781,6 +781,7 @@ static int show_config(const char *prog)
  * slurmd would measure (load, free memory, OS) says N/A. */
 static void print_node(const json_t *n)
 {
+	char load[32] = "N/A", freem[32] = "N/A";
 	const char *gres = spur_json_str(n, "gres", ""), *f = spur_json_str(n, "features", "");
 	char state[64];
 
@@ -789,9 +790,14 @@ static void print_node(const json_t *n)
 		*c = (char)toupper((unsigned char)*c);
 	fprintf(out, "NodeName=%s Arch=x86_64 CoresPerSocket=%" JSON_INTEGER_FORMAT " \n",
 		spur_json_str(n, "name", ""), JI(n, "cores_per_socket", 1));
+	/* CPULoad and FreeMem: what the node's agent last said of its host */
+	if (json_object_get(n, "cpu_load")) {
+		snprintf(load, sizeof(load), "%.2f", (double)JI(n, "cpu_load", 0) / 100);
+		snprintf(freem, sizeof(freem), "%" JSON_INTEGER_FORMAT, JI(n, "free_mem", 0));
+	}
 	fprintf(out, "   CPUAlloc=%" JSON_INTEGER_FORMAT " CPUEfctv=%" JSON_INTEGER_FORMAT
-		" CPUTot=%" JSON_INTEGER_FORMAT " CPULoad=N/A\n",
-		JI(n, "alloc_cpus", 0), JI(n, "cpus", 0), JI(n, "cpus", 0));
+		" CPUTot=%" JSON_INTEGER_FORMAT " CPULoad=%s\n",
+		JI(n, "alloc_cpus", 0), JI(n, "cpus", 0), JI(n, "cpus", 0), load);
 	fprintf(out, "   AvailableFeatures=%s\n", *f ? f : "(null)");
 	fprintf(out, "   ActiveFeatures=%s\n", *f ? f : "(null)");
 	fprintf(out, "   Gres=%s\n", *gres ? gres : "(null)");
@@ -799,8 +805,9 @@ static void print_node(const json_t *n)
 		spur_json_str(n, "hostname", ""));
 	fprintf(out, "   OS=N/A \n");
 	fprintf(out, "   RealMemory=%" JSON_INTEGER_FORMAT " AllocMem=%" JSON_INTEGER_FORMAT
-		" FreeMem=N/A Sockets=%" JSON_INTEGER_FORMAT " Boards=%" JSON_INTEGER_FORMAT "\n",
-		JI(n, "memory", 0), JI(n, "alloc_memory", 0), JI(n, "sockets", 1), JI(n, "boards", 1));
+		" FreeMem=%s Sockets=%" JSON_INTEGER_FORMAT " Boards=%" JSON_INTEGER_FORMAT "\n",
+		JI(n, "memory", 0), JI(n, "alloc_memory", 0), freem, JI(n, "sockets", 1),
+		JI(n, "boards", 1));
 	fprintf(out, "   State=%s%s ThreadsPerCore=%" JSON_INTEGER_FORMAT " TmpDisk=%" JSON_INTEGER_FORMAT
 		" Weight=%" JSON_INTEGER_FORMAT " Owner=N/A MCS_label=N/A\n",
 		state, spur_json_bool(n, "agent", 1) ? "" : "+NOT_RESPONDING",

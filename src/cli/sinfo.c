@@ -284,10 +284,12 @@ static bool field_text(char code, const json_t *nodes, const json_t *n, size_t n
 	case 'm':
 		snprintf(buf, len, "%" JSON_INTEGER_FORMAT, (json_int_t)spur_json_int(n, "memory", 0));
 		return true;
-	case 'e':
-		snprintf(buf, len, "%" JSON_INTEGER_FORMAT,
-			 (json_int_t)(spur_json_int(n, "memory", 0) -
-				      spur_json_int(n, "alloc_memory", 0)));
+	case 'e': /* the host's available memory, as its agent last said */
+		if (json_object_get(n, "free_mem"))
+			snprintf(buf, len, "%" JSON_INTEGER_FORMAT,
+				 (json_int_t)spur_json_int(n, "free_mem", 0));
+		else
+			snprintf(buf, len, "N/A");
 		return true;
 	case 'G':
 	case 'f':
@@ -306,8 +308,11 @@ static bool field_text(char code, const json_t *nodes, const json_t *n, size_t n
 			 (int)spur_json_int(n, "cores_per_socket", 1),
 			 (int)spur_json_int(n, "threads_per_core", 1));
 		return true;
-	case 'O':
-		snprintf(buf, len, "N/A");
+	case 'O': /* the host's load average, as its agent last said */
+		if (json_object_get(n, "cpu_load"))
+			snprintf(buf, len, "%.2f", (double)spur_json_int(n, "cpu_load", 0) / 100);
+		else
+			snprintf(buf, len, "N/A");
 		return true;
 	}
 	return part_field(code, pt, buf, len) || node_field(code, n, buf, len);

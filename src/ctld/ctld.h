@@ -91,6 +91,9 @@ struct ctld {
 	uint8_t *node_admin;	   /* by node index: CTLD_ADMIN_*, by scontrol or a check */
 	char (*node_reason_user)[32]; /* by node index: who set the reason */
 	int64_t *node_reason_time; /* by node index: when the reason was set */
+	/* by node index: what its agent last said of the host (node_load),
+	 * -1 when nothing yet: load average x100, MemAvailable MB */
+	int64_t *node_load, *node_free_mb;
 	struct ctld_raft *raft;
 	size_t self;	       /* this controller's SlurmctldHost entry */
 	uv_timer_t agent_ping; /* the leader's keep-alive to its agents */

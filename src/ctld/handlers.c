@@ -1660,6 +1660,19 @@ static json_t *part_access_json(const struct spur_conf_partition *pt)
 	return o;
 }
 
+/* An agent's word on its host: the load average (x100) and the memory
+ * available (MB), kept for scontrol show node and sinfo (not logged: a
+ * reading, gone with the controller). */
+static void handle_node_load(struct ctld_conn *cn, json_t *msg)
+{
+	struct ctld *c = cn->c;
+
+	if (cn->node < 0 || (size_t)cn->node >= c->conf->nnodes)
+		return;
+	c->node_load[cn->node] = spur_json_int(msg, "load", -1) < 0 ? -1 : spur_json_int(msg, "load", -1);
+	c->node_free_mb[cn->node] = spur_json_int(msg, "free_mb", -1);
+}
+
 static void handle_nodes(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
@@ -1709,6 +1722,10 @@ static void handle_nodes(struct ctld_conn *cn, json_t *msg)
 					     "hostname", n->hostname ? n->hostname : n->name, "weight",
 					     (int)n->weight, "tmp_disk", (json_int_t)n->tmp_disk_mb,
 					     "agent", c->agents[i] != NULL));
+		if (o && c->node_load[i] >= 0) /* its host's, as its agent last said */
+			json_object_update_new(o, json_pack("{s:I,s:I}", "cpu_load",
+							    (json_int_t)c->node_load[i], "free_mem",
+							    (json_int_t)c->node_free_mb[i]));
 		if (o && want_map)
 			json_object_update_new(o, gpu_map(c, (uint32_t)i));
 		json_array_append_new(nodes, o);
@@ -3242,6 +3259,7 @@ static const struct {
 	{ "assoc_change", ctld_handle_assoc_change, A_ADMIN, false },
 	{ "nodes", handle_nodes, A_USER, false },
 	{ "register", handle_register, A_AGENT, false },
+	{ "node_load", handle_node_load, A_NODE, false },
 	{ "finished", handle_finished, A_NODE, false },
 	{ "acct", handle_acct, A_USER, true },
 	{ "acct_resvs", handle_acct_resvs, A_USER, true },

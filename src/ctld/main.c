@@ -224,8 +224,14 @@ int ctld_build_core(struct ctld *c, struct spur_error *err)
 		c->node_reason_user = calloc(cf->nnodes + 1, sizeof(*c->node_reason_user));
 	if (!c->node_reason_time)
 		c->node_reason_time = calloc(cf->nnodes + 1, sizeof(*c->node_reason_time));
+	if (!c->node_load && (c->node_load = malloc((cf->nnodes + 1) * sizeof(int64_t))))
+		for (size_t i = 0; i <= cf->nnodes; i++)
+			c->node_load[i] = -1;
+	if (!c->node_free_mb && (c->node_free_mb = malloc((cf->nnodes + 1) * sizeof(int64_t))))
+		for (size_t i = 0; i <= cf->nnodes; i++)
+			c->node_free_mb[i] = -1;
 	return c->agents && c->node_reason && c->node_admin && c->node_reason_time &&
-			       c->node_reason_user
+			       c->node_reason_user && c->node_load && c->node_free_mb
 		       ? 0
 										   : SPUR_ENOMEM;
 }
@@ -282,6 +288,8 @@ static void teardown(struct ctld *c)
 	free(c->node_admin);
 	free(c->node_reason_user);
 	free(c->node_reason_time);
+	free(c->node_load);
+	free(c->node_free_mb);
 	free(c->peers);
 	ctld_acct_close(c);
 	ctld_jobsubmit_close(c->jobsubmit);

@@ -42,6 +42,11 @@ sed -n '/^== scontrol show node node1/,/^$/p' "$GOLD/slurm-surface.txt" | sed '1
 scontrol show node mi1 | keys >our-node.keys
 check "scontrol show node: Slurm's keys in Slurm's order" cmp -s gold-node.keys our-node.keys
 diff gold-node.keys our-node.keys | sed 's/^/  | /'
+check "scontrol show node: CPULoad and FreeMem as the node's agent reads its host" \
+	wait_until 10 sh -c "scontrol show node mi1 | grep -qE 'CPULoad=[0-9]+[.][0-9]{2}\$' &&
+		scontrol show node mi1 | grep -qE ' FreeMem=[0-9]+ '"
+check "... and sinfo's %O (CPU_LOAD) and %e (FREE_MEM)" \
+	sh -c "sinfo -h -N -n mi1 -o '%O %e' | grep -qE '^[0-9]+[.][0-9]{2} [0-9]+\$'"
 sjob=$(sbatch --parsable -o /dev/null -c2 --mem=100 --wrap 'sleep 20')
 wait_until 10 sh -c "squeue -h -j $sjob -o %t | grep -qx R"
 sed 1d "$GOLD/slurm-show-job.txt" | keys >gold-job.keys
