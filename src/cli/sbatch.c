@@ -470,14 +470,14 @@ static int apply_opt_admin(struct sbatch *sb, int opt, const char *arg)
 }
 
 /* --mail-type=TYPE,...: the events the controller mails about (MailProg).
- * The time-limit warnings, stage-out and per-task array mail are refused
- * by name; NONE clears. */
+ * Stage-out and per-task array mail are refused by name; NONE clears. */
 static int set_mail_type(json_t *job, const char *arg)
 {
-	static const char *const built[] = { "NONE", "BEGIN", "END", "FAIL", "REQUEUE",
-					     "INVALID_DEPEND", "ALL" };
-	static const char *const unbuilt[] = { "STAGE_OUT", "TIME_LIMIT", "TIME_LIMIT_90",
-					       "TIME_LIMIT_80", "TIME_LIMIT_50", "ARRAY_TASKS" };
+	static const char *const built[] = { "NONE",	       "BEGIN",		"END",
+					     "FAIL",	       "REQUEUE",	"INVALID_DEPEND",
+					     "ALL",	       "TIME_LIMIT",	"TIME_LIMIT_90",
+					     "TIME_LIMIT_80", "TIME_LIMIT_50" };
+	static const char *const unbuilt[] = { "STAGE_OUT", "ARRAY_TASKS" };
 	char list[256] = "";
 	size_t o = 0;
 

@@ -230,19 +230,23 @@ static void job_times(const json_t *j, const char *sub, const char *st, const ch
 /* --mail-type's lines, as Slurm prints them (its flags in its order). */
 static void print_job_mail(const json_t *j)
 {
-	static const char *const order[] = { "INVALID_DEPEND", "BEGIN", "END", "FAIL", "REQUEUE",
-					     "STAGE_OUT" };
+	static const char *const order[] = { "INVALID_DEPEND", "BEGIN",		"END",
+					     "FAIL",	       "REQUEUE",	"STAGE_OUT",
+					     "TIME_LIMIT_50",  "TIME_LIMIT_80", "TIME_LIMIT_90",
+					     "TIME_LIMIT" };
 	const char *types = spur_json_str(j, "mail_type", "");
 	char list[256] = "";
 	size_t o = 0;
 
 	if (!*types)
 		return;
+	/* ALL is the first six (Slurm's), not the time-limit ones */
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
-		if (spur_jobfmt_in_list(types, order[i]) || spur_jobfmt_in_list(types, "ALL"))
+		if (spur_jobfmt_in_list(types, order[i]) ||
+		    (i < 6 && spur_jobfmt_in_list(types, "ALL")))
 			o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s", o ? "," : "",
 					      order[i]);
-	fprintf(out, "   Power=\n   MailUser=%s MailType=%s\n   \n",
+	fprintf(out, "   MailUser=%s MailType=%s\n   \n",
 		spur_json_str(j, "mail_user", spur_json_str(j, "user", "")), list);
 }
 

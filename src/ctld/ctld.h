@@ -38,6 +38,7 @@ struct ctld_job {
 	bool launched;
 	uint32_t next_step;
 	uint32_t runs; /* starts so far (a requeue starts it again) */
+	uint8_t limit_mails; /* --mail-type=TIME_LIMIT*: the ones sent (bit 0: 50%...3: 100%) */
 	struct ctld_conn *waiter; /* sbatch --wait: reply when the job ends */
 	struct ctld_conn *owner;  /* salloc/srun: holds an interactive allocation */
 	/* the ops that made this job what it is, for snapshots */
@@ -86,6 +87,8 @@ struct ctld {
 	json_t *assoc;	  /* accounts, users, associations, QOS (assoc.c); NULL: none */
 	bool enforce_qos; /* AccountingStorageEnforce=qos: a job's QOS in its association's */
 	uint32_t interactive_live; /* interactive jobs not ended (their limits) */
+	uint32_t *limit_mail_ids; /* jobs with --mail-type=TIME_LIMIT*, not ended (as seen) */
+	size_t nlimit_mail, limit_mail_cap;
 	struct ctld_conn **agents; /* by node index, NULL when not connected */
 	char (*node_reason)[160];  /* by node index: why it drained ("" none) */
 	uint8_t *node_admin;	   /* by node index: CTLD_ADMIN_*, by scontrol or a check */
@@ -297,6 +300,10 @@ void ctld_epilog(struct ctld *c, struct ctld_job *cj);
  * "Requeued", "Invalid dependency") through MailProg, when the job asked
  * for it (the leader, as ops commit). */
 void ctld_mail(struct ctld *c, struct ctld_job *cj, const char *what);
+/* --mail-type=TIME_LIMIT, _90, _80, _50: the mails of running jobs whose
+ * time has come (the leader, after a cycle); the next one's time lowers
+ * wake. */
+int64_t ctld_mail_limits(struct ctld *c, int64_t now, int64_t wake);
 /* The job ended or was requeued: "Failed", "Ended" or "Requeued" as asked. */
 void ctld_mail_end(struct ctld *c, struct ctld_job *cj);
 /* suspend.c: scontrol suspend / resume (an administrator's): the job's

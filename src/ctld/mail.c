@@ -23,7 +23,11 @@
 /* The --mail-type flag an event needs. */
 static const char *flag_of(const char *what)
 {
-	return !strcmp(what, "Began")	   ? "BEGIN"
+	return !strcmp(what, "Reached time limit")	       ? "TIME_LIMIT"
+	       : !strcmp(what, "Reached 90% of time limit") ? "TIME_LIMIT_90"
+	       : !strcmp(what, "Reached 80% of time limit") ? "TIME_LIMIT_80"
+	       : !strcmp(what, "Reached 50% of time limit") ? "TIME_LIMIT_50"
+	       : !strcmp(what, "Began")			       ? "BEGIN"
 	       : !strcmp(what, "Ended")	   ? "END"
 	       : !strcmp(what, "Failed")   ? "FAIL"
 	       : !strcmp(what, "Requeued") ? "REQUEUE"
@@ -32,7 +36,9 @@ static const char *flag_of(const char *what)
 
 static bool wants(const char *types, const char *flag)
 {
-	return types && (spur_jobfmt_in_list(types, flag) || spur_jobfmt_in_list(types, "ALL"));
+	/* ALL is Slurm's BEGIN, END, FAIL, REQUEUE and INVALID_DEPEND */
+	return types && (spur_jobfmt_in_list(types, flag) ||
+			 (spur_jobfmt_in_list(types, "ALL") && strncmp(flag, "TIME_LIMIT", 10)));
 }
 
 /* Slurm's secs2time_str: [D-]HH:MM:SS. */
@@ -115,7 +121,10 @@ static char **mail_env(struct ctld *c, const struct ctld_job *cj, const struct s
 	v[i++] = spur_asprintf("SLURM_JOB_UID=%lld", (long long)spur_json_int(sp, "uid", 0));
 	v[i++] = spur_asprintf("SLURM_JOB_USER=%s", spur_json_str(sp, "user", ""));
 	v[i++] = spur_asprintf("SLURM_JOB_WORK_DIR=%s", spur_json_str(sp, "workdir", "/"));
-	if (!end) {
+	if (!strncmp(what, "Reached", 7)) { /* running: the time so far */
+		elapsed(ctld_now() - info->start_time, t, sizeof(t));
+		v[i++] = spur_asprintf("SLURM_JOB_RUN_TIME=%s", t);
+	} else if (!end) {
 		elapsed(info->start_time - info->submit_time, t, sizeof(t));
 		v[i++] = spur_asprintf("SLURM_JOB_QUEUED_TIME=%s", t);
 	} else {
@@ -143,6 +152,9 @@ static void subject(const struct ctld_job *cj, const struct sched_job_info *info
 	if (!strcmp(what, "Began")) {
 		elapsed(info->start_time - info->submit_time, t, sizeof(t));
 		snprintf(buf + o, len - (size_t)o, ", Queued time %s", t);
+	} else if (!strncmp(what, "Reached", 7)) {
+		elapsed(ctld_now() - info->start_time, t, sizeof(t));
+		snprintf(buf + o, len - (size_t)o, ", Run time %s", t);
 	} else if (!strcmp(what, "Ended") || !strcmp(what, "Failed") || !strcmp(what, "Requeued")) {
 		if (cj->start && cj->end) {
 			elapsed(cj->end > cj->start ? cj->end - cj->start : 0, t, sizeof(t));
@@ -216,4 +228,51 @@ void ctld_mail(struct ctld *c, struct ctld_job *cj, const char *what)
 		return;
 	}
 	spur_info("job %u: mail to %s: %s", cj->id, to, subj);
+}
+
+/* The thresholds Slurm mails at: the share of the limit gone, its flag
+ * bit in ctld_job.limit_mails, its subject. */
+static const struct {
+	double share;
+	const char *what;
+} limit_marks[] = {
+	{ 0.5, "Reached 50% of time limit" },
+	{ 0.8, "Reached 80% of time limit" },
+	{ 0.9, "Reached 90% of time limit" },
+	{ 1.0, "Reached time limit" },
+};
+
+int64_t ctld_mail_limits(struct ctld *c, int64_t now, int64_t wake)
+{
+	size_t keep = 0;
+
+	for (size_t i = 0; i < c->nlimit_mail; i++) {
+		uint32_t id = c->limit_mail_ids[i];
+		struct ctld_job *cj = ctld_job(c, id);
+		struct sched_job_info info;
+		int64_t limit;
+
+		if (!cj || sched_job_info(c->sched, id, &info) ||
+		    (info.state != SCHED_JOB_PENDING && info.state != SCHED_JOB_RUNNING))
+			continue; /* ended: dropped from the list */
+		c->limit_mail_ids[keep++] = id;
+		if (info.state != SCHED_JOB_RUNNING || info.suspended ||
+		    info.end_time == SCHED_INFINITE || info.end_time <= info.start_time)
+			continue;
+		limit = info.end_time - info.start_time;
+		for (size_t k = 0; k < sizeof(limit_marks) / sizeof(limit_marks[0]); k++) {
+			int64_t at = info.start_time + (int64_t)((double)limit * limit_marks[k].share);
+
+			if (cj->limit_mails & (1u << k))
+				continue;
+			if (now >= at) {
+				cj->limit_mails |= (uint8_t)(1u << k);
+				ctld_mail(c, cj, limit_marks[k].what);
+			} else if (at < wake) {
+				wake = at;
+			}
+		}
+	}
+	c->nlimit_mail = keep;
+	return wake;
 }

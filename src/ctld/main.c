@@ -289,6 +289,7 @@ static void teardown(struct ctld *c)
 	free(c->node_reason_user);
 	free(c->node_reason_time);
 	free(c->node_load);
+	free(c->limit_mail_ids);
 	free(c->node_free_mb);
 	free(c->peers);
 	ctld_acct_close(c);

@@ -219,6 +219,12 @@ static int apply_submit(struct ctld *c, json_t *op, bool replay, struct spur_err
 	c->jobs[id]->submit_op = json_incref(op);
 	if (spur_json_bool(job, "interactive", 0))
 		c->interactive_live += n;
+	/* --mail-type=TIME_LIMIT*: the cycle looks at these jobs' run time */
+	if (strstr(spur_json_str(job, "mail_type", ""), "TIME_LIMIT"))
+		for (uint32_t k = 0; k < n && c->jobs[id + k]; k++)
+			if (!spur_grow((void **)&c->limit_mail_ids, &c->limit_mail_cap,
+				       c->nlimit_mail + 1, sizeof(uint32_t)))
+				c->limit_mail_ids[c->nlimit_mail++] = id + k;
 	if (id + n > c->next_id)
 		c->next_id = id + n;
 	for (uint32_t k = 0; k < n && c->jobs[id + k]; k++)
@@ -1427,6 +1433,7 @@ json_t *ctld_state_ops(struct ctld *c)
 void ctld_jobs_free(struct ctld *c)
 {
 	c->interactive_live = 0;
+	c->nlimit_mail = 0; /* the ids go with the jobs (the array is kept) */
 	for (size_t i = 0; i < c->jobs_cap; i++) {
 		if (c->jobs[i])
 			job_free(c->jobs[i]);
@@ -1645,6 +1652,8 @@ int ctld_run_cycle(struct ctld *c)
 		}
 	}
 	wake = interactive_limits(c, ev.time, wake);
+	if (c->nlimit_mail && ctld_raft_ready(c))
+		wake = ctld_mail_limits(c, ev.time, wake);
 	wake = ctld_resv_tick(c, ev.time, wake);
 	c->timer.data = c;
 	uv_timer_start(&c->timer, on_timer, (uint64_t)(wake > ev.time ? wake - ev.time : 1) * 1000,

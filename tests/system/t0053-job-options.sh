@@ -221,8 +221,19 @@ mails "$MAILGOLD" >mail.gold
 mails "$T/mail.out" >mail.ours
 check "MailProg's arguments and variables: as real Slurm's" cmp -s mail.gold mail.ours
 check "--mail-type=NONE: none" sh -c "[ \$(grep -c '^END' '$T/mail.out') = 4 ]"
-check "--mail-type=TIME_LIMIT: refused by name" \
-	fails_with 'TIME_LIMIT is not supported' sbatch --mail-type=TIME_LIMIT --wrap true
+# the time-limit mails, at 50% and 100% of a 4-second limit (the protocol
+# takes seconds; sbatch's -t whole minutes), with Slurm's subjects
+tl=$(raw "{\"type\":\"submit\",\"job\":{\"script\":\"#!/bin/sh\\nsleep 30\\n\",\"time_limit\":4,\"workdir\":\"$T\",\"output\":\"/dev/null\",\"name\":\"tlm\",\"user\":\"root\",\"mail_type\":\"TIME_LIMIT_50,TIME_LIMIT\"}}" | awk '{print $1}')
+check "--mail-type=TIME_LIMIT_50,TIME_LIMIT: 'Reached 50% of time limit, Run time ...' then 'Reached time limit'" \
+	wait_until 20 sh -c "grep -qE '^\[Slurm Job_id=$tl Name=tlm Reached 50% of time limit, Run time 00:00:0[0-9]\]\$' '$T/mail.out' &&
+		grep -qE '^\[Slurm Job_id=$tl Name=tlm Reached time limit, Run time 00:00:0[0-9]\]\$' '$T/mail.out'"
+check "... each once, with SLURM_JOB_MAIL_TYPE and SLURM_JOB_RUN_TIME" \
+	sh -c "[ \$(grep -c 'Job_id=$tl Name=tlm Reached' '$T/mail.out') = 2 ] && grep -qx 'SLURM_JOB_MAIL_TYPE=Reached 50% of time limit' '$T/mail.out' && grep -q '^SLURM_JOB_RUN_TIME=' '$T/mail.out'"
+check "sbatch --mail-type=TIME_LIMIT_80 is taken; scontrol shows Slurm's MailType" \
+	sh -c "j=\$(sbatch --parsable -H --mail-type=END,TIME_LIMIT_80 -o /dev/null --wrap true) &&
+	       scontrol show job \$j | grep -qx '   MailUser=root MailType=END,TIME_LIMIT_80' && scancel \$j"
+check "--mail-type=STAGE_OUT: refused by name" \
+	fails_with 'STAGE_OUT is not supported' sbatch --mail-type=STAGE_OUT --wrap true
 j=$(sbatch --parsable --hold --mail-type=ALL -o /dev/null --wrap true)
 check "scontrol show job: MailUser/MailType as Slurm's" \
 	sh -c "scontrol show job $j | grep -qx '   MailUser=root MailType=INVALID_DEPEND,BEGIN,END,FAIL,REQUEUE,STAGE_OUT'"
