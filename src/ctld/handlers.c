@@ -1666,11 +1666,12 @@ static json_t *part_access_json(const struct spur_conf_partition *pt)
 static void handle_node_load(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
+	int64_t load = spur_json_int(msg, "load", -1), free_mb = spur_json_int(msg, "free_mb", -1);
 
 	if (cn->node < 0 || (size_t)cn->node >= c->conf->nnodes)
 		return;
-	c->node_load[cn->node] = spur_json_int(msg, "load", -1) < 0 ? -1 : spur_json_int(msg, "load", -1);
-	c->node_free_mb[cn->node] = spur_json_int(msg, "free_mb", -1);
+	c->node_load[cn->node] = load < 0 ? -1 : load;
+	c->node_free_mb[cn->node] = free_mb < 0 ? -1 : free_mb;
 }
 
 static void handle_nodes(struct ctld_conn *cn, json_t *msg)
