@@ -2235,6 +2235,7 @@ static void job_info(const struct sched *s, const struct core_job *j, struct sch
 	/* a held job's priority is 0, as Slurm shows it */
 	out->priority = j->state == SCHED_JOB_PENDING && (j->hold_user || j->hold_admin) ? 0 : j->prio;
 	out->special_exit = j->state == SCHED_JOB_PENDING && j->requeue_held == 2;
+	out->nodes = j->nodes;
 	out->time_limit = j->time_limit;
 	out->suspended = j->suspended;
 	out->suspend_time = j->suspend_at;

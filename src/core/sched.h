@@ -514,6 +514,7 @@ struct sched_job_info {
 	bool rest; /* an array task with no record of its own yet */
 	bool suspended;	      /* scontrol suspend (state RUNNING, shown SUSPENDED) */
 	bool special_exit;    /* requeuehold State=SpecialExit (state PENDING, shown SPECIAL_EXIT) */
+	uint32_t nodes;	      /* the node count it asks (or that its tasks need: -n alone) */
 	int64_t suspend_time; /* the last suspend or resume, 0: never */
 	int64_t suspended_secs; /* time spent suspended before the current suspension */
 	int64_t pre_suspend;	/* run seconds before the last suspend */

@@ -264,7 +264,9 @@ static json_t *job_json(struct ctld *c, const struct ctld_job *cj, const struct 
 					   ? info.time_limit
 					   : spur_json_int(sp, "time_limit", 0)),
 		      "nodes",
-		      (int)(info.nalloc ? info.nalloc : (size_t)spur_json_int(sp, "nodes", 1)),
+		      (int)(info.nalloc ? info.nalloc
+				  : info.nodes ? info.nodes
+					       : (size_t)spur_json_int(sp, "nodes", 1)),
 		      "nodelist", cj->nodes ? cj->nodes : "", "gres", spur_json_str(sp, "gres", ""),
 		      "exit_code", cj->exit_code);
 	json_object_set_new(o, "partition", json_string(ctld_job_partition(c, cj, &info)));
@@ -703,7 +705,10 @@ static void fmt_job(struct ctld *c, const struct ctld_job *cj, const struct sche
 	f->array_job_id = info->array_job_id;
 	f->array_task_id = info->array_job_id ? info->array_task_id : -1;
 	f->array_tasks = NULL;
-	f->nodes = info->nalloc ? (uint32_t)info->nalloc : (uint32_t)spur_json_int(sp, "nodes", 1);
+	/* pending: what the scheduler counts (-n alone spreads over nodes) */
+	f->nodes = info->nalloc ? (uint32_t)info->nalloc
+		   : info->nodes ? info->nodes
+				 : (uint32_t)spur_json_int(sp, "nodes", 1);
 	f->ntasks = (uint32_t)spur_json_int(sp, "ntasks", 0);
 	f->cpus_per_task = (uint32_t)spur_json_int(sp, "cpus_per_task", 1);
 	/* a held job has priority 0, as in Slurm */

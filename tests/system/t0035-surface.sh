@@ -245,6 +245,10 @@ sbatch --wait -c 2 --mem=100M -o env2.out --wrap 'echo "CPT=$SLURM_CPUS_PER_TASK
 check "SLURM_CPUS_PER_TASK, SLURM_MEM_PER_NODE; no SLURM_NTASKS without -n" grep -qx "CPT=2 MEM=100 NT=unset" env2.out
 sbatch --wait -n 9 -o n9.out --wrap 'echo "$SLURM_JOB_NUM_NODES $SLURM_NTASKS"' >/dev/null
 check "-n 9 on 8-CPU nodes spreads over two" grep -qx "2 9" n9.out
+p9=$(sbatch --parsable -H -n9 -o /dev/null --wrap true)
+check "... and says so while pending (squeue %D, scontrol NumNodes), as Slurm" \
+	sh -c "[ \"\$(squeue -h -j $p9 -o %D)\" = 2 ] && scontrol show job $p9 | grep -q ' NumNodes=2 '"
+scancel "$p9"
 
 # --- sacct's selections
 sbatch --wait -J acctname -A acct2 -o /dev/null --wrap true >/dev/null
