@@ -366,6 +366,41 @@ int cli_propagate_check(const char *prog, const char *list)
 	return -1;
 }
 
+int cli_open_mode(const char *prog, const char *arg, bool *append)
+{
+	/* as Slurm: the first letter, any case */
+	if (!*arg || !strchr("aAtT", *arg)) {
+		fprintf(stderr, "%s: error: Invalid --open-mode specification\n", prog);
+		return 255;
+	}
+	*append = *arg == 'a' || *arg == 'A';
+	return 0;
+}
+
+int cli_hint_check(const char *prog, const char *arg)
+{
+	if (!strcmp(arg, "help")) {
+		printf("Application hint options:\n"
+		       "    --hint=             Bind tasks according to application hints\n"
+		       "        compute_bound   use all cores in each socket\n"
+		       "        memory_bound    use only one core in each socket\n"
+		       "        [no]multithread [don't] use extra threads with in-core multi-threading\n"
+		       "        help            show this help message\n");
+		return 1; /* as Slurm's: exit 1 */
+	}
+	if (!strcmp(arg, "memory_bound")) {
+		fprintf(stderr, "%s: error: --hint=memory_bound is not supported by Spur\n", prog);
+		return 1;
+	}
+	if (strcmp(arg, "compute_bound") && strcmp(arg, "multithread") &&
+	    strcmp(arg, "nomultithread")) {
+		fprintf(stderr, "%s: error: unrecognized --hint argument \"%s\", see --hint=help\n",
+			prog, arg);
+		return 1;
+	}
+	return 0;
+}
+
 json_t *cli_export_env(const char *export)
 {
 	json_t *env = json_object();

@@ -79,6 +79,12 @@ json_t *cli_export_env(const char *export);
 json_t *cli_rlimits(void);
 /* --propagate's list (ALL, NONE, or AS, CORE, CPU, DATA, FSIZE, MEMLOCK,
  * NOFILE, NPROC, RSS, STACK): 0, or -1 naming the bad one (said). */
+/* --open-mode's value as Slurm reads it (its first letter): 0 with *append
+ * set, or 255 (said). */
+int cli_open_mode(const char *prog, const char *arg, bool *append);
+/* --hint's value: 0 when Spur may take it (the controller checks the
+ * nodes), else the exit code, said (help printed: 1, as Slurm's). */
+int cli_hint_check(const char *prog, const char *arg);
 int cli_propagate_check(const char *prog, const char *list);
 
 /* A Slurm option of this command that Spur does not build (longs: names

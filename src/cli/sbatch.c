@@ -504,30 +504,15 @@ static int set_mail_type(json_t *job, const char *arg)
 }
 
 /* The options that shape the job's run more than its size. */
-/* --hint: Slurm's values; the controller takes them where they change
- * nothing (one thread per core), memory_bound is refused. */
+/* --hint: Slurm's values (cli_hint_check); the controller takes them where
+ * they change nothing (one thread per core). */
 static int set_hint(json_t *job, const char *arg)
 {
-	if (!strcmp(arg, "help")) {
-		printf("Application hint options:\n"
-		       "    --hint=             Bind tasks according to application hints\n"
-		       "        compute_bound   use all cores in each socket\n"
-		       "        memory_bound    use only one core in each socket\n"
-		       "        [no]multithread [don't] use extra threads with in-core multi-threading\n"
-		       "        help            show this help message\n");
-		return 1; /* as Slurm's: exit 1 */
-	}
-	if (!strcmp(arg, "memory_bound")) {
-		fprintf(stderr, "%s: error: --hint=memory_bound is not supported by Spur\n", fail_prog);
-		return 1;
-	}
-	if (strcmp(arg, "compute_bound") && strcmp(arg, "multithread") &&
-	    strcmp(arg, "nomultithread")) {
-		fail("unrecognized --hint argument \"%s\", see --hint=help", arg);
-		return 1;
-	}
-	json_object_set_new(job, "hint", json_string(arg));
-	return 0;
+	int rc = cli_hint_check(fail_prog, arg);
+
+	if (!rc)
+		json_object_set_new(job, "hint", json_string(arg));
+	return rc;
 }
 
 static int apply_opt_more(struct sbatch *sb, int opt, const char *arg)
@@ -563,15 +548,14 @@ static int apply_opt_more(struct sbatch *sb, int opt, const char *arg)
 	case 'i':
 		json_object_set_new(job, "input", json_string(arg));
 		return 0;
-	case OPT_OPEN_MODE:
-		/* as Slurm: the first letter, any case */
-		if (!strchr("aAtT", *arg) || !*arg) {
-			fail("Invalid --open-mode specification");
+	case OPT_OPEN_MODE: {
+		bool append;
+
+		if (cli_open_mode(fail_prog, arg, &append))
 			return 255;
-		}
-		json_object_set_new(job, "open_mode",
-				    json_string(tolower((unsigned char)*arg) == 'a' ? "append" : "truncate"));
+		json_object_set_new(job, "open_mode", json_string(append ? "append" : "truncate"));
 		return 0;
+	}
 	case OPT_COMMENT:
 		json_object_set_new(job, "comment", json_string(arg));
 		return 0;

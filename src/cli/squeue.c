@@ -211,25 +211,31 @@ static void squeue_usage(void)
 	       "      --usage                display brief usage message\n");
 }
 
-/* squeue -u: names or numeric ids, as names; an unknown one is said (as
- * Slurm's "Invalid user: X") and kept, so it matches no job. */
-static const char *squeue_users(const char *prog, const char *list, char *out, size_t len)
+/* -u's list (names or numeric ids) as user names, into out. An unknown
+ * user is said in the command's words (squeue: "Invalid user: X", kept so
+ * that it matches nothing; scancel: "Invalid user name: X", refused).
+ * False when refused or out is too small. */
+static bool user_names(const char *prog, const char *list, bool strict, char *out, size_t len)
 {
 	char buf[1024], *save = NULL;
 	size_t o = 0;
 
 	snprintf(buf, sizeof(buf), "%s", list);
 	out[0] = '\0';
-	for (char *u = strtok_r(buf, ",", &save); u && o < len; u = strtok_r(NULL, ",", &save)) {
+	for (char *u = strtok_r(buf, ",", &save); u; u = strtok_r(NULL, ",", &save)) {
 		char *end;
 		long uid = strtol(u, &end, 10);
 		struct passwd *pw = *end || end == u ? getpwnam(u) : getpwuid((uid_t)uid);
 
 		if (!pw)
-			fprintf(stderr, "%s: error: Invalid user: %s\n", prog, u);
-		o += (size_t)snprintf(out + o, len - o, "%s%s", o ? "," : "", pw ? pw->pw_name : u);
+			fprintf(stderr, "%s: error: Invalid user%s: %s\n", prog,
+				strict ? " name" : "", u);
+		if (!pw && strict)
+			return false;
+		o += (size_t)snprintf(out + o, o < len ? len - o : 0, "%s%s", o ? "," : "",
+				      pw ? pw->pw_name : u);
 	}
-	return out;
+	return o > 0 && o < len;
 }
 
 int cli_squeue_main(const char *prog, int argc, char **argv)
@@ -265,8 +271,9 @@ int cli_squeue_main(const char *prog, int argc, char **argv)
 		return 1;
 	while ((opt = getopt_long(pargc, pargv, "o:O:u:t:p:j:haJn:A:q:w:li:VrvS:Ps::", squeue_opts, NULL)) != -1) {
 		if (opt && strchr(letters, opt)) {
-			flt[strchr(letters, opt) - letters] =
-				opt == 'u' ? squeue_users(prog, optarg, users, sizeof(users)) : optarg;
+			bool u = opt == 'u' && user_names(prog, optarg, false, users, sizeof(users));
+
+			flt[strchr(letters, opt) - letters] = u ? users : optarg;
 			continue;
 		}
 		switch (opt) {
@@ -454,28 +461,6 @@ static bool job_arg_parse(const char *arg, json_t *jobs)
 }
 
 /* -u accepts names and numeric uids; Slurm refuses an unknown user. */
-static bool user_list_ok(const char *prog, const char *list, char *out, size_t len)
-{
-	size_t o = 0;
-	char buf[1024], *save = NULL;
-
-	snprintf(buf, sizeof(buf), "%s", list);
-	out[0] = '\0';
-	for (char *u = strtok_r(buf, ",", &save); u; u = strtok_r(NULL, ",", &save)) {
-		char *end;
-		long uid = strtol(u, &end, 10);
-		struct passwd *pw = *end || end == u ? getpwnam(u) : getpwuid((uid_t)uid);
-
-		if (!pw) {
-			fprintf(stderr, "%s: error: Invalid user name: %s\n", prog, u);
-			return false;
-		}
-		o += (size_t)snprintf(out + o, o < len ? len - o : 0, "%s%s", o ? "," : "",
-				      pw->pw_name);
-	}
-	return o > 0 && o < len;
-}
-
 static bool state_list_ok(const char *prog, const char *list)
 {
 	char buf[256], *save = NULL;
@@ -660,7 +645,7 @@ int cli_scancel_main(const char *prog, int argc, char **argv)
 			}
 			break;
 		case 'u':
-			if (!user_list_ok(prog, optarg, users, sizeof(users)))
+			if (!user_names(prog, optarg, true, users, sizeof(users)))
 				goto fail;
 			json_object_set_new(filter, "users", json_string(users));
 			break;

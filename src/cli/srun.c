@@ -229,23 +229,12 @@ static int step_value_opt(const char *prog, struct step_opts *o, int opt, char *
 {
 	switch (opt) {
 	case O_HINT:
-		if (!strcmp(arg, "memory_bound"))
-			return not_supported(prog, "--hint=memory_bound");
-		if (strcmp(arg, "compute_bound") && strcmp(arg, "multithread") &&
-		    strcmp(arg, "nomultithread")) {
-			cli_error(prog, "unrecognized --hint argument \"%s\", see --hint=help", arg);
+		if (cli_hint_check(prog, arg))
 			return 1;
-		}
 		o->hint = arg;
 		break;
 	case O_OPEN_MODE:
-		/* Slurm's: the first letter, any case */
-		if (!*arg || !strchr("aAtT", *arg)) {
-			cli_error(prog, "Invalid --open-mode specification");
-			return 255;
-		}
-		o->append = *arg == 'a' || *arg == 'A';
-		break;
+		return cli_open_mode(prog, arg, &o->append);
 	case O_CPU_BIND: {
 		/* none, or one CPU set per task (cores, threads, sockets:
 		 * the job's CPUs shared out in order); verbose is Slurm's

@@ -475,42 +475,40 @@ void ctld_signal_nodes(struct ctld *c, uint32_t id, const uint32_t *nodes, size_
 						 "signal", sig));
 }
 
-/* A signal to a job's agents that says why: "cancelled" or "time_limit"
- * (slurmstepd's lines in the job's output and its steps'). */
-static void signal_why(struct ctld *c, uint32_t id, int sig, const char *why)
+/* A signal to the agents of a job's allocation; why (NULL: none) says
+ * "cancelled" or "time_limit" (slurmstepd's lines in the job's output and
+ * its steps'). */
+static void signal_alloc(struct ctld *c, uint32_t id, int sig, const char *why)
 {
 	struct sched_job_info info;
 
 	if (sched_job_info(c->sched, id, &info))
 		return;
-	for (size_t n = 0; n < info.nalloc; n++)
-		if (info.alloc[n].node < c->conf->nnodes && c->agents[info.alloc[n].node])
-			ctld_conn_send(c->agents[info.alloc[n].node],
-				       json_pack("{s:s,s:i,s:i,s:b}", "type", "signal", "job_id",
-						 (int)id, "signal", sig, why, 1));
+	for (size_t n = 0; n < info.nalloc; n++) {
+		json_t *m;
+
+		if (info.alloc[n].node >= c->conf->nnodes || !c->agents[info.alloc[n].node])
+			continue;
+		m = json_pack("{s:s,s:i,s:i}", "type", "signal", "job_id", (int)id, "signal", sig);
+		if (m && why)
+			json_object_set_new(m, why, json_true());
+		ctld_conn_send(c->agents[info.alloc[n].node], m);
+	}
 }
 
 void ctld_cancel_signal(struct ctld *c, uint32_t id)
 {
-	signal_why(c, id, SIGTERM, "cancelled");
+	signal_alloc(c, id, SIGTERM, "cancelled");
 }
 
 void ctld_limit_signal(struct ctld *c, uint32_t id)
 {
-	signal_why(c, id, SIGKILL, "time_limit");
+	signal_alloc(c, id, SIGKILL, "time_limit");
 }
 
 void ctld_signal_job(struct ctld *c, uint32_t id, int sig)
 {
-	struct sched_job_info info;
-	uint32_t nodes[256];
-	size_t n = 0;
-
-	if (sched_job_info(c->sched, id, &info))
-		return;
-	for (; n < info.nalloc && n < 256; n++)
-		nodes[n] = info.alloc[n].node;
-	ctld_signal_nodes(c, id, nodes, n, sig);
+	signal_alloc(c, id, sig, NULL);
 }
 
 bool ctld_job_interactive(const struct ctld_job *cj)
