@@ -664,15 +664,14 @@ static char **build_env(const json_t *m, const char *node)
 
 	if (!v)
 		return NULL;
-	/* the submitter's environment first (sbatch --export=ALL; its
-	 * SLURM_EXPORT_ENV, which sbatch --export sets, for the job's sruns;
-	 * SLURM_UMASK, the submitter's umask the tasks get),
-	 * then ours */
+	/* the submitter's environment first (sbatch --export=ALL), its
+	 * SLURM_* variables too as Slurm passes them (SLURM_ACCOUNT,
+	 * SLURM_EXPORT_ENV, SLURM_UMASK...) unless the job's own value
+	 * replaces them; then ours */
 	json_object_foreach((json_t *)user, k, val)
 		if (json_is_string(val) && i + 4 < n &&
-		    ((strncmp(k, "SLURM_", 6) && strncmp(k, "SPUR_", 5)) || !strcmp(k, "SLURM_CONF") ||
-		     !strcmp(k, "SPUR_CONF") || !strcmp(k, "SLURM_EXPORT_ENV") ||
-		     !strcmp(k, "SLURM_UMASK")))
+		    (strncmp(k, "SPUR_", 5) || !strcmp(k, "SPUR_CONF")) &&
+		    (strncmp(k, "SLURM_", 6) || !json_object_get(env, k)))
 			v[i++] = spur_asprintf("%s=%s", k, json_string_value(val));
 	json_object_foreach((json_t *)env, k, val)
 		if (json_is_string(val) && i + 3 < n)

@@ -219,6 +219,9 @@ check "the tasks get the submitter's umask (SLURM_UMASK), srun and sbatch" \
 	sh -c 'umask 027; [ "$(srun -N1 sh -c umask)" = 0027 ] &&
 	       sbatch --wait -o um.out --wrap "umask; srun sh -c umask; touch um.file" >/dev/null &&
 	       [ "$(sort -u um.out)" = 0027 ] && [ "$(stat -c %a um.file um.out | sort -u)" = 640 ]'
+check "the submitter's own SLURM_* variables reach the tasks (SLURM_ACCOUNT as given), the job's own win" \
+	sh -c '[ "$(SLURM_ACCOUNT=QA_ACCT SLURM_TASK_PID=1 SLURM_MYVAR=x srun -N1 sh -c "echo \$SLURM_ACCOUNT \$SLURM_MYVAR; [ \$SLURM_TASK_PID != 1 ] && echo own")" = "QA_ACCT x
+own" ]'
 check "sbatch -vv: Slurm's 'debug:  propagating RLIMIT_...' lines" \
 	sh -c 'sbatch -vv -H -o /dev/null --wrap true 2>&1 | grep -qE "^sbatch: debug:  propagating RLIMIT_NOFILE=[0-9]+$"'
 check "scontrol -v show partition: Slurm's 'last_update_time=..., records=N' first" \
