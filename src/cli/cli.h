@@ -48,7 +48,8 @@ struct cli_out_state {
 	bool at_line_start[2];
 };
 struct json_t;
-void cli_print_io(const struct json_t *m, bool label, struct cli_out_state *st, int ntasks);
+void cli_print_io(const struct json_t *m, bool label, struct cli_out_state *st, int ntasks,
+		  FILE *to);
 
 /* "prog: error: message" on stderr, as Slurm's commands print it. */
 void cli_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

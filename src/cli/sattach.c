@@ -108,7 +108,7 @@ static void on_frame(struct attach *at, int k, json_t *m)
 		int filter = fd == 2 ? at->err_filter : at->out_filter;
 
 		if (filter < 0 || filter == rank)
-			cli_print_io(m, at->label, at->st, at->ntasks);
+			cli_print_io(m, at->label, at->st, at->ntasks, NULL);
 	}
 }
 

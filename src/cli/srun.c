@@ -30,13 +30,13 @@
 extern char **environ;
 
 
-void cli_print_io(const json_t *m, bool label, struct cli_out_state *st, int ntasks)
+void cli_print_io(const json_t *m, bool label, struct cli_out_state *st, int ntasks, FILE *to)
 {
 	int fd = (int)spur_json_int(m, "fd", 1);
 	int rank = (int)spur_json_int(m, "rank", 0);
 	const char *data = spur_json_str(m, "data", "");
 	size_t len = json_string_length(json_object_get(m, "data"));
-	FILE *out = fd == 2 ? stderr : stdout;
+	FILE *out = to ? to : fd == 2 ? stderr : stdout;
 
 	if (!label) {
 		fwrite(data, 1, len, out);
@@ -562,11 +562,8 @@ static void relay_msg(struct relay *r, int k, json_t *m)
 		FILE *f = out_file(r, (int)spur_json_int(m, "fd", 1), rank, r->node_of[k]);
 
 		json_object_set_new(m, "rank", json_integer(rank));
-		if (f)
-			fwrite(spur_json_str(m, "data", ""), 1,
-			       json_string_length(json_object_get(m, "data")), f);
-		else
-			cli_print_io(m, r->label, r->st, r->total);
+		/* -l labels the lines in srun's files too, as Slurm's */
+		cli_print_io(m, r->label, r->st, r->total, f);
 	} else if (!strcmp(type, "hello")) {
 		if (r->node_of[k] < 0)
 			r->hellos++;
@@ -1292,6 +1289,11 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 	char idbuf[16];
 
 	pargc = cli_getopt_argv("srun", argc, argv, pargv, 256);
+	if (getenv("SLURM_HOSTFILE") && *getenv("SLURM_HOSTFILE")) {
+		/* Slurm's srun lays the tasks out by that file (-m arbitrary) */
+		cli_error(prog, "SLURM_HOSTFILE (--distribution=arbitrary) is not supported by Spur");
+		return srun_end(&so, 1);
+	}
 	if (jobid_opt(pargc, pargv))
 		jobid = jobid_opt(pargc, pargv);
 	if (jobid && !*jobid) {

@@ -186,6 +186,10 @@ check "srun -E/--preserve-env: the job's SLURM_NNODES and SLURM_NTASKS, not the 
 	sh -c "[ \"\$(cat '$T/e45.out')\" = '2 4 1 1' ]"
 check "srun -o PATTERN outside a job: a file per task" \
 	sh -c "srun -n2 -o '$T/oo-%t.txt' sh -c 'echo hi\$SLURM_PROCID' && grep -qx hi0 '$T/oo-0.txt' && grep -qx hi1 '$T/oo-1.txt'"
+check "srun -l -o PATTERN: the lines in the files labelled too, as Slurm's" \
+	sh -c "srun -l -n2 -o '$T/ol-%t.txt' sh -c 'echo hi' && grep -qx '0: hi' '$T/ol-0.txt' && grep -qx '1: hi' '$T/ol-1.txt'"
+check "SLURM_HOSTFILE (-m arbitrary): refused by name, exit 1" \
+	sh -c "SLURM_HOSTFILE=$T/hf srun true 2>hf.err; [ \$? = 1 ] && grep -q 'SLURM_HOSTFILE.*not supported' hf.err"
 check "srun -W 1 outside a job: the task still running is killed" \
 	sh -c "! srun -n2 -W 1 sh -c 'if [ \$SLURM_PROCID = 1 ]; then sleep 30; fi' 2>ow.err && grep -qx 'srun: First task exited 1s ago' ow.err"
 check "srun -w of an unknown node: Slurm's 'Unable to allocate resources: Invalid node name specified'" \
