@@ -252,6 +252,8 @@ json_t *ctld_job_env(struct ctld *c, struct ctld_job *cj, const struct sched_job
 /* Set SLURM_name and SPUR_name. */
 void put_env(json_t *env, const char *name, const char *value);
 void put_env_int(json_t *env, const char *name, long long v);
+/* Slurm's compressed per-node counts into buf: "2(x3),1" for 2,2,2,1. */
+void ctld_per_node(const uint32_t *v, size_t n, char *buf, size_t len);
 
 /* main.c: the core as configured, every node drained until it registers */
 int ctld_build_core(struct ctld *c, struct spur_error *err);

@@ -2757,6 +2757,34 @@ static void handle_sstat(struct ctld_conn *cn, json_t *msg)
 			       "steps", (int)ctld_job(c, id)->next_step));
 }
 
+/* The step's layout as Slurm's env_array_for_step gives it to every
+ * task: SLURM_STEP_NODELIST, SLURM_STEP_TASKS_PER_NODE (and
+ * SLURM_TASKS_PER_NODE, unless srun -E), SLURM_STEP_LAUNCHER_PORT. */
+static json_t *step_layout_env(struct ctld *c, const struct sched_job_info *info,
+			       const size_t *sel, const size_t *tasks, size_t nn, const json_t *msg)
+{
+	struct spur_hostlist *hl = spur_hostlist_create();
+	json_t *env = json_object();
+	uint32_t counts[1024];
+	char buf[4096], *list;
+
+	for (size_t k = 0; k < nn; k++) {
+		counts[k] = (uint32_t)tasks[k];
+		if (hl)
+			spur_hostlist_push(hl, c->conf->nodes[info->alloc[sel[k]].node].name, NULL);
+	}
+	list = hl ? spur_hostlist_ranged(hl, NULL) : NULL;
+	put_env(env, "STEP_NODELIST", list ? list : "");
+	spur_free(list);
+	spur_hostlist_destroy(hl);
+	ctld_per_node(counts, nn, buf, sizeof(buf));
+	put_env(env, "STEP_TASKS_PER_NODE", buf);
+	if (!json_is_string(json_object_get(json_object_get(msg, "preserve_env"), "NNODES")))
+		put_env(env, "TASKS_PER_NODE", buf);
+	put_env_int(env, "STEP_LAUNCHER_PORT", spur_json_int(msg, "io_port", 0));
+	return env;
+}
+
 static void handle_step(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
@@ -2769,7 +2797,7 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 	uint32_t step;
 	char host[64];
 	const char *mpi;
-	json_t *layout, *names, *counts, *cpus;
+	json_t *layout, *names, *counts, *cpus, *lenv;
 	bool cyclic;
 
 	if (!cj || sched_job_info(c->sched, id, &info)) {
@@ -2835,12 +2863,14 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 		return;
 	}
 	cj->next_step++;
+	lenv = step_layout_env(c, &info, sel, tasks, nn, msg);
 	for (size_t k = 0, rank = 0; k < nn; k++) {
 		size_t here = tasks[k];
 		json_t *m = step_part(c, cj, &info, msg, sel[k], step, cyclic ? k : rank, here, nt, nn);
 		json_t *share = ctld_steps_share(cj, step, sel[k]);
 
 		step_gpus(json_object_get(m, "env"), gpus[k]);
+		json_object_update(json_object_get(m, "env"), lenv);
 		if (share)
 			json_object_set_new(m, "share", share);
 
@@ -2860,6 +2890,7 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 		rank += here;
 	}
 	json_decref(layout);
+	json_decref(lenv);
 	step_record(c, cj, msg, step, nn, nt, "RUNNING", 0);
 	names = json_array();
 	counts = json_array();

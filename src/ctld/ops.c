@@ -306,7 +306,7 @@ void put_env_int(json_t *env, const char *name, long long v)
 /* The job's environment as seen on node k of its allocation (the batch
  * script runs on k = 0): SLURM_* and SPUR_* twins and the device lists. */
 /* Slurm's compressed per-node counts: "2(x3),1" for 2,2,2,1. */
-static void per_node(const uint32_t *v, size_t n, char *buf, size_t len)
+void ctld_per_node(const uint32_t *v, size_t n, char *buf, size_t len)
 {
 	buf[0] = '\0';
 	for (size_t i = 0; i < n;) {
@@ -337,9 +337,9 @@ static void put_per_node(json_t *env, const struct sched_job_info *info, long lo
 		tasks[k] = (uint32_t)(ntasks / (long long)n + ((long long)k < ntasks % (long long)n));
 		cpus[k] = info->alloc[k].cpus;
 	}
-	per_node(tasks, n, buf, sizeof(buf));
+	ctld_per_node(tasks, n, buf, sizeof(buf));
 	put_env(env, "TASKS_PER_NODE", buf);
-	per_node(cpus, n, buf, sizeof(buf));
+	ctld_per_node(cpus, n, buf, sizeof(buf));
 	put_env(env, "JOB_CPUS_PER_NODE", buf);
 }
 

@@ -186,6 +186,9 @@ check "srun -E/--preserve-env: the job's SLURM_NNODES and SLURM_NTASKS, not the 
 	sh -c "[ \"\$(cat '$T/e45.out')\" = '2 4 1 1' ]"
 check "srun -o PATTERN outside a job: a file per task" \
 	sh -c "srun -n2 -o '$T/oo-%t.txt' sh -c 'echo hi\$SLURM_PROCID' && grep -qx hi0 '$T/oo-0.txt' && grep -qx hi1 '$T/oo-1.txt'"
+sbatch --wait -N2 -n3 -o "$T/sl.out" --wrap 'srun -n3 printenv SLURM_STEP_NODELIST SLURM_STEP_TASKS_PER_NODE SLURM_TASKS_PER_NODE | sort -u | tr "\n" " "; srun -N1 -w mi2 printenv SLURM_STEP_NODELIST' >/dev/null
+check "a step's SLURM_STEP_NODELIST, SLURM_STEP_TASKS_PER_NODE, SLURM_TASKS_PER_NODE: the step's own" \
+	sh -c "[ \"\$(cat '$T/sl.out')\" = '2,1 mi[1-2] mi2' ]"
 check "srun -l -o PATTERN: the lines in the files labelled too, as Slurm's" \
 	sh -c "srun -l -n2 -o '$T/ol-%t.txt' sh -c 'echo hi' && grep -qx '0: hi' '$T/ol-0.txt' && grep -qx '1: hi' '$T/ol-1.txt'"
 check "SLURM_HOSTFILE (-m arbitrary): refused by name, exit 1" \
