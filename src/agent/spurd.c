@@ -666,12 +666,11 @@ static char **build_env(const json_t *m, const char *node)
 		return NULL;
 	/* the submitter's environment first (sbatch --export=ALL), its
 	 * SLURM_* variables too as Slurm passes them (SLURM_ACCOUNT,
-	 * SLURM_EXPORT_ENV, SLURM_UMASK...) unless the job's own value
-	 * replaces them; then ours */
+	 * SLURM_EXPORT_ENV, SLURM_UMASK...); a variable the job sets
+	 * (CUDA_VISIBLE_DEVICES, SLURM_JOB_ID...) is the job's, once; then ours */
 	json_object_foreach((json_t *)user, k, val)
 		if (json_is_string(val) && i + 4 < n &&
-		    (strncmp(k, "SPUR_", 5) || !strcmp(k, "SPUR_CONF")) &&
-		    (strncmp(k, "SLURM_", 6) || !json_object_get(env, k)))
+		    (strncmp(k, "SPUR_", 5) || !strcmp(k, "SPUR_CONF")) && !json_object_get(env, k))
 			v[i++] = spur_asprintf("%s=%s", k, json_string_value(val));
 	json_object_foreach((json_t *)env, k, val)
 		if (json_is_string(val) && i + 3 < n)

@@ -47,6 +47,10 @@ int cli_each_job(const char *prog, int argc, char **argv, const char *type, bool
  * "+": up to the first word that is not an option) into job, with the
  * submitter's identity; the index of that word, or -exit status. */
 int cli_job_parse(json_t *job, int argc, char **argv);
+/* Whether ARG ("--name[=value]" or "-c...") is one of Slurm's srun options
+ * (built for a new job, or refused by name): inside a job, srun says such
+ * an option is not supported there rather than unrecognized. */
+bool cli_srun_knows(const char *arg);
 /* cli_job_parse's answer to --help, --usage, --version: done, exit 0 */
 #define CLI_JOB_PARSE_DONE (-1000)
 

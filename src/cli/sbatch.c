@@ -1287,6 +1287,22 @@ static int apply_env(struct sbatch *sb, const char *prog)
 	return 0;
 }
 
+bool cli_srun_knows(const char *arg)
+{
+	build_opts(P_SRUN);
+	if (!strncmp(arg, "--", 2) && arg[2]) {
+		size_t n = strcspn(arg + 2, "=");
+
+		for (size_t i = 0; opts[i].name; i++)
+			if (strlen(opts[i].name) == n && !strncmp(opts[i].name, arg + 2, n))
+				return !sbatch_only(opts[i].val) || opts[i].val == 'o' ||
+				       opts[i].val == 'e' || opts[i].val == 'i' ||
+				       opts[i].val == OPT_OPEN_MODE || opts[i].val == 'W';
+		return false;
+	}
+	return arg[0] == '-' && arg[1] && arg[1] != ':' && strchr(short_opts + 1, arg[1]);
+}
+
 int cli_job_parse(json_t *job, int argc, char **argv)
 {
 	struct sbatch sb = { .job = job };

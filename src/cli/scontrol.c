@@ -1534,6 +1534,7 @@ static void help(void)
 	       "    Valid <COMMAND> values are:\n"
 	       "     create <SPECIFICATIONS>  create a new reservation.\n"
 	       "     delete <SPECIFICATIONS>  delete the specified reservation.\n"
+	       "     !!                       Repeat the last command entered.\n"
 	       "     exit                     terminate scontrol\n"
 	       "     help                     print this description of use.\n"
 	       "     hold <job_list>          prevent specified job from starting.\n"
@@ -1583,7 +1584,7 @@ static int one_command(const char *prog, int argc, char **words)
  * the input; the exit code is the last command's. */
 static int interactive(const char *prog)
 {
-	char line[4096], *words[256 + 1], *save;
+	char line[4096], last[4096] = "", *words[256 + 1], *save;
 	int rc = 0, n;
 
 	for (;;) {
@@ -1591,6 +1592,11 @@ static int interactive(const char *prog)
 		fflush(stdout);
 		if (!fgets(line, sizeof(line), stdin))
 			break;
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!strcmp(line, "!!")) /* Slurm's: the last command again */
+			memcpy(line, last, sizeof(line));
+		else
+			memcpy(last, line, sizeof(last));
 		n = 0;
 		for (char *w = strtok_r(line, " \t\r\n", &save); w && n < 256;
 		     w = strtok_r(NULL, " \t\r\n", &save))

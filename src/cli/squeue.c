@@ -510,7 +510,36 @@ static void say_no_match(const char *prog, const json_t *filter)
 /* scancel -i: each job the ids and filters name, asked about as Slurm
  * asks ("Cancel job_id=N name=X partition=P [y/n]? "); *jobs becomes
  * those answered y. 0, or 1 (said). */
-static int confirm_jobs(const char *prog, const json_t *filter, json_t **jobs)
+/* The jobs named that the queue does not hold (ended, or unknown): as
+ * Slurm's scancel when it reads the queue first (--interactive, filters),
+ * "Kill job error ... Invalid job id specified" for each, unless -Q; 1 if
+ * any. */
+static int say_absent(const char *prog, const json_t *jobs, const char *text, bool quiet)
+{
+	int rc = 0;
+	size_t i;
+	json_t *v;
+
+	json_array_foreach((json_t *)jobs, i, v) {
+		char want[32];
+		size_t wl;
+		bool found = false;
+
+		wl = (size_t)snprintf(want, sizeof(want), "%lld", (long long)spur_json_int(v, "job_id", 0));
+		for (const char *p = text; *p && !found; p += strcspn(p, "\n"), p += *p == '\n')
+			found = !strncmp(p, want, wl) && strchr(" _\n", p[wl]);
+		if (found)
+			continue;
+		rc = 1;
+		if (!quiet)
+			fprintf(stderr, "%s: error: Kill job error on job id %s: Invalid job id specified\n",
+				prog, want);
+	}
+	return rc;
+}
+
+static int confirm_jobs(const char *prog, const json_t *filter, json_t **jobs, bool quiet,
+			int *absent)
 {
 	json_t *req = json_pack("{s:s,s:s}", "type", "queue", "format", "%i %j %P"), *reply, *v, *yes;
 	struct spur_error err;
@@ -531,6 +560,7 @@ static int confirm_jobs(const char *prog, const json_t *filter, json_t **jobs)
 		return 1;
 	}
 	yes = json_array();
+	*absent = say_absent(prog, *jobs, spur_json_str(reply, "text", ""), quiet);
 	for (const char *p = spur_json_str(reply, "text", ""); *p;) {
 		size_t l = strcspn(p, "\n");
 		char id[64] = "", name[128] = "", part[128] = "";
@@ -710,10 +740,10 @@ int cli_scancel_main(const char *prog, int argc, char **argv)
 		fprintf(stderr, "%s: error: No job identification provided\n", prog);
 		goto fail;
 	}
-	if (interactive && confirm_jobs(prog, filter, &jobs))
+	if (interactive && confirm_jobs(prog, filter, &jobs, quiet, &rc))
 		goto fail;
 	if (interactive && !json_array_size(jobs))
-		goto done; /* none confirmed */
+		goto done; /* none confirmed (rc: 1 if a job named was gone) */
 	req = json_pack("{s:s}", "type", "cancel");
 	if (interactive)
 		json_object_clear(filter); /* the jobs confirmed, by id */
@@ -728,7 +758,7 @@ int cli_scancel_main(const char *prog, int argc, char **argv)
 		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
 		goto fail;
 	}
-	rc = say_cancel(prog, reply, filter, json_array_size(jobs) > 0, sig, quiet, verbose);
+	rc |= say_cancel(prog, reply, filter, json_array_size(jobs) > 0, sig, quiet, verbose);
 	json_decref(reply);
 	goto done;
 fail:

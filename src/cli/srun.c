@@ -24,6 +24,7 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <ctype.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -103,9 +104,11 @@ static void fence_add(struct fences *f, const json_t *m, int nnodes, const struc
 /* What srun's options inside a job ask of the step. */
 struct step_opts {
 	int nodes, ntasks, per_node, cpus_per_task, gpus_per_task, gpus, gpus_per_node, verbose;
-	bool label, kill_bad, pty, exact, overlap, preserve_env;
+	bool label, kill_bad, pty, exact, overlap, preserve_env, overcommit, relative_set;
+	int relative; /* -r N: from the allocation's node N */
 	const char *name, *chdir, *export, *cpu_bind, *mpi, *nodelist, *exclude, *propagate;
-	const char *distribution; /* -m: block or cyclic over the nodes */
+	const char *distribution; /* -m: block, cyclic or plane over the nodes */
+	int plane;		  /* -m plane=N: N */
 	const char *output, *error, *gpu_bind; /* -o/-e patterns; --gpu-bind */
 	const char *input;		       /* -i: all (default), none, TASKID, FILE */
 	int wait_s;			       /* -W: after the first task ends */
@@ -193,9 +196,10 @@ static const struct option step_long_opts[] = {
 	{ "quit-on-interrupt", no_argument, NULL, O_QUIT },
 	{ "hint", required_argument, NULL, O_HINT },
 	{ "disable-status", no_argument, NULL, 'X' },
+	{ "relative", required_argument, NULL, 'r' },
 	{ NULL, 0, NULL, 0 },
 };
-#define STEP_SHORT_OPTS "+N:n:lJ:c:D:uhG:m:KW:w:x:o:e:i:vEOI::X"
+#define STEP_SHORT_OPTS "+N:n:lJ:c:D:uhG:m:KW:w:x:o:e:i:vEOI::Xr:"
 
 /* --jobid=N, from inside a job or outside it: the step goes into job N,
  * as from inside it (the controller checks that it is the caller's and
@@ -259,14 +263,24 @@ static int step_value_opt(const char *prog, struct step_opts *o, int opt, char *
 		}
 		break;
 	case 'm':
-		/* block or cyclic over the nodes (and :* for cores, which
-		 * the CPU binding decides) */
+		/* block, cyclic or plane=N over the nodes (and :* for cores,
+		 * which the CPU binding decides) */
 		if (!strncmp(arg, "block", 5) && (!arg[5] || arg[5] == ':'))
 			o->distribution = "block";
 		else if (!strncmp(arg, "cyclic", 6) && (!arg[6] || arg[6] == ':'))
 			o->distribution = "cyclic";
-		else
-			return not_supported(prog, "--distribution other than block and cyclic");
+		else if (!strncmp(arg, "plane=", 6)) {
+			char *end;
+			long v = strtol(arg + 6, &end, 10);
+
+			if (v <= 0 || v > 65535 || (*end && *end != ':')) {
+				cli_error(prog, "Invalid --distribution specification");
+				return 1;
+			}
+			o->distribution = "plane";
+			o->plane = (int)v;
+		} else
+			return not_supported(prog, "--distribution other than block, cyclic and plane=N");
 		break;
 	case O_GPU_BIND:
 		if (gpu_bind_check(arg))
@@ -280,11 +294,39 @@ static int step_value_opt(const char *prog, struct step_opts *o, int opt, char *
 	return 0;
 }
 
+/* The first option the step's tables do not have, if it is one of Slurm's
+ * srun options (for a new job, or refused): its text, else NULL. */
+static const char *step_foreign_opt(int argc, char **argv, char *buf, size_t len)
+{
+	const char *found = NULL;
+	int opt;
+
+	optind = 0;
+	opterr = 0;
+	while (!found && (opt = getopt_long(argc, argv, STEP_SHORT_OPTS, step_long_opts, NULL)) != -1)
+		if (opt == '?' && !optopt && optind > 0)
+			found = argv[optind - 1];
+		else if (opt == '?' && optopt > 0 && optopt < 128 &&
+			 !strchr(STEP_SHORT_OPTS, optopt)) {
+			snprintf(buf, len, "-%c", optopt);
+			found = buf;
+		}
+	optind = 0;
+	opterr = 1;
+	return found && cli_srun_knows(found) ? found : NULL;
+}
+
 static int parse_step(const char *prog, int argc, char **argv, struct step_opts *o)
 {
 	static const struct option *const opts = step_long_opts;
 	int opt, idx = -1;
+	char sbuf[4], oname[64];
+	const char *foreign = step_foreign_opt(argc, argv, sbuf, sizeof(sbuf));
 
+	if (foreign) { /* Slurm's, not built for a step: by name, not "unrecognized" */
+		snprintf(oname, sizeof(oname), "%.*s", (int)strcspn(foreign, "="), foreign);
+		return not_supported(prog, oname);
+	}
 	while ((opt = getopt_long(argc, argv, STEP_SHORT_OPTS, opts, &idx)) != -1) {
 		int r = step_value_opt(prog, o, opt, optarg);
 
@@ -310,10 +352,16 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 		case 'I': o->immediate = optarg ? atoi(optarg) : 1; break;
 		case O_QUIT: o->quit_on_intr = true; break;
 		case 'X': o->no_status = true; break;
-		/* -O: more tasks than the allocation's CPUs, which a step may
-		 * always have in Spur (docs/expect-suite.md: without -O Slurm
-		 * refuses it, Spur does not) */
-		case 'O': break;
+		/* -O: more tasks than the allocation's CPUs */
+		case 'O': o->overcommit = true; break;
+		case 'r':
+			o->relative = atoi(optarg);
+			o->relative_set = true;
+			if (o->relative < 0 || !isdigit((unsigned char)optarg[0])) {
+				cli_error(prog, "Invalid --relative value: %s", optarg);
+				return 1;
+			}
+			break;
 		case O_KILL: o->kill_bad = !optarg || strcmp(optarg, "0"); break;
 		case O_GPT:
 			o->gpus_per_task = atoi(strchr(optarg, ':') ? strrchr(optarg, ':') + 1 : optarg);
@@ -397,6 +445,10 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 		}
 		idx = -1;
 	}
+	if (o->relative_set && (o->nodelist || o->exclude)) {
+		cli_error(prog, "-r,--relative not allowed with -w,--nodelist or -x,--exclude.");
+		return 1;
+	}
 	return 0;
 }
 
@@ -419,7 +471,8 @@ struct relay {
 	const char *out_pat, *err_pat, *jobid;
 	int step_id, wait_s;
 	int in_rank; /* -i TASKID: the one task that gets srun's stdin; -1 all */
-	bool in_none, cyclic, append; /* append: --open-mode=append */
+	bool in_none, append; /* append: --open-mode=append */
+	int plane;	      /* ranks go round the nodes N at a time (cyclic: 1, block: 0) */
 	const char *in_pat; /* -i PATTERN: each task its own file (%t, %n, %N...) */
 	time_t first_exit;
 	struct out_file {
@@ -638,24 +691,29 @@ static void relay_stdin(struct relay *r)
 					    (size_t)(2 * n), "rank", r->in_rank));
 }
 
-/* The step's node (its index) that runs rank: -m block or cyclic, as the
- * controller shares them out. */
-static int rank_node(const struct relay *r, int rank)
+/* The step's node (its index) that runs rank: -m block, cyclic (plane 1)
+ * or plane=N, as the controller shares them out. */
+static int rank_node_of(int rank, int total, int nn, int plane)
 {
-	int nn = (int)json_array_size(r->names), first = 0;
+	int first = 0;
 
 	if (nn <= 0)
 		return 0;
-	if (r->cyclic)
-		return rank % nn;
+	if (plane > 0)
+		return (rank / plane) % nn;
 	for (int k = 0; k < nn; k++) {
-		int here = r->total / nn + (k < r->total % nn);
+		int here = total / nn + (k < total % nn);
 
 		if (rank < first + here)
 			return k;
 		first += here;
 	}
 	return nn - 1;
+}
+
+static int rank_node(const struct relay *r, int rank)
+{
+	return rank_node_of(rank, r->total, (int)json_array_size(r->names), r->plane);
 }
 
 /* -i PATTERN: each task's own file (the pattern expanded for it, as -o's)
@@ -1056,28 +1114,40 @@ static void cpu_counts(const json_t *cpus, char *cc, size_t len)
 static void say_launch(const char *prog, const char *jobid, const json_t *reply)
 {
 	const json_t *counts = json_object_get(reply, "tasks");
-	size_t nn = json_array_size(json_object_get(reply, "nodes")), first = 0;
-	bool cyclic = spur_json_bool(reply, "cyclic", 0);
-
+	size_t nn = json_array_size(json_object_get(reply, "nodes"));
+	int plane = (int)spur_json_int(reply, "plane", 0), total = 0;
 	char cc[512];
 
+	for (size_t k = 0; k < json_array_size(counts); k++)
+		total += (int)json_integer_value(json_array_get(counts, k));
 	cpu_counts(json_object_get(reply, "cpus"), cc, sizeof(cc));
 	fprintf(stderr, "%s: jobid %s: nodes(%d):`%s', cpu counts: %s\n", prog, jobid, (int)nn,
 		step_nodes(reply), cc);
 	for (size_t k = 0; k < nn && k < json_array_size(counts); k++) {
 		size_t here = (size_t)json_integer_value(json_array_get(counts, k)), o = 0;
 		char ranks[512];
+		int run = -1; /* the first rank of the run of consecutive ones being written */
 
-		for (size_t r = 0; r < here && o + 24 < sizeof(ranks); r++)
-			o += (size_t)snprintf(ranks + o, sizeof(ranks) - o, "%s%zu", r ? "," : "",
-					      cyclic ? k + r * nn : first + r);
-		if (here > 1 && !cyclic)
-			snprintf(ranks, sizeof(ranks), "%zu-%zu", first, first + here - 1);
+		/* the node's ranks, runs of consecutive ones as "a-b" */
+		ranks[0] = '\0';
+		for (int r = 0; r < total && o + 24 < sizeof(ranks); r++) {
+			bool mine = rank_node_of(r, total, (int)nn, plane) == (int)k;
+			bool next = r + 1 < total && rank_node_of(r + 1, total, (int)nn, plane) == (int)k;
+
+			if (mine && run < 0) {
+				o += (size_t)snprintf(ranks + o, sizeof(ranks) - o, "%s%d", o ? "," : "", r);
+				run = r;
+			}
+			if (mine && !next) {
+				if (r > run)
+					o += (size_t)snprintf(ranks + o, sizeof(ranks) - o, "-%d", r);
+				run = -1;
+			}
+		}
 		fprintf(stderr, "%s: launching StepId=%s.%" JSON_INTEGER_FORMAT " on host %s, %zu tasks: %s%s%s\n",
 			prog, jobid, (json_int_t)spur_json_int(reply, "step_id", 0),
 			json_string_value(json_array_get(json_object_get(reply, "nodes"), k)), here,
 			here > 1 ? "[" : "", ranks, here > 1 ? "]" : "");
-		first += here;
 	}
 }
 
@@ -1148,6 +1218,13 @@ static void step_request_opts(json_t *req, const struct step_opts *so)
 		json_object_set_new(req, "propagate", json_string(so->propagate));
 	if (so->distribution)
 		json_object_set_new(req, "distribution", json_string(so->distribution));
+	if (so->plane)
+		json_object_set_new(req, "plane", json_integer(so->plane));
+	/* -O, or the job's (SLURM_OVERCOMMIT, as Slurm's srun reads it) */
+	if (so->overcommit || (getenv("SLURM_OVERCOMMIT") && atoi(getenv("SLURM_OVERCOMMIT"))))
+		json_object_set_new(req, "overcommit", json_true());
+	if (so->relative > 0)
+		json_object_set_new(req, "relative", json_integer(so->relative));
 	if (so->hint)
 		json_object_set_new(req, "hint", json_string(so->hint));
 	/* -E: the tasks get this srun's SLURM_NNODES and SLURM_NTASKS, not the step's */
@@ -1213,7 +1290,7 @@ static void relay_init(struct relay *r, const char *prog, int lfd, const json_t 
 	r->jobid = jobid;
 	r->step_id = (int)spur_json_int(reply, "step_id", 0);
 	r->wait_s = so->wait_s;
-	r->cyclic = so->distribution && !strcmp(so->distribution, "cyclic");
+	r->plane = (int)spur_json_int(reply, "plane", 0);
 	r->in_rank = -1;
 	if (so->input && !strcmp(so->input, "none"))
 		r->in_none = true;

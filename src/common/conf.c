@@ -353,6 +353,9 @@ static const struct {
 	{ "SchedulerType", "sched/backfill" },
 	{ "SelectType", "select/cons_tres" },
 	{ "PriorityType", "priority/multifactor" },
+	/* CPUs and memory are what Spur's scheduler counts out (cores,
+	 * sockets and boards are not units of its allocation) */
+	{ "SelectTypeParameters", "CR_CPU_Memory" },
 };
 
 /* Slurm keys Spur understands as valid but does not act on (yet). */

@@ -2245,6 +2245,9 @@ static void job_info(const struct sched *s, const struct core_job *j, struct sch
 	out->start_time = j->start;
 	out->end_time = j->end;
 	out->est_start = j->est_start;
+	/* waiting for its --begin: that is when it can start, as Slurm shows it */
+	if (j->state == SCHED_JOB_PENDING && !j->est_start && j->reason == SCHED_REASON_BEGIN_TIME)
+		out->est_start = j->begin;
 	out->partition = j->part >= 0 ? (uint32_t)j->part : 0;
 	out->alloc = j->alloc;
 	out->nalloc = j->nalloc;

@@ -244,6 +244,19 @@ static json_t *rest_json(struct ctld *c, const struct sched_job_info *meta)
 	return o;
 }
 
+
+/* A job's end as Slurm shows it: expected while running, and for a
+ * pending job with an expected start, that start plus its time limit; 0
+ * when unknown. */
+static int64_t ctld_job_end(const struct sched_job_info *info)
+{
+	if (info->state == SCHED_JOB_PENDING)
+		return info->est_start && info->time_limit > 0 && info->time_limit != SCHED_INFINITE
+			       ? info->est_start + info->time_limit
+			       : 0;
+	return info->end_time == SCHED_INFINITE ? 0 : info->end_time;
+}
+
 static json_t *job_json(struct ctld *c, const struct ctld_job *cj, const struct sched_job_info *i)
 {
 	const struct sched_job_info info = *i;
@@ -258,8 +271,7 @@ static json_t *job_json(struct ctld *c, const struct ctld_job *cj, const struct 
 		      sched_reason_name(info.reason), "priority", (int)info.priority, "submit_time",
 		      (json_int_t)info.submit_time, "start_time",
 		      (json_int_t)(info.state == SCHED_JOB_PENDING ? info.est_start : cj->start),
-		      "end_time",
-		      (json_int_t)(info.end_time == SCHED_INFINITE ? 0 : info.end_time), "time_limit",
+		      "end_time", (json_int_t)ctld_job_end(&info), "time_limit",
 		      (json_int_t)(info.time_limit && info.time_limit != SCHED_INFINITE
 					   ? info.time_limit
 					   : spur_json_int(sp, "time_limit", 0)),
@@ -729,7 +741,7 @@ static void fmt_job(struct ctld *c, const struct ctld_job *cj, const struct sche
 	f->workdir = spur_json_str(sp, "workdir", "");
 	f->start = pending ? info->est_start : cj->start;
 	f->submit = info->submit_time;
-	f->end = info->end_time == SCHED_INFINITE ? 0 : info->end_time;
+	f->end = ctld_job_end(info);
 	f->time_limit = spur_json_int(sp, "time_limit", 0);
 }
 
@@ -2396,7 +2408,8 @@ static void handle_hold(struct ctld_conn *cn, json_t *msg)
  * tasks' output and exit codes to srun at its io address. */
 /* The job's nodes a step runs on (indexes into info->alloc, in order):
  * srun -w NODES keeps those (each must be the job's), -x NODES drops
- * those, -N N takes the first N. 0, or an error answered. */
+ * those, -r N skips the first N, -N N takes the first N. 0, or an error
+ * answered. */
 static int step_nodes(struct ctld_conn *cn, const json_t *msg, const struct sched_job_info *info,
 		      size_t *sel, size_t *nsel)
 {
@@ -2404,6 +2417,8 @@ static int step_nodes(struct ctld_conn *cn, const json_t *msg, const struct sche
 	struct spur_hostlist *want = NULL, *skip = NULL;
 	struct spur_error err;
 	size_t n = 0, req = (size_t)spur_json_int(msg, "nodes", 0);
+	/* srun -r N: the step starts at the allocation's node N */
+	size_t from = (size_t)spur_json_int(msg, "relative", 0);
 	int rc = 0;
 
 	if ((json_is_string(json_object_get(msg, "nodelist")) &&
@@ -2428,7 +2443,7 @@ static int step_nodes(struct ctld_conn *cn, const json_t *msg, const struct sche
 			goto out;
 		}
 	}
-	for (size_t k = 0; k < info->nalloc && (!req || n < req); k++) {
+	for (size_t k = from; k < info->nalloc && (!req || n < req); k++) {
 		const char *name = c->conf->nodes[info->alloc[k].node].name;
 		bool listed = !want, skipped = false;
 
@@ -2453,17 +2468,23 @@ out:
 /* What one node of a step is sent: its ranks, the step's environment,
  * srun's per-task asks. */
 static json_t *step_part(struct ctld *c, struct ctld_job *cj, const struct sched_job_info *info,
-			 const json_t *msg, size_t node, uint32_t step, size_t first, size_t here,
-			 size_t nt, size_t nn)
+			 const json_t *msg, size_t node, uint32_t step, size_t k, size_t first,
+			 size_t here, size_t nt, size_t nn, size_t plane)
 {
 	json_t *ranks = json_array(), *env = ctld_job_env(c, cj, info, node), *m;
-	/* -m cyclic: node k of the step has ranks k, k+nn, k+2nn... (first is k) */
-	size_t stride = !strcmp(spur_json_str(msg, "distribution", "block"), "cyclic") ? nn : 1;
 
-	for (size_t r = 0; r < here; r++)
-		json_array_append_new(ranks, json_integer((json_int_t)(first + r * stride)));
+	if (!plane) /* -m block: ranks first.. */
+		for (size_t r = 0; r < here; r++)
+			json_array_append_new(ranks, json_integer((json_int_t)(first + r)));
+	/* -m cyclic (plane 1), plane=N: step node k has the k-th plane of
+	 * ranks, the (k+nn)-th... */
+	for (size_t b = k; plane && b * plane < nt; b += nn)
+		for (size_t r = b * plane; r < (b + 1) * plane && r < nt; r++)
+			json_array_append_new(ranks, json_integer((json_int_t)r));
 	if (json_is_string(json_object_get(msg, "distribution")))
 		put_env(env, "DISTRIBUTION", spur_json_str(msg, "distribution", ""));
+	if (plane && !strcmp(spur_json_str(msg, "distribution", ""), "plane"))
+		put_env_int(env, "DIST_PLANESIZE", (long long)plane);
 	put_env_int(env, "STEP_ID", step);
 	put_env_int(env, "STEPID", step);
 	put_env_int(env, "STEP_NUM_TASKS", (long long)nt);
@@ -2505,6 +2526,13 @@ static json_t *step_part(struct ctld *c, struct ctld_job *cj, const struct sched
 		json_object_set(m, "cpu_bind", json_object_get(msg, "cpu_bind"));
 	if (json_is_string(json_object_get(msg, "gpu_bind")))
 		json_object_set(m, "gpu_bind", json_object_get(msg, "gpu_bind"));
+	else if (spur_json_int(cj->spec, "ntasks_per_gpu", 0) > 0) { /* Slurm: single:N implied */
+		char bind[32];
+
+		snprintf(bind, sizeof(bind), "single:%lld",
+			 (long long)spur_json_int(cj->spec, "ntasks_per_gpu", 0));
+		json_object_set_new(m, "gpu_bind", json_string(bind));
+	}
 	if (json_is_object(json_object_get(msg, "container"))) /* its tasks' container */
 		json_object_set(m, "container", json_object_get(msg, "container"));
 	/* srun's own limits, as PropagateResourceLimits / srun --propagate say */
@@ -2757,6 +2785,24 @@ static void handle_sstat(struct ctld_conn *cn, json_t *msg)
 			       "steps", (int)ctld_job(c, id)->next_step));
 }
 
+/* More tasks (times -c) than the step's nodes have CPUs of the job: refused
+ * as Slurm's step manager does, unless -O (srun's or the job's). */
+static bool step_cpus_ok(struct ctld_conn *cn, const json_t *msg, const struct ctld_job *cj,
+			 const struct sched_job_info *info, const size_t *sel, size_t nn,
+			 size_t nt)
+{
+	long long cpt = spur_json_int(msg, "cpus_per_task", 1), have = 0;
+
+	if (spur_json_bool(msg, "overcommit", 0) || spur_json_bool(cj->spec, "overcommit", 0))
+		return true;
+	for (size_t k = 0; k < nn; k++)
+		have += info->alloc[sel[k]].cpus;
+	if ((long long)nt * (cpt > 0 ? cpt : 1) <= have)
+		return true;
+	reply_error(cn, SPUR_EINVAL, "More processors requested than permitted");
+	return false;
+}
+
 /* The step's layout as Slurm's env_array_for_step gives it to every
  * task: SLURM_STEP_NODELIST, SLURM_STEP_TASKS_PER_NODE (and
  * SLURM_TASKS_PER_NODE, unless srun -E), SLURM_STEP_LAUNCHER_PORT. */
@@ -2798,7 +2844,7 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 	char host[64];
 	const char *mpi;
 	json_t *layout, *names, *counts, *cpus, *lenv;
-	bool cyclic;
+	size_t plane; /* ranks go round the nodes plane at a time; 0: block */
 
 	if (!cj || sched_job_info(c->sched, id, &info)) {
 		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
@@ -2821,20 +2867,36 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 	if (step_nodes(cn, msg, &info, sel, &nn) || !step_hint_ok(cn, msg, &info, sel, nn) ||
 	    !(mpi = step_mpi(cn, msg)))
 		return;
-	cyclic = !strcmp(spur_json_str(msg, "distribution", "block"), "cyclic");
-	if (cyclic && strcmp(mpi, "none")) { /* PMI's layout is by blocks of ranks */
+	plane = !strcmp(spur_json_str(msg, "distribution", "block"), "cyclic") ? 1
+		: !strcmp(spur_json_str(msg, "distribution", "block"), "plane")
+			? (size_t)spur_json_int(msg, "plane", 0)
+			: 0;
+	if (!strcmp(spur_json_str(msg, "distribution", "block"), "plane") &&
+	    (!plane || plane > 65535)) {
+		reply_error(cn, SPUR_EINVAL, "Invalid --distribution specification");
+		return;
+	}
+	if (plane && strcmp(mpi, "none")) { /* PMI's layout is by blocks of ranks */
 		reply_error(cn, SPUR_EINVAL,
-			    "-m cyclic with --mpi=pmix or pmi2 is not supported by Spur (use -m block)");
+			    "-m cyclic or plane with --mpi=pmix or pmi2 is not supported by Spur "
+			    "(use -m block)");
 		return;
 	}
 	nt = (size_t)spur_json_int(msg, "ntasks", 0);
+	/* the job's tasks, unless -N or -w ask for fewer nodes (--ntasks-per-gpu:
+	 * its tasks, as srun's SLURM_NTASKS_PER_GPU gives them in Slurm) */
 	if (!nt)
-		nt = (size_t)spur_json_int(cj->spec, "ntasks", 0) && !spur_json_int(msg, "nodes", 0) &&
-			     !json_object_get(msg, "nodelist")
+		nt = (size_t)spur_json_int(cj->spec, "ntasks", 0) &&
+			     ((!spur_json_int(msg, "nodes", 0) && !json_object_get(msg, "nodelist")) ||
+			      spur_json_int(cj->spec, "ntasks_per_gpu", 0))
 			     ? (size_t)spur_json_int(cj->spec, "ntasks", 0)
 			     : nn;
 	if (nt < nn)
 		nn = nt;
+	if (plane > 1 && nn > (nt + plane - 1) / plane) /* no node without a plane of ranks */
+		nn = (nt + plane - 1) / plane;
+	if (!step_cpus_ok(cn, msg, cj, &info, sel, nn, nt))
+		return;
 	for (size_t k = 0; k < nn; k++) {
 		if (!c->agents[info.alloc[sel[k]].node]) {
 			reply_error(cn, SPUR_EAGAIN, "a node of the job has no agent connected");
@@ -2855,7 +2917,9 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 		rank += here;
 	}
 	for (size_t k = 0; k < nn; k++)
-		tasks[k] = nt / nn + (k < nt % nn);
+		tasks[k] = plane ? 0 : nt / nn + (k < nt % nn);
+	for (size_t b = 0; plane && b * plane < nt; b++)
+		tasks[b % nn] += (b + 1) * plane <= nt ? plane : nt - b * plane;
 	step = cj->next_step;
 	if (ctld_steps_take(cj, &info, sel, nn, tasks, msg, step, gpus, &err)) {
 		json_decref(layout);
@@ -2866,7 +2930,7 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 	lenv = step_layout_env(c, &info, sel, tasks, nn, msg);
 	for (size_t k = 0, rank = 0; k < nn; k++) {
 		size_t here = tasks[k];
-		json_t *m = step_part(c, cj, &info, msg, sel[k], step, cyclic ? k : rank, here, nt, nn);
+		json_t *m = step_part(c, cj, &info, msg, sel[k], step, k, rank, here, nt, nn, plane);
 		json_t *share = ctld_steps_share(cj, step, sel[k]);
 
 		step_gpus(json_object_get(m, "env"), gpus[k]);
@@ -2904,10 +2968,10 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 	spur_info("job %u step %u: %zu tasks on %zu nodes%s%s", id, step, nt, nn,
 		  strcmp(mpi, "none") ? ", MPI " : "", strcmp(mpi, "none") ? mpi : "");
 	/* each node's task count and how ranks go round them: srun -v says so */
-	reply_ok(cn, json_pack("{s:i,s:I,s:I,s:o,s:I,s:o,s:b,s:o}", "step_id", (int)step, "ntasks",
+	reply_ok(cn, json_pack("{s:i,s:I,s:I,s:o,s:I,s:o,s:b,s:o,s:I}", "step_id", (int)step, "ntasks",
 			       (json_int_t)nt, "nnodes", (json_int_t)nn, "nodes", names, "start",
-			       (json_int_t)ctld_now(), "tasks", counts, "cyclic", cyclic, "cpus",
-			       cpus));
+			       (json_int_t)ctld_now(), "tasks", counts, "cyclic", plane == 1, "cpus",
+			       cpus, "plane", (json_int_t)plane));
 }
 
 /* sacct's rows for the arrays' tasks that have no record (so none in the
@@ -3189,7 +3253,10 @@ static void handle_config(struct ctld_conn *cn, json_t *msg)
 	conf_pair(a, "SchedulerType", "%s", or_null(f->scheduler_type));
 	conf_pair(a, "SchedulerParameters", "%s", or_null(f->scheduler_params));
 	conf_pair(a, "SelectType", "%s", or_null(f->select_type));
-	conf_pair(a, "SelectTypeParameters", "%s", or_null(f->select_type_params));
+	/* what Spur's scheduler does when slurm.conf names none (Slurm's
+	 * line would be missing): CPUs and memory */
+	conf_pair(a, "SelectTypeParameters", "%s",
+		  f->select_type_params ? f->select_type_params : "CR_CPU_Memory");
 	conf_pair(a, "GresTypes", "%s", or_null(f->gres_types));
 	conf_pair(a, "PriorityType", "%s", or_null(f->priority_type));
 	conf_pair(a, "PreemptType", "%s", or_null(f->preempt_type));

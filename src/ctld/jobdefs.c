@@ -13,21 +13,49 @@
 #include <strings.h>
 
 /* Does the job ask for whole GPUs (--gpus*, --gres=gpu)? */
-static bool job_has_gpus(const json_t *job)
+/* --gres=gpu[:TYPE]:N: N per node, 0 when none. */
+static json_int_t gres_gpus(const json_t *job)
 {
 	const char *gres = spur_json_str(job, "gres", NULL);
 	struct spur_gres_list g = { 0 };
 	struct spur_error e;
-	bool any = false;
+	json_int_t n;
 
-	if (spur_json_int(job, "gpus_per_node", 0) || spur_json_int(job, "gpus", 0) ||
-	    spur_json_int(job, "gpus_per_task", 0))
-		return true;
 	if (!gres || !*gres || spur_gres_parse(gres, 0, &g, &e))
-		return false;
-	any = spur_gres_count(&g, "gpu", NULL) > 0;
+		return 0;
+	n = (json_int_t)spur_gres_count(&g, "gpu", NULL);
 	spur_gres_fini(&g);
-	return any;
+	return n;
+}
+
+static bool job_has_gpus(const json_t *job)
+{
+	return spur_json_int(job, "gpus_per_node", 0) || spur_json_int(job, "gpus", 0) ||
+	       spur_json_int(job, "gpus_per_task", 0) || gres_gpus(job) > 0;
+}
+
+/* --ntasks-per-gpu=N, as Slurm: N tasks for each GPU of the job, or with
+ * -n and no GPUs asked, a GPU for each N tasks. */
+static void tasks_per_gpu(json_t *job)
+{
+	json_int_t per = spur_json_int(job, "ntasks_per_gpu", 1), total;
+
+	if (per <= 0)
+		return;
+	if (!job_has_gpus(job) && spur_json_int(job, "ntasks", 0) > 0) {
+		json_object_set_new(job, "gpus",
+				    json_integer((spur_json_int(job, "ntasks", 0) + per - 1) / per));
+		return;
+	}
+	if (json_object_get(job, "ntasks"))
+		return;
+	total = spur_json_int(job, "gpus", 0);
+	if (!total)
+		total = (spur_json_int(job, "gpus_per_node", 0) ? spur_json_int(job, "gpus_per_node", 0)
+								: gres_gpus(job)) *
+			spur_json_int(job, "nodes", 1);
+	if (total)
+		json_object_set_new(job, "ntasks", json_integer(total * per));
 }
 
 static const struct spur_conf_partition *job_partition(const struct spur_conf *cf,
@@ -90,6 +118,10 @@ int ctld_job_defaults(const struct spur_conf *cf, json_t *job, struct spur_error
 	if (named > 1)
 		return spur_error_set(err, SPUR_EINVAL,
 				      "--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive");
+	if (json_object_get(job, "ntasks_per_gpu")) {
+		tasks_per_gpu(job);
+		gpus = job_has_gpus(job);
+	}
 	if (!gpus && (json_object_get(job, "mem_per_gpu") || json_object_get(job, "cpus_per_gpu") ||
 		      json_object_get(job, "ntasks_per_gpu")))
 		return spur_error_set(err, SPUR_EINVAL,
@@ -109,16 +141,6 @@ int ctld_job_defaults(const struct spur_conf *cf, json_t *job, struct spur_error
 				      pt->name, pt->oversubscribe);
 	if (pt && pt->oversubscribe && !strcasecmp(pt->oversubscribe, "EXCLUSIVE"))
 		json_object_set_new(job, "exclusive", json_true());
-	if (json_object_get(job, "ntasks_per_gpu") && !json_object_get(job, "ntasks")) {
-		/* --ntasks-per-gpu=N: N tasks for each GPU of the job */
-		json_int_t total = spur_json_int(job, "gpus", 0);
-
-		if (!total)
-			total = spur_json_int(job, "gpus_per_node", 0) * spur_json_int(job, "nodes", 1);
-		if (total)
-			json_object_set_new(job, "ntasks",
-					    json_integer(total * spur_json_int(job, "ntasks_per_gpu", 1)));
-	}
 	if (!named) {
 		uint64_t g = pick(pt ? pt->def_mem_per_gpu_mb : 0, cf->def_mem_per_gpu_mb);
 		uint64_t c = pick(pt ? pt->def_mem_per_cpu_mb : 0, cf->def_mem_per_cpu_mb);

@@ -45,7 +45,7 @@ cat >fan.sh <<'JOB'
 srun -l bash -c 'echo "$SLURM_PROCID/$SLURM_NTASKS $SLURM_LOCALID $SLURM_NODEID $SLURMD_NODENAME $CUDA_VISIBLE_DEVICES"' | sort
 srun sh -c 'exit $SLURM_PROCID'
 echo "srun exit $?"
-srun -N 1 -n 3 sh -c 'echo one-node $SLURMD_NODENAME' | sort -u | wc -l
+srun -N 1 -n 2 sh -c 'echo one-node $SLURMD_NODENAME' | sort -u | wc -l
 JOB
 fan=$(sbatch --parsable --wait fan.sh)
 check "srun: 4 ranks, 2 per node, labelled, with their GPUs" \

@@ -96,6 +96,9 @@ check "scancel -i asks as Slurm asks; n keeps the job" \
 echo y | scancel -i -v --name=askme >ask.out 2>ask.err
 check "... y cancels it; -v says Slurm's 'Terminating job N'" grep -qx "scancel: Terminating job $ji" ask.err
 check "... and it is CANCELLED" wait_until 10 sh -c "[ \"\$(sacct -n -X -P -o State -j $ji)\" = CANCELLED ]"
+check "scancel -i of that ended job: Slurm's 'Kill job error ... Invalid job id specified', exit 1" \
+	sh -c "! scancel -i $ji 2>gone.err </dev/null &&
+	       grep -qx 'scancel: error: Kill job error on job id $ji: Invalid job id specified' gone.err"
 jq=$(sbatch --parsable -H -o /dev/null --wrap true)
 check "scancel --qos=INVALID -v: nothing cancelled, Slurm's words (the QOS in lower case)" \
 	sh -c "scancel --name=INVALID --qos=INVALID --verbose 2>q.err &&

@@ -130,34 +130,51 @@ as_user sbatch --wait -c 2 -o "$T/cpu.out" \
 check "srun -c 1 binds the task to one CPU" sh -c "sed -n 1p '$T/cpu.out' | grep -qE ':[[:space:]]+[0-9]+\$'"
 check "--cpu-bind=none leaves it the job's CPUs" sh -c "[ \"\$(sed -n 2p '$T/cpu.out' | awk '{print \$2}')\" != \"\$(sed -n 1p '$T/cpu.out' | awk '{print \$2}')\" ] || [ \$(nproc) -lt 2 ]"
 
-as_user sbatch --wait -N1 --gpus=2 -o "$T/gpt.out" \
+as_user sbatch --wait -N1 -n2 --gpus=2 -o "$T/gpt.out" \
 	--wrap 'srun -n2 --gpus-per-task=1 sh -c "echo \$ROCR_VISIBLE_DEVICES"' >/dev/null
 check "--gpus-per-task=1 gives each of 2 ranks its own GPU" sh -c "[ \"\$(sort -u '$T/gpt.out' | grep -cx '[0-9]')\" = 2 ]"
 # --gpu-bind: single:2 puts both ranks on one GPU, none shows each the step's two
-as_user sbatch --wait -N1 --gpus=2 -o "$T/gb.out" --wrap 'srun -n2 --gpu-bind=single:2 sh -c "echo single \$ROCR_VISIBLE_DEVICES"
+as_user sbatch --wait -N1 -n2 --gpus=2 -o "$T/gb.out" --wrap 'srun -n2 --gpu-bind=single:2 sh -c "echo single \$ROCR_VISIBLE_DEVICES"
 	srun -n2 --gpu-bind=none sh -c "echo none \$ROCR_VISIBLE_DEVICES"
 	srun -n2 --gpu-bind=map_gpu:$(echo $ROCR_VISIBLE_DEVICES | cut -d, -f2) sh -c "echo map \$ROCR_VISIBLE_DEVICES"
-	srun -n1 -m plane=2 true; echo plane $?' >/dev/null
+	srun -n1 -m arbitrary true; echo arbitrary $?' >/dev/null
 check "--gpu-bind=single:2: both ranks on the same one GPU" \
 	sh -c "[ \"\$(grep '^single' '$T/gb.out' | sort -u | wc -l)\" = 1 ] && grep -qx 'single [0-9]' '$T/gb.out'"
 check "--gpu-bind=none: each rank sees the step's two" sh -c "[ \"\$(grep -c '^none [0-9],[0-9]\$' '$T/gb.out')\" = 2 ]"
 check "--gpu-bind=map_gpu: the GPU named" sh -c "[ \"\$(grep '^map' '$T/gb.out' | sort -u | wc -l)\" = 1 ]"
-check "-m plane refused by name" sh -c "grep -q 'distribution other than block and cyclic is not supported' '$T/gb.out' && grep -qx 'plane 1' '$T/gb.out'"
+check "-m arbitrary refused by name" sh -c "grep -q 'distribution other than block, cyclic and plane=N is not supported' '$T/gb.out' && grep -qx 'arbitrary 1' '$T/gb.out'"
 # -m block and cyclic over 2 nodes: ranks 0,1 on the first (block), 0,2 (cyclic)
 as_user sbatch --wait -N2 -n4 -o "$T/dist.out" --wrap 'srun -n4 -m block sh -c "echo block \$SLURM_PROCID \$SLURMD_NODENAME \$SLURM_DISTRIBUTION"
 	srun -n4 -m cyclic sh -c "echo cyclic \$SLURM_PROCID \$SLURMD_NODENAME \$SLURM_DISTRIBUTION"
+	srun -n4 -m plane=3 sh -c "echo plane \$SLURM_PROCID \$SLURMD_NODENAME \$SLURM_DISTRIBUTION \$SLURM_DIST_PLANESIZE"
 	srun -n2 -m cyclic --mpi=pmix true; echo pmix $?' >/dev/null
 first() { awk -v d="$1" '$1 == d && $3 == "mi1" {print $2}' "$T/dist.out" | sort -n | tr '\n' ' '; }
 check "-m block: ranks 0 1 on the first node" sh -c "[ \"$(first block)\" = '0 1 ' ] && grep -q '^block 0 mi1 block\$' '$T/dist.out'"
 check "-m cyclic: ranks 0 2 on the first node, SLURM_DISTRIBUTION=cyclic" \
 	sh -c "[ \"$(first cyclic)\" = '0 2 ' ] && grep -q '^cyclic 1 mi2 cyclic\$' '$T/dist.out'"
+check "-m plane=3: ranks 0 1 2 on the first node, SLURM_DISTRIBUTION=plane, SLURM_DIST_PLANESIZE=3" \
+	sh -c "[ \"$(first plane)\" = '0 1 2 ' ] && grep -q '^plane 3 mi2 plane 3\$' '$T/dist.out'"
+# -r N: the step from the allocation's node N; more tasks than CPUs only with -O
+as_user sbatch --wait -N2 -o "$T/rel.out" --wrap 'srun -r1 printenv SLURMD_NODENAME; srun -r2 true; echo r2 $?
+	srun -r1 -w mi1 true; echo rw $?; srun -n3 true; echo n3 $?; srun -n3 -O true; echo O $?
+	srun -t1 true; echo t $?; srun --bogus true; echo bogus $?' >/dev/null 2>&1
+check "srun -r1: the step on the allocation's second node" grep -qx mi2 "$T/rel.out"
+check "srun -r beyond the allocation: Slurm's 'Requested node configuration is not available'" \
+	sh -c "grep -q 'Unable to create step for job [0-9]*: Requested node configuration is not available' '$T/rel.out' && grep -qx 'r2 1' '$T/rel.out'"
+check "srun -r with -w: Slurm's words, exit 1" \
+	sh -c "grep -q 'relative not allowed with -w,--nodelist or -x,--exclude' '$T/rel.out' && grep -qx 'rw 1' '$T/rel.out'"
+check "more tasks than the job's CPUs: 'More processors requested than permitted' unless -O" \
+	sh -c "grep -q 'More processors requested than permitted' '$T/rel.out' && grep -qx 'n3 1' '$T/rel.out' && grep -qx 'O 0' '$T/rel.out'"
+check "inside a job, a Slurm srun option not built for steps is refused by name (not 'unrecognized')" \
+	sh -c "grep -q 'srun: error: -t is not supported inside a job' '$T/rel.out' && grep -qx 't 1' '$T/rel.out' &&
+	       grep -q \"unrecognized option '--bogus'\" '$T/rel.out' && grep -qx 'bogus 1' '$T/rel.out'"
 # -i PATTERN: each task reads its own file (%t its rank, %N its node)
 echo zero >"$T/in.0.mi1"; echo one >"$T/in.1.mi2"
 as_user sbatch --wait -N2 -n2 -o "$T/inpat.out" --wrap "srun -n2 -l -i $T/in.%t.%N cat" >/dev/null
 check "srun -i PATTERN: each task its own file (%t, %N)" \
 	sh -c "grep -qx '0: zero' '$T/inpat.out' && grep -qx '1: one' '$T/inpat.out'"
 check "-m cyclic with --mpi=pmix: refused by name" \
-	sh -c "grep -q 'cyclic with --mpi=pmix or pmi2 is not supported' '$T/dist.out' && grep -qx 'pmix 1' '$T/dist.out'"
+	sh -c "grep -q 'cyclic or plane with --mpi=pmix or pmi2 is not supported' '$T/dist.out' && grep -qx 'pmix 1' '$T/dist.out'"
 # -o/-e with patterns, -W
 as_user sbatch --wait -N2 -o "$T/io.out" --wrap "srun -N2 -n2 -o $T/o-%t-%N.txt sh -c 'echo task \$SLURM_PROCID'
 	srun -n1 -o $T/so.txt -e $T/se.txt sh -c 'echo to-out; echo to-err >&2'
@@ -168,7 +185,7 @@ check "srun -o and -e: each to its file" sh -c "grep -qx to-out '$T/so.txt' && g
 # srun's stdin: to every task by default (Slurm's --input=all), -i N, none, a file
 printf 'from a file\n' >"$T/in.txt"
 chmod 644 "$T/in.txt"
-as_user sbatch --wait -o "$T/in.out" --wrap "echo hi | srun -n2 cat; echo hi | srun -n2 -l -i 1 cat
+as_user sbatch --wait -n2 -o "$T/in.out" --wrap "echo hi | srun -n2 cat; echo hi | srun -n2 -l -i 1 cat
 	echo hi | srun -n1 -i none cat; echo none \$?; srun -n1 -i $T/in.txt cat" >/dev/null
 srun -v -N2 -n3 true 2>v.err
 check "srun -v: Slurm's 'launching StepId=J.0 on host NODE, N tasks: RANKS' for each node" \

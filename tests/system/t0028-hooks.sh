@@ -35,7 +35,7 @@ CONF
 start_ctld
 start_agents 2
 check "the nodes register, healthy" wait_until 20 nodes_idle 2
-j=$(DROP_ME=1 sbatch --parsable --wait -o tp.out --wrap 'echo batch FROM=$FROM_PROLOG DROP=$DROP_ME; srun -n2 --export=NONE sh -c "echo task FROM=\$FROM_PROLOG"')
+j=$(DROP_ME=1 sbatch --parsable --wait -n2 -o tp.out --wrap 'echo batch FROM=$FROM_PROLOG DROP=$DROP_ME; srun -n2 --export=NONE sh -c "echo task FROM=\$FROM_PROLOG"')
 check "TaskProlog's export and unset reach the batch script" grep -qx 'batch FROM=yes DROP=' tp.out
 check "... and each srun task" sh -c "[ \$(grep -cx 'task FROM=yes' tp.out) = 2 ]"
 check "its print lines go to the output, once per task" sh -c "[ \$(grep -cx 'prolog says hi' tp.out) = 3 ]"

@@ -59,6 +59,10 @@ check "... and -o puts them on one line" sh -c "[ \$(wc -l <one.out) = 1 ] && cm
 scancel "$sjob"
 check "scontrol with no command reads them (ping, then exit)" \
 	sh -c "printf 'ping\nexit\n' | scontrol | grep -q 'Slurmctld(primary) at .* is UP'"
+check "scontrol's !! runs the last command again (Slurm's)" \
+	sh -c "[ \"\$(printf 'ping\n!!\nquit\n' | scontrol | grep -c 'Slurmctld(primary) at .* is UP')\" = 2 ]"
+check "scontrol show config: SelectTypeParameters is what Spur does when slurm.conf names none" \
+	sh -c "scontrol show config | grep -qx 'SelectTypeParameters    = CR_CPU_Memory'"
 check "scontrol show node takes a hostlist" \
 	sh -c '[ "$(scontrol show node "mi[1-2]" | grep -c "^NodeName=")" = 2 ]'
 
@@ -326,7 +330,7 @@ check "srun --help prints srun's usage" sh -c 'srun --help | head -1 | grep -q "
 check "salloc --help prints salloc's" sh -c 'salloc --help | head -1 | grep -q "^Usage: salloc"'
 # scontrol show step: the running steps, the batch one too, with where srun
 # runs (tools check SrunHost:Pid against ps)
-js=$(sbatch --parsable -N2 -o /dev/null --wrap 'srun -n3 -c2 -J work sh -c "echo \$PPID >'"$T"'/srunpid.\$SLURM_PROCID; sleep 10"')
+js=$(sbatch --parsable -N2 -n3 -c2 -o /dev/null --wrap 'srun -n3 -c2 -J work sh -c "echo \$PPID >'"$T"'/srunpid.\$SLURM_PROCID; sleep 10"')
 wait_until 20 test -s "$T/srunpid.0"
 scontrol show step "$js.0" >step.out
 scontrol -o show step "$js" >steps.out

@@ -75,6 +75,11 @@ check "srun --mincpus=999999: Slurm's 'CPU count per node can not be satisfied' 
 j=$(sbatch --parsable --begin=now+3600 --priority=12345 --wrap true)
 check "--priority=12345 (root): Priority=12345" sh -c "[ '$(field "$j" Priority)' = 12345 ]"
 scontrol update JobId="$j" Priority=777
+jb=$(sbatch --parsable --begin=2099-01-02T12:00:00 -t 10 -o /dev/null --wrap true)
+check "a job waiting for its --begin: StartTime that time, EndTime plus its limit (as Slurm's)" \
+	sh -c "scontrol show job $jb | grep -q ' StartTime=2099-01-02T12:00:00 EndTime=2099-01-02T12:10:00 ' &&
+	       [ \"\$(squeue -h -j $jb -o '%S %e')\" = '2099-01-02T12:00:00 2099-01-02T12:10:00' ]"
+scancel "$jb"
 check "scontrol update Priority=777 (root)" sh -c "[ '$(field "$j" Priority)' = 777 ]"
 scancel "$j"
 check "--priority by a user: refused" \
@@ -120,6 +125,10 @@ check "--mincpus=6: the job holds 6 CPUs" \
 	sh -c "[ '$(field "$j" NumCPUs)' = 6 ] && [ '$(field "$j" MinCPUsNode)' = 6 ]"
 j=$(sbatch --parsable --wait --gpus=2 --ntasks-per-gpu=2 -o "$T/tpg.out" --wrap 'echo $SLURM_NTASKS $SLURM_NTASKS_PER_GPU')
 check "--ntasks-per-gpu=2 --gpus=2: 4 tasks" sh -c "grep -qx '4 2' '$T/tpg.out'"
+for o in "--gpus=2" "-n4" "--gres=gpu:2" "--gpus-per-node=2"; do
+	check "srun -N1 $o --ntasks-per-gpu=2: 4 tasks, two on each GPU (Slurm's implied --gpu-bind=single:2), the variable once" \
+		sh -c "[ \"\$(srun -N1 $o --ntasks-per-gpu=2 -l printenv CUDA_VISIBLE_DEVICES | sort | tr '\n' ' ')\" = '0: 0 1: 0 2: 1 3: 1 ' ]"
+done
 
 # --- --deadline and --time-min (real Slurm 22.05 does the same; its words)
 j=$(sbatch --parsable --deadline=now+300 -t 10 -o /dev/null --wrap true)
