@@ -42,6 +42,8 @@ fi
 cd "$T"
 chmod 755 "$T"
 write_conf 4 gpu:mi300x:8
+# nodes with a temporary disk, as the tests' clusters have (--tmp asks)
+sed -i 's/^\(NodeName=.*\)$/\1 TmpDisk=16000/' "$T/slurm.conf"
 start_ctld
 start_agents 4
 wait_until 20 nodes_idle 4 || { echo "expect-suite: the cluster did not come up" >&2; finish; exit 1; }

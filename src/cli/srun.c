@@ -17,6 +17,7 @@
 #include <getopt.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -561,7 +562,12 @@ static void expand(const struct relay *r, const char *pat, int rank, int node, c
 		case 'j': n = snprintf(out + o, len - o, "%s", r->jobid); break;
 		case 's': n = snprintf(out + o, len - o, "%d", r->step_id); break;
 		case 'J': n = snprintf(out + o, len - o, "%s.%d", r->jobid, r->step_id); break;
-		case 'u': n = snprintf(out + o, len - o, "%s", getenv("USER") ? getenv("USER") : ""); break;
+		case 'u': { /* the user's name, as the system has it (not $USER) */
+			struct passwd *pw = getpwuid(getuid());
+
+			n = snprintf(out + o, len - o, "%s", pw ? pw->pw_name : "");
+			break;
+		}
 		default: n = snprintf(out + o, len - o, "%c", *p); break;
 		}
 		o += n > 0 ? (size_t)n : 0;
@@ -1307,6 +1313,13 @@ static void relay_init(struct relay *r, const char *prog, int lfd, const json_t 
 		}
 		if (fd > 0)
 			close(fd);
+	}
+	/* -o/-e files exist from the start, as Slurm's (a task may print nothing) */
+	for (int rank = 0; (r->out_pat || r->err_pat) && rank < r->total; rank++) {
+		if (r->out_pat)
+			out_file(r, 1, rank, rank_node(r, rank));
+		if (r->err_pat)
+			out_file(r, 2, rank, rank_node(r, rank));
 	}
 }
 

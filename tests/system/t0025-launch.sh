@@ -206,6 +206,10 @@ check "srun -o PATTERN outside a job: a file per task" \
 sbatch --wait -N2 -n3 -o "$T/sl.out" --wrap 'srun -n3 printenv SLURM_STEP_NODELIST SLURM_STEP_TASKS_PER_NODE SLURM_TASKS_PER_NODE | sort -u | tr "\n" " "; srun -N1 -w mi2 printenv SLURM_STEP_NODELIST' >/dev/null
 check "a step's SLURM_STEP_NODELIST, SLURM_STEP_TASKS_PER_NODE, SLURM_TASKS_PER_NODE: the step's own" \
 	sh -c "[ \"\$(cat '$T/sl.out')\" = '2,1 mi[1-2] mi2' ]"
+check "srun -o PATTERN's %u: the user's name from the system, also without \$USER" \
+	sh -c "env -u USER srun -o '$T/u.%u.txt' echo && [ -e '$T/u.$(id -un).txt' ]"
+check "srun -o/-e PATTERN: each task's files made at its start, also when it prints nothing (as Slurm's)" \
+	sh -c "srun -n2 -o '$T/emp.%t.out' -e '$T/emp.%t.err' true && [ -e '$T/emp.0.out' ] && [ -e '$T/emp.1.err' ]"
 check "srun -l -o PATTERN: the lines in the files labelled too, as Slurm's" \
 	sh -c "srun -l -n2 -o '$T/ol-%t.txt' sh -c 'echo hi' && grep -qx '0: hi' '$T/ol-0.txt' && grep -qx '1: hi' '$T/ol-1.txt'"
 check "SLURM_HOSTFILE (-m arbitrary): refused by name, exit 1" \

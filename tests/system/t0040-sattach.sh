@@ -16,7 +16,7 @@ cat >task.sh <<SH
 while [ ! -e $T/go ]; do echo "tick \$SLURM_PROCID"; sleep 0.2; done
 echo "after \$SLURM_PROCID"
 SH
-j=$(sbatch --parsable -N2 -o job.out --wrap "srun -n4 sh $T/task.sh")
+j=$(sbatch --parsable -N2 -n4 -o job.out --wrap "srun -n4 sh $T/task.sh")
 ranks() { [ "$(grep -oE "$1" "$2" | sort -u | wc -l)" = 4 ]; }
 check "the step runs its 4 tasks" wait_until 20 ranks '^tick [0-3]' job.out
 sattach -l "$j.0" >att.out 2>att.err &
