@@ -657,44 +657,65 @@ void spurd_cgroup_job_cpus(const struct spurd_cgroup *cg, uint32_t id, uint32_t 
 }
 
 /* The folder of step in the devices hierarchy (v1) or the job's (v2). */
-static void step_path(const struct spurd_cgroup *cg, uint32_t id, uint32_t run, uint32_t step,
-		      char *job, size_t jlen, char *buf, size_t len)
+static void step_path(const struct spurd_cgroup *cg, int c, uint32_t id, uint32_t run,
+		      uint32_t step, char *job, size_t jlen, char *buf, size_t len)
 {
-	job_path(cg, 3, id, run, job, jlen);
+	job_path(cg, c, id, run, job, jlen);
 	snprintf(buf, len, "%s/step_%u", job, step);
 }
 
-int spurd_cgroup_step(const struct spurd_cgroup *cg, uint32_t id, uint32_t run, uint32_t step,
-		      const char *const *deny, struct spurd_cgroup_dirs *dirs, char *why,
-		      size_t wlen)
+/* Does the step need a folder of its own in controller c's hierarchy? */
+static bool step_wants(const struct spurd_cgroup *cg, int c,
+		       const struct spurd_cgroup_limits *lim)
 {
 	struct spurd_devfence_dev devs[SPURD_DEVFENCE_MAX];
-	struct spurd_cgroup_limits lim = { .deny = deny };
+
+	if (!cg->base[c][0])
+		return false;
+	if (c == 1)
+		return cg->memory && lim->mem_mb;
+	return c == 3 && cg->devices && spurd_devfence_devs(lim->deny, devs, SPURD_DEVFENCE_MAX);
+}
+
+int spurd_cgroup_step(const struct spurd_cgroup *cg, uint32_t id, uint32_t run, uint32_t step,
+		      const struct spurd_cgroup_limits *lim, struct spurd_cgroup_dirs *dirs,
+		      char *why, size_t wlen)
+{
+	static const int ctl[] = { 1, 3 }; /* memory, devices */
+	struct spurd_cgroup_dirs made = *dirs;
 	char job[4200], dir[4300];
 	const char *failed;
-	int k;
 
-	if (!cg->devices || !spurd_devfence_devs(deny, devs, SPURD_DEVFENCE_MAX))
-		return 0;
-	step_path(cg, id, run, step, job, sizeof(job), dir, sizeof(dir));
-	/* v1: a job given all of the node's GPUs had no devices folder */
-	if ((mkdir(job, 0755) && errno != EEXIST) || (mkdir(dir, 0755) && errno != EEXIST)) {
-		snprintf(why, wlen, "cannot make %s: %s", dir, strerror(errno));
-		return -1;
+	for (size_t i = 0; i < sizeof(ctl) / sizeof(ctl[0]); i++) {
+		int c = ctl[i], k;
+
+		if (!step_wants(cg, c, lim))
+			continue;
+		step_path(cg, c, id, run, step, job, sizeof(job), dir, sizeof(dir));
+		/* v1: a job given all of the node's GPUs (or no memory limit)
+		 * had no folder there */
+		if ((mkdir(job, 0755) && errno != EEXIST) || (mkdir(dir, 0755) && errno != EEXIST)) {
+			snprintf(why, wlen, "cannot make %s: %s", dir, strerror(errno));
+			goto fail;
+		}
+		if ((failed = set_limits(cg, c, dir, lim))) {
+			snprintf(why, wlen, "%s/%s: %s", dir, failed, strerror(errno));
+			goto fail;
+		}
+		/* the step's folder stands for the job's in its hierarchy (v2:
+		 * one folder for both) */
+		for (k = 0; k < made.n && strcmp(made.dir[k], job) && strcmp(made.dir[k], dir); k++)
+			;
+		if (k == made.n && made.n < SPURD_CG_MAX)
+			made.n++;
+		snprintf(made.dir[k < SPURD_CG_MAX ? k : SPURD_CG_MAX - 1], sizeof(made.dir[0]), "%s",
+			 dir);
 	}
-	if ((failed = set_limits(cg, 3, dir, &lim))) {
-		snprintf(why, wlen, "%s/%s: %s", dir, failed, strerror(errno));
-		rmdir(dir);
-		return -1;
-	}
-	/* the step's folder stands for the job's in its hierarchy */
-	for (k = 0; k < dirs->n && strcmp(dirs->dir[k], job); k++)
-		;
-	if (k == dirs->n && dirs->n < SPURD_CG_MAX)
-		dirs->n++;
-	snprintf(dirs->dir[k < SPURD_CG_MAX ? k : SPURD_CG_MAX - 1], sizeof(dirs->dir[0]), "%s",
-		 dir);
+	*dirs = made;
 	return 0;
+fail:
+	spurd_cgroup_step_done(cg, id, run, step);
+	return -1;
 }
 
 void spurd_cgroup_step_done(const struct spurd_cgroup *cg, uint32_t id, uint32_t run,
@@ -702,9 +723,11 @@ void spurd_cgroup_step_done(const struct spurd_cgroup *cg, uint32_t id, uint32_t
 {
 	char job[4200], dir[4300];
 
-	if (!cg->devices)
-		return;
-	step_path(cg, id, run, step, job, sizeof(job), dir, sizeof(dir));
-	if (!access(dir, F_OK))
-		remove_dir(cg, dir);
+	for (int c = 1; c <= 3; c += 2) {
+		if (!cg->base[c][0])
+			continue;
+		step_path(cg, c, id, run, step, job, sizeof(job), dir, sizeof(dir));
+		if (!access(dir, F_OK))
+			remove_dir(cg, dir);
+	}
 }

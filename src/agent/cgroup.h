@@ -60,16 +60,17 @@ int spurd_cgroup_job(const struct spurd_cgroup *cg, uint32_t id, uint32_t run,
 /* The folders of job id's cgroups (n 0 without cgroups), made earlier. */
 void spurd_cgroup_job_dirs(const struct spurd_cgroup *cg, uint32_t id, uint32_t run,
 			   struct spurd_cgroup_dirs *dirs);
-/* A step given fewer of the node's GPUs than its job (srun --gpus=1 in
- * a job of 4) opens only its own, as Slurm's per-step devices cgroup: a
- * folder for the step under the job's devices folder (v1) or the job's
- * folder (v2, with its own BPF program) denies deny (device nodes,
- * NULL-terminated) too, and takes the place of the job's folder in dirs
- * (the job's, from spurd_cgroup_job_dirs), which the step's tasks join.
- * Nothing to deny, or no device fencing: nothing made, 0. -1 with why. */
+/* A step's own limits inside its job's, as Slurm's per-step cgroups: a
+ * step given fewer of the node's GPUs than its job (srun --gpus=1 in a job
+ * of 4) opens only its own (lim->deny: device nodes, NULL-terminated), and
+ * one with srun --mem is held to lim->mem_mb. A folder for the step under
+ * the job's devices or memory folder (v1), or the job's folder (v2, with
+ * its own BPF program), takes the place of the job's folder in dirs (the
+ * job's, from spurd_cgroup_job_dirs), which the step's tasks join. Nothing
+ * asked, or no such controller: nothing made, 0. -1 with why, nothing left. */
 int spurd_cgroup_step(const struct spurd_cgroup *cg, uint32_t id, uint32_t run, uint32_t step,
-		      const char *const *deny, struct spurd_cgroup_dirs *dirs, char *why,
-		      size_t wlen);
+		      const struct spurd_cgroup_limits *lim, struct spurd_cgroup_dirs *dirs,
+		      char *why, size_t wlen);
 /* The step's folder, its processes killed, gone (at the step's end). */
 void spurd_cgroup_step_done(const struct spurd_cgroup *cg, uint32_t id, uint32_t run,
 			    uint32_t step);

@@ -725,6 +725,14 @@ static int write_script(struct agent *a, const char *dir, const char *path, cons
 	return close(fd);
 }
 
+/* srun --mem: the step's memory here, MB (0: the job's limit alone). */
+static uint64_t step_mem(const json_t *m)
+{
+	json_int_t v = spur_json_int(m, "step_mem_mb", 0);
+
+	return v > 0 ? (uint64_t)v : 0;
+}
+
 /* The device nodes of this node's GPUs the job was not given (its GPUs
  * are the indexes in CUDA_VISIBLE_DEVICES of its environment), for the
  * devices cgroup: a job opens only its own GPUs. NULL-terminated. */
@@ -1650,8 +1658,10 @@ static void start_tasks(struct step *st)
 
 		spurd_cgroup_job_dirs(&a->cg, j->id, j->run, &l->cgd);
 		gpus_denied(a, m, deny);
-		if (spurd_cgroup_step(&a->cg, j->id, j->run, st->step_id, deny, &l->cgd, why,
-				      sizeof(why)))
+		if (spurd_cgroup_step(&a->cg, j->id, j->run, st->step_id,
+				      &(struct spurd_cgroup_limits){ .deny = deny,
+								     .mem_mb = step_mem(m) },
+				      &l->cgd, why, sizeof(why)))
 			spur_warn("job %u step %u: %s", j->id, st->step_id, why);
 		else
 			st->cg_run = j->run;
@@ -1661,7 +1671,9 @@ static void start_tasks(struct step *st)
 
 		spurd_cgroup_job_dirs(&a->cg, st->job_id, st->remote->run, &l->cgd);
 		gpus_denied(a, m, deny);
-		if (spurd_cgroup_step(&a->cg, st->job_id, st->remote->run, st->step_id, deny,
+		if (spurd_cgroup_step(&a->cg, st->job_id, st->remote->run, st->step_id,
+				      &(struct spurd_cgroup_limits){ .deny = deny,
+								     .mem_mb = step_mem(m) },
 				      &l->cgd, why, sizeof(why)))
 			spur_warn("job %u step %u: %s", st->job_id, st->step_id, why);
 		else

@@ -386,7 +386,10 @@ static void print_step(const json_t *j, const json_t *s)
 	fprintf(out, "   Nodes=%zu CPUs=%" JSON_INTEGER_FORMAT " Tasks=%" JSON_INTEGER_FORMAT
 		" Name=%s Network=(null)\n",
 		nn, cpus, (json_int_t)spur_json_int(s, "ntasks", 1), spur_json_str(s, "name", ""));
-	fprintf(out, "   TRES=cpu=%" JSON_INTEGER_FORMAT ",node=%zu\n", cpus, nn);
+	if (*spur_json_str(s, "tres", ""))
+		fprintf(out, "   TRES=%s\n", spur_json_str(s, "tres", ""));
+	else
+		fprintf(out, "   TRES=cpu=%" JSON_INTEGER_FORMAT ",node=%zu\n", cpus, nn);
 	fprintf(out, "   ResvPorts=(null)\n   CPUFreqReq=Default%s\n", batch ? "" : " Dist=Block");
 	fprintf(out, "   SrunHost:Pid=%s:%" JSON_INTEGER_FORMAT "\n\n",
 		*spur_json_str(s, "srun_host", "") ? spur_json_str(s, "srun_host", "") : "(null)",

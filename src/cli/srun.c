@@ -9,6 +9,7 @@
 #include "srunsig.h"
 
 #include "common/hostlist.h"
+#include "common/size.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -110,6 +111,7 @@ struct step_opts {
 	const char *name, *chdir, *export, *cpu_bind, *mpi, *nodelist, *exclude, *propagate;
 	const char *distribution; /* -m: block, cyclic or plane over the nodes */
 	int plane;		  /* -m plane=N: N */
+	uint64_t mem_mb, mem_per_cpu_mb; /* --mem, --mem-per-cpu: the step's memory */
 	const char *output, *error, *gpu_bind; /* -o/-e patterns; --gpu-bind */
 	const char *input;		       /* -i: all (default), none, TASKID, FILE */
 	int wait_s;			       /* -W: after the first task ends */
@@ -149,7 +151,7 @@ static int gpu_bind_check(const char *v)
 /* srun's options inside a job (Slurm's, some refused by name below). */
 enum { O_PER_NODE = 1000, O_GPT, O_CPU_BIND, O_EXPORT, O_MPI, O_OVERLAP, O_UNBUF, O_KILL,
        O_PTY, O_EXACT, O_GRES, O_GPN, O_GPU_BIND, O_NO, O_JOBID, O_PROPAGATE, O_OPEN_MODE,
-       O_QUIT, O_HINT };
+       O_QUIT, O_HINT, O_MEM, O_MEM_CPU };
 static const struct option step_long_opts[] = {
 	{ "nodes", required_argument, NULL, 'N' },
 	{ "ntasks", required_argument, NULL, 'n' },
@@ -180,8 +182,8 @@ static const struct option step_long_opts[] = {
 	{ "multi-prog", no_argument, NULL, O_NO }, { "wait", required_argument, NULL, 'W' },
 	{ "output", required_argument, NULL, 'o' }, { "error", required_argument, NULL, 'e' },
 	{ "input", required_argument, NULL, 'i' }, { "pty", no_argument, NULL, O_PTY },
-	{ "het-group", required_argument, NULL, O_NO }, { "mem", required_argument, NULL, O_NO },
-	{ "mem-per-cpu", required_argument, NULL, O_NO },
+	{ "het-group", required_argument, NULL, O_NO }, { "mem", required_argument, NULL, O_MEM },
+	{ "mem-per-cpu", required_argument, NULL, O_MEM_CPU },
 	{ "mem-per-gpu", required_argument, NULL, O_NO },
 	{ "container-save", required_argument, NULL, O_NO },
 	{ "container-writable", no_argument, NULL, O_NO },
@@ -384,6 +386,23 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 			o->mpi = optarg;
 			break;
 		case O_OVERLAP: o->overlap = true; break;
+		case O_MEM:
+		case O_MEM_CPU: {
+			struct spur_error e;
+			uint64_t mb;
+
+			if (spur_mem_parse_mb(optarg, &mb, &e)) {
+				cli_error(prog, "Invalid --%s specification: %s",
+					  opt == O_MEM ? "mem" : "mem-per-cpu", optarg);
+				return 1;
+			}
+			*(opt == O_MEM ? &o->mem_mb : &o->mem_per_cpu_mb) = mb;
+			if (o->mem_mb && o->mem_per_cpu_mb) {
+				cli_error(prog, "--mem and --mem-per-cpu are mutually exclusive.");
+				return 1;
+			}
+			break;
+		}
 		case O_EXACT: o->exact = true; break;
 		case 'G':
 		case O_GPN:
@@ -1226,6 +1245,10 @@ static void step_request_opts(json_t *req, const struct step_opts *so)
 		json_object_set_new(req, "distribution", json_string(so->distribution));
 	if (so->plane)
 		json_object_set_new(req, "plane", json_integer(so->plane));
+	if (so->mem_mb)
+		json_object_set_new(req, "mem_mb", json_integer((json_int_t)so->mem_mb));
+	if (so->mem_per_cpu_mb)
+		json_object_set_new(req, "mem_per_cpu_mb", json_integer((json_int_t)so->mem_per_cpu_mb));
 	/* -O, or the job's (SLURM_OVERCOMMIT, as Slurm's srun reads it) */
 	if (so->overcommit || (getenv("SLURM_OVERCOMMIT") && atoi(getenv("SLURM_OVERCOMMIT"))))
 		json_object_set_new(req, "overcommit", json_true());

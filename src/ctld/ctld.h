@@ -23,7 +23,8 @@ typedef void (*ctld_ready_fn)(struct ctld *c);
 struct ctld_step_use {
 	uint32_t step, node; /* node: index in the job's allocation */
 	uint32_t cpus;
-	uint16_t gpus; /* bit i: GPU i of the node */
+	uint16_t gpus;	 /* bit i: GPU i of the node */
+	uint64_t mem_mb; /* srun --mem / --mem-per-cpu; 0: none asked */
 };
 
 struct ctld_job {
@@ -322,6 +323,9 @@ int ctld_job_spec(const json_t *j, uint32_t id, struct sched_job_spec *sp,
 void ctld_limit_nodes(struct ctld *c, uint32_t id, const struct sched_job_info *info);
 /* "SUSPENDED" for a suspended job, else the core's state name. */
 const char *ctld_state_name(const struct sched_job_info *info);
+/* What a step asks of a node's memory, MB (srun --mem, or --mem-per-cpu
+ * times its tasks' CPUs there); 0: none asked. */
+uint64_t ctld_step_mem_mb(const json_t *msg, size_t tasks_here);
 /* A step's shares of its job on its nn nodes (sel: allocation indexes,
  * tasks: tasks per node): gpus[k] the GPUs it gets on node k. SPUR_EAGAIN
  * "Requested nodes are busy" while running steps hold them. */

@@ -2556,8 +2556,10 @@ static json_t *step_part(struct ctld *c, struct ctld_job *cj, const struct sched
 /* A step's start (RUNNING) or end into the accounting, through the log so
  * that every controller's sacct shows it. */
 static void step_record(struct ctld *c, struct ctld_job *cj, const json_t *msg, uint32_t step,
-			size_t nn, size_t nt, const char *state, int exit_code)
+			size_t nn, size_t nt, uint64_t mem_mb, unsigned gpus)
 {
+	const char *state = "RUNNING";
+	int exit_code = 0;
 	const json_t *argv = json_object_get(msg, "argv");
 	const char *cmd = json_string_value(json_array_get(argv, 0));
 	const char *base = cmd && strrchr(cmd, '/') ? strrchr(cmd, '/') + 1 : cmd;
@@ -2580,6 +2582,20 @@ static void step_record(struct ctld *c, struct ctld_job *cj, const json_t *msg, 
 		json_object_set(op, "srun_host", json_object_get(msg, "srun_host"));
 	if (spur_json_int(msg, "srun_pid", 0) > 0)
 		json_object_set(op, "srun_pid", json_object_get(msg, "srun_pid"));
+	/* scontrol show step's TRES: its CPUs, memory asked, nodes, GPUs held */
+	{
+		char tres[160];
+		int o = snprintf(tres, sizeof(tres), "cpu=%lld",
+				 (long long)spur_json_int(op, "cpus", 1));
+
+		if (mem_mb)
+			o += snprintf(tres + o, sizeof(tres) - (size_t)o, ",mem=%lluM",
+				      (unsigned long long)mem_mb);
+		o += snprintf(tres + o, sizeof(tres) - (size_t)o, ",node=%zu", nn);
+		if (gpus)
+			snprintf(tres + o, sizeof(tres) - (size_t)o, ",gres/gpu=%u", gpus);
+		json_object_set_new(op, "tres", json_string(tres));
+	}
 	if (ctld_commit(c, op, NULL, NULL, &err))
 		spur_warn("job %u step %u: accounting: %s", cj->id, step, err.msg);
 	json_decref(op);
@@ -2845,6 +2861,8 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 	const char *mpi;
 	json_t *layout, *names, *counts, *cpus, *lenv;
 	size_t plane; /* ranks go round the nodes plane at a time; 0: block */
+	uint64_t mem_total = 0; /* srun --mem over the step's nodes */
+	unsigned gpus_total = 0;
 
 	if (!cj || sched_job_info(c->sched, id, &info)) {
 		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
@@ -2935,6 +2953,13 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 
 		step_gpus(json_object_get(m, "env"), gpus[k]);
 		json_object_update(json_object_get(m, "env"), lenv);
+		/* srun --mem: the agent holds the step's tasks to it */
+		if (ctld_step_mem_mb(msg, tasks[k]))
+			json_object_set_new(m, "step_mem_mb",
+					    json_integer((json_int_t)ctld_step_mem_mb(msg, tasks[k])));
+		mem_total += ctld_step_mem_mb(msg, tasks[k]);
+		if (json_object_get(json_object_get(m, "env"), "CUDA_VISIBLE_DEVICES"))
+			gpus_total += (unsigned)__builtin_popcount(gpus[k]);
 		if (share)
 			json_object_set_new(m, "share", share);
 
@@ -2955,7 +2980,7 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 	}
 	json_decref(layout);
 	json_decref(lenv);
-	step_record(c, cj, msg, step, nn, nt, "RUNNING", 0);
+	step_record(c, cj, msg, step, nn, nt, mem_total, gpus_total);
 	names = json_array();
 	counts = json_array();
 	cpus = json_array();

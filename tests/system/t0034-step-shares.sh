@@ -48,4 +48,26 @@ sbatch --wait -N1 -c 2 -o ex.out --wrap '
 	wait' >/dev/null
 check "--exact: each takes one of the job's two CPUs, at once" \
 	sh -c "! grep -q busy ex.out && grep -n . ex.out | head -n 1 | grep -q second-ran"
+# srun --mem: the step's share of the job's memory, held by its own cgroup
+# (this host's memory controller, v1 or v2)
+j=$(sbatch --parsable -N1 --mem=200 -o mem.out --wrap '
+	srun --mem=50 sh -c "d=\$(grep -E \":memory:|^0::\" /proc/self/cgroup | head -1 | cut -d: -f3)
+		cat /sys/fs/cgroup/memory\$d/memory.limit_in_bytes /sys/fs/cgroup\$d/memory.max 2>/dev/null"
+	srun --mem=300 true; echo big $?
+	srun --mem=150 sleep 3 & sleep 1
+	srun --mem=100 -I true; echo busy $?
+	srun --overlap --mem=100 true; echo overlap $?
+	wait')
+check "a step's --mem step is its own cgroup's limit" \
+	wait_until 20 sh -c "grep -qx 52428800 mem.out"
+check "--mem beyond the job's: Slurm's 'Memory required by task is not available'" \
+	sh -c "grep -q 'Memory required by task is not available' mem.out && grep -qx 'big 1' mem.out"
+check "... while steps hold the job's memory, another --mem step waits (-I: busy)" \
+	wait_until 20 grep -qx 'busy 1' mem.out
+check "... an --overlap one runs" wait_until 20 grep -qx 'overlap 0' mem.out
+j2=$(sbatch --parsable -N1 --mem=200 -o /dev/null --wrap 'srun --mem=150 sleep 5')
+wait_until 20 sh -c "scontrol show step $j2.0 | grep -q State=RUNNING"
+check "scontrol show step: TRES with the step's memory, as Slurm's" \
+	sh -c "scontrol show step $j2.0 | grep -qx '   TRES=cpu=1,mem=150M,node=1'"
+scancel "$j2"
 finish
