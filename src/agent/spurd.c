@@ -152,6 +152,8 @@ struct step {
 	struct spurd_pmi_step *pmi;   /* srun --mpi=pmi2: its PMI-1 wire server */
 	struct spur_wire_reader rd;   /* srun's answers (fences) */
 	struct spurd_attach_set attached; /* sattach's connections */
+	uv_timer_t *limit;		  /* srun -t: its own time limit (its data: this step) */
+	bool limit_struck;		  /* past it: SIGTERM sent, SIGKILL after KillWait */
 	struct step *next;
 };
 
@@ -163,6 +165,7 @@ static void free_env(char **v);
 static void put_task_env(json_t *env, int rank, int local);
 
 static void step_write(struct step *st, json_t *m);
+static void step_limit_arm(struct step *st, json_int_t secs);
 
 /* A job's end must reach the controller: kept until the controller says it
  * is committed (finished_ack), sent again after each registration. */
@@ -463,7 +466,8 @@ static void job_limit(struct agent *a, const json_t *msg)
 		if (j->id != id || !j->running || j->sup <= 0)
 			continue;
 		job_dir(a, j->id, j->run, dir, sizeof(dir));
-		if (spurd_supervise_limit(dir, j->sup, limit))
+		if (spurd_supervise_limit(dir, j->sup, limit,
+					  (long)spur_json_int(msg, "over_time", -1)))
 			spur_error_log("job %u: new time limit: %s", id, strerror(errno));
 		else
 			spur_info("job %u: time limit now %ld s", id, limit);
@@ -503,6 +507,24 @@ static void kill_group(struct job *j, int sig)
 		kill((pid_t)j->sup, sig);
 	else if (j->sup > 0)
 		kill((pid_t)j->sup, SIGTERM);
+}
+
+/* scancel -b: the batch shell alone (its process group's leader), not the
+ * processes it started. */
+static void kill_shell(struct job *j, int sig)
+{
+	char dir[4096];
+
+	if (!j->running)
+		return;
+	if (!j->pgid) {
+		long sup;
+
+		job_dir(j->a, j->id, j->run, dir, sizeof(dir));
+		spurd_supervise_pids(dir, &sup, &j->pgid);
+	}
+	if (j->pgid > 0)
+		kill((pid_t)j->pgid, sig);
 }
 
 /* SlurmdSpoolDir with Slurm's %n (this node's name) and %h (the host's)
@@ -1107,10 +1129,19 @@ static void stat_job(struct agent *a, const json_t *m)
 	}
 }
 
+static void on_limit_closed(uv_handle_t *h)
+{
+	free(h);
+}
+
 static void on_step_closed(uv_handle_t *h)
 {
 	struct step *st = h->data;
 
+	if (st->limit) {
+		st->limit->data = NULL;
+		uv_close((uv_handle_t *)st->limit, on_limit_closed);
+	}
 	for (struct step **pp = &steps; *pp; pp = &(*pp)->next) {
 		if (*pp == st) {
 			*pp = st->next;
@@ -1684,6 +1715,7 @@ static void start_tasks(struct step *st)
 		l->cgroups[c] = l->cgd.dir[c];
 	json_array_foreach(json_object_get(m, "ranks"), i, v)
 		start_one_task(st, l, i, (int)json_integer_value(v));
+	step_limit_arm(st, spur_json_int(m, "time_limit", 0));
 	if (l->dirfd >= 0)
 		close(l->dirfd);
 	json_decref(l->base);
@@ -1998,8 +2030,9 @@ static void steps_note(struct agent *a, uint32_t job_id, bool time_limit)
 		snprintf(line, sizeof(line),
 			 "slurmstepd: error: *** STEP %u.%u ON %s CANCELLED AT %s%s ***\n", job_id,
 			 st->step_id, a->node, when, time_limit ? " DUE TO TIME LIMIT" : "");
-		step_write(st, json_pack("{s:s,s:i,s:i,s:b,s:s}", "type", "io", "rank", 0, "fd", 2,
-					 "stepd", 1, "data", line));
+		/* "job": the job ends, srun is told (no "Force Terminated") */
+		step_write(st, json_pack("{s:s,s:i,s:i,s:b,s:b,s:s}", "type", "io", "rank", 0, "fd",
+					 2, "stepd", 1, "job", 1, "data", line));
 	}
 }
 
@@ -2009,6 +2042,75 @@ static void kill_steps(uint32_t job_id, int sig)
 		if (st->job_id == job_id)
 			for (size_t i = 0; i < st->ntasks; i++)
 				task_signal(&st->tasks[i], sig);
+}
+
+/* srun -t: at the step's limit its tasks here get slurmstepd's line on
+ * srun's stderr ("*** STEP J.S ON NODE CANCELLED AT T DUE TO TIME LIMIT
+ * ***"), SIGTERM, then SIGKILL after KillWait, as slurmstepd does. */
+static void on_step_limit(uv_timer_t *t)
+{
+	struct step *st = t->data;
+	char when[32], line[256];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!st)
+		return;
+	if (st->limit_struck) {
+		for (size_t i = 0; i < st->ntasks; i++)
+			task_signal(&st->tasks[i], SIGKILL);
+		return;
+	}
+	st->limit_struck = true;
+	localtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(line, sizeof(line),
+		 "slurmstepd: error: *** STEP %u.%u ON %s CANCELLED AT %s DUE TO TIME LIMIT ***\n",
+		 st->job_id, st->step_id, st->a->node, when);
+	step_write(st, json_pack("{s:s,s:i,s:i,s:b,s:s}", "type", "io", "rank", 0, "fd", 2, "stepd",
+				 1, "data", line));
+	for (size_t i = 0; i < st->ntasks; i++) {
+		task_signal(&st->tasks[i], SIGCONT);
+		task_signal(&st->tasks[i], SIGTERM);
+	}
+	uv_timer_start(t, on_step_limit,
+		       (uint64_t)(st->a->kill_wait > 0 ? st->a->kill_wait : 1) * 1000, 0);
+}
+
+static void step_limit_arm(struct step *st, json_int_t secs)
+{
+	if (secs <= 0 || st->limit || !(st->limit = malloc(sizeof(*st->limit))))
+		return;
+	uv_timer_init(st->a->loop, st->limit);
+	st->limit->data = st;
+	uv_timer_start(st->limit, on_step_limit, (uint64_t)secs * 1000, 0);
+}
+
+/* The controller's signal to a job: scope "steps" (scancel -s SIG: the
+ * steps alone), "batch" (-b: the batch shell alone, not its children),
+ * absent or "full" (the shell's process group and the steps); "cancelled"
+ * and "time_limit" add slurmstepd's lines. */
+static void job_signal(struct agent *a, const json_t *msg)
+{
+	uint32_t sid = (uint32_t)spur_json_int(msg, "job_id", 0);
+	int sig = (int)spur_json_int(msg, "signal", SIGTERM);
+	const char *scope = spur_json_str(msg, "scope", "full");
+
+	for (struct job *j = a->jobs; j && strcmp(scope, "steps"); j = j->next) {
+		if (j->id != sid)
+			continue;
+		/* scancel: the supervisor says so in the job's stderr */
+		if (spur_json_bool(msg, "cancelled", 0))
+			cancel_note(j);
+		if (!strcmp(scope, "batch"))
+			kill_shell(j, sig);
+		else
+			kill_group(j, sig);
+	}
+	if (spur_json_bool(msg, "cancelled", 0) || spur_json_bool(msg, "time_limit", 0))
+		steps_note(a, sid, spur_json_bool(msg, "time_limit", 0));
+	if (strcmp(scope, "batch"))
+		kill_steps(sid, sig);
 }
 
 /* ---------------------------------------------------------------- link */
@@ -2157,19 +2259,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 		} else if (!strcmp(type, "stat")) {
 			stat_job(a, msg);
 		} else if (!strcmp(type, "signal")) {
-			uint32_t sid = (uint32_t)spur_json_int(msg, "job_id", 0);
-
-			for (struct job *j = a->jobs; j; j = j->next)
-				if (j->id == sid) {
-					/* scancel: the supervisor says so in the job's stderr */
-					if (spur_json_bool(msg, "cancelled", 0))
-						cancel_note(j);
-					kill_group(j, (int)spur_json_int(msg, "signal", SIGTERM));
-				}
-			if (spur_json_bool(msg, "cancelled", 0) || spur_json_bool(msg, "time_limit", 0))
-				steps_note(a, sid, spur_json_bool(msg, "time_limit", 0));
-			kill_steps((uint32_t)spur_json_int(msg, "job_id", 0),
-				   (int)spur_json_int(msg, "signal", SIGTERM));
+			job_signal(a, msg);
 		} else if (!strcmp(type, "limit")) {
 			job_limit(a, msg);
 		} else if (!strcmp(type, "finished_ack")) {

@@ -388,8 +388,11 @@ static void arm(time_t t0, long limit, long warn)
 
 /* DIR/limit, the job's new limit in seconds from its start (0: none), as
  * the agent wrote it: 0 with *limit set, or -1. */
-static int read_limit(const char *dir, long *limit)
+/* The limit file: "LIMIT [OVER]" (seconds; OVER, OverTimeLimit, only
+ * when the controller sent it: else *over is left as it is). */
+static int read_limit(const char *dir, long *limit, long *over)
 {
+	long o;
 	char path[4200], text[32];
 	ssize_t n;
 	int fd;
@@ -402,13 +405,23 @@ static int read_limit(const char *dir, long *limit)
 	if (n <= 0)
 		return -1;
 	text[n] = '\0';
-	return sscanf(text, "%ld", limit) == 1 && *limit >= 0 ? 0 : -1;
+	switch (sscanf(text, "%ld %ld", limit, &o)) {
+	case 2:
+		if (o >= 0)
+			*over = o;
+		/* fall through */
+	case 1:
+		return *limit >= 0 ? 0 : -1;
+	default:
+		return -1;
+	}
 }
 
-int spurd_supervise_limit(const char *dir, long sup, long limit)
+int spurd_supervise_limit(const char *dir, long sup, long limit, long over)
 {
-	char path[4200], tmp[4200], text[32];
-	int fd, n = snprintf(text, sizeof(text), "%ld\n", limit);
+	char path[4200], tmp[4200], text[48];
+	int fd, n = over >= 0 ? snprintf(text, sizeof(text), "%ld %ld\n", limit, over)
+			      : snprintf(text, sizeof(text), "%ld\n", limit);
 
 	snprintf(path, sizeof(path), "%s/limit", dir);
 	snprintf(tmp, sizeof(tmp), "%s/limit.new", dir);
@@ -466,7 +479,7 @@ int spurd_supervise(const struct spurd_supervise_args *a)
 	char buf[64];
 	int status = 0, code;
 	bool timed_out = false, warn, overtime = false;
-	long limit;
+	long limit, over_time;
 	time_t t0;
 
 	prctl(PR_SET_NAME, SPURD_SUPERVISOR_NAME);
@@ -519,6 +532,7 @@ int spurd_supervise(const struct spurd_supervise_args *a)
 	/* --signal=B:SIG@TIME goes first, TIME before the limit */
 	t0 = time(NULL);
 	limit = a->limit;
+	over_time = a->over_time;
 	warn = limit > 0 && a->warn_sig > 0;
 	arm(t0, limit, warn ? a->warn_time : 0);
 	for (;;) {
@@ -538,7 +552,7 @@ int spurd_supervise(const struct spurd_supervise_args *a)
 			/* scontrol update TimeLimit of the running job (the agent
 			 * wrote it): the alarm moves, unless the limit has struck */
 			limit_changed = 0;
-			if (!timed_out && read_limit(dir, &limit) == 0) {
+			if (!timed_out && read_limit(dir, &limit, &over_time) == 0) {
 				overtime = false;
 				warn = warn && limit > 0;
 				arm(t0, limit, warn ? a->warn_time : 0);
@@ -553,9 +567,9 @@ int spurd_supervise(const struct spurd_supervise_args *a)
 			arm(t0, limit, 0);
 		} else if (alarm_fired) {
 			alarm_fired = 0;
-			if (!timed_out && !overtime && a->over_time > 0) {
+			if (!timed_out && !overtime && over_time > 0) {
 				overtime = true; /* OverTimeLimit: it may run this much longer */
-				alarm((unsigned)a->over_time);
+				alarm((unsigned)over_time);
 			} else if (!timed_out) {
 				/* the limit: SIGTERM, then SIGKILL after KillWait */
 				timed_out = true;

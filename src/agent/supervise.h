@@ -68,8 +68,9 @@ int spurd_supervise_status(const char *dir, int *code, bool *timed_out);
  * stderr before the job is signalled. */
 #define SPURD_SUPERVISE_CANCEL_SIG (SIGRTMIN + 2)
 
-/* A running job's new limit (seconds from its start; 0: none): written to
+/* A running job's new limit (seconds from its start; 0: none) and, over
+ * >= 0, OverTimeLimit (seconds past it; -1: unchanged): written to
  * DIR/limit, then the supervisor sup told. 0, or -1 with errno. */
-int spurd_supervise_limit(const char *dir, long sup, long limit);
+int spurd_supervise_limit(const char *dir, long sup, long limit, long over);
 
 #endif

@@ -374,13 +374,16 @@ static void print_step(const json_t *j, const json_t *s)
 	size_t nn = hl ? spur_hostlist_count(hl) : 0;
 	json_int_t cpus = spur_json_int(s, "cpus", 0);
 	struct passwd *pw = getpwnam(spur_json_str(j, "user", ""));
-	char st[32];
+	char st[32], lim[32] = "UNLIMITED";
 
 	spur_hostlist_destroy(hl);
 	stamp(spur_json_int(s, "start", 0), st, sizeof(st));
+	if (spur_json_int(s, "time_limit", 0) > 0) /* srun -t */
+		spur_duration_format_hms(spur_json_int(s, "time_limit", 0), lim, sizeof(lim));
 	fprintf(out, "StepId=%" JSON_INTEGER_FORMAT ".%s UserId=%" JSON_INTEGER_FORMAT
-		" StartTime=%s TimeLimit=UNLIMITED\n",
-		(json_int_t)spur_json_int(j, "job_id", 0), step, (json_int_t)(pw ? pw->pw_uid : 0), st);
+		" StartTime=%s TimeLimit=%s\n",
+		(json_int_t)spur_json_int(j, "job_id", 0), step, (json_int_t)(pw ? pw->pw_uid : 0), st,
+		lim);
 	fprintf(out, "   State=%s Partition=%s NodeList=%s\n", spur_json_str(s, "state", ""),
 		spur_json_str(j, "partition", ""), nodes);
 	fprintf(out, "   Nodes=%zu CPUs=%" JSON_INTEGER_FORMAT " Tasks=%" JSON_INTEGER_FORMAT

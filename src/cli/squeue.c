@@ -598,7 +598,7 @@ static void usage_scancel(void)
 /* scancel's answer, in Slurm's words: each job it could not cancel (1
  * then), and with -v what it did (or that no job matched the filters). */
 static int say_cancel(const char *prog, const json_t *reply, const json_t *filter, bool by_id,
-		      int sig, bool quiet, bool verbose)
+		      int sig, bool quiet, bool verbose, const char *kind)
 {
 	int rc = 0;
 	size_t i;
@@ -622,7 +622,7 @@ static int say_cancel(const char *prog, const json_t *reply, const json_t *filte
 		else
 			snprintf(id, sizeof(id), "%lld", (long long)spur_json_int(e, "job_id", 0));
 		if (verbose && (!sig || sig == SIGKILL))
-			fprintf(stderr, "%s: Terminating job %s\n", prog, id);
+			fprintf(stderr, "%s: Terminating %sjob %s\n", prog, kind, id);
 		fprintf(stderr, "%s: error: Kill job error on job id %s: %s\n", prog, id, why);
 	}
 	if (verbose && !by_id && !spur_json_int(reply, "count", 0))
@@ -630,10 +630,10 @@ static int say_cancel(const char *prog, const json_t *reply, const json_t *filte
 	if (verbose) { /* Slurm's words for each */
 		json_array_foreach(json_object_get(reply, "ids"), i, e)
 			if (sig && sig != SIGKILL)
-				fprintf(stderr, "%s: Signal %d to job %lld\n", prog, sig,
+				fprintf(stderr, "%s: Signal %d to %sjob %lld\n", prog, sig, kind,
 					(long long)json_integer_value(e));
 			else
-				fprintf(stderr, "%s: Terminating job %lld\n", prog,
+				fprintf(stderr, "%s: Terminating %sjob %lld\n", prog, kind,
 					(long long)json_integer_value(e));
 	}
 	return rc;
@@ -657,6 +657,7 @@ int cli_scancel_main(const char *prog, int argc, char **argv)
 	char *pargv[128 + 1], users[1024];
 	int pargc, opt, sig = 0, rc = 0;
 	bool quiet = false, verbose = false, interactive = false;
+	const char *kind = NULL; /* -b "batch ", -f "full ": what a signal reaches */
 	struct spur_error err;
 
 	static const char *const unbuilt[] = { "clusters", "ctld", "reservation", "sibling", "wckey",
@@ -711,9 +712,13 @@ int cli_scancel_main(const char *prog, int argc, char **argv)
 		case 'v':
 			verbose = true;
 			break;
-		case 'b':
-		case 'f':
-		case 'H':
+		case 'b': /* a signal to the batch shell alone */
+			kind = kind ? kind : "batch ";
+			break;
+		case 'f': /* to the shell, its children and the steps (over -b) */
+			kind = "full ";
+			break;
+		case 'H': /* no burst buffer to stage out: nothing to hurry */
 			break;
 		case 'i':
 			interactive = true;
@@ -753,12 +758,15 @@ int cli_scancel_main(const char *prog, int argc, char **argv)
 		json_object_set(req, "filter", filter);
 	if (sig)
 		json_object_set_new(req, "signal", json_integer(sig));
+	if (kind)
+		json_object_set_new(req, *kind == 'b' ? "batch" : "full", json_true());
 	reply = cli_call(req, &err);
 	if (!reply) {
 		fprintf(stderr, "%s: error: %s\n", prog, err.msg);
 		goto fail;
 	}
-	rc |= say_cancel(prog, reply, filter, json_array_size(jobs) > 0, sig, quiet, verbose);
+	rc |= say_cancel(prog, reply, filter, json_array_size(jobs) > 0, sig, quiet, verbose,
+			 kind ? kind : "");
 	json_decref(reply);
 	goto done;
 fail:

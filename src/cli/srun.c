@@ -10,6 +10,7 @@
 
 #include "common/hostlist.h"
 #include "common/size.h"
+#include "common/timefmt.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -112,6 +113,7 @@ struct step_opts {
 	const char *distribution; /* -m: block, cyclic or plane over the nodes */
 	int plane;		  /* -m plane=N: N */
 	uint64_t mem_mb, mem_per_cpu_mb; /* --mem, --mem-per-cpu: the step's memory */
+	int64_t time_limit;		 /* -t: the step's own, seconds (0: the job's) */
 	const char *output, *error, *gpu_bind; /* -o/-e patterns; --gpu-bind */
 	const char *input;		       /* -i: all (default), none, TASKID, FILE */
 	int wait_s;			       /* -W: after the first task ends */
@@ -151,7 +153,7 @@ static int gpu_bind_check(const char *v)
 /* srun's options inside a job (Slurm's, some refused by name below). */
 enum { O_PER_NODE = 1000, O_GPT, O_CPU_BIND, O_EXPORT, O_MPI, O_OVERLAP, O_UNBUF, O_KILL,
        O_PTY, O_EXACT, O_GRES, O_GPN, O_GPU_BIND, O_NO, O_JOBID, O_PROPAGATE, O_OPEN_MODE,
-       O_QUIT, O_HINT, O_MEM, O_MEM_CPU };
+       O_QUIT, O_HINT, O_MEM, O_MEM_CPU, O_TIME };
 static const struct option step_long_opts[] = {
 	{ "nodes", required_argument, NULL, 'N' },
 	{ "ntasks", required_argument, NULL, 'n' },
@@ -200,9 +202,10 @@ static const struct option step_long_opts[] = {
 	{ "hint", required_argument, NULL, O_HINT },
 	{ "disable-status", no_argument, NULL, 'X' },
 	{ "relative", required_argument, NULL, 'r' },
+	{ "time", required_argument, NULL, 't' },
 	{ NULL, 0, NULL, 0 },
 };
-#define STEP_SHORT_OPTS "+N:n:lJ:c:D:uhG:m:KW:w:x:o:e:i:vEOI::Xr:"
+#define STEP_SHORT_OPTS "+N:n:lJ:c:D:uhG:m:KW:w:x:o:e:i:vEOI::Xr:t:"
 
 /* --jobid=N, from inside a job or outside it: the step goes into job N,
  * as from inside it (the controller checks that it is the caller's and
@@ -386,6 +389,20 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 			o->mpi = optarg;
 			break;
 		case O_OVERLAP: o->overlap = true; break;
+		case 't': {
+			struct spur_error e;
+			int64_t secs;
+
+			if (spur_duration_parse(optarg, &secs, &e)) {
+				cli_error(prog, "Invalid --time specification");
+				return 1;
+			}
+			/* whole minutes, rounded up, as Slurm counts them; 0: none */
+			o->time_limit = secs == SPUR_TIME_INFINITE || !secs
+						? 0
+						: spur_duration_minutes_ceil(secs) * 60;
+			break;
+		}
 		case O_MEM:
 		case O_MEM_CPU: {
 			struct spur_error e;
@@ -477,6 +494,10 @@ struct relay {
 	int lfd, nconn, cap, open_conns, expect, total, exited, rc, hellos;
 	bool killed, label, kill_bad, pty, raw;
 	bool quit_on_intr, no_status, aborted; /* -q, -X; "Job step aborted" said */
+	/* a task ended by SIGTERM or SIGKILL; its job ended (cancelled, its
+	 * limit): srun's "Force Terminated" comes from the first without the
+	 * second, as Slurm's */
+	bool term_signal, job_ended;
 	struct timespec last_intr;	       /* SIGINT: a second within 1 s stops */
 	unsigned char *done;		       /* per rank: its exit came */
 	struct termios saved; /* the terminal before --pty made it raw */
@@ -636,6 +657,7 @@ static void relay_msg(struct relay *r, int k, json_t *m)
 	if (!strcmp(type, "io") && spur_json_bool(m, "stepd", 0)) {
 		/* slurmstepd's own line (a cancel, the limit): srun's stderr, unlabelled */
 		fputs(spur_json_str(m, "data", ""), stderr);
+		r->job_ended |= spur_json_bool(m, "job", 0);
 	} else if (!strcmp(type, "io")) {
 		FILE *f = out_file(r, (int)spur_json_int(m, "fd", 1), rank, r->node_of[k]);
 
@@ -655,6 +677,7 @@ static void relay_msg(struct relay *r, int k, json_t *m)
 					   : NULL;
 
 		r->exited++;
+		r->term_signal |= code == 128 + SIGKILL || code == 128 + SIGTERM;
 		if (r->done)
 			r->done[rank] = 1;
 		if (!r->first_exit)
@@ -1025,6 +1048,8 @@ static int relay(struct relay *r, const char *prog, const char *jobid)
 			break;
 		}
 	}
+	if (r->term_signal && !r->job_ended)
+		fprintf(stderr, "%s: Force Terminated StepId=%s.%d\n", prog, jobid, r->step_id);
 out:
 	if (r->raw)
 		tcsetattr(0, TCSANOW, &r->saved);
@@ -1245,6 +1270,8 @@ static void step_request_opts(json_t *req, const struct step_opts *so)
 		json_object_set_new(req, "distribution", json_string(so->distribution));
 	if (so->plane)
 		json_object_set_new(req, "plane", json_integer(so->plane));
+	if (so->time_limit)
+		json_object_set_new(req, "time_limit", json_integer((json_int_t)so->time_limit));
 	if (so->mem_mb)
 		json_object_set_new(req, "mem_mb", json_integer((json_int_t)so->mem_mb));
 	if (so->mem_per_cpu_mb)

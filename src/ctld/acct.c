@@ -25,7 +25,8 @@ static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS steps ("
 	" job_id INTEGER, step TEXT, name TEXT, state TEXT, exit_code INTEGER, start INTEGER,"
 	" end INTEGER, nnodes INTEGER, ntasks INTEGER, nodelist TEXT, max_rss INTEGER,"
-	" cpus INTEGER, srun_host TEXT, srun_pid INTEGER, tres TEXT, PRIMARY KEY (job_id, step));"
+	" cpus INTEGER, srun_host TEXT, srun_pid INTEGER, tres TEXT, time_limit INTEGER,"
+	" PRIMARY KEY (job_id, step));"
 	"CREATE TABLE IF NOT EXISTS resvs ("
 	" name TEXT, start INTEGER, end INTEGER, nodes TEXT, flags TEXT,"
 	" PRIMARY KEY (name, start));";
@@ -56,6 +57,7 @@ int ctld_acct_open(struct ctld *c, struct spur_error *err)
 	sqlite3_exec(c->acct, "ALTER TABLE steps ADD COLUMN srun_host TEXT", NULL, NULL, NULL);
 	sqlite3_exec(c->acct, "ALTER TABLE steps ADD COLUMN srun_pid INTEGER", NULL, NULL, NULL);
 	sqlite3_exec(c->acct, "ALTER TABLE steps ADD COLUMN tres TEXT", NULL, NULL, NULL);
+	sqlite3_exec(c->acct, "ALTER TABLE steps ADD COLUMN time_limit INTEGER", NULL, NULL, NULL);
 	return 0;
 }
 
@@ -97,6 +99,7 @@ void ctld_acct_close(struct ctld *c)
 struct acct_step {
 	uint32_t id;
 	const char *step, *name, *state, *nodes, *srun_host, *tres;
+	int64_t time_limit; /* srun -t, seconds; 0: the job's */
 	int64_t exit_code, start, end, nnodes, ntasks, max_rss_kb, cpus, srun_pid;
 };
 
@@ -104,7 +107,8 @@ static void put_step(struct ctld *c, const struct acct_step *s)
 {
 	static const char sql[] = "INSERT OR REPLACE INTO steps (job_id, step, name, state,"
 				  " exit_code, start, end, nnodes, ntasks, nodelist, max_rss, cpus,"
-				  " srun_host, srun_pid, tres) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+				  " srun_host, srun_pid, tres, time_limit)"
+				  " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 	sqlite3_stmt *st;
 
 	hold(c);
@@ -125,6 +129,7 @@ static void put_step(struct ctld *c, const struct acct_step *s)
 	sqlite3_bind_text(st, 13, s->srun_host ? s->srun_host : "", -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 14, s->srun_pid);
 	sqlite3_bind_text(st, 15, s->tres ? s->tres : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 16, s->time_limit);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		spur_error_log("accounting: job %u step %s: %s", s->id, s->step,
 			       sqlite3_errmsg(c->acct));
@@ -192,7 +197,8 @@ void ctld_acct_step(struct ctld *c, const json_t *op)
 					  .cpus = spur_json_int(op, "cpus", 0),
 					  .srun_host = spur_json_str(op, "srun_host", ""),
 					  .srun_pid = spur_json_int(op, "srun_pid", 0),
-					  .tres = spur_json_str(op, "tres", "") });
+					  .tres = spur_json_str(op, "tres", ""),
+					  .time_limit = spur_json_int(op, "time_limit", 0) });
 }
 
 /* The GPUs a job holds (held): from its allocation while it runs, else its
@@ -276,12 +282,12 @@ static void add_steps(struct ctld *c, json_t *rows)
 {
 	static const char sql[] =
 		"SELECT job_id, step, name, state, exit_code, start, end, nnodes, ntasks, nodelist,"
-		" max_rss, cpus, srun_host, srun_pid, tres FROM steps"
+		" max_rss, cpus, srun_host, srun_pid, tres, time_limit FROM steps"
 		" ORDER BY job_id, step != 'batch', CAST(step AS INTEGER)";
 	static const char *const cols[] = { "job_id",	"step",	    "name",	  "state",
 					    "exit_code", "start",   "end",	  "nnodes",
 					    "ntasks",	"nodelist", "max_rss_kb", "cpus",
-					    "srun_host", "srun_pid", "tres" };
+					    "srun_host", "srun_pid", "tres", "time_limit" };
 	json_t *by_id = json_object(), *r;
 	sqlite3_stmt *st;
 	size_t i;

@@ -359,6 +359,11 @@ json_t *ctld_acct_query(struct ctld *c, const char *jobs, const char *user, stru
  * allocation (its batch script and steps there). */
 void ctld_signal_nodes(struct ctld *c, uint32_t id, const uint32_t *nodes, size_t n, int sig);
 void ctld_signal_job(struct ctld *c, uint32_t id, int sig);
+/* scancel -s SIG (not SIGKILL), as Slurm's: scope "steps" (the default:
+ * the job's steps, not its batch shell), "batch" (-b: the batch shell
+ * alone, not its children) or "full" (-f: the shell, its children and the
+ * steps). */
+void ctld_signal_scope(struct ctld *c, uint32_t id, int sig, const char *scope);
 /* A running job being cancelled: SIGTERM to it, and its agents write
  * slurmstepd's "*** JOB N ON NODE CANCELLED AT T ***" in its stderr. */
 void ctld_cancel_signal(struct ctld *c, uint32_t id);

@@ -1328,7 +1328,8 @@ static void cancel_error(json_t *errors, uint32_t id, long task, const char *msg
 
 /* Signal (scancel -s) one job, or find it can be cancelled (*commit);
  * false with *why set when neither. */
-static bool cancel_one(struct ctld *c, uint32_t id, int sig, const char **why, bool *commit)
+static bool cancel_one(struct ctld *c, uint32_t id, int sig, const char *scope, const char **why,
+		       bool *commit)
 {
 	struct sched_job_info info;
 
@@ -1345,7 +1346,7 @@ static bool cancel_one(struct ctld *c, uint32_t id, int sig, const char **why, b
 			*why = "Job is pending execution";
 			return false;
 		}
-		ctld_signal_job(c, id, sig);
+		ctld_signal_scope(c, id, sig, scope);
 		return true;
 	}
 	if (info.suspended) /* stopped processes see the end only once continued */
@@ -1424,7 +1425,11 @@ static void handle_cancel(struct ctld_conn *cn, json_t *msg)
 				cancel_error(errors, ids[i], -1, ACCESS_DENIED);
 			continue;
 		}
-		if (!cancel_one(c, ids[i], sig, &why, &commit)) {
+		if (!cancel_one(c, ids[i], sig,
+				spur_json_bool(msg, "full", 0)	  ? "full"
+				: spur_json_bool(msg, "batch", 0) ? "batch"
+								  : "steps",
+				&why, &commit)) {
 			if (!json_is_object(flt))
 				cancel_error(errors, ids[i], -1, why);
 			continue;
@@ -2533,6 +2538,9 @@ static json_t *step_part(struct ctld *c, struct ctld_job *cj, const struct sched
 			 (long long)spur_json_int(cj->spec, "ntasks_per_gpu", 0));
 		json_object_set_new(m, "gpu_bind", json_string(bind));
 	}
+	if (spur_json_int(msg, "time_limit", 0) > 0) /* srun -t: the agents end it then */
+		json_object_set_new(m, "time_limit",
+				    json_integer(spur_json_int(msg, "time_limit", 0)));
 	if (json_is_object(json_object_get(msg, "container"))) /* its tasks' container */
 		json_object_set(m, "container", json_object_get(msg, "container"));
 	/* srun's own limits, as PropagateResourceLimits / srun --propagate say */
@@ -2582,6 +2590,9 @@ static void step_record(struct ctld *c, struct ctld_job *cj, const json_t *msg, 
 		json_object_set(op, "srun_host", json_object_get(msg, "srun_host"));
 	if (spur_json_int(msg, "srun_pid", 0) > 0)
 		json_object_set(op, "srun_pid", json_object_get(msg, "srun_pid"));
+	if (spur_json_int(msg, "time_limit", 0) > 0)
+		json_object_set_new(op, "time_limit",
+				    json_integer(spur_json_int(msg, "time_limit", 0)));
 	/* scontrol show step's TRES: its CPUs, memory asked, nodes, GPUs held */
 	{
 		char tres[160];

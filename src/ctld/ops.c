@@ -478,7 +478,8 @@ void ctld_signal_nodes(struct ctld *c, uint32_t id, const uint32_t *nodes, size_
 /* A signal to the agents of a job's allocation; why (NULL: none) says
  * "cancelled" or "time_limit" (slurmstepd's lines in the job's output and
  * its steps'). */
-static void signal_alloc(struct ctld *c, uint32_t id, int sig, const char *why)
+static void signal_alloc(struct ctld *c, uint32_t id, int sig, const char *why,
+			 const char *scope)
 {
 	struct sched_job_info info;
 
@@ -492,23 +493,30 @@ static void signal_alloc(struct ctld *c, uint32_t id, int sig, const char *why)
 		m = json_pack("{s:s,s:i,s:i}", "type", "signal", "job_id", (int)id, "signal", sig);
 		if (m && why)
 			json_object_set_new(m, why, json_true());
+		if (m && scope)
+			json_object_set_new(m, "scope", json_string(scope));
 		ctld_conn_send(c->agents[info.alloc[n].node], m);
 	}
 }
 
 void ctld_cancel_signal(struct ctld *c, uint32_t id)
 {
-	signal_alloc(c, id, SIGTERM, "cancelled");
+	signal_alloc(c, id, SIGTERM, "cancelled", NULL);
 }
 
 void ctld_limit_signal(struct ctld *c, uint32_t id)
 {
-	signal_alloc(c, id, SIGKILL, "time_limit");
+	signal_alloc(c, id, SIGKILL, "time_limit", NULL);
 }
 
 void ctld_signal_job(struct ctld *c, uint32_t id, int sig)
 {
-	signal_alloc(c, id, sig, NULL);
+	signal_alloc(c, id, sig, NULL, NULL);
+}
+
+void ctld_signal_scope(struct ctld *c, uint32_t id, int sig, const char *scope)
+{
+	signal_alloc(c, id, sig, NULL, scope);
 }
 
 bool ctld_job_interactive(const struct ctld_job *cj)
@@ -979,11 +987,13 @@ void ctld_limit_nodes(struct ctld *c, uint32_t id, const struct sched_job_info *
 	for (size_t n = 0; n < info->nalloc; n++)
 		if (c->agents[info->alloc[n].node])
 			ctld_conn_send(c->agents[info->alloc[n].node],
-				       json_pack("{s:s,s:i,s:I}", "type", "limit", "job_id", (int)id,
+				       json_pack("{s:s,s:i,s:I,s:I}", "type", "limit", "job_id", (int)id,
 						 "time_limit",
 						 (json_int_t)(info->end_time == SCHED_INFINITE
 								      ? 0
-								      : info->end_time - info->start_time)));
+								      : info->end_time - info->start_time),
+						 "over_time",
+						 (json_int_t)c->conf->over_time_limit * 60));
 }
 
 /* scontrol update Gres=: "gpu[:TYPE]:N", "shard:N" or "" into the event

@@ -320,6 +320,7 @@ int ctld_apply_reconfig(struct ctld *c, const json_t *op, struct spur_error *err
 	const json_t *g = json_object_get(op, "global"), *parts = json_object_get(op, "parts"), *v;
 	struct spur_conf *cf = c->conf;
 	const char *name;
+	uint32_t over;
 
 	if (!json_is_object(g) || !json_is_object(parts))
 		return spur_error_set(err, SPUR_EINVAL, "reconfig: no global or parts");
@@ -336,7 +337,17 @@ int ctld_apply_reconfig(struct ctld *c, const json_t *op, struct spur_error *err
 	cf->max_job_count = (uint32_t)spur_json_int(g, "max_job_count", cf->max_job_count);
 	cf->max_array_size = (uint32_t)spur_json_int(g, "max_array_size", cf->max_array_size);
 	cf->min_job_age = (uint32_t)spur_json_int(g, "min_job_age", cf->min_job_age);
+	over = cf->over_time_limit;
 	cf->over_time_limit = (uint32_t)spur_json_int(g, "over_time_limit", cf->over_time_limit);
+	/* OverTimeLimit holds for the running jobs too, as Slurm's controller
+	 * checks it: their batch hosts' supervisors are told */
+	for (size_t id = 0; over != cf->over_time_limit && id < c->jobs_cap; id++) {
+		struct sched_job_info info;
+
+		if (c->jobs[id] && !sched_job_info(c->sched, (uint32_t)id, &info) &&
+		    info.state == SCHED_JOB_RUNNING)
+			ctld_limit_nodes(c, (uint32_t)id, &info);
+	}
 	if (set_str(&cf->mail_prog, json_object_get(g, "mail_prog")) ||
 	    set_str(&cf->mail_domain, json_object_get(g, "mail_domain")) ||
 	    set_str(&cf->prolog_slurmctld, json_object_get(g, "prolog_slurmctld")) ||

@@ -23,6 +23,7 @@ cat >sig.sh <<'SH'
 #!/bin/bash
 #SBATCH -J sig -o sig.out -w mi1
 trap 'echo got USR1' USR1
+srun sh -c 'trap "echo step got USR1" USR1; echo step up; for i in $(seq 1 300); do sleep 0.1; done' &
 for i in $(seq 1 300); do sleep 0.1; done
 SH
 run=$(sbatch --parsable sig.sh)
@@ -41,11 +42,19 @@ check "... leaving task 1" sh -c "squeue -h -o %i | grep '^${arr}_' | tr '\n' ' 
 check "scancel of the array's job id cancels the rest" scancel "$arr"
 check "... no task remains" sh -c "! squeue -h -o %i | grep -q '^${arr}_'"
 
-check "scancel -s USR1 signals a running job" scancel -s USR1 "$run"
-check "... the job got it" wait_until 10 grep -qx 'got USR1' sig.out
-check "... and keeps running" [ "$(state "$run")" = RUNNING ]
-check "scancel --signal=SIGUSR1 takes the SIG prefix" scancel --signal=SIGUSR1 "$run"
-check "... a second delivery" wait_until 10 sh -c "[ \$(grep -c 'got USR1' sig.out) -eq 2 ]"
+check "the job's step runs" wait_until 20 grep -qx 'step up' sig.out
+check "scancel -s USR1 signals a running job's steps" scancel -s USR1 "$run"
+check "... its step got it" wait_until 10 grep -qx 'step got USR1' sig.out
+check "... not its batch shell (as Slurm's, without -b or -f)" sh -c "sleep 1; ! grep -qx 'got USR1' sig.out"
+check "... and it keeps running" [ "$(state "$run")" = RUNNING ]
+check "scancel -b -s USR1 -v: the batch shell alone, in Slurm's words" \
+	sh -c "scancel -b -s USR1 -v $run 2>b.err && grep -qx 'scancel: Signal 10 to batch job $run' b.err"
+check "... the shell got it" wait_until 10 grep -qx 'got USR1' sig.out
+check "... and not the step" sh -c "[ \$(grep -c 'step got USR1' sig.out) -eq 1 ]"
+check "scancel --full --signal=SIGUSR1 (the SIG prefix): the shell and the steps" \
+	scancel --full --signal=SIGUSR1 "$run"
+check "... a second delivery to the shell" wait_until 10 sh -c "[ \$(grep -c '^got USR1' sig.out) -eq 2 ]"
+check "... and the step got it too" wait_until 10 sh -c "[ \$(grep -c 'step got USR1' sig.out) -ge 2 ]"
 check "scancel -s of a pending job fails" sh -c "! scancel -s USR1 $a1 2>err"
 check "... as Slurm says it" grep -qx "scancel: error: Kill job error on job id $a1: Job is pending execution" err
 
@@ -59,7 +68,7 @@ check "... the running job ends" wait_until 10 sh -c "sacct -n -X -P -o State -j
 check "... the pending job stays" [ "$(state "$a2")" = PENDING ]
 check "... its output has slurmstepd's line (as Slurm's), not the signals scancel -s sent" \
 	sh -c "grep -qE '^slurmstepd: error: \*\*\* JOB $run ON mi1 CANCELLED AT 20[0-9-]+T[0-9:]+ \*\*\*\$' sig.out &&
-	       [ \$(grep -c CANCELLED sig.out) -eq 1 ]"
+	       [ \$(grep -c 'JOB .* CANCELLED' sig.out) -eq 1 ]"
 
 check "scancel of an ended job: silent and no failure, as Slurm 22.05's" \
 	sh -c "scancel $run 2>err && [ ! -s err ]"

@@ -157,7 +157,7 @@ check "-m plane=3: ranks 0 1 2 on the first node, SLURM_DISTRIBUTION=plane, SLUR
 # -r N: the step from the allocation's node N; more tasks than CPUs only with -O
 as_user sbatch --wait -N2 -o "$T/rel.out" --wrap 'srun -r1 printenv SLURMD_NODENAME; srun -r2 true; echo r2 $?
 	srun -r1 -w mi1 true; echo rw $?; srun -n3 true; echo n3 $?; srun -n3 -O true; echo O $?
-	srun -t1 true; echo t $?; srun --bogus true; echo bogus $?' >/dev/null 2>&1
+	srun --comment=x true; echo t $?; srun -t 1 sh -c "echo step-limit-ok"; srun --bogus true; echo bogus $?' >/dev/null 2>&1
 check "srun -r1: the step on the allocation's second node" grep -qx mi2 "$T/rel.out"
 check "srun -r beyond the allocation: Slurm's 'Requested node configuration is not available'" \
 	sh -c "grep -q 'Unable to create step for job [0-9]*: Requested node configuration is not available' '$T/rel.out' && grep -qx 'r2 1' '$T/rel.out'"
@@ -166,8 +166,9 @@ check "srun -r with -w: Slurm's words, exit 1" \
 check "more tasks than the job's CPUs: 'More processors requested than permitted' unless -O" \
 	sh -c "grep -q 'More processors requested than permitted' '$T/rel.out' && grep -qx 'n3 1' '$T/rel.out' && grep -qx 'O 0' '$T/rel.out'"
 check "inside a job, a Slurm srun option not built for steps is refused by name (not 'unrecognized')" \
-	sh -c "grep -q 'srun: error: -t is not supported inside a job' '$T/rel.out' && grep -qx 't 1' '$T/rel.out' &&
+	sh -c "grep -q 'srun: error: --comment is not supported inside a job' '$T/rel.out' && grep -qx 't 1' '$T/rel.out' &&
 	       grep -q \"unrecognized option '--bogus'\" '$T/rel.out' && grep -qx 'bogus 1' '$T/rel.out'"
+check "srun -t inside a job: the step's own limit (it runs)" grep -qx step-limit-ok "$T/rel.out"
 # -i PATTERN: each task reads its own file (%t its rank, %N its node)
 echo zero >"$T/in.0.mi1"; echo one >"$T/in.1.mi2"
 as_user sbatch --wait -N2 -n2 -o "$T/inpat.out" --wrap "srun -n2 -l -i $T/in.%t.%N cat" >/dev/null
