@@ -2044,37 +2044,56 @@ static void kill_steps(uint32_t job_id, int sig)
 				task_signal(&st->tasks[i], sig);
 }
 
-/* srun -t: at the step's limit its tasks here get slurmstepd's line on
- * srun's stderr ("*** STEP J.S ON NODE CANCELLED AT T DUE TO TIME LIMIT
- * ***"), SIGTERM, then SIGKILL after KillWait, as slurmstepd does. */
-static void on_step_limit(uv_timer_t *t)
+/* A step ended here as slurmstepd ends one: its line on srun's stderr
+ * ("*** STEP J.S ON NODE CANCELLED AT T[ DUE TO TIME LIMIT] ***"; the
+ * frame's "cancel" or "time_limit" tells srun which); at its time limit
+ * SIGTERM, then SIGKILL after KillWait (the step's timer, st->limit);
+ * cancelled (scancel J.S), SIGKILL at once. */
+static void on_step_limit(uv_timer_t *t);
+
+static void step_end_now(struct step *st, bool time_limit)
 {
-	struct step *st = t->data;
 	char when[32], line[256];
 	time_t now = time(NULL);
 	struct tm tm;
 
-	if (!st)
+	if (st->limit_struck)
 		return;
-	if (st->limit_struck) {
-		for (size_t i = 0; i < st->ntasks; i++)
-			task_signal(&st->tasks[i], SIGKILL);
-		return;
-	}
 	st->limit_struck = true;
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(line, sizeof(line),
-		 "slurmstepd: error: *** STEP %u.%u ON %s CANCELLED AT %s DUE TO TIME LIMIT ***\n",
-		 st->job_id, st->step_id, st->a->node, when);
-	step_write(st, json_pack("{s:s,s:i,s:i,s:b,s:s}", "type", "io", "rank", 0, "fd", 2, "stepd",
-				 1, "data", line));
+	snprintf(line, sizeof(line), "slurmstepd: error: *** STEP %u.%u ON %s CANCELLED AT %s%s ***\n",
+		 st->job_id, st->step_id, st->a->node, when, time_limit ? " DUE TO TIME LIMIT" : "");
+	step_write(st, json_pack("{s:s,s:i,s:i,s:b,s:b,s:s}", "type", "io", "rank", 0, "fd", 2,
+				 "stepd", 1, time_limit ? "time_limit" : "cancel", 1, "data", line));
 	for (size_t i = 0; i < st->ntasks; i++) {
 		task_signal(&st->tasks[i], SIGCONT);
-		task_signal(&st->tasks[i], SIGTERM);
+		task_signal(&st->tasks[i], time_limit ? SIGTERM : SIGKILL);
 	}
-	uv_timer_start(t, on_step_limit,
-		       (uint64_t)(st->a->kill_wait > 0 ? st->a->kill_wait : 1) * 1000, 0);
+	if (!time_limit)
+		return;
+	if (!st->limit && (st->limit = malloc(sizeof(*st->limit)))) {
+		uv_timer_init(st->a->loop, st->limit);
+		st->limit->data = st;
+	}
+	if (st->limit)
+		uv_timer_start(st->limit, on_step_limit,
+			       (uint64_t)(st->a->kill_wait > 0 ? st->a->kill_wait : 1) * 1000, 0);
+}
+
+/* srun -t: the step's limit (then its KillWait: SIGKILL). */
+static void on_step_limit(uv_timer_t *t)
+{
+	struct step *st = t->data;
+
+	if (!st)
+		return;
+	if (!st->limit_struck) {
+		step_end_now(st, true);
+		return;
+	}
+	for (size_t i = 0; i < st->ntasks; i++)
+		task_signal(&st->tasks[i], SIGKILL);
 }
 
 static void step_limit_arm(struct step *st, json_int_t secs)
@@ -2084,6 +2103,24 @@ static void step_limit_arm(struct step *st, json_int_t secs)
 	uv_timer_init(st->a->loop, st->limit);
 	st->limit->data = st;
 	uv_timer_start(st->limit, on_step_limit, (uint64_t)secs * 1000, 0);
+}
+
+/* scancel J.S: the controller's signal to one step (0: cancel it). */
+static void step_signal(const json_t *msg)
+{
+	uint32_t id = (uint32_t)spur_json_int(msg, "job_id", 0);
+	uint32_t sid = (uint32_t)spur_json_int(msg, "step_id", 0);
+	int sig = (int)spur_json_int(msg, "signal", 0);
+
+	for (struct step *st = steps; st; st = st->next) {
+		if (st->job_id != id || st->step_id != sid || !st->ntasks)
+			continue;
+		if (!sig || sig == SIGKILL)
+			step_end_now(st, false);
+		else if (sig > 0 && sig < 65)
+			for (size_t i = 0; i < st->ntasks; i++)
+				task_signal(&st->tasks[i], sig);
+	}
 }
 
 /* The controller's signal to a job: scope "steps" (scancel -s SIG: the
@@ -2233,6 +2270,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 
 		if (!a->trusted && (!strcmp(type, "launch") || !strcmp(type, "step") ||
 				    !strcmp(type, "signal") || !strcmp(type, "attach") ||
+				    !strcmp(type, "step_signal") ||
 				    !strcmp(type, "stat") || !strcmp(type, "limit"))) {
 			/* only a controller that holds the key starts work here */
 			spur_error_log("%s from a controller that has not shown the cluster key; "
@@ -2260,6 +2298,8 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 			stat_job(a, msg);
 		} else if (!strcmp(type, "signal")) {
 			job_signal(a, msg);
+		} else if (!strcmp(type, "step_signal")) {
+			step_signal(msg);
 		} else if (!strcmp(type, "limit")) {
 			job_limit(a, msg);
 		} else if (!strcmp(type, "finished_ack")) {

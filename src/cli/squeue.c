@@ -560,7 +560,7 @@ static int confirm_jobs(const char *prog, const json_t *filter, json_t **jobs, b
 		return 1;
 	}
 	yes = json_array();
-	*absent = say_absent(prog, *jobs, spur_json_str(reply, "text", ""), quiet);
+	*absent |= say_absent(prog, *jobs, spur_json_str(reply, "text", ""), quiet);
 	for (const char *p = spur_json_str(reply, "text", ""); *p;) {
 		size_t l = strcspn(p, "\n");
 		char id[64] = "", name[128] = "", part[128] = "";
@@ -578,6 +578,47 @@ static int confirm_jobs(const char *prog, const json_t *filter, json_t **jobs, b
 	json_decref(*jobs);
 	*jobs = yes;
 	return 0;
+}
+
+/* scancel J.S: a step ended (or, with -s, its tasks signalled) as Slurm's,
+ * with its words ("Cancel step_id=J.S name=N partition=P [y/n]? " with -i,
+ * "Terminating step J.S" or "Signal N to step J.S" with -v, and its
+ * "Kill job error on job step id J: ..." naming the job alone). 0 or 1. */
+static int cancel_step(const char *prog, uint32_t id, uint32_t step, int sig, bool interactive,
+		       bool quiet, bool verbose)
+{
+	struct spur_error err;
+	json_t *reply;
+
+	if (interactive) {
+		char line[64];
+
+		reply = cli_call(json_pack("{s:s,s:i}", "type", "job", "job_id", (int)id), &err);
+		printf("Cancel step_id=%u.%u name=%s partition=%s [y/n]? ", id, step,
+		       spur_json_str(json_object_get(reply, "job"), "name", ""),
+		       spur_json_str(json_object_get(reply, "job"), "partition", ""));
+		fflush(stdout);
+		json_decref(reply);
+		if (!fgets(line, sizeof(line), stdin) || (line[0] != 'y' && line[0] != 'Y'))
+			return 0;
+	}
+	if (verbose && (!sig || sig == SIGKILL))
+		fprintf(stderr, "%s: Terminating step %u.%u\n", prog, id, step);
+	else if (verbose)
+		fprintf(stderr, "%s: Signal %d to step %u.%u\n", prog, sig, id, step);
+	reply = cli_call(json_pack("{s:s,s:i,s:i,s:i}", "type", "cancel_step", "job_id", (int)id,
+				   "step_id", (int)step, "signal", sig),
+			 &err);
+	if (reply) {
+		json_decref(reply);
+		return 0;
+	}
+	/* a step already done is no failure when it was to end anyway */
+	if (!quiet && (verbose || strcmp(err.msg, "Job/step already completing or completed")))
+		fprintf(stderr, "%s: error: Kill job error on job step id %u: %s\n", prog, id, err.msg);
+	return !strcmp(err.msg, "Job/step already completing or completed") && (!sig || sig == SIGKILL)
+		       ? 0
+		       : 1;
 }
 
 static void usage_scancel(void)
@@ -658,6 +699,7 @@ int cli_scancel_main(const char *prog, int argc, char **argv)
 	int pargc, opt, sig = 0, rc = 0;
 	bool quiet = false, verbose = false, interactive = false;
 	const char *kind = NULL; /* -b "batch ", -f "full ": what a signal reaches */
+	int steps = 0;		 /* J.S arguments, each done on its own */
 	struct spur_error err;
 
 	static const char *const unbuilt[] = { "clusters", "ctld", "reservation", "sibling", "wckey",
@@ -736,11 +778,25 @@ int cli_scancel_main(const char *prog, int argc, char **argv)
 		}
 	}
 	for (int a = optind; a < pargc; a++) {
+		char *end;
+		long id = strtol(pargv[a], &end, 10), step;
+
+		if (id > 0 && id <= INT32_MAX && *end == '.' &&
+		    (step = strtol(end + 1, &end, 10)) >= 0 && step <= INT32_MAX && !*end &&
+		    isdigit((unsigned char)pargv[a][strcspn(pargv[a], ".") + 1])) {
+			/* J.S: that step alone */
+			rc |= cancel_step(prog, (uint32_t)id, (uint32_t)step, sig, interactive, quiet,
+					  verbose);
+			steps++;
+			continue;
+		}
 		if (!job_arg_parse(pargv[a], jobs)) {
 			fprintf(stderr, "%s: error: Invalid job id %s\n", prog, pargv[a]);
 			goto fail;
 		}
 	}
+	if (steps && !json_array_size(jobs) && !json_object_size(filter))
+		goto done;
 	if (!json_array_size(jobs) && !json_object_size(filter)) {
 		fprintf(stderr, "%s: error: No job identification provided\n", prog);
 		goto fail;

@@ -498,6 +498,8 @@ struct relay {
 	 * limit): srun's "Force Terminated" comes from the first without the
 	 * second, as Slurm's */
 	bool term_signal, job_ended;
+	bool step_cancelled, step_timeout; /* scancel J.S; srun -t's limit (slurmstepd said) */
+	const char *prog;
 	struct timespec last_intr;	       /* SIGINT: a second within 1 s stops */
 	unsigned char *done;		       /* per rank: its exit came */
 	struct termios saved; /* the terminal before --pty made it raw */
@@ -647,6 +649,8 @@ static FILE *out_file(struct relay *r, int fd, int rank, int node)
 	return nf[r->nfiles++].f;
 }
 
+static void relay_aborting(struct relay *r, const char *prog);
+
 static void relay_msg(struct relay *r, int k, json_t *m)
 {
 	const char *type = spur_json_str(m, "type", "");
@@ -658,6 +662,10 @@ static void relay_msg(struct relay *r, int k, json_t *m)
 		/* slurmstepd's own line (a cancel, the limit): srun's stderr, unlabelled */
 		fputs(spur_json_str(m, "data", ""), stderr);
 		r->job_ended |= spur_json_bool(m, "job", 0);
+		r->step_cancelled |= spur_json_bool(m, "cancel", 0) && !spur_json_bool(m, "job", 0);
+		if (r->step_cancelled) /* scancel J.S: Slurm's srun says so, no "Force Terminated" */
+			relay_aborting(r, r->prog);
+		r->step_timeout |= spur_json_bool(m, "time_limit", 0) && !spur_json_bool(m, "job", 0);
 	} else if (!strcmp(type, "io")) {
 		FILE *f = out_file(r, (int)spur_json_int(m, "fd", 1), rank, r->node_of[k]);
 
@@ -1048,7 +1056,7 @@ static int relay(struct relay *r, const char *prog, const char *jobid)
 			break;
 		}
 	}
-	if (r->term_signal && !r->job_ended)
+	if (r->term_signal && !r->job_ended && !r->step_cancelled)
 		fprintf(stderr, "%s: Force Terminated StepId=%s.%d\n", prog, jobid, r->step_id);
 out:
 	if (r->raw)
@@ -1101,9 +1109,10 @@ static json_t *create_step(const char *prog, const char *jobid, json_t *req, int
 }
 
 /* The step's end, for sacct: COMPLETED, FAILED (a task's non-zero exit, a
- * node that never came), or CANCELLED (srun forced it to end). */
+ * node that never came), CANCELLED (srun forced it to end, scancel J.S) or
+ * TIMEOUT (its srun -t limit). */
 static void step_done(const char *jobid, const json_t *reply, const char *cmd, int rc,
-		      bool cancelled)
+		      const char *ended)
 {
 	const char *base = cmd && strrchr(cmd, '/') ? strrchr(cmd, '/') + 1 : cmd;
 	struct spur_error err;
@@ -1111,7 +1120,7 @@ static void step_done(const char *jobid, const json_t *reply, const char *cmd, i
 					"step_done", "job_id", atoi(jobid), "step_id",
 					(json_int_t)spur_json_int(reply, "step_id", 0), "name",
 					base ? base : "", "state",
-					cancelled ? "CANCELLED" : !rc ? "COMPLETED" : "FAILED",
+					ended ? ended : !rc ? "COMPLETED" : "FAILED",
 					"exit_code", rc, "start",
 					(json_int_t)spur_json_int(reply, "start", 0), "nnodes",
 					(json_int_t)spur_json_int(reply, "nnodes", 1), "ntasks",
@@ -1347,6 +1356,7 @@ static void relay_init(struct relay *r, const char *prog, int lfd, const json_t 
 	r->step_id = (int)spur_json_int(reply, "step_id", 0);
 	r->wait_s = so->wait_s;
 	r->plane = (int)spur_json_int(reply, "plane", 0);
+	r->prog = prog;
 	r->in_rank = -1;
 	if (so->input && !strcmp(so->input, "none"))
 		r->in_none = true;
@@ -1538,7 +1548,8 @@ have_command:
 	srun_sig_restore();
 	cli_watch_stop(watch);
 	/* ended by a signal to srun (scancel's SIGTERM): CANCELLED, as Slurm */
-	step_done(jobid, reply, so.name ? so.name : pargv[optind], rc, r.aborted);
+	step_done(jobid, reply, so.name ? so.name : pargv[optind], rc,
+		  r.aborted || r.step_cancelled ? "CANCELLED" : r.step_timeout ? "TIMEOUT" : NULL);
 	json_decref(reply);
 	close(lfd);
 	if (alloc_fd >= 0)

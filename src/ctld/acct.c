@@ -178,6 +178,24 @@ static void batch_step(struct ctld *c, const struct ctld_job *cj, const struct s
 	sqlite3_exec(c->acct, sql, NULL, NULL, NULL);
 }
 
+bool ctld_acct_step_running(struct ctld *c, uint32_t id, uint32_t step)
+{
+	static const char sql[] =
+		"SELECT 1 FROM steps WHERE job_id = ? AND step = ? AND state = 'RUNNING'";
+	sqlite3_stmt *st;
+	char name[16];
+	bool running;
+
+	if (!c->acct || sqlite3_prepare_v2(c->acct, sql, -1, &st, NULL) != SQLITE_OK)
+		return false;
+	snprintf(name, sizeof(name), "%u", step);
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
+	running = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return running;
+}
+
 void ctld_acct_step(struct ctld *c, const json_t *op)
 {
 	char step[16];

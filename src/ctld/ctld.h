@@ -352,6 +352,8 @@ int ctld_steps_restore(struct ctld_job *cj, const struct sched_job_info *info, u
 void ctld_acct_resv(struct ctld *c, const json_t *op, bool del);
 json_t *ctld_acct_resvs(struct ctld *c, int64_t from, int64_t to);
 /* A step's start or end ("step" operation) into the accounting's steps. */
+/* Is step `step` of job id running, as the accounting has it? */
+bool ctld_acct_step_running(struct ctld *c, uint32_t id, uint32_t step);
 void ctld_acct_step(struct ctld *c, const json_t *op);
 json_t *ctld_acct_query(struct ctld *c, const char *jobs, const char *user, struct spur_error *err);
 

@@ -1355,6 +1355,44 @@ static bool cancel_one(struct ctld *c, uint32_t id, int sig, const char *scope, 
 	return true;
 }
 
+/* scancel J.S [-s SIG]: {"job_id", "step_id", "signal" (0: cancel)} to
+ * the agents of the job's nodes, which end the step (slurmstepd's line,
+ * SIGTERM, SIGKILL after KillWait) or signal its tasks. */
+static void handle_cancel_step(struct ctld_conn *cn, json_t *msg)
+{
+	struct ctld *c = cn->c;
+	uint32_t id = (uint32_t)spur_json_int(msg, "job_id", 0);
+	json_int_t step = spur_json_int(msg, "step_id", -1), sig = spur_json_int(msg, "signal", 0);
+	struct sched_job_info info;
+
+	if (sig < 0 || sig > 64 || step < 0 || step > INT32_MAX) {
+		reply_error(cn, SPUR_EINVAL, "Invalid signal or step id");
+		return;
+	}
+	if (!ctld_job(c, id) || sched_job_info(c->sched, id, &info)) {
+		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
+		return;
+	}
+	if (denied(cn, id))
+		return;
+	if (info.state != SCHED_JOB_RUNNING) {
+		reply_error(cn, SPUR_ESTATE, info.state == SCHED_JOB_PENDING
+						     ? "Job is pending execution"
+						     : "Job/step already completing or completed");
+		return;
+	}
+	if (!ctld_acct_step_running(c, id, (uint32_t)step)) {
+		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
+		return;
+	}
+	for (size_t n = 0; n < info.nalloc; n++)
+		if (info.alloc[n].node < c->conf->nnodes && c->agents[info.alloc[n].node])
+			ctld_conn_send(c->agents[info.alloc[n].node],
+				       json_pack("{s:s,s:i,s:I,s:I}", "type", "step_signal", "job_id",
+						 (int)id, "step_id", step, "signal", sig));
+	reply_ok(cn, json_object());
+}
+
 /* scancel: {"jobs":[{"job_id":N,"task_id":M}], "filter":{...}, "signal":S}
  * (or the older single "job_id"). Jobs named and filters both given: the
  * named jobs that pass the filters. The reply lists each job that could not
@@ -2629,7 +2667,8 @@ static void handle_step_done(struct ctld_conn *cn, json_t *msg)
 	}
 	if (denied(cn, id))
 		return;
-	if (strcmp(state, "COMPLETED") && strcmp(state, "FAILED") && strcmp(state, "CANCELLED"))
+	if (strcmp(state, "COMPLETED") && strcmp(state, "FAILED") && strcmp(state, "CANCELLED") &&
+	    strcmp(state, "TIMEOUT"))
 		state = "FAILED";
 	op = json_pack("{s:s,s:i,s:i,s:s,s:s,s:i,s:I,s:I,s:I,s:I,s:s}", "op", "step", "id", (int)id,
 		       "step", (int)spur_json_int(msg, "step_id", 0), "name",
@@ -3386,6 +3425,7 @@ static const struct {
 	{ "submit", handle_submit, A_USER, false },
 	{ "will_run", handle_will_run, A_USER, false },
 	{ "cancel", handle_cancel, A_USER, false },
+	{ "cancel_step", handle_cancel_step, A_USER, false },
 	{ "queue", handle_queue, A_USER, true },
 	{ "job", handle_job, A_USER, true },
 	{ "config", handle_config, A_USER, true },

@@ -118,4 +118,19 @@ check "scancel --qos=normal cancels a job that named no QOS" \
 check "scancel -u ME cancels every job of mine" scancel -u "$me"
 check "... the queue is empty" sh -c "[ -z \"\$(squeue -h)\" ]"
 check "... sacct shows the last one CANCELLED" sh -c "sacct -n -X -P -o State -j $a2 | grep -qx CANCELLED"
+# scancel J.S: one step, as Slurm 22.05's (checked against its output)
+js=$(sbatch --parsable -o stepc.out --wrap 'srun sleep 100; echo rc0=$?; srun sh -c "trap \"echo got USR2\" USR2; echo two up; sleep 3; sleep 3"; echo rc1=$?')
+check "a job with a running step" wait_until 20 sh -c "scontrol show step $js.0 | grep -q State=RUNNING"
+check "scancel -v J.0: Slurm's 'Terminating step J.0'" \
+	sh -c "scancel -v $js.0 2>st.err && grep -qx 'scancel: Terminating step $js.0' st.err"
+check "... slurmstepd's STEP line, srun's 'Job step aborted', the task Killed; the job goes on" \
+	wait_until 20 sh -c "grep -qE '^slurmstepd: error: \*\*\* STEP $js.0 ON mi[0-9] CANCELLED AT [0-9T:-]+ \*\*\*\$' stepc.out &&
+		grep -qE '^srun: Job step aborted: Waiting up to [0-9]+ seconds for job step to finish.\$' stepc.out &&
+		grep -qE '^srun: error: mi[0-9]: task 0: Killed\$' stepc.out && grep -qx rc0=137 stepc.out"
+check "... the step CANCELLED in sacct" wait_until 10 sh -c "sacct -n -P -j $js.0 -o State | grep -qx CANCELLED"
+check "scancel -s USR2 J.1: that step's tasks alone" \
+	sh -c "until grep -qx 'two up' stepc.out; do sleep 0.2; done; scancel -s USR2 $js.1"
+check "scancel of a step that is not there: Slurm's words (naming the job), exit 1" \
+	sh -c "! scancel $js.9 2>s9.err && grep -qx 'scancel: error: Kill job error on job step id $js: Invalid job id specified' s9.err"
+check "... the step signalled got it and went on" wait_until 20 sh -c "grep -qx 'got USR2' stepc.out && grep -qx rc1=0 stepc.out"
 finish
