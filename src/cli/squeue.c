@@ -621,6 +621,22 @@ static int cancel_step(const char *prog, uint32_t id, uint32_t step, int sig, bo
 		       : 1;
 }
 
+/* "J.S" (digits): true with its job and step. */
+static bool step_arg(const char *arg, uint32_t *id, uint32_t *step)
+{
+	char *end;
+	long j = strtol(arg, &end, 10), st;
+
+	if (j <= 0 || j > INT32_MAX || *end != '.' || !isdigit((unsigned char)end[1]))
+		return false;
+	st = strtol(end + 1, &end, 10);
+	if (*end || st < 0 || st > INT32_MAX)
+		return false;
+	*id = (uint32_t)j;
+	*step = (uint32_t)st;
+	return true;
+}
+
 static void usage_scancel(void)
 {
 	printf("Usage: scancel [-A account] [--batch] [--full] [--interactive] [-n job_name]\n"
@@ -778,19 +794,12 @@ int cli_scancel_main(const char *prog, int argc, char **argv)
 		}
 	}
 	for (int a = optind; a < pargc; a++) {
-		char *end;
-		long id = strtol(pargv[a], &end, 10), step;
+		uint32_t id, step;
 
-		if (id > 0 && id <= INT32_MAX && *end == '.' &&
-		    (step = strtol(end + 1, &end, 10)) >= 0 && step <= INT32_MAX && !*end &&
-		    isdigit((unsigned char)pargv[a][strcspn(pargv[a], ".") + 1])) {
-			/* J.S: that step alone */
-			rc |= cancel_step(prog, (uint32_t)id, (uint32_t)step, sig, interactive, quiet,
-					  verbose);
+		if (step_arg(pargv[a], &id, &step)) { /* J.S: that step alone */
+			rc |= cancel_step(prog, id, step, sig, interactive, quiet, verbose);
 			steps++;
-			continue;
-		}
-		if (!job_arg_parse(pargv[a], jobs)) {
+		} else if (!job_arg_parse(pargv[a], jobs)) {
 			fprintf(stderr, "%s: error: Invalid job id %s\n", prog, pargv[a]);
 			goto fail;
 		}

@@ -233,6 +233,51 @@ static const char *jobid_opt(int argc, char **argv)
 }
 
 /* srun's options inside a job: 0, or the exit code. */
+
+/* -r, -t, --mem, --mem-per-cpu: the step's place and its own limits. 0,
+ * 1 (said), or -2 when opt is none of them. */
+static int step_limit_opt(const char *prog, struct step_opts *o, int opt, char *arg)
+{
+	struct spur_error e;
+	int64_t secs;
+	uint64_t mb;
+
+	switch (opt) {
+	case 'r':
+		o->relative = atoi(arg);
+		o->relative_set = true;
+		if (o->relative < 0 || !isdigit((unsigned char)arg[0])) {
+			cli_error(prog, "Invalid --relative value: %s", arg);
+			return 1;
+		}
+		return 0;
+	case 't':
+		if (spur_duration_parse(arg, &secs, &e)) {
+			cli_error(prog, "Invalid --time specification");
+			return 1;
+		}
+		/* whole minutes, rounded up, as Slurm counts them; 0: none */
+		o->time_limit =
+			secs == SPUR_TIME_INFINITE || !secs ? 0 : spur_duration_minutes_ceil(secs) * 60;
+		return 0;
+	case O_MEM:
+	case O_MEM_CPU:
+		if (spur_mem_parse_mb(arg, &mb, &e)) {
+			cli_error(prog, "Invalid --%s specification: %s",
+				  opt == O_MEM ? "mem" : "mem-per-cpu", arg);
+			return 1;
+		}
+		*(opt == O_MEM ? &o->mem_mb : &o->mem_per_cpu_mb) = mb;
+		if (o->mem_mb && o->mem_per_cpu_mb) {
+			cli_error(prog, "--mem and --mem-per-cpu are mutually exclusive.");
+			return 1;
+		}
+		return 0;
+	default:
+		return -2;
+	}
+}
+
 /* srun's step options that take a value it checks: 0, -2 when opt is not
  * one of them, or the exit code (said). */
 static int step_value_opt(const char *prog, struct step_opts *o, int opt, char *arg)
@@ -336,6 +381,9 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 	while ((opt = getopt_long(argc, argv, STEP_SHORT_OPTS, opts, &idx)) != -1) {
 		int r = step_value_opt(prog, o, opt, optarg);
 
+		if (r == -2)
+			r = step_limit_opt(prog, o, opt, optarg);
+
 		if (r != -2) {
 			if (r)
 				return r;
@@ -360,14 +408,6 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 		case 'X': o->no_status = true; break;
 		/* -O: more tasks than the allocation's CPUs */
 		case 'O': o->overcommit = true; break;
-		case 'r':
-			o->relative = atoi(optarg);
-			o->relative_set = true;
-			if (o->relative < 0 || !isdigit((unsigned char)optarg[0])) {
-				cli_error(prog, "Invalid --relative value: %s", optarg);
-				return 1;
-			}
-			break;
 		case O_KILL: o->kill_bad = !optarg || strcmp(optarg, "0"); break;
 		case O_GPT:
 			o->gpus_per_task = atoi(strchr(optarg, ':') ? strrchr(optarg, ':') + 1 : optarg);
@@ -389,37 +429,6 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 			o->mpi = optarg;
 			break;
 		case O_OVERLAP: o->overlap = true; break;
-		case 't': {
-			struct spur_error e;
-			int64_t secs;
-
-			if (spur_duration_parse(optarg, &secs, &e)) {
-				cli_error(prog, "Invalid --time specification");
-				return 1;
-			}
-			/* whole minutes, rounded up, as Slurm counts them; 0: none */
-			o->time_limit = secs == SPUR_TIME_INFINITE || !secs
-						? 0
-						: spur_duration_minutes_ceil(secs) * 60;
-			break;
-		}
-		case O_MEM:
-		case O_MEM_CPU: {
-			struct spur_error e;
-			uint64_t mb;
-
-			if (spur_mem_parse_mb(optarg, &mb, &e)) {
-				cli_error(prog, "Invalid --%s specification: %s",
-					  opt == O_MEM ? "mem" : "mem-per-cpu", optarg);
-				return 1;
-			}
-			*(opt == O_MEM ? &o->mem_mb : &o->mem_per_cpu_mb) = mb;
-			if (o->mem_mb && o->mem_per_cpu_mb) {
-				cli_error(prog, "--mem and --mem-per-cpu are mutually exclusive.");
-				return 1;
-			}
-			break;
-		}
 		case O_EXACT: o->exact = true; break;
 		case 'G':
 		case O_GPN:

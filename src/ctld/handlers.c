@@ -2897,6 +2897,28 @@ static json_t *step_layout_env(struct ctld *c, const struct sched_job_info *info
 	return env;
 }
 
+/* -m: how the step's ranks go round its nodes, *plane at a time (cyclic:
+ * 1; block: 0). False, answered, when it cannot be. */
+static bool step_plane(struct ctld_conn *cn, const json_t *msg, const char *mpi, size_t *plane)
+{
+	const char *dist = spur_json_str(msg, "distribution", "block");
+
+	*plane = !strcmp(dist, "cyclic")  ? 1
+		 : !strcmp(dist, "plane") ? (size_t)spur_json_int(msg, "plane", 0)
+					  : 0;
+	if (!strcmp(dist, "plane") && (!*plane || *plane > 65535)) {
+		reply_error(cn, SPUR_EINVAL, "Invalid --distribution specification");
+		return false;
+	}
+	if (*plane && strcmp(mpi, "none")) { /* PMI's layout is by blocks of ranks */
+		reply_error(cn, SPUR_EINVAL,
+			    "-m cyclic or plane with --mpi=pmix or pmi2 is not supported by Spur "
+			    "(use -m block)");
+		return false;
+	}
+	return true;
+}
+
 static void handle_step(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
@@ -2935,21 +2957,8 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 	if (step_nodes(cn, msg, &info, sel, &nn) || !step_hint_ok(cn, msg, &info, sel, nn) ||
 	    !(mpi = step_mpi(cn, msg)))
 		return;
-	plane = !strcmp(spur_json_str(msg, "distribution", "block"), "cyclic") ? 1
-		: !strcmp(spur_json_str(msg, "distribution", "block"), "plane")
-			? (size_t)spur_json_int(msg, "plane", 0)
-			: 0;
-	if (!strcmp(spur_json_str(msg, "distribution", "block"), "plane") &&
-	    (!plane || plane > 65535)) {
-		reply_error(cn, SPUR_EINVAL, "Invalid --distribution specification");
+	if (!step_plane(cn, msg, mpi, &plane))
 		return;
-	}
-	if (plane && strcmp(mpi, "none")) { /* PMI's layout is by blocks of ranks */
-		reply_error(cn, SPUR_EINVAL,
-			    "-m cyclic or plane with --mpi=pmix or pmi2 is not supported by Spur "
-			    "(use -m block)");
-		return;
-	}
 	nt = (size_t)spur_json_int(msg, "ntasks", 0);
 	/* the job's tasks, unless -N or -w ask for fewer nodes (--ntasks-per-gpu:
 	 * its tasks, as srun's SLURM_NTASKS_PER_GPU gives them in Slurm) */
