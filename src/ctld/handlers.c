@@ -18,6 +18,7 @@
 #include "common/log.h"
 #include "io/uvwire.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <pwd.h>
 #include <signal.h>
@@ -3337,10 +3338,17 @@ static void handle_config(struct ctld_conn *cn, json_t *msg)
 	conf_pair(a, "SchedulerType", "%s", or_null(f->scheduler_type));
 	conf_pair(a, "SchedulerParameters", "%s", or_null(f->scheduler_params));
 	conf_pair(a, "SelectType", "%s", or_null(f->select_type));
-	/* what Spur's scheduler does when slurm.conf names none (Slurm's
-	 * line would be missing): CPUs and memory */
-	conf_pair(a, "SelectTypeParameters", "%s",
-		  f->select_type_params ? f->select_type_params : "CR_CPU_Memory");
+	/* upper case, as Slurm prints it; when slurm.conf names none (Slurm's
+	 * line would be missing), what Spur's scheduler does: CPUs and memory */
+	{
+		char stp[128];
+
+		snprintf(stp, sizeof(stp), "%s",
+			 f->select_type_params ? f->select_type_params : "CR_CPU_MEMORY");
+		for (char *p = stp; *p; p++)
+			*p = (char)toupper((unsigned char)*p);
+		conf_pair(a, "SelectTypeParameters", "%s", stp);
+	}
 	conf_pair(a, "GresTypes", "%s", or_null(f->gres_types));
 	conf_pair(a, "PriorityType", "%s", or_null(f->priority_type));
 	conf_pair(a, "PreemptType", "%s", or_null(f->preempt_type));

@@ -62,7 +62,7 @@ check "scontrol with no command reads them (ping, then exit)" \
 check "scontrol's !! runs the last command again (Slurm's)" \
 	sh -c "[ \"\$(printf 'ping\n!!\nquit\n' | scontrol | grep -c 'Slurmctld(primary) at .* is UP')\" = 2 ]"
 check "scontrol show config: SelectTypeParameters is what Spur does when slurm.conf names none" \
-	sh -c "scontrol show config | grep -qx 'SelectTypeParameters    = CR_CPU_Memory'"
+	sh -c "scontrol show config | grep -qx 'SelectTypeParameters    = CR_CPU_MEMORY'"
 check "scontrol show node takes a hostlist" \
 	sh -c '[ "$(scontrol show node "mi[1-2]" | grep -c "^NodeName=")" = 2 ]'
 
