@@ -422,7 +422,7 @@ static int show_step(const char *prog, const char *id)
 		return 1;
 	}
 	if (id)
-		json_object_set(reply, "jobs", json_pack("[O]", json_object_get(reply, "job")));
+		json_object_set_new(reply, "jobs", json_pack("[O]", json_object_get(reply, "job")));
 	json_array_foreach(json_object_get(reply, "jobs"), i, j)
 		if (!strcmp(spur_json_str(j, "state", ""), "RUNNING") && o + 24 < sizeof(list))
 			o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%lld", o ? "," : "",
