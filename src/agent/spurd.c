@@ -154,6 +154,7 @@ struct step {
 	struct spurd_attach_set attached; /* sattach's connections */
 	uv_timer_t *limit;		  /* srun -t: its own time limit (its data: this step) */
 	bool limit_struck;		  /* past it: SIGTERM sent, SIGKILL after KillWait */
+	uint64_t started_ms;		  /* its tasks' start, on the loop's clock */
 	struct step *next;
 };
 
@@ -1715,6 +1716,7 @@ static void start_tasks(struct step *st)
 		l->cgroups[c] = l->cgd.dir[c];
 	json_array_foreach(json_object_get(m, "ranks"), i, v)
 		start_one_task(st, l, i, (int)json_integer_value(v));
+	st->started_ms = uv_now(a->loop);
 	step_limit_arm(st, spur_json_int(m, "time_limit", 0));
 	if (l->dirfd >= 0)
 		close(l->dirfd);
@@ -2096,13 +2098,34 @@ static void on_step_limit(uv_timer_t *t)
 		task_signal(&st->tasks[i], SIGKILL);
 }
 
+/* The step's limit, secs from its start (0: none): its alarm (re)set. */
 static void step_limit_arm(struct step *st, json_int_t secs)
 {
-	if (secs <= 0 || st->limit || !(st->limit = malloc(sizeof(*st->limit))))
+	uint64_t now = uv_now(st->a->loop), at = st->started_ms + (uint64_t)secs * 1000;
+
+	if (st->limit_struck)
 		return;
-	uv_timer_init(st->a->loop, st->limit);
-	st->limit->data = st;
-	uv_timer_start(st->limit, on_step_limit, (uint64_t)secs * 1000, 0);
+	if (secs <= 0) {
+		if (st->limit)
+			uv_timer_stop(st->limit);
+		return;
+	}
+	if (!st->limit) {
+		if (!(st->limit = malloc(sizeof(*st->limit))))
+			return;
+		uv_timer_init(st->a->loop, st->limit);
+		st->limit->data = st;
+	}
+	uv_timer_start(st->limit, on_step_limit, at > now ? at - now : 0, 0);
+}
+
+/* scontrol update StepId= TimeLimit=: the controller's new limit. */
+static void step_limit_update(const json_t *msg)
+{
+	for (struct step *st = steps; st; st = st->next)
+		if (st->job_id == (uint32_t)spur_json_int(msg, "job_id", 0) &&
+		    st->step_id == (uint32_t)spur_json_int(msg, "step_id", 0) && st->ntasks)
+			step_limit_arm(st, spur_json_int(msg, "time_limit", 0));
 }
 
 /* scancel J.S: the controller's signal to one step (0: cancel it). */
@@ -2270,7 +2293,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 
 		if (!a->trusted && (!strcmp(type, "launch") || !strcmp(type, "step") ||
 				    !strcmp(type, "signal") || !strcmp(type, "attach") ||
-				    !strcmp(type, "step_signal") ||
+				    !strcmp(type, "step_signal") || !strcmp(type, "step_limit") ||
 				    !strcmp(type, "stat") || !strcmp(type, "limit"))) {
 			/* only a controller that holds the key starts work here */
 			spur_error_log("%s from a controller that has not shown the cluster key; "
@@ -2300,6 +2323,8 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 			job_signal(a, msg);
 		} else if (!strcmp(type, "step_signal")) {
 			step_signal(msg);
+		} else if (!strcmp(type, "step_limit")) {
+			step_limit_update(msg);
 		} else if (!strcmp(type, "limit")) {
 			job_limit(a, msg);
 		} else if (!strcmp(type, "finished_ack")) {

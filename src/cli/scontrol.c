@@ -1180,6 +1180,56 @@ static int update_key(const char *prog, const char *key, const char *v, json_t *
 	return 1;
 }
 
+/* scontrol update StepId=J[.S] TimeLimit=T: a running step's own limit
+ * (all of the job's running steps without .S), with Slurm's words. */
+static int update_step(const char *prog, int argc, char **argv)
+{
+	long id = 0, step = -1;
+	int64_t secs = -1;
+	struct spur_error err;
+	json_t *reply;
+	char *end;
+
+	for (int i = 0; i < argc; i++) {
+		if (!strncasecmp(argv[i], "StepId=", 7)) {
+			id = strtol(argv[i] + 7, &end, 10);
+			if (*end == '.' && isdigit((unsigned char)end[1]))
+				step = strtol(end + 1, &end, 10);
+			if (*end || id <= 0 || id > INT32_MAX || step > INT32_MAX) {
+				fprintf(stderr, "Invalid StepID parameter: %s\nRequest aborted\n", argv[i]);
+				return 1;
+			}
+		} else if (!strncasecmp(argv[i], "TimeLimit=", 10) &&
+			   (argv[i][10] == '+' || argv[i][10] == '-')) {
+			cli_error(prog, "TimeLimit=+T and -T for a step are not supported by Spur");
+			return 1;
+		} else if (!strncasecmp(argv[i], "TimeLimit=", 10)) {
+			if (spur_duration_parse(argv[i] + 10, &secs, &err)) {
+				cli_error(prog, "Invalid TimeLimit value");
+				return 1;
+			}
+			secs = secs == SPUR_TIME_INFINITE || !secs ? 0 : spur_duration_minutes_ceil(secs) * 60;
+		} else {
+			fprintf(stderr, "Update of this parameter is not supported: %s\nRequest aborted\n",
+				argv[i]);
+			return 1;
+		}
+	}
+	if (secs < 0) {
+		fprintf(stderr, "No changes specified\n");
+		return 1;
+	}
+	reply = cli_call(json_pack("{s:s,s:i,s:i,s:I}", "type", "step_update", "job_id", (int)id,
+				   "step_id", (int)step, "time_limit", (json_int_t)secs),
+			 &err);
+	if (!reply) {
+		fprintf(stderr, "slurm_update error: %s\n", err.msg);
+		return 1;
+	}
+	json_decref(reply);
+	return 0;
+}
+
 static int update_job(const char *prog, int argc, char **argv)
 {
 	json_t *set = json_object(), *reply, *req;
@@ -1750,6 +1800,8 @@ static int scontrol_verb(const char *prog, int argc, char **argv)
 	if (!strcasecmp(argv[0], "update") && argc > 1 &&
 	    !strncasecmp(argv[1], "PartitionName=", 14))
 		return update_part(prog, argc - 1, argv + 1);
+	if (!strcasecmp(argv[0], "update") && argc > 1 && !strncasecmp(argv[1], "StepId=", 7))
+		return update_step(prog, argc - 1, argv + 1);
 	if (!strcasecmp(argv[0], "update"))
 		return update_job(prog, argc - 1, argv + 1);
 	if (!strcasecmp(argv[0], "create"))

@@ -178,6 +178,40 @@ static void batch_step(struct ctld *c, const struct ctld_job *cj, const struct s
 	sqlite3_exec(c->acct, sql, NULL, NULL, NULL);
 }
 
+size_t ctld_acct_running_steps(struct ctld *c, uint32_t id, uint32_t *out, size_t max)
+{
+	static const char sql[] = "SELECT step FROM steps WHERE job_id = ? AND state = 'RUNNING'"
+				  " AND step != 'batch'";
+	sqlite3_stmt *st;
+	size_t n = 0;
+
+	if (!c->acct || sqlite3_prepare_v2(c->acct, sql, -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, id);
+	while (n < max && sqlite3_step(st) == SQLITE_ROW)
+		out[n++] = (uint32_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+void ctld_acct_step_limit(struct ctld *c, const json_t *op)
+{
+	static const char sql[] = "UPDATE steps SET time_limit = ? WHERE job_id = ? AND step = ?";
+	sqlite3_stmt *st;
+	char name[16];
+
+	if (!c->acct || sqlite3_prepare_v2(c->acct, sql, -1, &st, NULL) != SQLITE_OK)
+		return;
+	hold(c);
+	snprintf(name, sizeof(name), "%lld", (long long)spur_json_int(op, "step", 0));
+	sqlite3_bind_int64(st, 1, spur_json_int(op, "time_limit", 0));
+	sqlite3_bind_int64(st, 2, spur_json_int(op, "id", 0));
+	sqlite3_bind_text(st, 3, name, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		spur_error_log("accounting: step limit: %s", sqlite3_errmsg(c->acct));
+	sqlite3_finalize(st);
+}
+
 bool ctld_acct_step_running(struct ctld *c, uint32_t id, uint32_t step)
 {
 	static const char sql[] =

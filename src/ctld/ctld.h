@@ -352,6 +352,10 @@ int ctld_steps_restore(struct ctld_job *cj, const struct sched_job_info *info, u
 void ctld_acct_resv(struct ctld *c, const json_t *op, bool del);
 json_t *ctld_acct_resvs(struct ctld *c, int64_t from, int64_t to);
 /* A step's start or end ("step" operation) into the accounting's steps. */
+/* The job's running steps (not its batch step), at most max, into out. */
+size_t ctld_acct_running_steps(struct ctld *c, uint32_t id, uint32_t *out, size_t max);
+/* {"op":"step_limit","id","step","time_limit"}: a step's new limit kept. */
+void ctld_acct_step_limit(struct ctld *c, const json_t *op);
 /* Is step `step` of job id running, as the accounting has it? */
 bool ctld_acct_step_running(struct ctld *c, uint32_t id, uint32_t step);
 void ctld_acct_step(struct ctld *c, const json_t *op);

@@ -1394,6 +1394,63 @@ static void handle_cancel_step(struct ctld_conn *cn, json_t *msg)
 	reply_ok(cn, json_object());
 }
 
+/* scontrol update StepId=J[.S] TimeLimit=: {"job_id", "step_id" (-1: every
+ * running step), "time_limit" (seconds from the step's start; 0: none)}:
+ * kept in the log, and the agents of the job's nodes move the steps' alarms. */
+static void handle_step_update(struct ctld_conn *cn, json_t *msg)
+{
+	struct ctld *c = cn->c;
+	uint32_t id = (uint32_t)spur_json_int(msg, "job_id", 0), steps[256];
+	json_int_t step = spur_json_int(msg, "step_id", -1), limit = spur_json_int(msg, "time_limit", -1);
+	struct sched_job_info info;
+	struct spur_error err;
+	size_t n;
+
+	if (limit < 0 || limit > (INT64_C(1) << 40) || step < -1 || step > INT32_MAX) {
+		reply_error(cn, SPUR_EINVAL, "Invalid time limit or step id");
+		return;
+	}
+	if (!ctld_job(c, id) || sched_job_info(c->sched, id, &info)) {
+		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
+		return;
+	}
+	if (denied(cn, id))
+		return;
+	if (info.state != SCHED_JOB_RUNNING) {
+		reply_error(cn, SPUR_ESTATE, "Job/step already completing or completed");
+		return;
+	}
+	if (step >= 0) {
+		steps[0] = (uint32_t)step;
+		n = ctld_acct_step_running(c, id, (uint32_t)step);
+	} else {
+		n = ctld_acct_running_steps(c, id, steps, sizeof(steps) / sizeof(steps[0]));
+	}
+	if (!n) {
+		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
+		return;
+	}
+	for (size_t k = 0; k < n; k++) {
+		json_t *op = json_pack("{s:s,s:i,s:i,s:I}", "op", "step_limit", "id", (int)id, "step",
+				       (int)steps[k], "time_limit", limit);
+		bool last = k + 1 == n;
+
+		if (ctld_commit(c, op, last ? cn : NULL, last ? json_pack("{s:s}", "type", "ok") : NULL,
+				&err)) {
+			json_decref(op);
+			reply_error(cn, err.code, err.msg);
+			return;
+		}
+		json_decref(op);
+		for (size_t a = 0; a < info.nalloc; a++)
+			if (info.alloc[a].node < c->conf->nnodes && c->agents[info.alloc[a].node])
+				ctld_conn_send(c->agents[info.alloc[a].node],
+					       json_pack("{s:s,s:i,s:i,s:I}", "type", "step_limit",
+							 "job_id", (int)id, "step_id", (int)steps[k],
+							 "time_limit", limit));
+	}
+}
+
 /* scancel: {"jobs":[{"job_id":N,"task_id":M}], "filter":{...}, "signal":S}
  * (or the older single "job_id"). Jobs named and filters both given: the
  * named jobs that pass the filters. The reply lists each job that could not
@@ -3443,6 +3500,7 @@ static const struct {
 	{ "will_run", handle_will_run, A_USER, false },
 	{ "cancel", handle_cancel, A_USER, false },
 	{ "cancel_step", handle_cancel_step, A_USER, false },
+	{ "step_update", handle_step_update, A_USER, false },
 	{ "queue", handle_queue, A_USER, true },
 	{ "job", handle_job, A_USER, true },
 	{ "config", handle_config, A_USER, true },

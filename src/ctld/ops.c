@@ -1287,6 +1287,10 @@ int ctld_apply(struct ctld *c, json_t *op, bool replay, struct spur_error *err)
 		rc = ctld_apply_assoc(c, op, err);
 	else if (!strcmp(kind, "step")) /* accounting, and the job's step numbers */
 		rc = apply_step(c, op);
+	else if (!strcmp(kind, "step_limit")) { /* scontrol update StepId= TimeLimit= */
+		ctld_acct_step_limit(c, op);
+		rc = 0;
+	}
 	else
 		return spur_error_set(err, SPUR_EINVAL, "unknown operation '%s'", kind);
 	/* the order ops were applied in, for snapshots */

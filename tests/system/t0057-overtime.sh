@@ -23,8 +23,14 @@ start_agents 1
 check "the node registers" wait_until 20 nodes_idle 1
 j=$(sbatch --parsable -t 1 -o /dev/null --wrap 'sleep 600')
 js=$(sbatch --parsable -o steplim.out --wrap 'srun -t1 sleep 300; echo rc=$?')
+ju=$(sbatch --parsable -o stepupd.out --wrap 'srun -t5 sleep 300; echo rc=$?')
 check "srun -t1 in a job: scontrol show step's TimeLimit=00:01:00" \
 	wait_until 20 sh -c "scontrol show step $js.0 | grep -q '^StepId=$js.0 .* TimeLimit=00:01:00\$'"
+check "scontrol update StepId=J TimeLimit=1: a running step's 5 minutes made 1" \
+	sh -c "until scontrol show step $ju.0 | grep -q 'TimeLimit=00:05:00'; do sleep 0.2; done;
+	       scontrol update StepId=$ju TimeLimit=1 && scontrol show step $ju.0 | grep -q 'TimeLimit=00:01:00\$'"
+check "... of a step that is not there: Slurm's words" \
+	sh -c "! scontrol update StepId=$ju.7 TimeLimit=1 2>su.err && grep -qx 'slurm_update error: Invalid job id specified' su.err"
 check "a job of a 1 minute limit runs" wait_until 10 sh -c "squeue -h -j $j -o %t | grep -qx R"
 t0=$(date +%s)
 sed -i 's/^OverTimeLimit=0/OverTimeLimit=1/' slurm.conf
@@ -41,6 +47,9 @@ check "the step ended at its limit: slurmstepd's line, then srun's (Terminated, 
 	bash -c "grep -qE '^slurmstepd: error: \*\*\* STEP $js.0 ON mi1 CANCELLED AT [0-9T:-]+ DUE TO TIME LIMIT \*\*\*\$' steplim.out &&
 	       sed 1d steplim.out | cmp -s - <(printf '%s\n' 'srun: error: mi1: task 0: Terminated' 'srun: Force Terminated StepId=$js.0' rc=143)"
 check "... the job went on and completed" sh -c "sacct -n -X -P -j $js -o State | grep -qx COMPLETED"
+check "... the step TIMEOUT in sacct, as Slurm's" sh -c "sacct -n -P -j $js.0 -o State | grep -qx TIMEOUT"
+check "the updated step ended at its new limit" \
+	sh -c "grep -q 'STEP $ju.0 ON mi1 CANCELLED AT .* DUE TO TIME LIMIT' stepupd.out && grep -qx rc=143 stepupd.out"
 sed -i 's/^OverTimeLimit=1/OverTimeLimit=0/' slurm.conf
 check "scontrol reconfigure takes OverTimeLimit=0" \
 	sh -c "scontrol reconfigure && scontrol show config | grep -qx 'OverTimeLimit           = 0 min'"
