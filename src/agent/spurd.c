@@ -1227,17 +1227,21 @@ static void on_task_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 	int fd = (uv_pipe_t *)s == &t->out[0] ? 1 : 2;
 
 	if (n > 0) {
-		json_t *data = json_stringn(buf->base, (size_t)n);
+		/* text as it is; bytes that are not (NUL, not UTF-8) in hex, so
+		 * that binary output comes through whole */
+		json_t *data = memchr(buf->base, 0, (size_t)n) ? NULL
+							       : json_stringn(buf->base, (size_t)n);
+		char *hex = data ? NULL : malloc(2 * (size_t)n + 1);
 
-		if (!data) {
-			/* not UTF-8: keep the text readable, mark the odd bytes */
-			for (ssize_t i = 0; i < n; i++)
-				if ((unsigned char)buf->base[i] >= 0x80)
-					buf->base[i] = '?';
-			data = json_stringn(buf->base, (size_t)n);
-		}
-		step_write(t->st, json_pack("{s:s,s:i,s:i,s:o}", "type", "io", "rank", t->rank,
-					    "fd", fd, "data", data ? data : json_string("")));
+		for (ssize_t i = 0; hex && i < n; i++)
+			sprintf(hex + 2 * i, "%02x", (unsigned char)buf->base[i]);
+		if (data)
+			step_write(t->st, json_pack("{s:s,s:i,s:i,s:o}", "type", "io", "rank", t->rank,
+						    "fd", fd, "data", data));
+		else if (hex)
+			step_write(t->st, json_pack("{s:s,s:i,s:i,s:s#}", "type", "io", "rank", t->rank,
+						    "fd", fd, "hex", hex, 2 * (size_t)n));
+		free(hex);
 	}
 	free(buf->base);
 	if (n < 0) {

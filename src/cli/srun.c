@@ -34,16 +34,44 @@
 extern char **environ;
 
 
+/* An io frame's bytes: "data" (text), or "hex" (binary output), decoded
+ * into *owned (freed by the caller). */
+static const char *io_bytes(const json_t *m, size_t *len, char **owned)
+{
+	const char *hex = spur_json_str(m, "hex", NULL);
+	size_t n = hex ? strlen(hex) / 2 : 0;
+
+	*owned = NULL;
+	if (!hex) {
+		*len = json_string_length(json_object_get(m, "data"));
+		return spur_json_str(m, "data", "");
+	}
+	if (!(*owned = malloc(n + 1))) {
+		*len = 0;
+		return "";
+	}
+	for (size_t i = 0; i < n; i++) {
+		unsigned v = 0;
+
+		sscanf(hex + 2 * i, "%2x", &v);
+		(*owned)[i] = (char)v;
+	}
+	*len = n;
+	return *owned;
+}
+
 void cli_print_io(const json_t *m, bool label, struct cli_out_state *st, int ntasks, FILE *to)
 {
 	int fd = (int)spur_json_int(m, "fd", 1);
 	int rank = (int)spur_json_int(m, "rank", 0);
-	const char *data = spur_json_str(m, "data", "");
-	size_t len = json_string_length(json_object_get(m, "data"));
+	size_t len;
+	char *owned;
+	const char *data = io_bytes(m, &len, &owned);
 	FILE *out = to ? to : fd == 2 ? stderr : stdout;
 
 	if (!label) {
 		fwrite(data, 1, len, out);
+		free(owned);
 		return;
 	}
 	(void)ntasks;
@@ -54,6 +82,7 @@ void cli_print_io(const json_t *m, bool label, struct cli_out_state *st, int nta
 		fputc(data[i], out);
 		st[rank].at_line_start[fd == 2] = data[i] == '\n';
 	}
+	free(owned);
 }
 
 /* PMIx fences: each node's agent sends its ranks' data; once every node's

@@ -211,6 +211,10 @@ check "srun -o PATTERN's %u: the user's name from the system, also without \$USE
 	sh -c "env -u USER srun -o '$T/u.%u.txt' echo && [ -e '$T/u.$(id -un).txt' ]"
 check "srun -o/-e PATTERN: each task's files made at its start, also when it prints nothing (as Slurm's)" \
 	sh -c "srun -n2 -o '$T/emp.%t.out' -e '$T/emp.%t.err' true && [ -e '$T/emp.0.out' ] && [ -e '$T/emp.1.err' ]"
+head -c 200000 /dev/urandom >"$T/bin.in"
+check "srun -i FILE -o FILE cat: binary bytes (NUL, not UTF-8) come through whole" \
+	sh -c "srun -n1 -i '$T/bin.in' -o '$T/bin.out' cat && cmp -s '$T/bin.in' '$T/bin.out' &&
+	       srun -n1 sh -c 'printf \"a\\000b\"' | od -An -c | tr -d ' ' | grep -qxF 'a\\0b'"
 check "srun -l -o PATTERN: the lines in the files labelled too, as Slurm's" \
 	sh -c "srun -l -n2 -o '$T/ol-%t.txt' sh -c 'echo hi' && grep -qx '0: hi' '$T/ol-0.txt' && grep -qx '1: hi' '$T/ol-1.txt'"
 check "SLURM_HOSTFILE (-m arbitrary): refused by name, exit 1" \
