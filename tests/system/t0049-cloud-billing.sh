@@ -147,7 +147,7 @@ check "the budget shows the balance" \
 read -r s4 j4 < <(sess train '{"gpus":1,"gpu_type":"h100","command":"sleep 120","time_limit":5}')
 check "a session runs on the credit left" wait_until 20 running "$j4"
 check "... and is stopped when it is spent, saying why" \
-	wait_until 30 bash -c "curl -s http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions/$s4 -H 'Authorization: Bearer $ann' | grep -q '\"state\":\"ended\",\"outcome\":\"cancelled\",\"reason\":\"budget: the organisation.s credit is spent\"'"
+	wait_until 60 bash -c "curl -s http://127.0.0.1:$CPORT/v1/orgs/alpha/sessions/$s4 -H 'Authorization: Bearer $ann' | grep -q '\"state\":\"ended\",\"outcome\":\"cancelled\",\"reason\":\"budget: the organisation.s credit is spent\"'"
 check "... its job cancelled" gone "$j4"
 out=$(api POST /v1/orgs/alpha/projects/train/sessions '{"gpus":1,"command":"true","time_limit":1}' "$ann")
 check "a new session is refused: 402" test "$(echo "$out" | tail -1)" = 402
