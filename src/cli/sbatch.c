@@ -1238,6 +1238,7 @@ static const struct env_opt srun_env_opts[] = {
 	{ "NETWORK", "network", false },	{ "NNODES", "nodes", false },
 	{ "NO_KILL", "no-kill", true },		{ "NPROCS", "ntasks", false },
 	{ "NTASKS", "ntasks", false },		{ "NTASKS_PER_NODE", "ntasks-per-node", false },
+	{ "NTASKS_PER_GPU", "ntasks-per-gpu", false },
 	{ "OPEN_MODE", "open-mode", false },	{ "OVERCOMMIT", "overcommit", true },
 	{ "OVERLAP", "overlap", true },		{ "PARTITION", "partition", false },
 	{ "QOS", "qos", false },		{ "RESERVATION", "reservation", false },

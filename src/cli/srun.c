@@ -524,6 +524,15 @@ static int parse_step(const char *prog, int argc, char **argv, struct step_opts 
 		cli_error(prog, "-r,--relative not allowed with -w,--nodelist or -x,--exclude.");
 		return 1;
 	}
+	/* as Slurm's srun checks it against its allocation */
+	if (o->relative_set && o->nodes && getenv("SLURM_JOB_NUM_NODES") &&
+	    o->relative + o->nodes > atoi(getenv("SLURM_JOB_NUM_NODES"))) {
+		cli_error(prog,
+			  "--relative and --nodes option incompatible with count of allocated nodes "
+			  "(%d+%d>%d)",
+			  o->relative, o->nodes, atoi(getenv("SLURM_JOB_NUM_NODES")));
+		return 1;
+	}
 	return 0;
 }
 

@@ -156,13 +156,15 @@ check "-m plane=3: ranks 0 1 2 on the first node, SLURM_DISTRIBUTION=plane, SLUR
 	sh -c "[ \"$(first plane)\" = '0 1 2 ' ] && grep -q '^plane 3 mi2 plane 3\$' '$T/dist.out'"
 # -r N: the step from the allocation's node N; more tasks than CPUs only with -O
 as_user sbatch --wait -N2 -o "$T/rel.out" --wrap 'srun -r1 printenv SLURMD_NODENAME; srun -r2 true; echo r2 $?
-	srun -r1 -w mi1 true; echo rw $?; srun -n3 true; echo n3 $?; srun -n3 -O true; echo O $?
+	srun -r1 -w mi1 true; echo rw $?; srun -N2 -r1 true; echo rn $?; srun -n3 true; echo n3 $?; srun -n3 -O true; echo O $?
 	srun --comment=x true; echo t $?; srun -t 1 sh -c "echo step-limit-ok"; srun --bogus true; echo bogus $?' >/dev/null 2>&1
 check "srun -r1: the step on the allocation's second node" grep -qx mi2 "$T/rel.out"
 check "srun -r beyond the allocation: Slurm's 'Requested node configuration is not available'" \
 	sh -c "grep -q 'Unable to create step for job [0-9]*: Requested node configuration is not available' '$T/rel.out' && grep -qx 'r2 1' '$T/rel.out'"
 check "srun -r with -w: Slurm's words, exit 1" \
 	sh -c "grep -q 'relative not allowed with -w,--nodelist or -x,--exclude' '$T/rel.out' && grep -qx 'rw 1' '$T/rel.out'"
+check "srun -N2 -r1 in a 2-node job: Slurm's srun's own refusal" \
+	sh -c "grep -qx 'srun: error: --relative and --nodes option incompatible with count of allocated nodes (1+2>2)' '$T/rel.out' && grep -qx 'rn 1' '$T/rel.out'"
 check "more tasks than the job's CPUs: 'More processors requested than permitted' unless -O" \
 	sh -c "grep -q 'More processors requested than permitted' '$T/rel.out' && grep -qx 'n3 1' '$T/rel.out' && grep -qx 'O 0' '$T/rel.out'"
 check "inside a job, a Slurm srun option not built for steps is refused by name (not 'unrecognized')" \

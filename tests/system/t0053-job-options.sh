@@ -125,6 +125,8 @@ check "--mincpus=6: the job holds 6 CPUs" \
 	sh -c "[ '$(field "$j" NumCPUs)' = 6 ] && [ '$(field "$j" MinCPUsNode)' = 6 ]"
 j=$(sbatch --parsable --wait --gpus=2 --ntasks-per-gpu=2 -o "$T/tpg.out" --wrap 'echo $SLURM_NTASKS $SLURM_NTASKS_PER_GPU')
 check "--ntasks-per-gpu=2 --gpus=2: 4 tasks" sh -c "grep -qx '4 2' '$T/tpg.out'"
+check "srun's SLURM_NTASKS_PER_GPU input variable, as --ntasks-per-gpu" \
+	sh -c "[ \"\$(SLURM_NTASKS_PER_GPU=2 srun -N1 --gpus=2 -l printenv CUDA_VISIBLE_DEVICES | sort | tr '\n' ' ')\" = '0: 0 1: 0 2: 1 3: 1 ' ]"
 for o in "--gpus=2" "-n4" "--gres=gpu:2" "--gpus-per-node=2"; do
 	check "srun -N1 $o --ntasks-per-gpu=2: 4 tasks, two on each GPU (Slurm's implied --gpu-bind=single:2), the variable once" \
 		sh -c "[ \"\$(srun -N1 $o --ntasks-per-gpu=2 -l printenv CUDA_VISIBLE_DEVICES | sort | tr '\n' ' ')\" = '0: 0 1: 0 2: 1 3: 1 ' ]"
