@@ -945,8 +945,14 @@ static int parse_args(struct sbatch *sb, int argc, char **argv, bool directives)
 			size_t r = opt >= OPT_REFUSED ? (size_t)(opt - OPT_REFUSED)
 						      : refused_short(opt, prog) - 1;
 
-			fprintf(stderr, "%s: error: --%s is not supported by Spur\n", prog_name(prog),
-				refused[r].name);
+			if (prog == P_SRUN && !strcmp(refused[r].name, "relative"))
+				/* a step's option (built there): Slurm's srun too
+				 * refuses it for an allocation of its own */
+				fprintf(stderr, "srun: fatal: --relative option invalid for job "
+						"allocation request\n");
+			else
+				fprintf(stderr, "%s: error: --%s is not supported by Spur\n",
+					prog_name(prog), refused[r].name);
 			return -1;
 		}
 		if (opt == 'X' && prog == P_SRUN)

@@ -163,6 +163,8 @@ check "srun -r beyond the allocation: Slurm's 'Requested node configuration is n
 	sh -c "grep -q 'Unable to create step for job [0-9]*: Requested node configuration is not available' '$T/rel.out' && grep -qx 'r2 1' '$T/rel.out'"
 check "srun -r with -w: Slurm's words, exit 1" \
 	sh -c "grep -q 'relative not allowed with -w,--nodelist or -x,--exclude' '$T/rel.out' && grep -qx 'rw 1' '$T/rel.out'"
+check "srun -r outside a job: Slurm's 'fatal: --relative option invalid for job allocation request', exit 1" \
+	sh -c "srun -r1 true 2>ro.err; [ \$? = 1 ] && grep -qx 'srun: fatal: --relative option invalid for job allocation request' ro.err"
 check "srun -N2 -r1 in a 2-node job: Slurm's srun's own refusal" \
 	sh -c "grep -qx 'srun: error: --relative and --nodes option incompatible with count of allocated nodes (1+2>2)' '$T/rel.out' && grep -qx 'rn 1' '$T/rel.out'"
 check "more tasks than the job's CPUs: 'More processors requested than permitted' unless -O" \
