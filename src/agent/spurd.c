@@ -1722,6 +1722,10 @@ static void start_tasks(struct step *st)
 		start_one_task(st, l, i, (int)json_integer_value(v));
 	st->started_ms = uv_now(a->loop);
 	step_limit_arm(st, spur_json_int(m, "time_limit", 0));
+	/* scancel J.S came while srun's connection was being made: the tasks
+	 * end as they start */
+	for (size_t k = 0; st->limit_struck && k < st->ntasks; k++)
+		task_signal(&st->tasks[k], SIGKILL);
 	if (l->dirfd >= 0)
 		close(l->dirfd);
 	json_decref(l->base);
@@ -2160,6 +2164,10 @@ static void job_signal(struct agent *a, const json_t *msg)
 	int sig = (int)spur_json_int(msg, "signal", SIGTERM);
 	const char *scope = spur_json_str(msg, "scope", "full");
 
+	/* slurmstepd's STEP lines first: on their way to srun before it and
+	 * the script are signalled */
+	if (spur_json_bool(msg, "cancelled", 0) || spur_json_bool(msg, "time_limit", 0))
+		steps_note(a, sid, spur_json_bool(msg, "time_limit", 0));
 	for (struct job *j = a->jobs; j && strcmp(scope, "steps"); j = j->next) {
 		if (j->id != sid)
 			continue;
@@ -2171,8 +2179,6 @@ static void job_signal(struct agent *a, const json_t *msg)
 		else
 			kill_group(j, sig);
 	}
-	if (spur_json_bool(msg, "cancelled", 0) || spur_json_bool(msg, "time_limit", 0))
-		steps_note(a, sid, spur_json_bool(msg, "time_limit", 0));
 	if (strcmp(scope, "batch"))
 		kill_steps(sid, sig);
 }

@@ -478,7 +478,7 @@ int spurd_supervise(const struct spurd_supervise_args *a)
 	const char *dir = a->dir;
 	char buf[64];
 	int status = 0, code;
-	bool timed_out = false, warn, overtime = false;
+	bool timed_out = false, warn, overtime = false, ending = false;
 	long limit, over_time;
 	time_t t0;
 
@@ -544,6 +544,7 @@ int spurd_supervise(const struct spurd_supervise_args *a)
 			break;
 		if (cancelled) {
 			cancelled = 0;
+			ending = true;
 			if (!timed_out)
 				stepd_line(a, false);
 			continue;
@@ -584,7 +585,13 @@ int spurd_supervise(const struct spurd_supervise_args *a)
 	}
 	if (cancelled && !timed_out) /* the job ended before the line was written */
 		stepd_line(a, false);
-	/* the batch script is done: what it left behind goes with it */
+	/* cancelled or past its limit, SIGTERM reached all of the job: what
+	 * the script left (an srun ending its step) has KillWait to finish, as
+	 * in Slurm; then, or at once, what it left behind goes with it */
+	for (int i = 0; (ending || cancelled || timed_out) &&
+			i < 10 * (a->kill_wait > 0 ? a->kill_wait : 1) && !kill(-child, 0);
+	     i++)
+		usleep(100000);
 	kill(-child, SIGKILL);
 	code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 	if (a->epilog) {
