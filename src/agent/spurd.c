@@ -488,21 +488,26 @@ static void cancel_note(struct job *j)
 		kill((pid_t)sup, SPURD_SUPERVISE_CANCEL_SIG);
 }
 
-static void kill_group(struct job *j, int sig)
+/* The running batch job's process group (its shell leads it), read from
+ * its supervisor's state file once; <= 0 while it has none yet. */
+static long job_pgid(struct job *j)
 {
 	char dir[4096];
+	long sup;
 
-
-	if (!j->running)
-		return;
 	if (!j->pgid) {
-		long sup;
-
 		job_dir(j->a, j->id, j->run, dir, sizeof(dir));
 		spurd_supervise_pids(dir, &sup, &j->pgid);
 	}
+	return j->pgid;
+}
+
+static void kill_group(struct job *j, int sig)
+{
+	if (!j->running)
+		return;
 	/* before the job has its group, the supervisor passes the signal on */
-	if (j->pgid > 0)
+	if (job_pgid(j) > 0)
 		kill((pid_t)-j->pgid, sig);
 	else if (j->sup > 0 && sig != SIGKILL)
 		kill((pid_t)j->sup, sig);
@@ -514,17 +519,7 @@ static void kill_group(struct job *j, int sig)
  * processes it started. */
 static void kill_shell(struct job *j, int sig)
 {
-	char dir[4096];
-
-	if (!j->running)
-		return;
-	if (!j->pgid) {
-		long sup;
-
-		job_dir(j->a, j->id, j->run, dir, sizeof(dir));
-		spurd_supervise_pids(dir, &sup, &j->pgid);
-	}
-	if (j->pgid > 0)
+	if (j->running && job_pgid(j) > 0)
 		kill((pid_t)j->pgid, sig);
 }
 
@@ -2026,7 +2021,10 @@ static void launch_step(struct agent *a, json_t *m)
 
 /* slurmstepd's line to each step's srun when the job is cancelled or at
  * its limit, before the tasks are signalled (Slurm's words). */
-static void steps_note(struct agent *a, uint32_t job_id, bool time_limit)
+/* slurmstepd's "*** STEP J.S ON NODE CANCELLED AT T[ DUE TO TIME LIMIT] ***"
+ * to the step's srun, an io frame with "stepd" and why (flag: "job", the
+ * job ends; "cancel", scancel J.S; "time_limit", the step's own). */
+static void stepd_note(struct step *st, bool time_limit, const char *flag)
 {
 	char when[32], line[256];
 	time_t now = time(NULL);
@@ -2034,16 +2032,18 @@ static void steps_note(struct agent *a, uint32_t job_id, bool time_limit)
 
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-	for (struct step *st = steps; st; st = st->next) {
-		if (st->job_id != job_id || !st->ntasks || !st->live)
-			continue;
-		snprintf(line, sizeof(line),
-			 "slurmstepd: error: *** STEP %u.%u ON %s CANCELLED AT %s%s ***\n", job_id,
-			 st->step_id, a->node, when, time_limit ? " DUE TO TIME LIMIT" : "");
-		/* "job": the job ends, srun is told (no "Force Terminated") */
-		step_write(st, json_pack("{s:s,s:i,s:i,s:b,s:b,s:s}", "type", "io", "rank", 0, "fd",
-					 2, "stepd", 1, "job", 1, "data", line));
-	}
+	snprintf(line, sizeof(line), "slurmstepd: error: *** STEP %u.%u ON %s CANCELLED AT %s%s ***\n",
+		 st->job_id, st->step_id, st->a->node, when, time_limit ? " DUE TO TIME LIMIT" : "");
+	step_write(st, json_pack("{s:s,s:i,s:i,s:b,s:b,s:s}", "type", "io", "rank", 0, "fd", 2,
+				 "stepd", 1, flag, 1, "data", line));
+}
+
+static void steps_note(uint32_t job_id, bool time_limit)
+{
+	/* "job": the job ends, srun is told (no "Force Terminated") */
+	for (struct step *st = steps; st; st = st->next)
+		if (st->job_id == job_id && st->ntasks && st->live)
+			stepd_note(st, time_limit, "job");
 }
 
 static void kill_steps(uint32_t job_id, int sig)
@@ -2063,19 +2063,10 @@ static void on_step_limit(uv_timer_t *t);
 
 static void step_end_now(struct step *st, bool time_limit)
 {
-	char when[32], line[256];
-	time_t now = time(NULL);
-	struct tm tm;
-
 	if (st->limit_struck)
 		return;
 	st->limit_struck = true;
-	localtime_r(&now, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(line, sizeof(line), "slurmstepd: error: *** STEP %u.%u ON %s CANCELLED AT %s%s ***\n",
-		 st->job_id, st->step_id, st->a->node, when, time_limit ? " DUE TO TIME LIMIT" : "");
-	step_write(st, json_pack("{s:s,s:i,s:i,s:b,s:b,s:s}", "type", "io", "rank", 0, "fd", 2,
-				 "stepd", 1, time_limit ? "time_limit" : "cancel", 1, "data", line));
+	stepd_note(st, time_limit, time_limit ? "time_limit" : "cancel");
 	for (size_t i = 0; i < st->ntasks; i++) {
 		task_signal(&st->tasks[i], SIGCONT);
 		task_signal(&st->tasks[i], time_limit ? SIGTERM : SIGKILL);
@@ -2167,7 +2158,7 @@ static void job_signal(struct agent *a, const json_t *msg)
 	/* slurmstepd's STEP lines first: on their way to srun before it and
 	 * the script are signalled */
 	if (spur_json_bool(msg, "cancelled", 0) || spur_json_bool(msg, "time_limit", 0))
-		steps_note(a, sid, spur_json_bool(msg, "time_limit", 0));
+		steps_note(sid, spur_json_bool(msg, "time_limit", 0));
 	for (struct job *j = a->jobs; j && strcmp(scope, "steps"); j = j->next) {
 		if (j->id != sid)
 			continue;

@@ -364,6 +364,8 @@ json_t *ctld_acct_query(struct ctld *c, const char *jobs, const char *user, stru
 /* Send signal sig for job id to the agents of nodes[0..n) / of its
  * allocation (its batch script and steps there). */
 void ctld_signal_nodes(struct ctld *c, uint32_t id, const uint32_t *nodes, size_t n, int sig);
+/* m (taken) to the connected agent of each node of the job's allocation. */
+void ctld_send_job_nodes(struct ctld *c, const struct sched_job_info *info, json_t *m);
 void ctld_signal_job(struct ctld *c, uint32_t id, int sig);
 /* scancel -s SIG (not SIGKILL), as Slurm's: scope "steps" (the default:
  * the job's steps, not its batch shell), "batch" (-b: the batch shell

@@ -1356,6 +1356,27 @@ static bool cancel_one(struct ctld *c, uint32_t id, int sig, const char *scope, 
 	return true;
 }
 
+/* A step request's job (id): known, the caller's, running (else answered,
+ * with Slurm's "Job is pending execution" when pending_said and it waits). */
+static bool step_job(struct ctld_conn *cn, uint32_t id, struct sched_job_info *info,
+		     bool pending_said)
+{
+	if (!ctld_job(cn->c, id) || sched_job_info(cn->c->sched, id, info)) {
+		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
+		return false;
+	}
+	if (denied(cn, id))
+		return false;
+	if (info->state != SCHED_JOB_RUNNING) {
+		reply_error(cn, SPUR_ESTATE,
+			    pending_said && info->state == SCHED_JOB_PENDING
+				    ? "Job is pending execution"
+				    : "Job/step already completing or completed");
+		return false;
+	}
+	return true;
+}
+
 /* scancel J.S [-s SIG]: {"job_id", "step_id", "signal" (0: cancel)} to
  * the agents of the job's nodes, which end the step (slurmstepd's line,
  * SIGTERM, SIGKILL after KillWait) or signal its tasks. */
@@ -1370,27 +1391,15 @@ static void handle_cancel_step(struct ctld_conn *cn, json_t *msg)
 		reply_error(cn, SPUR_EINVAL, "Invalid signal or step id");
 		return;
 	}
-	if (!ctld_job(c, id) || sched_job_info(c->sched, id, &info)) {
-		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
+	if (!step_job(cn, id, &info, true))
 		return;
-	}
-	if (denied(cn, id))
-		return;
-	if (info.state != SCHED_JOB_RUNNING) {
-		reply_error(cn, SPUR_ESTATE, info.state == SCHED_JOB_PENDING
-						     ? "Job is pending execution"
-						     : "Job/step already completing or completed");
-		return;
-	}
 	if (!ctld_acct_step_running(c, id, (uint32_t)step)) {
 		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
 		return;
 	}
-	for (size_t n = 0; n < info.nalloc; n++)
-		if (info.alloc[n].node < c->conf->nnodes && c->agents[info.alloc[n].node])
-			ctld_conn_send(c->agents[info.alloc[n].node],
-				       json_pack("{s:s,s:i,s:I,s:I}", "type", "step_signal", "job_id",
-						 (int)id, "step_id", step, "signal", sig));
+	ctld_send_job_nodes(c, &info,
+			    json_pack("{s:s,s:i,s:I,s:I}", "type", "step_signal", "job_id", (int)id,
+				      "step_id", step, "signal", sig));
 	reply_ok(cn, json_object());
 }
 
@@ -1410,16 +1419,8 @@ static void handle_step_update(struct ctld_conn *cn, json_t *msg)
 		reply_error(cn, SPUR_EINVAL, "Invalid time limit or step id");
 		return;
 	}
-	if (!ctld_job(c, id) || sched_job_info(c->sched, id, &info)) {
-		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
+	if (!step_job(cn, id, &info, false))
 		return;
-	}
-	if (denied(cn, id))
-		return;
-	if (info.state != SCHED_JOB_RUNNING) {
-		reply_error(cn, SPUR_ESTATE, "Job/step already completing or completed");
-		return;
-	}
 	if (step >= 0) {
 		steps[0] = (uint32_t)step;
 		n = ctld_acct_step_running(c, id, (uint32_t)step);
@@ -1442,12 +1443,9 @@ static void handle_step_update(struct ctld_conn *cn, json_t *msg)
 			return;
 		}
 		json_decref(op);
-		for (size_t a = 0; a < info.nalloc; a++)
-			if (info.alloc[a].node < c->conf->nnodes && c->agents[info.alloc[a].node])
-				ctld_conn_send(c->agents[info.alloc[a].node],
-					       json_pack("{s:s,s:i,s:i,s:I}", "type", "step_limit",
-							 "job_id", (int)id, "step_id", (int)steps[k],
-							 "time_limit", limit));
+		ctld_send_job_nodes(c, &info,
+				    json_pack("{s:s,s:i,s:i,s:I}", "type", "step_limit", "job_id",
+					      (int)id, "step_id", (int)steps[k], "time_limit", limit));
 	}
 }
 

@@ -478,25 +478,28 @@ void ctld_signal_nodes(struct ctld *c, uint32_t id, const uint32_t *nodes, size_
 /* A signal to the agents of a job's allocation; why (NULL: none) says
  * "cancelled" or "time_limit" (slurmstepd's lines in the job's output and
  * its steps'). */
+void ctld_send_job_nodes(struct ctld *c, const struct sched_job_info *info, json_t *m)
+{
+	for (size_t n = 0; m && n < info->nalloc; n++)
+		if (info->alloc[n].node < c->conf->nnodes && c->agents[info->alloc[n].node])
+			ctld_conn_send(c->agents[info->alloc[n].node], json_incref(m));
+	json_decref(m);
+}
+
 static void signal_alloc(struct ctld *c, uint32_t id, int sig, const char *why,
 			 const char *scope)
 {
 	struct sched_job_info info;
+	json_t *m;
 
 	if (sched_job_info(c->sched, id, &info))
 		return;
-	for (size_t n = 0; n < info.nalloc; n++) {
-		json_t *m;
-
-		if (info.alloc[n].node >= c->conf->nnodes || !c->agents[info.alloc[n].node])
-			continue;
-		m = json_pack("{s:s,s:i,s:i}", "type", "signal", "job_id", (int)id, "signal", sig);
-		if (m && why)
-			json_object_set_new(m, why, json_true());
-		if (m && scope)
-			json_object_set_new(m, "scope", json_string(scope));
-		ctld_conn_send(c->agents[info.alloc[n].node], m);
-	}
+	m = json_pack("{s:s,s:i,s:i}", "type", "signal", "job_id", (int)id, "signal", sig);
+	if (m && why)
+		json_object_set_new(m, why, json_true());
+	if (m && scope)
+		json_object_set_new(m, "scope", json_string(scope));
+	ctld_send_job_nodes(c, &info, m);
 }
 
 void ctld_cancel_signal(struct ctld *c, uint32_t id)
@@ -984,16 +987,13 @@ void ctld_stop_job(struct ctld *c, uint32_t id, const char *cause)
  * not there to enforce one). */
 void ctld_limit_nodes(struct ctld *c, uint32_t id, const struct sched_job_info *info)
 {
-	for (size_t n = 0; n < info->nalloc; n++)
-		if (c->agents[info->alloc[n].node])
-			ctld_conn_send(c->agents[info->alloc[n].node],
-				       json_pack("{s:s,s:i,s:I,s:I}", "type", "limit", "job_id", (int)id,
-						 "time_limit",
-						 (json_int_t)(info->end_time == SCHED_INFINITE
-								      ? 0
-								      : info->end_time - info->start_time),
-						 "over_time",
-						 (json_int_t)c->conf->over_time_limit * 60));
+	ctld_send_job_nodes(c, info,
+			    json_pack("{s:s,s:i,s:I,s:I}", "type", "limit", "job_id", (int)id,
+				      "time_limit",
+				      (json_int_t)(info->end_time == SCHED_INFINITE
+							   ? 0
+							   : info->end_time - info->start_time),
+				      "over_time", (json_int_t)c->conf->over_time_limit * 60));
 }
 
 /* scontrol update Gres=: "gpu[:TYPE]:N", "shard:N" or "" into the event
