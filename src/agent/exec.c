@@ -17,7 +17,9 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <poll.h>
 #include <unistd.h>
 
 int spurd_user_groups(uid_t uid, gid_t gid, gid_t *groups, int max)
@@ -126,22 +128,27 @@ static char **env_set(char **env, const char *name, const char *val)
 	return out;
 }
 
-char **spurd_task_prolog(const char *prolog, char **env)
+/* One prolog run with env (SLURM_SCRIPT_CONTEXT=prolog_task), its
+ * "export", "unset" and "print" lines applied: the environment to go on
+ * with, and *status its exit code (1 when it did not exit). */
+static char **run_prolog(const char *prolog, char **env, int *status)
 {
-	int p[2], status;
+	int p[2], ws = 0;
 	pid_t pid;
 	FILE *f;
 	char line[8192];
 
-	if (!prolog || !*prolog || pipe(p))
+	*status = 0;
+	if (pipe(p))
 		return env;
+	env = env_set(env, "SLURM_SCRIPT_CONTEXT", "prolog_task");
 	pid = fork();
 	if (pid == 0) {
 		close(p[0]);
 		if (dup2(p[1], 1) < 0)
 			_exit(127);
 		execve(prolog, (char *[]){ (char *)prolog, NULL }, env);
-		fprintf(stderr, "slurmstepd: error: TaskProlog %s: %s\n", prolog, strerror(errno));
+		fprintf(stderr, "slurmstepd: error: execve(%s): %s\n", prolog, strerror(errno));
 		_exit(127);
 	}
 	close(p[1]);
@@ -163,27 +170,79 @@ char **spurd_task_prolog(const char *prolog, char **env)
 		fclose(f);
 	else
 		close(p[0]);
-	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	while (pid > 0 && waitpid(pid, &ws, 0) < 0 && errno == EINTR)
 		;
+	*status = pid < 0 ? 1 : WIFEXITED(ws) ? WEXITSTATUS(ws) : 1;
+	return env_set(env, "SLURM_SCRIPT_CONTEXT", NULL);
+}
+
+char **spurd_task_prolog(const char *conf, const char *user, char **env)
+{
+	int status;
+
+	/* slurm.conf's first, then srun's; a failure ends the task, as in
+	 * slurmstepd (with its words) */
+	if (conf && *conf && (env = run_prolog(conf, env, &status), status)) {
+		dprintf(2, "slurmstepd: error: TaskProlog failed status=%d\n", status);
+		_exit(status);
+	}
+	if (user && *user && (env = run_prolog(user, env, &status), status)) {
+		dprintf(2, "slurmstepd: error: --task-prolog failed status=%d\n", status);
+		_exit(status);
+	}
 	return env;
 }
 
-void spurd_task_epilog_wrap(const char *epilog, char *const *env)
+/* One epilog run with env; after max_s seconds (0: none) it and what it
+ * started are killed. Its wait status (Slurm says that number). */
+static int run_epilog(const char *epilog, char *const *env, int max_s)
 {
-	int status = 0;
-	pid_t pid, e;
+	int status = 0, pfd;
+	pid_t e = fork();
 
-	if (!epilog || !*epilog || (pid = fork()) <= 0)
-		return; /* the task itself */
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	e = fork();
 	if (e == 0) {
+		setpgid(0, 0);
 		execve(epilog, (char *[]){ (char *)epilog, NULL }, env);
 		_exit(127);
 	}
-	while (e > 0 && waitpid(e, NULL, 0) < 0 && errno == EINTR)
+	if (e < 0)
+		return 1;
+	pfd = max_s > 0 ? (int)syscall(SYS_pidfd_open, e, 0) : -1;
+	if (pfd >= 0) {
+		struct pollfd pf = { .fd = pfd, .events = POLLIN };
+		int r;
+
+		while ((r = poll(&pf, 1, max_s * 1000)) < 0 && errno == EINTR)
+			;
+		if (r == 0)
+			killpg(e, SIGKILL);
+		close(pfd);
+	}
+	while (waitpid(e, &status, 0) < 0 && errno == EINTR)
 		;
+	killpg(e, SIGKILL); /* what it left behind */
+	return status;
+}
+
+void spurd_task_epilog_wrap(const char *conf, const char *user, char *const *env)
+{
+	int status = 0, rc;
+	pid_t pid;
+	char **eenv;
+
+	if ((!conf || !*conf) && (!user || !*user))
+		return;
+	if ((pid = fork()) <= 0)
+		return; /* the task itself */
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	eenv = env_set((char **)env, "SLURM_SCRIPT_CONTEXT", "epilog_task");
+	/* srun's first (5 seconds at most), then slurm.conf's, as slurmstepd
+	 * runs them -- and names them (its words are swapped: kept) */
+	if (user && *user && (rc = run_epilog(user, eenv, 5)))
+		dprintf(2, "slurmstepd: error: TaskEpilog failed status=%d\n", rc);
+	if (conf && *conf && (rc = run_epilog(conf, eenv, 0)))
+		dprintf(2, "slurmstepd: error: --task-epilog failed status=%d\n", rc);
 	if (WIFSIGNALED(status)) {
 		signal(WTERMSIG(status), SIG_DFL);
 		raise(WTERMSIG(status));
@@ -192,10 +251,10 @@ void spurd_task_epilog_wrap(const char *epilog, char *const *env)
 }
 
 /* In the child: everything up to the exec; returns only on failure. The
- * report pipe (report, closed at the exec) is closed before a container's
- * executor starts: it does not exec, and what fails in it is the task's,
- * said on its stderr. */
-static void become_task(const struct spurd_task_spec *t, int report)
+ * report pipe (*report, closed at the exec) is closed (-1) before a
+ * container's executor starts -- it does not exec, and what fails in it is
+ * the task's, said on its stderr -- and before task prologs and epilogs. */
+static void become_task(const struct spurd_task_spec *t, int *report)
 {
 	sigset_t none;
 	char pid[32], **env;
@@ -238,7 +297,8 @@ static void become_task(const struct spurd_task_spec *t, int report)
 		char why[1024], cwd[4096];
 
 		env = spurd_env_with_task_pid((char **)t->env);
-		close(report);
+		close(*report);
+		*report = -1;
 		spurd_oci_exec(t->oci, t->argv, env, getcwd(cwd, sizeof(cwd)) ? cwd : "/", why,
 			       sizeof(why));
 		/* said on the task's stderr, and its exit: not a launch failure */
@@ -250,8 +310,16 @@ static void become_task(const struct spurd_task_spec *t, int report)
 	if (getuid() == 0 && t->uid != 0 &&
 	    (setgroups((size_t)t->ngroups, t->groups) || setgid(t->gid) || setuid(t->uid)))
 		return;
-	env = spurd_task_prolog(t->task_prolog, spurd_env_with_task_pid((char **)t->env));
-	spurd_task_epilog_wrap(t->task_epilog, env);
+	/* prologs may take long, and an epilog's wait lasts the task's life:
+	 * the agent does not wait on them (a failed exec is then said on the
+	 * task's stderr) */
+	if (t->task_prolog || t->user_prolog || t->task_epilog || t->user_epilog) {
+		close(*report);
+		*report = -1;
+	}
+	env = spurd_task_prolog(t->task_prolog, t->user_prolog,
+				spurd_env_with_task_pid((char **)t->env));
+	spurd_task_epilog_wrap(t->task_epilog, t->user_epilog, env);
 	exec_in_path(t->argv, env);
 }
 
@@ -325,8 +393,12 @@ pid_t spurd_task_start(const struct spurd_task_spec *t)
 	pid = fork();
 	if (pid == 0) {
 		close(report[0]);
-		become_task(t, report[1]);
+		become_task(t, &report[1]);
 		e = errno ? errno : EINVAL;
+		if (report[1] < 0) { /* the agent went on: said here, as slurmstepd */
+			dprintf(2, "slurmstepd: error: execve(): %s: %s\n", t->argv[0], strerror(e));
+			_exit(e > 0 && e < 256 ? e : 1);
+		}
 		if (write(report[1], &e, sizeof(e)) < 0)
 			_exit(127);
 		_exit(127);

@@ -43,6 +43,7 @@ struct spurd_task_spec {
 	const char *cpus;	    /* a CPU list ("0-3,6") the task is bound to; NULL: none */
 	int out, err;		    /* its stdout and stderr */
 	const char *task_prolog, *task_epilog; /* TaskProlog, TaskEpilog; NULL: none */
+	const char *user_prolog, *user_epilog; /* srun's --task-prolog/--task-epilog */
 	int pmi_fd; /* the task's PMI socket, its fd 3 (PMI_FD); -1: none */
 	int pty_fd; /* srun --pty: the terminal's slave side, its controlling
 		     * terminal and stdin, stdout and stderr; -1: none */
@@ -60,21 +61,25 @@ int spurd_user_groups(uid_t uid, gid_t gid, gid_t *groups, int max);
  * the child says why before it exits). */
 pid_t spurd_task_start(const struct spurd_task_spec *t);
 /* In a task's process, as its user, just before its exec: run TaskProlog
- * (NULL: none) with env and apply what it printed: "export NAME=VALUE"
- * sets, "unset NAME" removes, "print TEXT" goes to the task's stdout (fd
- * 1). Returns the environment to exec with (env itself, or a new array). */
-char **spurd_task_prolog(const char *prolog, char **env);
+ * (conf) and then srun's --task-prolog (user), either NULL for none, with
+ * env, and apply what they printed: "export NAME=VALUE" sets, "unset NAME"
+ * removes, "print TEXT" goes to the task's stdout (fd 1). One that fails
+ * ends the task with its exit code, said on its stderr as slurmstepd says
+ * it. Returns the environment to exec with (env itself, or a new array). */
+char **spurd_task_prolog(const char *conf, const char *user, char **env);
 /* env and SLURM_TASK_PID=this process's pid, for the task's own
  * environment (in the task's process, just before its exec). */
 char **spurd_env_with_task_pid(char **env);
 /* umask(SLURM_UMASK of env, octal), as Slurm's tasks get the submitter's;
  * allocates nothing (a vfork child calls it). */
 void spurd_umask_from_env(char *const *env);
-/* Then, with a TaskEpilog: fork; the child returns to exec the task, this
- * process waits for it, runs TaskEpilog with env and exits as the task
- * did. Returns only in the child (or without an epilog, or when the fork
- * fails). */
-void spurd_task_epilog_wrap(const char *epilog, char *const *env);
+/* Then, with an epilog (TaskEpilog, conf; srun's --task-epilog, user):
+ * fork; the child returns to exec the task, this process waits for it,
+ * runs srun's epilog (killed after 5 seconds, as slurmstepd does) and then
+ * TaskEpilog with env, says a failed one on the task's stderr and exits as
+ * the task did. Returns only in the child (or without an epilog, or when
+ * the fork fails). */
+void spurd_task_epilog_wrap(const char *conf, const char *user, char *const *env);
 /* Bind the calling process to the CPUs of a list ("0-3,6"): 0 or -1. */
 int spurd_bind_cpus(const char *list);
 

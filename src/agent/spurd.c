@@ -17,6 +17,7 @@
 #include "common/alloc.h"
 #include "common/conf.h"
 #include "common/log.h"
+#include "common/mpmd.h"
 #include "common/wire.h"
 #include "devices/gpu.h"
 #include "io/uvwire.h"
@@ -1412,19 +1413,18 @@ struct step_launch {
 	const char *job_cpus; /* the job's cpuset here, "" or NULL: none */
 };
 
-static void task_failed(struct step *st, struct task *t, int e)
+static void task_failed(struct step *st, struct task *t, const char *why, int code)
 {
-	char err[256];
+	char err[640];
 
-	snprintf(err, sizeof(err), "srun: error: %s: task %d: %s\n", st->a->node, t->rank,
-		 strerror(e));
+	snprintf(err, sizeof(err), "slurmstepd: error: %s\n", why);
 	step_write(st, json_pack("{s:s,s:i,s:i,s:s}", "type", "io", "rank", t->rank, "fd", 2,
 				 "data", err));
-	/* report the failed exec as Slurm does, exit code 2 */
+	/* as slurmstepd: the task exits with the errno of its failed exec */
 	t->exited = true;
-	t->code = 2;
+	t->code = code;
 	t->open_pipes = 0;
-	step_write(st, json_pack("{s:s,s:i,s:i}", "type", "exit", "rank", t->rank, "code", 2));
+	step_write(st, json_pack("{s:s,s:i,s:i}", "type", "exit", "rank", t->rank, "code", code));
 	if (--st->live == 0)
 		io_end(st);
 }
@@ -1443,6 +1443,39 @@ static void task_signal(const struct task *t, int sig)
 		kill(-t->pid, sig);
 }
 
+/* The task's PMI (its socket, the fd returned: -1 none) or PMIx
+ * variables into env. */
+static int put_task_mpi_env(struct step *st, json_t *env, int rank)
+{
+	int pmi_fd = -1;
+
+	if (st->pmi) {
+		char v[32];
+
+		pmi_fd = spurd_pmi_task_fd(st->pmi, (uint32_t)rank);
+		json_object_set_new(env, "PMI_FD", json_string("3"));
+		snprintf(v, sizeof(v), "%d", rank);
+		json_object_set_new(env, "PMI_RANK", json_string(v));
+		snprintf(v, sizeof(v), "%u", (unsigned)spur_json_int(st->msg, "ntasks", 1));
+		json_object_set_new(env, "PMI_SIZE", json_string(v));
+	}
+	if (st->pmix) {
+		char **px = spurd_pmix_task_env(st->pmix, (uint32_t)rank);
+
+		for (size_t k = 0; px && px[k]; k++) {
+			char *eq = strchr(px[k], '=');
+
+			if (eq) {
+				*eq = '\0';
+				json_object_set_new(env, px[k], json_string(eq + 1));
+			}
+			free(px[k]);
+		}
+		free(px);
+	}
+	return pmi_fd;
+}
+
 /* Start local task i (rank) with its pipes watched; on failure it is
  * reported as Slurm does and counted done. */
 static void start_one_task(struct step *st, struct step_launch *l, size_t i, int rank)
@@ -1455,41 +1488,25 @@ static void start_one_task(struct step *st, struct step_launch *l, size_t i, int
 	struct spurd_task_spec spec = { 0 };
 	struct spurd_rlimits rl;
 	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, in[2] = { -1, -1 }, e = 0, pmi_fd = -1;
-	char **env, cpus[1024], tag[64], gpus[256];
+	char **env, cpus[1024], tag[64], gpus[256], **targv = NULL;
 	static struct spurd_ctr ctr; /* large: not on the loop's stack */
+	struct spur_error why = { 0 };
 
 	t->rank = rank;
 	t->st = st;
 	t->pidfd = -1;
+	/* srun --multi-prog: this rank's line of the file is its program */
+	if (json_is_string(json_object_get(m, "multi_prog")) &&
+	    spur_mpmd_argv(spur_json_str(m, "multi_prog", ""), rank, l->args + 1, &targv, &why)) {
+		json_decref(msg);
+		task_failed(st, t, spur_error_text(&why), 1);
+		return;
+	}
 	put_task_env(json_object_get(msg, "env"), t->rank, (int)i);
 	put_task_gpus(json_object_get(msg, "env"), (long)spur_json_int(m, "gpus_per_task", 0),
 		      spur_json_str(m, "gpu_bind", NULL), (int)i,
 		      (int)json_array_size(json_object_get(m, "ranks")));
-	if (st->pmi) {
-		char v[32];
-
-		pmi_fd = spurd_pmi_task_fd(st->pmi, (uint32_t)rank);
-		json_object_set_new(json_object_get(msg, "env"), "PMI_FD", json_string("3"));
-		snprintf(v, sizeof(v), "%d", rank);
-		json_object_set_new(json_object_get(msg, "env"), "PMI_RANK", json_string(v));
-		snprintf(v, sizeof(v), "%u", (unsigned)spur_json_int(m, "ntasks", 1));
-		json_object_set_new(json_object_get(msg, "env"), "PMI_SIZE", json_string(v));
-	}
-	if (st->pmix) {
-		char **px = spurd_pmix_task_env(st->pmix, (uint32_t)rank);
-
-		for (size_t k = 0; px && px[k]; k++) {
-			char *eq = strchr(px[k], '=');
-
-			if (eq) {
-				*eq = '\0';
-				json_object_set_new(json_object_get(msg, "env"), px[k],
-						    json_string(eq + 1));
-			}
-			free(px[k]);
-		}
-		free(px);
-	}
+	pmi_fd = put_task_mpi_env(st, json_object_get(msg, "env"), rank);
 	env = build_env(msg, st->a->node);
 	snprintf(gpus, sizeof(gpus), "%s",
 		 spur_json_str(json_object_get(msg, "env"), "CUDA_VISIBLE_DEVICES", ""));
@@ -1503,13 +1520,16 @@ static void start_one_task(struct step *st, struct step_launch *l, size_t i, int
 		e = env ? errno : ENOMEM;
 		goto fail;
 	}
-	spec = (struct spurd_task_spec){ .argv = l->args, .env = env, .cwd_fd = l->dirfd,
+	spec = (struct spurd_task_spec){ .argv = targv ? targv : l->args, .env = env,
+					 .cwd_fd = l->dirfd,
 					 .uid = (uid_t)spur_json_int(m, "uid", 0),
 					 .gid = (gid_t)spur_json_int(m, "gid", 0),
 					 .groups = l->groups, .ngroups = l->ngroups,
 					 .cgroups = l->cgroups, .cpus = cpus, .out = out[1],
 					 .err = err[1], .task_prolog = st->a->task_prolog,
 					 .task_epilog = st->a->task_epilog, .pmi_fd = pmi_fd,
+					 .user_prolog = spur_json_str(m, "task_prolog", NULL),
+					 .user_epilog = spur_json_str(m, "task_epilog", NULL),
 					 .pty_fd = t->pty ? out[1] : -1, .in_fd = in[0],
 					 .rlimits = &rl };
 	spurd_rlimits_parse(json_object_get(m, "rlimits"), &rl);
@@ -1524,6 +1544,8 @@ static void start_one_task(struct step *st, struct step_launch *l, size_t i, int
 	t->ctr = spec.oci != NULL;
 	t->pid = spurd_task_start(&spec);
 	spurd_ctr_release(&ctr);
+	spur_mpmd_argv_free(targv);
+	targv = NULL;
 	if (pmi_fd >= 0)
 		close(pmi_fd); /* the task's end, in the task now */
 	pmi_fd = -1;
@@ -1575,7 +1597,14 @@ fail:
 	if (pmi_fd >= 0)
 		close(pmi_fd);
 	free_env(env);
-	task_failed(st, t, e);
+	spur_mpmd_argv_free(targv);
+	{
+		char why_exec[600];
+
+		snprintf(why_exec, sizeof(why_exec), "execve(): %s: %s",
+			 spec.argv && spec.argv[0] ? spec.argv[0] : "", strerror(e));
+		task_failed(st, t, why_exec, e > 0 && e < 256 ? e : 1);
+	}
 }
 
 static struct job *running_job(struct agent *a, uint32_t id)

@@ -149,8 +149,8 @@ static void become_job(const struct spurd_supervise_args *a, char **env)
 	argv[0] = (char *)a->script;
 	argv[argc + 1] = NULL;
 	if (!env) {
-		env = spurd_task_prolog(a->task_prolog, spurd_env_with_task_pid(a->env));
-		spurd_task_epilog_wrap(a->task_epilog, env);
+		env = spurd_task_prolog(a->task_prolog, NULL, spurd_env_with_task_pid(a->env));
+		spurd_task_epilog_wrap(a->task_epilog, NULL, env);
 	}
 	execve(a->script, argv, env);
 	fprintf(stderr, "slurmstepd: error: execve(): %s: %s\n", a->script, strerror(errno));

@@ -28,7 +28,7 @@ enum {
 	OPT_PARSABLE, OPT_WAIT, OPT_HOLD, OPT_BEGIN, OPT_WRAP, OPT_EXCLUSIVE, OPT_QOS, OPT_NICE,
 	OPT_REQUEUE, OPT_NO_REQUEUE, OPT_RESERVATION, OPT_EXPORT, OPT_GPUS, OPT_NTASKS_PER_NODE,
 	OPT_PTY, OPT_MEM, OPT_COMMENT, OPT_WCKEY, OPT_SIGNAL, OPT_OPEN_MODE, OPT_USAGE,
-	OPT_KILL_DEP, OPT_GET_USER_ENV, OPT_TEST_ONLY, OPT_PROPAGATE, OPT_MAIL_TYPE, OPT_MAIL_USER, OPT_TIME_MIN, OPT_DEADLINE, OPT_UID, OPT_GID, OPT_PRIORITY, OPT_TMP, OPT_EXPORT_FILE, OPT_GRES_FLAGS, OPT_CPUS_PER_GPU, OPT_MINCPUS, OPT_NTASKS_PER_GPU, OPT_MPI, OPT_KILL_BAD, OPT_CPU_BIND, OPT_EXACT, OPT_OVERLAP, OPT_DIST, OPT_PRESERVE, OPT_QUIT, OPT_NO_STATUS, OPT_UNBUF, /* srun's */
+	OPT_KILL_DEP, OPT_GET_USER_ENV, OPT_TEST_ONLY, OPT_PROPAGATE, OPT_MAIL_TYPE, OPT_MAIL_USER, OPT_TIME_MIN, OPT_DEADLINE, OPT_UID, OPT_GID, OPT_PRIORITY, OPT_TMP, OPT_EXPORT_FILE, OPT_GRES_FLAGS, OPT_CPUS_PER_GPU, OPT_MINCPUS, OPT_NTASKS_PER_GPU, OPT_MPI, OPT_KILL_BAD, OPT_CPU_BIND, OPT_EXACT, OPT_OVERLAP, OPT_DIST, OPT_PRESERVE, OPT_QUIT, OPT_NO_STATUS, OPT_MULTI_PROG, OPT_TASK_PROLOG, OPT_TASK_EPILOG, OPT_UNBUF, /* srun's */
 	OPT_IMMEDIATE, OPT_HINT, OPT_IGNORE_PBS,
 	OPT_REFUSED = 2000, /* + index in refused[] */
 };
@@ -95,15 +95,12 @@ static const struct {
 	{ "epilog", required_argument, 0, P_SRUN },
 	{ "jobid", required_argument, 0, P_SRUN },
 	{ "msg-timeout", required_argument, 0, P_SRUN },
-	{ "multi-prog", no_argument, 0, P_SRUN },
 	{ "no-allocate", no_argument, 'Z', P_SRUN },
 	{ "prolog", required_argument, 0, P_SRUN },
 	{ "relative", required_argument, 'r', P_SRUN },
 	{ "resv-ports", optional_argument, 0, P_SRUN },
 	{ "send-libs", optional_argument, 0, P_SRUN },
 	{ "slurmd-debug", required_argument, 0, P_SRUN },
-	{ "task-epilog", required_argument, 0, P_SRUN },
-	{ "task-prolog", required_argument, 0, P_SRUN },
 	{ "threads", required_argument, 'T', P_SRUN },
 };
 #define NREFUSED (sizeof(refused) / sizeof(refused[0]))
@@ -186,6 +183,9 @@ static const struct option own_opts[] = {
 	{ "overlap", no_argument, NULL, OPT_OVERLAP },
 	{ "preserve-env", no_argument, NULL, OPT_PRESERVE },
 	{ "unbuffered", no_argument, NULL, OPT_UNBUF },
+	{ "multi-prog", no_argument, NULL, OPT_MULTI_PROG },
+	{ "task-prolog", required_argument, NULL, OPT_TASK_PROLOG },
+	{ "task-epilog", required_argument, NULL, OPT_TASK_EPILOG },
 	{ "quit-on-interrupt", no_argument, NULL, OPT_QUIT },
 	{ "disable-status", no_argument, NULL, OPT_NO_STATUS },
 	{ "label", no_argument, NULL, 'l' }, /* srun's, refused by sbatch */
@@ -904,7 +904,8 @@ static int step_opt(struct sbatch *sb, int opt, const char *name, const char *ar
 	else if (opt == OPT_QUIT || opt == OPT_NO_STATUS)
 		name = opt == OPT_QUIT ? "quit-on-interrupt" : "disable-status";
 	else if (opt != OPT_MPI && opt != OPT_KILL_BAD && opt != OPT_CPU_BIND && opt != OPT_EXACT &&
-		 opt != OPT_OVERLAP && opt != OPT_UNBUF)
+		 opt != OPT_OVERLAP && opt != OPT_UNBUF && opt != OPT_MULTI_PROG &&
+		 opt != OPT_TASK_PROLOG && opt != OPT_TASK_EPILOG)
 		return -1;
 	if (!a)
 		json_object_set_new(sb->job, "step_argv", a = json_array());

@@ -9,6 +9,7 @@
 #include "srunsig.h"
 
 #include "common/hostlist.h"
+#include "common/mpmd.h"
 #include "common/size.h"
 #include "common/timefmt.h"
 
@@ -27,6 +28,7 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <ctype.h>
 #include <termios.h>
 #include <unistd.h>
@@ -148,6 +150,9 @@ struct step_opts {
 	int wait_s;			       /* -W: after the first task ends */
 	int immediate;			       /* -I: seconds a busy step may wait */
 	bool append;			       /* --open-mode=append: -o/-e files */
+	bool multi_prog;		       /* --multi-prog: the command is its file */
+	char *mpmd;			       /* that file's text, checked (owned) */
+	const char *task_prolog, *task_epilog; /* --task-prolog, --task-epilog */
 	bool quit_on_intr, no_status;	       /* -q, -X (SIGINT) */
 	const char *hint;		       /* --hint (the controller checks the nodes) */
 	json_t *ctr; /* {"container": ...}: pyxis's options, the step's container */
@@ -182,7 +187,7 @@ static int gpu_bind_check(const char *v)
 /* srun's options inside a job (Slurm's, some refused by name below). */
 enum { O_PER_NODE = 1000, O_GPT, O_CPU_BIND, O_EXPORT, O_MPI, O_OVERLAP, O_UNBUF, O_KILL,
        O_PTY, O_EXACT, O_GRES, O_GPN, O_GPU_BIND, O_NO, O_JOBID, O_PROPAGATE, O_OPEN_MODE,
-       O_QUIT, O_HINT, O_MEM, O_MEM_CPU, O_TIME };
+       O_QUIT, O_HINT, O_MEM, O_MEM_CPU, O_TIME, O_MULTI, O_TPROLOG, O_TEPILOG };
 static const struct option step_long_opts[] = {
 	{ "nodes", required_argument, NULL, 'N' },
 	{ "ntasks", required_argument, NULL, 'n' },
@@ -210,7 +215,9 @@ static const struct option step_long_opts[] = {
 	{ "kill-on-bad-exit", optional_argument, NULL, O_KILL },
 	{ "exact", no_argument, NULL, O_EXACT }, { "nodelist", required_argument, NULL, 'w' },
 	{ "exclude", required_argument, NULL, 'x' },
-	{ "multi-prog", no_argument, NULL, O_NO }, { "wait", required_argument, NULL, 'W' },
+	{ "multi-prog", no_argument, NULL, O_MULTI }, { "wait", required_argument, NULL, 'W' },
+	{ "task-prolog", required_argument, NULL, O_TPROLOG },
+	{ "task-epilog", required_argument, NULL, O_TEPILOG },
 	{ "output", required_argument, NULL, 'o' }, { "error", required_argument, NULL, 'e' },
 	{ "input", required_argument, NULL, 'i' }, { "pty", no_argument, NULL, O_PTY },
 	{ "het-group", required_argument, NULL, O_NO }, { "mem", required_argument, NULL, O_MEM },
@@ -361,6 +368,14 @@ static int step_value_opt(const char *prog, struct step_opts *o, int opt, char *
 			o->plane = (int)v;
 		} else
 			return not_supported(prog, "--distribution other than block, cyclic and plane=N");
+		break;
+	case O_MULTI:
+		o->multi_prog = true;
+		break;
+	case O_TPROLOG:
+	case O_TEPILOG:
+		/* run by the tasks' node, as the user, around each task */
+		*(opt == O_TPROLOG ? &o->task_prolog : &o->task_epilog) = arg;
 		break;
 	case O_GPU_BIND:
 		if (gpu_bind_check(arg))
@@ -1368,6 +1383,21 @@ static void step_request_opts(json_t *req, const struct step_opts *so)
 		json_object_set_new(req, "gpu_bind", json_string(so->gpu_bind));
 	if (so->overlap)
 		json_object_set_new(req, "overlap", json_true());
+	if (so->mpmd) /* --multi-prog: each task's program is its line's */
+		json_object_set_new(req, "multi_prog", json_string(so->mpmd));
+	/* --task-prolog/--task-epilog: a relative path is srun's folder's */
+	for (int k = 0; k < 2; k++) {
+		const char *path = k ? so->task_epilog : so->task_prolog;
+		char abs[4096], cwd[4096];
+
+		if (!path)
+			continue;
+		if (*path != '/' && getcwd(cwd, sizeof(cwd)))
+			snprintf(abs, sizeof(abs), "%s/%s", cwd, path);
+		else
+			snprintf(abs, sizeof(abs), "%s", path);
+		json_object_set_new(req, k ? "task_epilog" : "task_prolog", json_string(abs));
+	}
 	if (so->ctr && json_object_get(so->ctr, "container"))
 		json_object_set(req, "container", json_object_get(so->ctr, "container"));
 	if (so->pty) {
@@ -1435,7 +1465,76 @@ static int srun_end(struct step_opts *so, int rc)
 {
 	json_decref(so->ctr);
 	so->ctr = NULL;
+	free(so->mpmd);
+	so->mpmd = NULL;
 	return rc;
+}
+
+/* --multi-prog FILE: its text into so->mpmd (Slurm's srun sends it whole,
+ * up to 60,000 bytes), checked for *ntasks tasks (0: none asked, when the
+ * job's SLURM_NTASKS holds, or else the file's ranks say, at least one per
+ * node), as Slurm's srun does. 0, or 1 (said, in Slurm's words). */
+static int mpmd_load(const char *prog, struct step_opts *so, const char *fname, int nodes,
+		     int *ntasks)
+{
+	int n = *ntasks ? *ntasks : getenv("SLURM_NTASKS") ? atoi(getenv("SLURM_NTASKS")) : 0;
+	bool set = n > 0;
+	int fd = open(fname, O_RDONLY | O_CLOEXEC);
+	struct spur_error e;
+	struct stat sb;
+	ssize_t got = 0, r;
+	json_t *text;
+
+	if (fd < 0) {
+		cli_error(prog, "Could not open multi_prog config file %s", fname);
+		return 1;
+	}
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+		cli_error(prog, "Could not stat multi_prog config file %s", fname);
+		goto fail;
+	}
+	if (sb.st_size > SPUR_MPMD_MAX) {
+		cli_error(prog, "Multi_prog config file %s is too large", fname);
+		goto fail;
+	}
+	if (!(so->mpmd = calloc(1, (size_t)sb.st_size + 1)))
+		goto fail;
+	while (got < sb.st_size && (r = read(fd, so->mpmd + got, (size_t)(sb.st_size - got))) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			cli_error(prog, "Error reading multi_prog config file %s", fname);
+			goto fail;
+		}
+		got += r;
+	}
+	close(fd);
+	fd = -1;
+	text = json_string(so->mpmd); /* sent as a JSON string: UTF-8 */
+	if (strlen(so->mpmd) != (size_t)got || !text) {
+		json_decref(text);
+		cli_error(prog, "Multi_prog config file %s is not text", fname);
+		goto fail;
+	}
+	json_decref(text);
+	if (!set)
+		n = nodes > 0 ? nodes : 1;
+	if (spur_mpmd_check(so->mpmd, fname, &n, set, &e)) {
+		for (char *l = e.msg, *nl; l; l = nl) {
+			if ((nl = strchr(l, '\n')))
+				*nl++ = '\0';
+			cli_error(prog, "%s", l);
+		}
+		goto fail;
+	}
+	*ntasks = n;
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(so->mpmd);
+	so->mpmd = NULL;
+	return 1;
 }
 
 /* srun outside a job: the step's options taken out of the allocation's
@@ -1512,6 +1611,13 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 		}
 		nodes = (int)spur_json_int(job, "nodes", 0);
 		ntasks = (int)spur_json_int(job, "ntasks", 0);
+		/* --multi-prog: the file may say how many tasks to allocate for */
+		if (so.multi_prog && mpmd_load(prog, &so, pargv[first], nodes, &ntasks)) {
+			json_decref(job);
+			return srun_end(&so, 1);
+		}
+		if (so.multi_prog)
+			json_object_set_new(job, "ntasks", json_integer(ntasks));
 		if (!json_object_get(job, "name")) {
 			const char *base = strrchr(pargv[first], '/');
 
@@ -1554,6 +1660,11 @@ have_command:
 		ntasks = per_node * (nodes ? nodes : atoi(getenv("SLURM_JOB_NUM_NODES")
 							  ? getenv("SLURM_JOB_NUM_NODES")
 							  : "1"));
+	if (so.multi_prog && !so.mpmd && mpmd_load(prog, &so, pargv[optind], nodes, &ntasks)) {
+		if (alloc_fd >= 0)
+			cli_release(prog, alloc_fd, alloc_id, 1);
+		return srun_end(&so, 1);
+	}
 	/* where the agents send the tasks' output */
 	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	sa.sin_family = AF_INET;

@@ -15,6 +15,7 @@
 #include "common/hostlist.h"
 #include "common/jobfmt.h"
 #include "common/jobspec.h"
+#include "common/mpmd.h"
 #include "common/log.h"
 #include "io/uvwire.h"
 
@@ -2637,6 +2638,13 @@ static json_t *step_part(struct ctld *c, struct ctld_job *cj, const struct sched
 				    json_integer(spur_json_int(msg, "time_limit", 0)));
 	if (json_is_object(json_object_get(msg, "container"))) /* its tasks' container */
 		json_object_set(m, "container", json_object_get(msg, "container"));
+	/* srun --multi-prog's file, --task-prolog, --task-epilog (checked) */
+	for (size_t p = 0; p < 3; p++) {
+		static const char *const keys[] = { "multi_prog", "task_prolog", "task_epilog" };
+
+		if (json_is_string(json_object_get(msg, keys[p])))
+			json_object_set(m, keys[p], json_object_get(msg, keys[p]));
+	}
 	/* srun's own limits, as PropagateResourceLimits / srun --propagate say */
 	json_object_set_new(m, "rlimits", ctld_job_rlimits(c->conf, msg));
 	/* what the job holds on this node: a node other than its first makes
@@ -2772,6 +2780,30 @@ static void handle_step_end(struct ctld_conn *cn, json_t *msg)
 }
 
 /* srun's MPI type, or MpiDefault: "none" or "pmix"; NULL when refused. */
+/* srun --multi-prog's file (its text, as Slurm's srun sends it) and
+ * --task-prolog/--task-epilog (absolute paths on the nodes): well formed,
+ * or refused (said). */
+static bool step_programs_ok(struct ctld_conn *cn, const json_t *msg)
+{
+	const json_t *mp = json_object_get(msg, "multi_prog");
+
+	if (mp && (!json_is_string(mp) || json_string_length(mp) > SPUR_MPMD_MAX)) {
+		reply_error(cn, SPUR_EINVAL, "step: multi_prog must be text of at most 60000 bytes");
+		return false;
+	}
+	for (int k = 0; k < 2; k++) {
+		const json_t *p = json_object_get(msg, k ? "task_epilog" : "task_prolog");
+
+		if (p && (!json_is_string(p) || json_string_value(p)[0] != '/' ||
+			  json_string_length(p) > 4095)) {
+			reply_error(cn, SPUR_EINVAL, k ? "step: task_epilog must be an absolute path"
+						       : "step: task_prolog must be an absolute path");
+			return false;
+		}
+	}
+	return true;
+}
+
 /* srun --hint inside a job: taken where cores have one thread (as the
  * job's --hint). False (answered) when a step node has more. */
 static bool step_hint_ok(struct ctld_conn *cn, const json_t *msg,
@@ -3010,8 +3042,8 @@ static void handle_step(struct ctld_conn *cn, json_t *msg)
 		reply_error(cn, SPUR_EINVAL, "step: argv, ntasks, nodes or io_port out of range");
 		return;
 	}
-	if (step_nodes(cn, msg, &info, sel, &nn) || !step_hint_ok(cn, msg, &info, sel, nn) ||
-	    !(mpi = step_mpi(cn, msg)))
+	if (!step_programs_ok(cn, msg) || step_nodes(cn, msg, &info, sel, &nn) ||
+	    !step_hint_ok(cn, msg, &info, sel, nn) || !(mpi = step_mpi(cn, msg)))
 		return;
 	if (!step_plane(cn, msg, mpi, &plane))
 		return;

@@ -8,7 +8,7 @@
 # steps keep the user's supplementary groups, and srun's options inside a
 # job are done (--export, --chdir, --cpu-bind=none, --gpus-per-task, -J,
 # --gpu-bind, -o/-e patterns, -W, stdin and -i) or
-# refused by name (--mpi=cray_shasta, --multi-prog); Prolog runs as root with
+# refused by name (--mpi=cray_shasta, --bcast); Prolog runs as root with
 # Slurm's variables, and one that fails drains the node and requeues the
 # job held. GPUs are simulated (the agent's
 # gpu list): only their numbering is checked. Needs root, runuser, useradd
@@ -254,9 +254,9 @@ mkdir -p "$T/wd" && chmod 777 "$T/wd"
 as_user sbatch --wait -o "$T/cd.out" --wrap "srun -n1 --chdir=$T/wd pwd; srun -n1 -J named printenv SLURM_JOB_NAME" >/dev/null
 check "srun --chdir is the task's folder" sh -c "sed -n 1p '$T/cd.out' | grep -qx '$T/wd'"
 check "srun -J names the step" sh -c "sed -n 2p '$T/cd.out' | grep -qx named"
-as_user sbatch --wait -o "$T/no.out" --wrap 'srun -n1 --mpi=cray_shasta true; echo rc=$?; srun --multi-prog -n1 conf; echo rc=$?' >/dev/null
+as_user sbatch --wait -o "$T/no.out" --wrap 'srun -n1 --mpi=cray_shasta true; echo rc=$?; srun --bcast=/tmp/x -n1 true; echo rc=$?' >/dev/null
 check "srun --mpi=cray_shasta is refused by name, exit 1" sh -c "grep -q 'mpi other than none, pmi2 and pmix is not supported' '$T/no.out' && grep -qx rc=1 '$T/no.out'"
-check "srun --multi-prog is refused by name" grep -q -- '--multi-prog is not supported' "$T/no.out"
+check "srun --bcast is refused by name" grep -q -- '--bcast is not supported' "$T/no.out"
 # (it ends by itself, and the cgroup check below waits for its end)
 jj=$(as_user sbatch --parsable -o /dev/null --wrap 'sleep 6')
 wait_until 15 sh -c "squeue -h -j $jj -o %T | grep -qx RUNNING"

@@ -7,7 +7,8 @@
 # with srun --kill-on-bad-exit --nodelist ...); srun -K ends a step whose
 # rank fails; MPICH (Debian's, simple PMI) by srun --mpi=pmi2 on 2 and 4
 # nodes; Slurm's own PMI-2 client library by srun --mpi=pmi2 (the PMI-2
-# wire protocol); another --mpi type is refused by name. The nodes are agents on this
+# wire protocol); srun --multi-prog starts two programs as one world;
+# another --mpi type is refused by name. The nodes are agents on this
 # one host, so OpenMPI's shared-memory transport is kept to TCP between
 # "nodes" (their segment names would clash). Needs mpicc; skipped without.
 . "$(dirname "$0")/lib.sh"
@@ -58,6 +59,15 @@ sbatch --wait -N4 -n8 -o p4.out --wrap "srun --mpi=pmix $T/ar" >/dev/null
 check "srun --mpi=pmix: 8 ranks on 4 nodes reduce together" sums p4.out 8
 srun -N2 -n4 --mpi=pmix "$T/ar" >po.out 2>&1
 check "srun --mpi=pmix from outside a job (its own allocation): 4 ranks" sums po.out 4
+# MPMD: srun --multi-prog starts two programs as one MPI world (OpenMPI
+# over PMIx): rank 0 the "leader", ranks 1-3 the "workers", all reduce
+sed 's/printf("rank %d of %d sum %d\\n", rank, size, sum);/printf("rank %d of %d sum %d as %s\\n", rank, size, sum, argv[1]);/' ar.c >mp.c
+mpicc -o mp mp.c
+printf '0 %s leader\n1-3 %s worker%%o\n' "$T/mp" "$T/mp" >mp.conf
+sbatch --wait -N2 -n4 -o mpmd.out --wrap "srun --mpi=pmix --multi-prog $T/mp.conf" >/dev/null
+check "srun --multi-prog: two programs, one MPI world of 4 ranks" sh -c "
+	grep -qx 'rank 0 of 4 sum 10 as leader' mpmd.out && grep -qx 'rank 1 of 4 sum 10 as worker0' mpmd.out &&
+	grep -qx 'rank 3 of 4 sum 10 as worker2' mpmd.out"
 sbatch --wait -N2 -n4 -o mr.out --wrap "mpirun $T/ar" >/dev/null
 check "mpirun inside sbatch (its daemons started by srun) runs 4 ranks" sums mr.out 4
 sums mr.out 4 || sed 's/^/  | /' mr.out # what mpirun said, when it failed

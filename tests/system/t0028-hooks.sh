@@ -6,7 +6,8 @@
 # HealthCheckNodeState the agent cannot honour (CYCLE) stops it with a
 # message naming it, not silently. TaskProlog runs before the batch script
 # and before each srun task, as the user, and its "export", "unset" and
-# "print" lines are honoured; TaskEpilog runs after each of them.
+# "print" lines are honoured; TaskEpilog runs after each of them; srun's
+# --task-prolog and --task-epilog around each of its tasks.
 # PrologSlurmctld runs on the controller before a job launches (a failure
 # requeues it held) and EpilogSlurmctld when it ends.
 # PlugStackConfig (SPANK) stops the daemons with a message naming it.
@@ -40,6 +41,36 @@ check "TaskProlog's export and unset reach the batch script" grep -qx 'batch FRO
 check "... and each srun task" sh -c "[ \$(grep -cx 'task FROM=yes' tp.out) = 2 ]"
 check "its print lines go to the output, once per task" sh -c "[ \$(grep -cx 'prolog says hi' tp.out) = 3 ]"
 check "TaskEpilog ran after the script and after each task" sh -c "[ \$(grep -cx \"epilog $j yes\" epilog.log) = 3 ]"
+# srun --task-prolog/--task-epilog (the user's own, run as the user): after
+# TaskProlog (its exports seen, and overridden), before TaskEpilog; one that
+# runs over 5 s is killed, a failed one said in slurmstepd's words (lines
+# checked against Slurm 22.05's); a failed prolog ends the task with its
+# code. The agent does not wait on a task's epilog: two ranks on one node
+# that need each other both start.
+printf '%s\n' '#!/bin/sh' 'echo "export FROM_PROLOG=srun-$FROM_PROLOG"' \
+	'echo "print srun prolog $SLURM_SCRIPT_CONTEXT"' >up.sh
+printf '%s\n' '#!/bin/sh' "echo \"srun-epilog \$SLURM_JOB_ID \$SLURM_SCRIPT_CONTEXT\" >>$T/epilog.log" >ue.sh
+printf '%s\n' '#!/bin/sh' 'sleep 100' >slow.sh
+printf '%s\n' '#!/bin/sh' 'exit 4' >bad.sh
+chmod 755 up.sh ue.sh slow.sh bad.sh
+cat >user.sh <<SH
+#!/bin/sh
+srun -n2 --task-prolog=$T/up.sh --task-epilog=ue.sh sh -c 'echo task FROM=\$FROM_PROLOG'
+srun -n1 --task-epilog=$T/slow.sh true; echo slow rc=\$?
+srun -n1 --task-prolog=$T/bad.sh echo never; echo bad rc=\$?
+srun -N1 -n2 -t1 sh -c 'if [ \$SLURM_PROCID = 0 ]; then while [ ! -e $T/r1 ]; do sleep 0.1; done; echo r0 saw r1; else touch $T/r1; fi'
+SH
+j2=$(sbatch --parsable --wait -n2 -o up.out user.sh)
+check "srun --task-prolog runs after TaskProlog, its exports and prints reach each task" sh -c "
+	[ \$(grep -cx 'task FROM=srun-yes' up.out) = 2 ] && [ \$(grep -cx 'srun prolog prolog_task' up.out) = 2 ]"
+check "srun --task-epilog runs after each task, before TaskEpilog" sh -c "
+	[ \$(grep -cx 'srun-epilog $j2 epilog_task' epilog.log) = 2 ] &&
+	grep \" $j2 \" epilog.log | head -1 | grep -q '^srun-epilog' && [ \$(grep -cx 'epilog $j2 srun-yes' epilog.log) = 2 ]"
+check "an epilog over 5 s is killed, as slurmstepd says; the task's code stays" sh -c "
+	grep -qx 'slurmstepd: error: TaskEpilog failed status=9' up.out && grep -qx 'slow rc=0' up.out"
+check "a failed --task-prolog ends the task with its code, said" sh -c "
+	grep -qx 'slurmstepd: error: --task-prolog failed status=4' up.out && grep -qx 'bad rc=4' up.out && ! grep -q never up.out"
+check "with TaskEpilog set, a node's ranks start together (the agent waits on no task)" grep -qx 'r0 saw r1' up.out
 check "PrologSlurmctld ran for the job, with Slurm's variables" grep -qx "$j prolog_slurmctld root" pc.log
 check "EpilogSlurmctld ran at its end, with its exit code" wait_until 10 grep -qx "$j epilog_slurmctld 0" ec.log
 touch pc-fail

@@ -4,6 +4,7 @@
 
 #include "common/gres.h"
 #include "common/jobspec.h"
+#include "common/mpmd.h"
 #include "common/pmiwire.h"
 #include "common/rlimit.h"
 #include "common/size.h"
@@ -292,6 +293,64 @@ static void test_rlimit_list(void **state)
 	assert_memory_equal(bad, "STAK", 4);
 }
 
+/* srun --multi-prog: srun's check (Slurm's words) and each task's argv. */
+static void test_mpmd(void **state)
+{
+	const char *conf = "# comment\n\n0 echo task:%t:%o\n1-2,4 prog 'a b' c\\ d x%o\n"
+			   "3 long\\\nline\n";
+	struct spur_error err;
+	char **v = NULL, *extra[] = { "E1", NULL };
+	int n = 5;
+
+	(void)state;
+	assert_int_equal(spur_mpmd_check(conf, "f", &n, true, &err), 0);
+	assert_int_equal(n, 5);
+	assert_int_equal(spur_mpmd_argv(conf, 0, NULL, &v, &err), 0);
+	assert_string_equal(v[0], "echo");
+	assert_string_equal(v[1], "task:0:0");
+	assert_null(v[2]);
+	spur_mpmd_argv_free(v);
+	assert_int_equal(spur_mpmd_argv(conf, 4, extra, &v, &err), 0);
+	assert_string_equal(v[0], "prog");
+	assert_string_equal(v[1], "a b");
+	assert_string_equal(v[2], "c d");
+	assert_string_equal(v[3], "x2"); /* 4 is the third of 1-2,4 */
+	assert_string_equal(v[4], "E1");
+	assert_null(v[5]);
+	spur_mpmd_argv_free(v);
+	assert_int_equal(spur_mpmd_argv(conf, 3, NULL, &v, &err), 0);
+	assert_string_equal(v[0], "longline");
+	spur_mpmd_argv_free(v);
+	assert_int_equal(spur_mpmd_argv(conf, 5, NULL, &v, &err), SPUR_ENOENT);
+	assert_string_equal(err.msg, "Program for task rank 5 not specified.");
+	assert_null(v);
+	assert_int_equal(spur_mpmd_argv("0 'open\n", 0, NULL, &v, &err), SPUR_EPARSE);
+	/* the count: raised by the file unless set; "*" covers the rest */
+	n = 1;
+	assert_int_equal(spur_mpmd_check("0-3 a\n", "f", &n, false, &err), 0);
+	assert_int_equal(n, 4);
+	n = 2;
+	assert_int_equal(spur_mpmd_check("0-3 a\n", "f", &n, true, &err), SPUR_EPARSE);
+	assert_string_equal(err.msg, "Invalid task id, 3 >= ntasks\n"
+				     "Line 1 of configuration file f invalid");
+	n = 4;
+	assert_int_equal(spur_mpmd_check("0 a\n* b\n", "f", &n, false, &err), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(spur_mpmd_check("* b\n0 a\n", "f", &n, false, &err), SPUR_EPARSE);
+	assert_non_null(strstr(err.msg, "asterisk must be last"));
+	n = 3;
+	assert_int_equal(spur_mpmd_check("0,2 a\n", "cf", &n, true, &err), SPUR_EPARSE);
+	assert_string_equal(err.msg, "Configuration file cf invalid, no record for task id 1");
+	assert_int_equal(spur_mpmd_check("0-2 a\n1 b\n", "f", &n, true, &err), SPUR_EPARSE);
+	assert_non_null(strstr(err.msg, "Duplicate record for task 1"));
+	assert_int_equal(spur_mpmd_check("0-2\n", "f", &n, true, &err), SPUR_EPARSE);
+	assert_string_equal(err.msg, "Line 1 of configuration file f invalid");
+	assert_int_equal(spur_mpmd_check("x a\n", "f", &n, true, &err), SPUR_EPARSE);
+	assert_non_null(strstr(err.msg, "Invalid task range specification (x)"));
+	assert_int_equal(spur_mpmd_check("2-1 a\n", "f", &n, true, &err), SPUR_EPARSE);
+	assert_non_null(strstr(err.msg, "Invalid task range, 2-1"));
+}
+
 static void test_alloc_failures(void **state)
 {
 	struct spur_gres_list g = { 0 };
@@ -309,6 +368,12 @@ static void test_alloc_failures(void **state)
 		    spur_array_fini(&a));
 	ALLOC_SWEEP(spur_dep_parse("afterok:1:2:3:4:5:6:7:8:9:10,singleton", &d, &err), err.code,
 		    spur_dep_fini(&d));
+	char **mv = NULL;
+	int mn = 1;
+	ALLOC_SWEEP(spur_mpmd_argv("0-3 a 'b c' %t\\\n", 2, (char *[]){ "x", NULL }, &mv, &err),
+		    err.code, (spur_mpmd_argv_free(mv), mv = NULL));
+	ALLOC_SWEEP(spur_mpmd_check("0-3 a\n4-9 b\n", "f", &mn, false, &err), err.code,
+		    (void)0);
 }
 
 int main(void)
@@ -321,6 +386,7 @@ int main(void)
 		cmocka_unit_test(test_dependency),
 		cmocka_unit_test(test_pmi_wire),
 		cmocka_unit_test(test_rlimit_list),
+		cmocka_unit_test(test_mpmd),
 		cmocka_unit_test(test_alloc_failures),
 	};
 
