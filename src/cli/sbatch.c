@@ -2,6 +2,7 @@
 /* sbatch: submit a batch script, with #SBATCH directives and Slurm's flags. */
 #include "client.h"
 #include "container_opts.h"
+#include "pbs.h"
 
 #include "common/alloc.h"
 #include "common/gres.h"
@@ -462,6 +463,8 @@ static int apply_opt_admin(struct sbatch *sb, int opt, const char *arg)
 				    "bound to their socket's CPUs)");
 		return fail("Invalid --gres-flags specification: %s", arg);
 	case 's':
+		json_object_del(job, "exclusive");
+		json_object_del(job, "exclusive_user");
 		json_object_set_new(job, "oversubscribe", json_true());
 		return 0;
 	default:
@@ -504,6 +507,25 @@ static int set_mail_type(json_t *job, const char *arg)
 }
 
 /* The options that shape the job's run more than its size. */
+/* --exclusive[=exclusive|user|oversubscribe]: one sharing mode, as
+ * Slurm's (the last of -s and --exclusive). 0, or 1 (said). */
+static int set_exclusive(json_t *job, const char *arg)
+{
+	if (arg && !strcasecmp(arg, "mcs"))
+		return fail("--exclusive=mcs is not supported by Spur (no MCSPlugin)");
+	if (arg && strcasecmp(arg, "exclusive") && strcasecmp(arg, "user") &&
+	    strcasecmp(arg, "oversubscribe"))
+		return fail("Invalid --exclusive specification");
+	json_object_del(job, "exclusive");
+	json_object_del(job, "exclusive_user");
+	json_object_del(job, "oversubscribe");
+	json_object_set_new(job, !arg || !strcasecmp(arg, "exclusive") ? "exclusive"
+				 : !strcasecmp(arg, "user")	       ? "exclusive_user"
+								       : "oversubscribe",
+			    json_true());
+	return 0;
+}
+
 /* --hint: Slurm's values (cli_hint_check); the controller takes them where
  * they change nothing (one thread per core). */
 static int set_hint(json_t *job, const char *arg)
@@ -758,8 +780,7 @@ static int apply_opt(struct sbatch *sb, int opt, const char *arg)
 		sb->wrap = arg;
 		return 0;
 	case OPT_EXCLUSIVE:
-		json_object_set_new(job, "exclusive", json_true());
-		return 0;
+		return set_exclusive(job, arg);
 	case OPT_NICE:
 		return set_int(job, "nice", arg ? arg : "100", "nice value");
 	case OPT_REQUEUE:
@@ -1007,35 +1028,24 @@ static int parse_args(struct sbatch *sb, int argc, char **argv, bool directives)
 	return optind;
 }
 
-/* Split one #SBATCH line into words (simple shell quoting). */
-static int split_words(const char *s, char **words, int max, char *buf, size_t len)
+/* Then, as Slurm's sbatch, the script's #BSUB or #PBS lines over the
+ * #SBATCH ones (unless --ignore-pbs or SBATCH_IGNORE_PBS): 0, or the exit
+ * code (said). */
+static int pbs_directives(struct sbatch *sb, const char *script)
 {
-	int n = 0;
-	size_t o = 0;
+	static char buf[65536];
+	char *words[256], err[512];
+	int n;
 
-	while (*s && n < max) {
-		char q = 0;
-
-		while (isspace((unsigned char)*s))
-			s++;
-		if (!*s || *s == '#')
-			break;
-		words[n++] = buf + o;
-		while (*s && (q || !isspace((unsigned char)*s)) && o + 1 < len) {
-			if (!q && (*s == '"' || *s == '\'')) {
-				q = *s++;
-				continue;
-			}
-			if (q && *s == q) {
-				q = 0;
-				s++;
-				continue;
-			}
-			buf[o++] = *s++;
-		}
-		buf[o++] = '\0';
-	}
-	return n;
+	if (sb->ignore_pbs || getenv("SBATCH_IGNORE_PBS"))
+		return 0;
+	n = cli_pbs_words(script, spur_json_str(sb->job, "export", NULL), words, 256, buf,
+			  sizeof(buf), err, sizeof(err));
+	if (n < 0)
+		return fail("%s", err);
+	if (n > 1 && (n = parse_args(sb, n, words, true)) < 0)
+		return -n;
+	return 0;
 }
 
 /* #SBATCH lines come before the first command, as in Slurm. */
@@ -1061,27 +1071,17 @@ static int parse_directives(struct sbatch *sb, const char *script)
 			return fail("heterogeneous jobs (#SBATCH hetjob) are not supported by Spur");
 		if (!strncmp(line, "#SBATCH", 7) && (isspace((unsigned char)line[7]) || !line[7])) {
 			words[0] = "sbatch";
-			n = split_words(line + 7, words + 1, 62, buf, sizeof(buf)) + 1;
+			n = cli_directive_words(line + 7, words + 1, 62, buf, sizeof(buf)) + 1;
 			words[n] = NULL;
 			if ((n = parse_args(sb, n, words, true)) < 0)
 				return -n;
-			continue;
-		}
-		/* Slurm's sbatch reads #PBS and #BSUB lines as options; Spur does
-		 * not, and says so rather than drop them */
-		if ((!strncmp(line, "#PBS", 4) && isspace((unsigned char)line[4])) ||
-		    (!strncmp(line, "#BSUB", 5) && isspace((unsigned char)line[5]))) {
-			if (!sb->ignore_pbs && !getenv("SBATCH_IGNORE_PBS"))
-				return fail("#PBS and #BSUB directives are not supported by Spur "
-					    "(--ignore-pbs ignores them): %s",
-					    line);
 			continue;
 		}
 		if (line[0] == '#' || line[strspn(line, " \t\r")] == '\0')
 			continue;
 		break; /* the first command ends the directives */
 	}
-	return 0;
+	return pbs_directives(sb, script);
 }
 
 /* The whole script; NULL (said) when it holds a NUL byte, which would cut
@@ -1361,11 +1361,12 @@ static const struct {
 	{ "constraint", "constraint", 's' }, { "cpus_per_gpu", "cpus-per-gpu", 'i' },
 	{ "cpus_per_task", "cpus-per-task", 'i' }, { "deadline", "deadline", 'i' },
 	{ "dependency", "dependency", 's' }, { "error", "error", 's' },
-	{ "exclude", "exclude", 's' },	     { "exclusive", "exclusive", 'b' },
+	{ "exclude", "exclude", 's' },	     { "exclusive", "exclusive", 'x' },
+	{ "exclusive_user", "exclusive", 'u' },
 	{ "gpus", "gpus", 'i' },	     { "gpus_per_node", "gpus-per-node", 'i' },
-	{ "gpus_per_task", "gpus-per-task", 'i' }, { "gres", "gres", 's' },
+	{ "gpus_per_task", "gpus-per-task", 'i' }, { "gres", "gres", 'g' },
 	{ "hold", "hold", 'b' },	     { "input", "input", 's' },
-	{ "licenses", "licenses", 's' },     { "mail_type", "mail-type", 's' },
+	{ "name", "job-name", 's' },	     { "licenses", "licenses", 's' },     { "mail_type", "mail-type", 's' },
 	{ "mail_user", "mail-user", 's' },   { "mem_per_node", "mem", 'm' },
 	{ "mem_per_cpu", "mem-per-cpu", 'm' }, { "mem_per_gpu", "mem-per-gpu", 'm' },
 	{ "min_cpus", "mincpus", 'i' },	     { "nice", "nice", 'i' },
@@ -1374,16 +1375,40 @@ static const struct {
 	{ "output", "output", 's' },	     { "overcommit", "overcommit", 'b' },
 	{ "partition", "partition", 's' },   { "priority", "priority", 'i' },
 	{ "qos", "qos", 's' },		     { "reservation", "reservation", 's' },
-	{ "time_limit", "time", 't' },	     { "time_min", "time-min", 't' },
+	{ "test_only", "test-only", 'b' },   { "time_limit", "time", 't' },	     { "time_min", "time-min", 't' },
 	{ "tmp_mb", "tmp", 'm' },	     { "wckey", "wckey", 's' },
 };
+
+static void say_mem(uint64_t mb, char *buf, size_t len)
+{
+	if (mb && !(mb % (1024 * 1024)))
+		snprintf(buf, len, "%lluT", (unsigned long long)(mb / 1024 / 1024));
+	else if (mb && !(mb % 1024))
+		snprintf(buf, len, "%lluG", (unsigned long long)(mb / 1024));
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)mb);
+}
+
+static void say_gres(const char *g, char *buf, size_t len, const char **text)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (const char *p = g ? g : ""; *p && o < len;) {
+		size_t n = strcspn(p, ",");
+
+		o += (size_t)snprintf(buf + o, len - o, "%sgres:%.*s", o ? "," : "", (int)n, p);
+		p += n + (p[n] ? 1 : 0);
+	}
+	*text = buf;
+}
 
 static void say_one(const char *name, const char *value)
 {
 	fprintf(stderr, "sbatch: %-20s: %s\n", name, value);
 }
 
-static void say_options(const json_t *job, int verbose, const char *wrap)
+static void say_options(const json_t *job, int verbose, const char *wrap, const char *default_name)
 {
 	char buf[64], line[4096];
 	const char *k;
@@ -1395,20 +1420,34 @@ static void say_options(const json_t *job, int verbose, const char *wrap)
 		const json_t *x = json_object_get(job, said[i].key);
 		const char *text = buf;
 
-		if (!x || (said[i].kind == 'b' && !json_is_true(x)))
+		if (!x || (strchr("bxu", said[i].kind) && !json_is_true(x)))
+			continue;
+		/* the script's name, when no -J gave one: not an option */
+		if (!strcmp(said[i].key, "name") && default_name &&
+		    !strcmp(json_string_value(x) ? json_string_value(x) : "", default_name))
 			continue;
 		if (said[i].kind == 's')
 			text = json_string_value(x) ? json_string_value(x) : "";
 		else if (said[i].kind == 'b')
 			text = "set";
+		else if (said[i].kind == 'x' || said[i].kind == 'u')
+			text = said[i].kind == 'x' ? "exclusive" : "user";
+		else if (said[i].kind == 'g') /* Slurm's own form: gres:NAME... */
+			say_gres(json_string_value(x), line, sizeof(line), &text);
 		else if (said[i].kind == 't')
 			spur_duration_format_hms(json_integer_value(x), buf, sizeof(buf));
-		else if (said[i].kind == 'm')
-			spur_mem_format_mb((uint64_t)json_integer_value(x), buf, sizeof(buf));
+		else if (said[i].kind == 'm') /* Slurm's: G or T when whole, else MB */
+			say_mem((uint64_t)json_integer_value(x), buf, sizeof(buf));
 		else
 			snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, json_integer_value(x));
 		if (!strcmp(said[i].key, "output") && !strcmp(text, "none"))
 			text = "/dev/null"; /* as Slurm's sbatch reads it */
+		/* files: in the job's folder, as Slurm's sbatch shows them */
+		if ((!strcmp(said[i].key, "output") || !strcmp(said[i].key, "error")) &&
+		    *text != '/') {
+			snprintf(line, sizeof(line), "%s/%s", spur_json_str(job, "workdir", "."), text);
+			text = line;
+		}
 		say_one(said[i].name, text);
 		/* Slurm's table is alphabetical: verbose and wrap come last */
 	}
@@ -1430,8 +1469,9 @@ int cli_sbatch_main(const char *prog, int argc, char **argv)
 	struct spur_error err;
 	char *script = NULL;
 	json_t *req, *reply;
-	int first, fd, rc = 1;
+	int first, fd, rc = 1, cmd_verbose;
 	char *pargv[256];
+	const char *default_name = NULL; /* the job's name when no -J gave one */
 
 	(void)prog;
 	fill_identity(sb.job);
@@ -1445,6 +1485,7 @@ int cli_sbatch_main(const char *prog, int argc, char **argv)
 		rc = first == -SBATCH_EXIT_DONE ? 0 : -first;
 		goto out;
 	}
+	cmd_verbose = sb.verbose; /* counted again when the command line is read last */
 	if (first < argc + 1 && !strcmp(pargv[first], ":")) {
 		rc = fail("heterogeneous jobs (components joined by ':') are not supported by Spur");
 		goto out;
@@ -1453,7 +1494,7 @@ int cli_sbatch_main(const char *prog, int argc, char **argv)
 		script = spur_asprintf("#!/bin/sh\n# This script was created by sbatch --wrap.\n\n%s\n",
 				       sb.wrap);
 		if (!json_object_get(sb.job, "name"))
-			json_object_set_new(sb.job, "name", json_string("wrap"));
+			json_object_set_new(sb.job, "name", json_string(default_name = "wrap"));
 	} else {
 		const char *path = first < argc + 1 ? pargv[first] : NULL;
 		FILE *f = path ? fopen(path, "r") : stdin;
@@ -1474,8 +1515,8 @@ int cli_sbatch_main(const char *prog, int argc, char **argv)
 		if (!json_object_get(sb.job, "name")) {
 			const char *base = path ? strrchr(path, '/') : NULL;
 
-			json_object_set_new(sb.job, "name",
-					    json_string(path ? (base ? base + 1 : path) : "sbatch"));
+			default_name = path ? (base ? base + 1 : path) : "sbatch";
+			json_object_set_new(sb.job, "name", json_string(default_name));
 		}
 	}
 	if (!script)
@@ -1486,6 +1527,7 @@ int cli_sbatch_main(const char *prog, int argc, char **argv)
 	if ((rc = apply_env(&sb, "sbatch")) != 0)
 		goto out;
 	rc = 1;
+	sb.verbose -= cmd_verbose;
 	if (parse_args(&sb, argc + 1, pargv, false) < 0 || cli_container_check("sbatch", sb.job))
 		goto out;
 	if (begin_after_deadline(sb.job))
@@ -1501,6 +1543,8 @@ int cli_sbatch_main(const char *prog, int argc, char **argv)
 		rc = fail("--wrap takes no script (\"%s\" given)", pargv[first]);
 		goto out;
 	}
+	if (sb.verbose) /* what was asked, before what follows from it */
+		say_options(sb.job, sb.verbose, sb.wrap, default_name);
 	/* --ntasks-per-node: the task count follows from the node count */
 	if (spur_json_int(sb.job, "ntasks_per_node", 0) && !spur_json_int(sb.job, "ntasks", 0))
 		json_object_set_new(sb.job, "ntasks",
@@ -1517,8 +1561,6 @@ int cli_sbatch_main(const char *prog, int argc, char **argv)
 	    export_file(json_object_get(sb.job, "env"), spur_json_str(sb.job, "export_file", "")))
 		goto out;
 	json_object_del(sb.job, "export_file");
-	if (sb.verbose)
-		say_options(sb.job, sb.verbose, sb.wrap);
 	if (spur_json_bool(sb.job, "test_only", 0)) {
 		rc = cli_will_run("sbatch", sb.job);
 		goto out;

@@ -1341,6 +1341,7 @@ static struct core_job *job_from_spec(struct sched *s, const struct sched_job_sp
 		goto out_oom;
 	if (resolve_parts(s, sp->partitions, &j->parts, err))
 		goto out_free;
+	j->excl_user = sp->exclusive_user;
 	for (size_t p = 0; p < s->nparts; p++)
 		j->excl_user |= (j->parts >> p & 1) && s->parts[p].exclusive_user;
 	if (sp->qos && *sp->qos && (j->qos = qos_index(s, sp->qos)) < 0) {

@@ -310,6 +310,7 @@ struct sched_job_spec {
 	const char *constraint;	  /* features joined with '&' or ',' (all required) */
 	const char *nodelist, *exclude; /* hostlists */
 	bool exclusive, hold, requeue;
+	bool exclusive_user;	/* --exclusive=user: its nodes run its user's jobs alone */
 	const char *dependency; /* Slurm syntax, or NULL */
 	const char *array;	/* Slurm syntax, or NULL */
 	int64_t begin;		/* earliest start, 0 = now */

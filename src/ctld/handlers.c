@@ -140,6 +140,8 @@ static void job_json_more(const struct ctld_job *cj, const struct sched_job_info
 	json_object_set_new(o, "mem_alloc", json_integer((json_int_t)cj->mem_mb));
 	json_object_set_new(o, "batch", json_boolean(!ctld_job_interactive(cj)));
 	json_object_set_new(o, "exclusive", json_boolean(spur_json_bool(sp, "exclusive", 0)));
+	json_object_set_new(o, "exclusive_user",
+			    json_boolean(spur_json_bool(sp, "exclusive_user", 0)));
 	json_object_set_new(o, "command", json_string(spur_json_str(sp, "command", "")));
 }
 

@@ -296,8 +296,8 @@ rc=$?
 check "a Slurm option Spur does not build: 'not supported', exit 1" \
 	sh -c "[ $rc = 1 ] && grep -q -- '--thread-spec is not supported' refused.err"
 printf '#!/bin/sh\n#PBS -l nodes=1\n#SBATCH -J pbs\necho hi\n' >pbs.sh
-check "#PBS/#BSUB lines (which Slurm reads): refused by name, not dropped" \
-	sh -c "! sbatch pbs.sh 2>pbs.err && grep -q '#PBS and #BSUB directives are not supported by Spur' pbs.err"
+check "#PBS lines are read, as Slurm's sbatch reads them (t0060)" \
+	sh -c "sbatch -v --test-only pbs.sh 2>&1 | grep -q 'nodes               : 1'"
 check "... --ignore-pbs and SBATCH_IGNORE_PBS ignore them, as Slurm's" \
 	sh -c "sbatch --ignore-pbs -o /dev/null pbs.sh >/dev/null && SBATCH_IGNORE_PBS=1 sbatch -o /dev/null pbs.sh >/dev/null"
 sbatch --bogus-xyz --wrap true 2>typo.err
