@@ -30,7 +30,7 @@ enum {
 	OPT_REQUEUE, OPT_NO_REQUEUE, OPT_RESERVATION, OPT_EXPORT, OPT_GPUS, OPT_NTASKS_PER_NODE,
 	OPT_PTY, OPT_MEM, OPT_COMMENT, OPT_WCKEY, OPT_SIGNAL, OPT_OPEN_MODE, OPT_USAGE,
 	OPT_KILL_DEP, OPT_GET_USER_ENV, OPT_TEST_ONLY, OPT_PROPAGATE, OPT_MAIL_TYPE, OPT_MAIL_USER, OPT_TIME_MIN, OPT_DEADLINE, OPT_UID, OPT_GID, OPT_PRIORITY, OPT_TMP, OPT_EXPORT_FILE, OPT_GRES_FLAGS, OPT_CPUS_PER_GPU, OPT_MINCPUS, OPT_NTASKS_PER_GPU, OPT_MPI, OPT_KILL_BAD, OPT_CPU_BIND, OPT_EXACT, OPT_OVERLAP, OPT_DIST, OPT_PRESERVE, OPT_QUIT, OPT_NO_STATUS, OPT_MULTI_PROG, OPT_TASK_PROLOG, OPT_TASK_EPILOG, OPT_UNBUF, /* srun's */
-	OPT_IMMEDIATE, OPT_HINT, OPT_IGNORE_PBS,
+	OPT_IMMEDIATE, OPT_HINT, OPT_IGNORE_PBS, OPT_CONTIGUOUS, OPT_USE_MIN_NODES,
 	OPT_REFUSED = 2000, /* + index in refused[] */
 };
 
@@ -56,7 +56,6 @@ static const struct {
 	{ "container-entrypoint", no_argument, 0, P_ALL },
 	{ "no-container-entrypoint", no_argument, 0, P_ALL },
 	{ "container-image-save", required_argument, 0, P_ALL },
-	{ "contiguous", no_argument, 0, P_ALL },
 	{ "core-spec", required_argument, 'S', P_ALL },
 	{ "cores-per-socket", required_argument, 0, P_ALL },
 	{ "cpu-freq", required_argument, 0, P_ALL },
@@ -81,7 +80,6 @@ static const struct {
 	{ "switches", required_argument, 0, P_ALL },
 	{ "thread-spec", required_argument, 0, P_ALL },
 	{ "threads-per-core", required_argument, 0, P_ALL },
-	{ "use-min-nodes", no_argument, 0, P_ALL },
 	{ "wait-all-nodes", required_argument, 0, P_SBATCH | P_SALLOC },
 	{ "x11", optional_argument, 0, P_SALLOC | P_SRUN },
 	{ "het-group", required_argument, 0, P_SRUN },
@@ -168,6 +166,8 @@ static const struct option own_opts[] = {
 	{ "immediate", optional_argument, NULL, 'I' }, /* salloc's and srun's */
 	{ "hint", required_argument, NULL, OPT_HINT },
 	{ "ignore-pbs", no_argument, NULL, OPT_IGNORE_PBS }, /* sbatch's */
+	{ "contiguous", no_argument, NULL, OPT_CONTIGUOUS },
+	{ "use-min-nodes", no_argument, NULL, OPT_USE_MIN_NODES },
 	{ "kill-on-invalid-dep", required_argument, NULL, OPT_KILL_DEP },
 	{ "wckey", required_argument, NULL, OPT_WCKEY },
 	{ "signal", required_argument, NULL, OPT_SIGNAL },
@@ -781,6 +781,11 @@ static int apply_opt(struct sbatch *sb, int opt, const char *arg)
 		return 0;
 	case OPT_EXCLUSIVE:
 		return set_exclusive(job, arg);
+	case OPT_CONTIGUOUS: /* nodes next to each other in slurm.conf's order */
+	case OPT_USE_MIN_NODES: /* of -N MIN-MAX, MIN: what Spur always gives */
+		json_object_set_new(job, opt == OPT_CONTIGUOUS ? "contiguous" : "use_min_nodes",
+				    json_true());
+		return 0;
 	case OPT_NICE:
 		return set_int(job, "nice", arg ? arg : "100", "nice value");
 	case OPT_REQUEUE:
@@ -1358,7 +1363,8 @@ static const struct {
 } said[] = {
 	{ "account", "account", 's' },	     { "array", "array", 's' },
 	{ "begin", "begin", 'i' },	     { "comment", "comment", 's' },
-	{ "constraint", "constraint", 's' }, { "cpus_per_gpu", "cpus-per-gpu", 'i' },
+	{ "constraint", "constraint", 's' }, { "contiguous", "contiguous", 'b' },
+	{ "cpus_per_gpu", "cpus-per-gpu", 'i' },
 	{ "cpus_per_task", "cpus-per-task", 'i' }, { "deadline", "deadline", 'i' },
 	{ "dependency", "dependency", 's' }, { "error", "error", 's' },
 	{ "exclude", "exclude", 's' },	     { "exclusive", "exclusive", 'x' },
@@ -1376,7 +1382,8 @@ static const struct {
 	{ "partition", "partition", 's' },   { "priority", "priority", 'i' },
 	{ "qos", "qos", 's' },		     { "reservation", "reservation", 's' },
 	{ "test_only", "test-only", 'b' },   { "time_limit", "time", 't' },	     { "time_min", "time-min", 't' },
-	{ "tmp_mb", "tmp", 'm' },	     { "wckey", "wckey", 's' },
+	{ "tmp_mb", "tmp", 'm' },	     { "use_min_nodes", "use-min-nodes", 'b' },
+	{ "wckey", "wckey", 's' },
 };
 
 static void say_mem(uint64_t mb, char *buf, size_t len)

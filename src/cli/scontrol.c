@@ -299,11 +299,12 @@ static int print_job(const json_t *j, int64_t now)
 		(json_int_t)spur_json_int(j, "ntasks_per_node", 0));
 	print_job_mins(j);
 	fprintf(out, "   Features=%s DelayBoot=00:00:00\n", nul(j, "constraint"));
-	fprintf(out, "   OverSubscribe=%s Contiguous=0 Licenses=%s Network=(null)\n",
+	fprintf(out, "   OverSubscribe=%s Contiguous=%d Licenses=%s Network=(null)\n",
 		spur_json_bool(j, "exclusive", 0)	  ? "NO"
 		: spur_json_bool(j, "exclusive_user", 0) ? "USER"
+		: spur_json_bool(j, "oversubscribe", 0)	  ? "YES"
 							  : "OK",
-		nul(j, "licenses"));
+		spur_json_bool(j, "contiguous", 0), nul(j, "licenses"));
 	fprintf(out, "   Command=%s\n", nul(j, "command"));
 	fprintf(out, "   WorkDir=%s\n", spur_json_str(j, "workdir", ""));
 	if (*spur_json_str(j, "comment", ""))

@@ -371,6 +371,30 @@ static int int64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* --contiguous: of the runs of want consecutive nodes, the one that is
+ * free first -- when (the latest of its nodes' times) and its first node
+ * in *first; INFINITE when none. A sliding window's maximum, kept by a
+ * queue of indices whose times decrease (win: room for nnodes). */
+static int64_t contiguous_window(const int64_t *at, uint32_t nnodes, uint32_t want,
+				 uint32_t *win, uint32_t *first)
+{
+	int64_t best = SCHED_INFINITE;
+	size_t head = 0, tail = 0;
+
+	for (uint32_t n = 0; want && n < nnodes; n++) {
+		while (tail > head && at[win[tail - 1]] <= at[n])
+			tail--;
+		win[tail++] = n;
+		if (win[head] + want <= n)
+			head++;
+		if (n + 1 >= want && at[win[head]] < best) {
+			best = at[win[head]];
+			*first = n + 1 - want;
+		}
+	}
+	return best;
+}
+
 /* The earliest time j can start (N nodes free together): *when (INFINITE:
  * never), the partition and the first N nodes (by index) free by then in
  * nodes[]. Returns how many nodes, or an error. */
@@ -383,11 +407,12 @@ static int plan(struct sched *s, struct core_job *j, int64_t *when, int *part, i
 	/* each node's earliest start, for the partition being tried and the best */
 	int64_t *at = spur_malloc((s->nnodes + 1) * sizeof(int64_t));
 	int64_t *best_at = spur_malloc((s->nnodes + 1) * sizeof(int64_t));
+	uint32_t *win = spur_malloc((s->nnodes + 1) * sizeof(uint32_t)), first = 0, best_first = 0;
 	size_t nt;
 	int rc = 0;
 
 	*count = 0;
-	if (!times || !at || !best_at) {
+	if (!times || !at || !best_at || !win) {
 		rc = SPUR_ENOMEM;
 		goto out_free;
 	}
@@ -408,9 +433,12 @@ static int plan(struct sched *s, struct core_job *j, int64_t *when, int *part, i
 		if (nt < j->nodes)
 			continue;
 		qsort(times, nt, sizeof(int64_t), int64_cmp);
+		if (j->contiguous) /* its nodes next to each other: the window's time */
+			times[j->nodes - 1] = contiguous_window(at, s->nnodes, j->nodes, win, &first);
 		if (times[j->nodes - 1] < best_t) {
 			int64_t *swap = best_at;
 
+			best_first = first;
 			best_t = times[j->nodes - 1];
 			best_p = (int)p;
 			*limit = lim;
@@ -422,10 +450,11 @@ static int plan(struct sched *s, struct core_job *j, int64_t *when, int *part, i
 	*part = best_p;
 	if (best_p < 0)
 		goto out_free;
-	for (uint32_t n = 0; n < s->nnodes && *count < j->nodes; n++)
+	for (uint32_t n = j->contiguous ? best_first : 0; n < s->nnodes && *count < j->nodes; n++)
 		if (best_at[n] <= best_t)
 			nodes[(*count)++] = n;
 out_free:
+	spur_free(win);
 	spur_free(times);
 	spur_free(at);
 	spur_free(best_at);

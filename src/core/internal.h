@@ -173,6 +173,7 @@ struct core_job {
 	uint32_t nodes, ntasks, cpus_per_task, gpn, gpu_total, gpt, spn;
 	int8_t kill_invalid_dep; /* as sched_job_spec's */
 	bool overcommit;	 /* -O: one task's CPUs per node */
+	bool contiguous;	 /* --contiguous: consecutive nodes of the table */
 	bool excl_user;		 /* of an ExclusiveUser partition: its nodes hold its user's jobs alone */
 	uint64_t mem;		 /* per node; 0: from mem_per_cpu / mem_per_gpu */
 	uint64_t mem_per_cpu, mem_per_gpu;

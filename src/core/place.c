@@ -420,7 +420,19 @@ size_t core_select_nodes(struct sched *s, const struct core_job *j, uint64_t par
 	if (!cand)
 		return 0;
 	nc = collect_fitting(s, j, parts, t1, cand, s->nnodes);
-	if (!topo) {
+	if (j->contiguous) {
+		/* --contiguous: the first run of want consecutive nodes (the
+		 * node table's order, as Slurm's) that all fit */
+		size_t run = 0;
+
+		qsort(cand, nc, sizeof(uint32_t), u32_cmp);
+		for (size_t c = 0; c < nc && run < want; c++) {
+			run = c && cand[c] == cand[c - 1] + 1 ? run + 1 : 1;
+			if (run == want)
+				for (size_t k = 0; k < want; k++)
+					out[got++] = cand[c + 1 - want + k];
+		}
+	} else if (!topo) {
 		/* baseline: the lowest-numbered nodes that fit, switches ignored */
 		qsort(cand, nc, sizeof(uint32_t), u32_cmp);
 		for (size_t c = 0; c < nc && got < want; c++)

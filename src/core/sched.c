@@ -1403,6 +1403,7 @@ static struct core_job *job_from_spec(struct sched *s, const struct sched_job_sp
 	j->nice = sp->nice;
 	j->kill_invalid_dep = sp->kill_invalid_dep;
 	j->overcommit = sp->overcommit;
+	j->contiguous = sp->contiguous;
 	j->submit = sp->submit_time ? sp->submit_time : now;
 	j->eligible = j->begin > j->submit ? j->begin : j->submit;
 	if (split_list(sp->constraint, &j->features, &j->nfeatures))

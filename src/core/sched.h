@@ -319,6 +319,7 @@ struct sched_job_spec {
 	int64_t submit_time; /* filled from the event when 0 */
 	int8_t kill_invalid_dep; /* --kill-on-invalid-dep: 1 yes, -1 no, 0 as configured */
 	bool overcommit;	 /* -O: CPUs as for one task per node, whatever ntasks */
+	bool contiguous;	 /* --contiguous: nodes next to each other in the node table */
 	/* memory per node from the CPUs or GPUs placed there, when
 	 * mem_per_node_mb is 0 (--mem-per-cpu, --mem-per-gpu) */
 	uint64_t mem_per_cpu_mb, mem_per_gpu_mb;

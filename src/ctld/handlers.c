@@ -142,6 +142,9 @@ static void job_json_more(const struct ctld_job *cj, const struct sched_job_info
 	json_object_set_new(o, "exclusive", json_boolean(spur_json_bool(sp, "exclusive", 0)));
 	json_object_set_new(o, "exclusive_user",
 			    json_boolean(spur_json_bool(sp, "exclusive_user", 0)));
+	json_object_set_new(o, "oversubscribe",
+			    json_boolean(spur_json_bool(sp, "oversubscribe", 0)));
+	json_object_set_new(o, "contiguous", json_boolean(spur_json_bool(sp, "contiguous", 0)));
 	json_object_set_new(o, "command", json_string(spur_json_str(sp, "command", "")));
 }
 

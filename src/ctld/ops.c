@@ -131,6 +131,7 @@ int ctld_job_spec(const json_t *j, uint32_t id, struct sched_job_spec *sp,
 	sp->exclude = spur_json_str(j, "exclude", NULL);
 	sp->exclusive = spur_json_bool(j, "exclusive", 0);
 	sp->exclusive_user = spur_json_bool(j, "exclusive_user", 0);
+	sp->contiguous = spur_json_bool(j, "contiguous", 0);
 	sp->hold = spur_json_bool(j, "hold", 0);
 	sp->requeue = spur_json_bool(j, "requeue", 1);
 	sp->dependency = spur_json_str(j, "dependency", NULL);

@@ -337,6 +337,38 @@ static void test_leaf_switch(void **state)
 	sim_destroy(sim);
 }
 
+/* --contiguous: the job's nodes are next to each other in the node table;
+ * with only scattered nodes free it waits where another job starts. */
+static void test_contiguous(void **state)
+{
+	struct sim *sim = sim_create(NULL);
+	struct sched_part_spec p = part("gpu", "ALL", true);
+	struct sched_job_spec a = job(1, 1, 8, H), b = job(2, 2, 8, H), d = job(4, 2, 8, H),
+			      e = job(5, 2, 8, H);
+	struct spur_error err;
+
+	(void)state;
+	sim_add_nodes(sim, "n", 1, 5, 64, 1 << 20, "mi300x", SCHED_TOPO_MI300X, 0, NULL);
+	sim_add_partition(sim, &p);
+	a.nodelist = "n2";
+	b.contiguous = true;
+	assert_int_equal(sim_submit_now(sim, &a, H, 0, &err), 0);
+	assert_int_equal(sim_submit_now(sim, &b, H, 0, &err), 0);
+	assert_string_equal(sim_job_nodes(sim, 2), "n[3-4]"); /* not n1,n3 */
+	/* n1 and n5 free, apart: a contiguous pair waits, another starts */
+	d.contiguous = true;
+	assert_int_equal(sim_submit_now(sim, &d, H, 0, &err), 0);
+	assert_int_equal(sim_job_state(sim, 4), SCHED_JOB_PENDING);
+	assert_int_equal(sim_submit_now(sim, &e, H / 2, 0, &err), 0);
+	assert_int_equal(sim_job_state(sim, 5), SCHED_JOB_RUNNING);
+	assert_string_equal(sim_job_nodes(sim, 5), "n[1,5]");
+	/* its reservation is a run of nodes too: it starts when one frees */
+	sim_run_until(sim, sim_now(sim) + H + 1);
+	assert_int_equal(sim_job_state(sim, 4), SCHED_JOB_RUNNING);
+	assert_null(strchr(sim_job_nodes(sim, 4), ','));
+	sim_destroy(sim);
+}
+
 /* ---------------------------------------------------------------- shards */
 
 static void test_shards(void **state)
@@ -1119,6 +1151,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_islands),
 		cmocka_unit_test(test_gpu_first_free_baseline),
 		cmocka_unit_test(test_leaf_switch),
+		cmocka_unit_test(test_contiguous),
 		cmocka_unit_test(test_shards),
 		cmocka_unit_test(test_arrays),
 		cmocka_unit_test(test_dependencies),

@@ -281,4 +281,15 @@ check "-L of an unknown license: real Slurm's message and exit code" cmp -s lic.
 FOO7=5 sbatch --wait -o "$T/exp7.out" --export=FOO7=123 --wrap "env; $BUILD/src/cli/srun printenv FOO7" >/dev/null # no PATH: srun by its path
 check "sbatch --export=FOO7=123: the job has SLURM_EXPORT_ENV=FOO7=123 (as Slurm's) and its srun FOO7=123" \
 	sh -c "grep -qx 'SLURM_EXPORT_ENV=FOO7=123' '$T/exp7.out' && grep -qx 'FOO7=123' '$T/exp7.out' && grep -qx 123 '$T/exp7.out'"
+# --contiguous (nodes next to each other: the scheduler's, tests/sim), -s
+# and --use-min-nodes as scontrol shows them and as test17.11/17.63 check
+j=$(sbatch --parsable --hold --contiguous -N2 --wrap true)
+k=$(sbatch --parsable --hold -s --wrap true)
+check "scontrol show job: Contiguous=1, OverSubscribe=YES for -s" sh -c "
+	scontrol show job $j | grep -q ' Contiguous=1 ' && scontrol show job $k | grep -q 'OverSubscribe=YES Contiguous=0 '"
+scontrol release "$j" >/dev/null 2>&1
+scancel "$k"
+check "a --contiguous job of 2 nodes runs on them" wait_until 15 sh -c "[ \"\$(sacct -n -X -P -j $j -o State,NNodes)\" = 'COMPLETED|2' ]"
+sbatch --wait -N1-2 --use-min-nodes -n8 -o umn.out --wrap 'echo nodes=$SLURM_NNODES' >/dev/null
+check "-N1-2 --use-min-nodes -n8: one node (test17.63)" grep -qx nodes=1 umn.out
 finish
