@@ -460,7 +460,7 @@ static int create_resv(const char *prog, int argc, char **argv)
 	} strs[] = {
 		{ "ReservationName", "name" }, { "Reservation", "name" }, { "Users", "users" },
 		{ "Accounts", "accounts" },    { "Nodes", "nodes" },	    { "Flags", "flags" },
-		{ "PartitionName", "partition" },
+		{ "PartitionName", "partition" }, { "TRES", "tres" },
 	};
 	json_t *req = json_pack("{s:s}", "type", "resv_create"), *reply;
 	struct spur_error err;
@@ -753,6 +753,8 @@ static int show_resv(const char *prog, const char *which)
 			spur_json_str(r, "name", ""), st, en, dur);
 		fprintf(out, "   Nodes=%s Features=(null) PartitionName=(null) Flags=%s\n",
 			spur_json_str(r, "nodes", ""), spur_json_str(r, "flags", ""));
+		if (*spur_json_str(r, "tres", "")) /* the GPUs it holds (not whole nodes) */
+			fprintf(out, "   TRES=%s\n", spur_json_str(r, "tres", ""));
 		fprintf(out, "   Users=%s Groups=(null) Accounts=%s Licenses=(null) State=%s\n\n",
 			*spur_json_str(r, "users", "") ? spur_json_str(r, "users", "") : "(null)",
 			*spur_json_str(r, "accounts", "") ? spur_json_str(r, "accounts", "") : "(null)",

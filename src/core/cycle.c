@@ -680,7 +680,7 @@ static int gather(struct sched *s, int64_t now, struct core_job **cands, size_t 
 		} else if (j->array >= 0 && s->arrays[j->array].throttle &&
 			   s->arrays[j->array].running >= s->arrays[j->array].throttle) {
 			why = SCHED_REASON_ARRAY_TASK_LIMIT;
-		} else if (j->resv >= 0 && now < s->resvs[j->resv].start) {
+		} else if (j->resv >= 0 && !s->resvs[j->resv].flex && now < s->resvs[j->resv].start) {
 			why = SCHED_REASON_RESERVATION;
 			*timer = min64(*timer, s->resvs[j->resv].start);
 		} else if ((why = core_limits_static(s, j)) != SCHED_REASON_NONE) {

@@ -122,8 +122,10 @@ struct core_quser {
 struct core_resv {
 	char *name;
 	uint8_t *nodes; /* per node: 1 when in the reservation */
+	uint8_t *gpus;	/* per node: the GPUs it holds there; NULL: the whole nodes */
 	int64_t start, end;
 	char *users, *accounts;
+	bool flex; /* Flags=FLEX */
 };
 
 /* Pending tasks of an array a cycle looks at, at most: the others wait

@@ -222,19 +222,21 @@ bool core_node_static_ok(const struct sched *s, const struct core_job *j, uint32
 		return false;
 	if (j->nreq && !in_sorted(j->req_nodes, j->nreq, ni))
 		return false;
-	if (j->resv >= 0 && !s->resvs[j->resv].nodes[ni])
+	/* FLEX: its jobs may use nodes outside it too */
+	if (j->resv >= 0 && !s->resvs[j->resv].flex && !s->resvs[j->resv].nodes[ni])
 		return false;
 	return true;
 }
 
-/* Another reservation's nodes are closed to j while it is active. */
+/* Another reservation's nodes are closed to j while it is active (a GPU
+ * reservation's only its GPUs: resv_gpus). */
 static bool resv_blocks(const struct sched *s, const struct core_job *j, uint32_t ni, int64_t t0,
 			int64_t t1)
 {
 	for (size_t r = 0; r < s->nresvs; r++) {
 		const struct core_resv *rv = &s->resvs[r];
 
-		if ((int)r == j->resv || !rv->nodes[ni])
+		if ((int)r == j->resv || !rv->nodes[ni] || rv->gpus)
 			continue;
 		if (t0 < rv->end && rv->start < t1)
 			return true;
@@ -273,6 +275,49 @@ static void reserved_in(const struct sched *s, const struct core_node *n, int64_
 	}
 }
 
+/* The GPUs of node ni that reservation r's jobs hold at time t. */
+static uint32_t resv_members_gpus(const struct sched *s, int r, uint32_t ni, int64_t t)
+{
+	const struct core_node *n = &s->nodes[ni];
+	uint32_t used = 0;
+
+	for (size_t k = 0; k < n->njobs; k++) {
+		const struct core_job *o = s->jobs[n->jobs[k]];
+
+		if (o->resv != r || o->end <= t)
+			continue;
+		for (size_t x = 0; x < o->nalloc; x++)
+			if (o->alloc[x].node == ni)
+				used += (uint32_t)__builtin_popcount(o->alloc[x].gpu_mask);
+	}
+	return used;
+}
+
+/* GPU reservations (TRES=gres/gpu=N) active in [t0, t1) on node ni: the
+ * GPUs they keep from j there (what their own jobs at t do not use yet);
+ * or, for j of such a reservation, UINT32_MAX when it asks more of the
+ * node than its reservation has left. */
+static uint32_t resv_gpus(const struct sched *s, const struct core_job *j, uint32_t ni,
+			  int64_t t0, int64_t t1, int64_t t)
+{
+	uint32_t held = 0;
+
+	for (size_t r = 0; r < s->nresvs; r++) {
+		const struct core_resv *rv = &s->resvs[r];
+		uint32_t used, has;
+
+		if (!rv->gpus || !rv->gpus[ni] || t0 >= rv->end || rv->start >= t1)
+			continue;
+		used = resv_members_gpus(s, (int)r, ni, t);
+		has = rv->gpus[ni] > used ? rv->gpus[ni] - used : 0;
+		if ((int)r != j->resv)
+			held += has;
+		else if (!rv->flex && core_job_gpus_per_node(j) > has)
+			return UINT32_MAX;
+	}
+	return held;
+}
+
 /* ExclusiveUser: a node that runs such a job holds its user's jobs alone,
  * and such a job starts only where no other user's job runs. */
 static bool user_excl_ok(const struct sched *s, const struct core_node *n,
@@ -294,7 +339,7 @@ bool core_node_fits(const struct sched *s, const struct core_job *j, uint32_t ni
 	const struct core_node *n = &s->nodes[ni];
 	struct need nd = job_need(j), held;
 	bool excl;
-	uint32_t free_gpus = (uint32_t)__builtin_popcount(core_node_free_mask(n));
+	uint32_t free_gpus = (uint32_t)__builtin_popcount(core_node_free_mask(n)), rg;
 
 	if (n->state != NODE_UP || n->excl_jobs || (j->exclusive && n->njobs))
 		return false;
@@ -305,6 +350,10 @@ bool core_node_fits(const struct sched *s, const struct core_job *j, uint32_t ni
 	reserved_in(s, n, t0, t1, &held, &excl);
 	if (excl || (j->exclusive && (held.cpus || held.gpus || held.shards)))
 		return false;
+	rg = resv_gpus(s, j, ni, t0, t1, s->now);
+	if (rg == UINT32_MAX || (rg && j->exclusive))
+		return false;
+	held.gpus += rg;
 	if (n->cpus - n->cpus_used < nd.cpus + held.cpus)
 		return false;
 	if (nd.mem && n->mem - n->mem_used < nd.mem + held.mem)
@@ -513,7 +562,7 @@ int64_t core_node_earliest(const struct sched *s, const struct core_job *j, uint
 		/* signed: an exclusive job zeroes the CPUs others also count */
 		int64_t cpus = n->cpus, gpus = n->ngpus - __builtin_popcount(n->gpu_failed);
 		int64_t mem = (int64_t)n->mem;
-		uint32_t jobs_left = 0;
+		uint32_t jobs_left = 0, rg;
 		struct need held;
 		bool excl;
 
@@ -543,6 +592,10 @@ int64_t core_node_earliest(const struct sched *s, const struct core_job *j, uint
 		reserved_in(s, n, t, t1, &held, &excl);
 		if (excl || (j->exclusive && (held.cpus || held.gpus)))
 			continue;
+		rg = resv_gpus(s, j, ni, t, t1, t);
+		if (rg == UINT32_MAX || (rg && j->exclusive))
+			continue;
+		held.gpus += rg;
 		if (cpus < (int64_t)(nd.cpus + held.cpus) ||
 		    (nd.mem && mem < (int64_t)(nd.mem + held.mem)) ||
 		    gpus < (int64_t)(nd.gpus + held.gpus) + (nd.shards || held.shards ? 1 : 0))

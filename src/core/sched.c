@@ -140,6 +140,7 @@ void sched_destroy(struct sched *s)
 	for (size_t i = 0; i < s->nresvs; i++) {
 		spur_free(s->resvs[i].name);
 		spur_free(s->resvs[i].nodes);
+		spur_free(s->resvs[i].gpus);
 		spur_free(s->resvs[i].users);
 		spur_free(s->resvs[i].accounts);
 	}
@@ -767,6 +768,7 @@ int sched_del_reservation(struct sched *s, const char *name, struct spur_error *
 					      s->jobs[i]->id);
 	spur_free(s->resvs[r].name);
 	spur_free(s->resvs[r].nodes);
+	spur_free(s->resvs[r].gpus);
 	spur_free(s->resvs[r].users);
 	spur_free(s->resvs[r].accounts);
 	memmove(&s->resvs[r], &s->resvs[r + 1], (s->nresvs - r - 1) * sizeof(s->resvs[0]));
@@ -777,6 +779,33 @@ int sched_del_reservation(struct sched *s, const char *name, struct spur_error *
 			s->jobs[i]->resv = -1;
 		else if (s->jobs[i] && s->jobs[i]->resv > (int)r)
 			s->jobs[i]->resv--;
+	return 0;
+}
+
+/* A GPU reservation's "NODE:COUNT,..." into r's per-node GPUs and nodes
+ * (a count past the node's GPUs refused). */
+static int mark_gpus(struct sched *s, const char *spec, struct core_resv *r,
+		     struct spur_error *err)
+{
+	if (!(r->gpus = spur_calloc(s->nnodes + 1, 1)))
+		return oom(err);
+	for (const char *p = spec; *p;) {
+		size_t len = strcspn(p, ",");
+		const char *colon = memchr(p, ':', len);
+		char name[256];
+		long ni, k = colon ? strtol(colon + 1, NULL, 10) : 0;
+
+		snprintf(name, sizeof(name), "%.*s", colon ? (int)(colon - p) : (int)len, p);
+		ni = node_index(s, name);
+		if (ni < 0)
+			return spur_error_set(err, SPUR_ENOENT, "node %s is not defined", name);
+		if (k <= 0 || k > (long)s->nodes[ni].ngpus)
+			return spur_error_set(err, SPUR_ERANGE, "node %s has %u GPUs, not %ld", name,
+					      s->nodes[ni].ngpus, k);
+		r->gpus[ni] = (uint8_t)k;
+		r->nodes[ni] = 1;
+		p += len + (p[len] == ',');
+	}
 	return 0;
 }
 
@@ -793,10 +822,12 @@ int sched_add_reservation(struct sched *s, const struct sched_resv_spec *spec,
 	r.nodes = spur_calloc(s->nnodes + 1, 1);
 	if (!r.nodes)
 		return oom(err);
-	if (mark_nodes(s, spec->nodes, r.nodes, err)) {
+	if (spec->gpus ? mark_gpus(s, spec->gpus, &r, err) : mark_nodes(s, spec->nodes, r.nodes, err)) {
 		spur_free(r.nodes);
+		spur_free(r.gpus);
 		return spur_error_wrap(err, "reservation %s", spec->name);
 	}
+	r.flex = spec->flex;
 	r.start = spec->start;
 	r.end = spec->end;
 	r.name = spur_strdup(spec->name);
@@ -808,6 +839,7 @@ int sched_add_reservation(struct sched *s, const struct sched_resv_spec *spec,
 		spur_free(r.users);
 		spur_free(r.accounts);
 		spur_free(r.nodes);
+		spur_free(r.gpus);
 		return oom(err);
 	}
 	s->resvs[s->nresvs++] = r;

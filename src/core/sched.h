@@ -175,6 +175,11 @@ struct sched_resv_spec {
 	int64_t start, end;
 	const char *users;    /* comma list, or NULL */
 	const char *accounts; /* comma list, or NULL */
+	/* TRES=gres/gpu=N: "NODE:COUNT,..." -- it holds that many GPUs of each
+	 * of its nodes (their CPUs and memory stay open to all); NULL: whole
+	 * nodes */
+	const char *gpus;
+	bool flex; /* Flags=FLEX: its jobs may start before it and use nodes outside it */
 };
 
 int sched_add_reservation(struct sched *s, const struct sched_resv_spec *spec,

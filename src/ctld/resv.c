@@ -5,7 +5,11 @@
  * MAINT (kept, shown, and sreport's planned down time), IGNORE_JOBS (made
  * over running jobs; else nodes that a running job holds past the start
  * are busy, as in Slurm), DAILY and WEEKLY (once ended, the same window a
- * day or a week on); an ended reservation goes, as in Slurm. */
+ * day or a week on), FLEX (its jobs may start before it and use nodes
+ * outside it); TRES=gres/gpu=N holds N GPUs of its nodes (spread over
+ * them in order, where running jobs and other reservations leave them
+ * free) and leaves their CPUs and memory to all; an ended reservation
+ * goes, as in Slurm. */
 #include "ctld.h"
 #include "resv.h"
 
@@ -48,6 +52,9 @@ int ctld_apply_resv(struct ctld *c, json_t *op, bool del, struct spur_error *err
 		.users = *spur_json_str(op, "users", "") ? spur_json_str(op, "users", "") : NULL,
 		.accounts = *spur_json_str(op, "accounts", "") ? spur_json_str(op, "accounts", "")
 							       : NULL,
+		.gpus = json_is_string(json_object_get(op, "gpus")) ? spur_json_str(op, "gpus", "")
+								    : NULL,
+		.flex = strstr(spur_json_str(op, "flags", ""), "FLEX") != NULL,
 	};
 	size_t at;
 
@@ -73,7 +80,8 @@ int ctld_apply_resv(struct ctld *c, json_t *op, bool del, struct spur_error *err
 }
 
 /* The nodes that running jobs hold past start (a reservation starting
- * then would have them busy): a flag per node (malloc'd), or NULL. */
+ * then would have them busy): per node 0 (free), or 1 + the GPUs they
+ * hold there (malloc'd), or NULL. */
 static uint8_t *busy_nodes(const struct ctld *c, int64_t start)
 {
 	uint8_t *busy = spur_calloc(c->conf->nnodes + 1, 1);
@@ -85,8 +93,13 @@ static uint8_t *busy_nodes(const struct ctld *c, int64_t start)
 		    info.state != SCHED_JOB_RUNNING || info.end_time <= start)
 			continue;
 		for (size_t k = 0; k < info.nalloc; k++)
-			if (info.alloc[k].node < c->conf->nnodes)
-				busy[info.alloc[k].node] = 1;
+			if (info.alloc[k].node < c->conf->nnodes) {
+				uint8_t *b = &busy[info.alloc[k].node];
+				unsigned v = (*b ? *b : 1u) +
+					     (unsigned)__builtin_popcount(info.alloc[k].gpu_mask);
+
+				*b = (uint8_t)(v > 255 ? 255 : v);
+			}
 	}
 	return busy;
 }
@@ -116,7 +129,7 @@ static bool any_busy(const struct ctld *c, const char *nodes, const uint8_t *bus
  * in Slurm's spelling: NULL, or what is wrong. */
 static const char *flags_of(const char *in, char *out, size_t len)
 {
-	static const char *const known[] = { "MAINT", "IGNORE_JOBS", "DAILY", "WEEKLY" };
+	static const char *const known[] = { "MAINT", "IGNORE_JOBS", "DAILY", "WEEKLY", "FLEX" };
 	static char why[160];
 	size_t o = 0;
 
@@ -124,12 +137,12 @@ static const char *flags_of(const char *in, char *out, size_t len)
 	for (const char *p = in; *p;) {
 		size_t l = strcspn(p, ","), k;
 
-		for (k = 0; k < 4 && (strlen(known[k]) != l || strncasecmp(p, known[k], l)); k++)
+		for (k = 0; k < 5 && (strlen(known[k]) != l || strncasecmp(p, known[k], l)); k++)
 			;
-		if (k == 4) {
+		if (k == 5) {
 			snprintf(why, sizeof(why),
 				 "Flags=%.*s of a reservation is not supported by Spur (MAINT, "
-				 "IGNORE_JOBS, DAILY and WEEKLY are)",
+				 "IGNORE_JOBS, DAILY, WEEKLY and FLEX are)",
 				 (int)(l < 40 ? l : 40), p);
 			return why;
 		}
@@ -167,14 +180,169 @@ static char *pick_nodes(const struct ctld *c, long n, const char *part, int64_t 
 	return names;
 }
 
+/* TRES=: gres/gpu=N (*gpus) and node=N (*node_cnt, unless NodeCnt gave
+ * one). NULL, or what is wrong. */
+static const char *tres_of(const char *in, long *gpus, long *node_cnt)
+{
+	static char why[200];
+
+	for (const char *p = in; *p;) {
+		size_t l = strcspn(p, ",");
+		char item[64];
+		long v;
+
+		snprintf(item, sizeof(item), "%.*s", (int)(l < 63 ? l : 63), p);
+		v = strchr(item, '=') ? atol(strchr(item, '=') + 1) : 0;
+		if (!strncasecmp(item, "gres/gpu=", 9) && v > 0)
+			*gpus = v;
+		else if (!strncasecmp(item, "node=", 5) && v > 0 && !*node_cnt)
+			*node_cnt = v;
+		else {
+			snprintf(why, sizeof(why),
+				 "TRES=%s of a reservation is not supported by Spur (gres/gpu=N and "
+				 "node=N are)",
+				 item);
+			return why;
+		}
+		p += l + (p[l] == ',');
+	}
+	return NULL;
+}
+
+/* The GPUs of node i that other reservations overlapping [start, end)
+ * hold; 255 when one holds the whole node. */
+static unsigned gpus_reserved(const struct ctld *c, size_t i, int64_t start, int64_t end)
+{
+	const char *name = c->conf->nodes[i].name;
+	unsigned held = 0;
+	size_t k;
+	json_t *op;
+
+	json_array_foreach(c->resv_ops, k, op) {
+		const char *g = spur_json_str(op, "gpus", NULL);
+		struct spur_hostlist *hl;
+
+		if (spur_json_int(op, "start", 0) >= end || spur_json_int(op, "end", 0) <= start)
+			continue;
+		if (!g) { /* whole nodes */
+			hl = spur_hostlist_from_expr(spur_json_str(op, "nodes", ""), NULL);
+			for (size_t h = 0; hl && h < spur_hostlist_count(hl); h++)
+				if (!strcmp(spur_hostlist_nth(hl, h), name))
+					held = 255;
+			spur_hostlist_destroy(hl);
+			continue;
+		}
+		for (const char *p = g; *p;) { /* NODE:COUNT,... */
+			size_t l = strcspn(p, ",");
+			const char *colon = memchr(p, ':', l);
+
+			if (colon && (size_t)(colon - p) == strlen(name) && !strncmp(p, name, strlen(name)))
+				held += (unsigned)atoi(colon + 1);
+			p += l + (p[l] == ',');
+		}
+	}
+	return held;
+}
+
+/* TRES=gres/gpu=N: N GPUs from the nodes (a hostlist; NULL: the
+ * partition's, or all), in order, each giving what running jobs (busy, when
+ * given) and other reservations leave it: "NODE:COUNT,..." and the nodes'
+ * hostlist, or NULL when they have fewer. */
+static char *pick_gpus(const struct ctld *c, long want, const char *nodes, const char *part,
+		       int64_t start, int64_t end, const uint8_t *busy, char **hosts)
+{
+	const struct spur_conf_partition *pt = part ? spur_conf_partition(c->conf, part) : NULL;
+	struct spur_hostlist *given = nodes && *nodes && strcmp(nodes, "ALL")
+					      ? spur_hostlist_from_expr(nodes, NULL)
+					      : NULL, *hl = spur_hostlist_create();
+	size_t o = 0, cap = 64;
+	char *out = spur_malloc(cap);
+
+	for (size_t i = 0; out && hl && want > 0 && i < c->conf->nnodes; i++) {
+		bool in = !pt && !given;
+		unsigned has = (unsigned)spur_gres_count(&c->conf->nodes[i].gres, "gpu", NULL),
+			 gone = (busy && busy[i] ? busy[i] - 1u : 0) + gpus_reserved(c, i, start, end);
+		size_t need = o + strlen(c->conf->nodes[i].name) + 16;
+		long take;
+
+		for (size_t p = 0; pt && p < pt->nnodes && !in; p++)
+			in = pt->nodes[p] == i;
+		for (size_t h = 0; given && h < spur_hostlist_count(given) && !in; h++)
+			in = !strcmp(spur_hostlist_nth(given, h), c->conf->nodes[i].name);
+		if (!in || gone >= has)
+			continue;
+		if (need > cap) {
+			char *more = spur_realloc(out, cap = 2 * need);
+
+			if (!more) {
+				spur_free(out);
+				out = NULL;
+				break;
+			}
+			out = more;
+		}
+		take = (long)(has - gone) < want ? (long)(has - gone) : want;
+		o += (size_t)snprintf(out + o, cap - o, "%s%s:%ld", o ? "," : "",
+				      c->conf->nodes[i].name, take);
+		spur_hostlist_push(hl, c->conf->nodes[i].name, NULL);
+		want -= take;
+	}
+	*hosts = want == 0 && out && hl ? spur_hostlist_ranged(hl, NULL) : NULL;
+	spur_hostlist_destroy(given);
+	spur_hostlist_destroy(hl);
+	if (!*hosts) {
+		spur_free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* Where a new reservation goes: *nodes (a hostlist) and, for
+ * TRES=gres/gpu=N, *gpus ("NODE:COUNT,..."), both malloc'd. 0, or the
+ * message (said by the caller). */
+static const char *resv_place(struct ctld *c, const json_t *msg, const char *flags,
+			      int64_t start, int64_t end, char **nodes, char **gpus, long *ngpus)
+{
+	long want_gpus = 0, node_cnt = spur_json_int(msg, "node_cnt", 0);
+	const char *given = spur_json_str(msg, "nodes", ""), *bad;
+	uint8_t *busy = NULL;
+	char which[128];
+
+	*nodes = *gpus = NULL;
+	if ((bad = tres_of(spur_json_str(msg, "tres", ""), &want_gpus, &node_cnt)))
+		return bad;
+	*ngpus = want_gpus;
+	/* without IGNORE_JOBS, what a running job holds past the start is busy */
+	if (!strstr(flags, "IGNORE_JOBS") && !(busy = busy_nodes(c, start)))
+		return "out of memory";
+	if (want_gpus > 0) {
+		*gpus = pick_gpus(c, want_gpus, given, spur_json_str(msg, "partition", NULL), start,
+				  end, busy, nodes);
+		bad = *gpus ? NULL : "Error creating the reservation: Requested nodes are busy";
+	} else if (node_cnt > 0) {
+		*nodes = pick_nodes(c, node_cnt, spur_json_str(msg, "partition", NULL), start, end,
+				    busy);
+		bad = *nodes ? NULL : "Error creating the reservation: Requested nodes are busy";
+	} else if (busy && *given && any_busy(c, given, busy, which, sizeof(which))) {
+		spur_info("reservation refused: node %s is busy (a running job; Flags=IGNORE_JOBS "
+			  "makes it anyway)", which);
+		bad = "Error creating the reservation: Requested nodes are busy";
+	} else {
+		*nodes = spur_strdup(given);
+		bad = *nodes ? NULL : "out of memory";
+	}
+	spur_free(busy);
+	return bad;
+}
+
 void ctld_handle_resv_create(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
 	int64_t start = spur_json_int(msg, "start", 0), end = spur_json_int(msg, "end", 0);
-	const char *nodes = spur_json_str(msg, "nodes", ""), *bad;
-	char name[128], *picked = NULL, flags[64], which[128];
-	uint8_t *busy = NULL;
+	const char *bad;
+	char name[128], *nodes = NULL, *gpus = NULL, flags[64];
 	struct spur_error err;
+	long ngpus = 0;
 	json_t *op;
 
 	if ((bad = flags_of(spur_json_str(msg, "flags", ""), flags, sizeof(flags)))) {
@@ -190,39 +358,26 @@ void ctld_handle_resv_create(struct ctld_conn *cn, json_t *msg)
 		answer_error(cn, SPUR_EINVAL, "Error creating the reservation: Invalid time specification (end before start)");
 		return;
 	}
-	/* without IGNORE_JOBS, nodes a running job holds past the start are busy */
-	if (!strstr(flags, "IGNORE_JOBS") && !(busy = busy_nodes(c, start))) {
-		answer_error(cn, SPUR_ENOMEM, "out of memory");
-		return;
+	if ((bad = resv_place(c, msg, flags, start, end, &nodes, &gpus, &ngpus))) {
+		answer_error(cn, SPUR_EINVAL, bad);
+		goto out;
 	}
-	if (spur_json_int(msg, "node_cnt", 0) > 0) {
-		picked = pick_nodes(c, (long)spur_json_int(msg, "node_cnt", 0),
-				    spur_json_str(msg, "partition", NULL), start, end, busy);
-		if (!picked) {
-			spur_free(busy);
-			answer_error(cn, SPUR_EINVAL, "Error creating the reservation: Requested nodes are busy");
-			return;
-		}
-		nodes = picked;
-	} else if (busy && *nodes && any_busy(c, nodes, busy, which, sizeof(which))) {
-		spur_free(busy);
-		spur_info("reservation refused: node %s is busy (a running job; Flags=IGNORE_JOBS "
-			  "makes it anyway)", which);
-		answer_error(cn, SPUR_EINVAL, "Error creating the reservation: Requested nodes are busy");
-		return;
-	}
-	spur_free(busy);
 	if (!*nodes || (!*spur_json_str(msg, "users", "") && !*spur_json_str(msg, "accounts", ""))) {
-		spur_free(picked);
 		answer_error(cn, SPUR_EINVAL,
 			     "Error creating the reservation: Nodes (or NodeCnt) and Users or Accounts are required");
-		return;
+		goto out;
 	}
 	op = json_pack("{s:s,s:s,s:I,s:I,s:I,s:s,s:s,s:s,s:s}", "op", "resv", "name", name, "time",
 		       (json_int_t)ctld_now(), "start", (json_int_t)start, "end", (json_int_t)end,
 		       "nodes", nodes, "users", spur_json_str(msg, "users", ""), "accounts",
 		       spur_json_str(msg, "accounts", ""), "flags", flags);
-	spur_free(picked);
+	if (gpus) { /* the GPUs it holds, node by node, decided here for every replica */
+		char tres[48];
+
+		json_object_set_new(op, "gpus", json_string(gpus));
+		snprintf(tres, sizeof(tres), "gres/gpu=%ld", ngpus);
+		json_object_set_new(op, "tres", json_string(tres));
+	}
 	if (ctld_commit(c, op, cn, json_pack("{s:s,s:s}", "type", "ok", "name", name), &err)) {
 		char text[SPUR_ERROR_MSG_MAX + 64];
 
@@ -232,6 +387,9 @@ void ctld_handle_resv_create(struct ctld_conn *cn, json_t *msg)
 		ctld_cycle_soon(c); /* its end wakes a cycle (it goes, or moves on) */
 	}
 	json_decref(op);
+out:
+	spur_free(nodes);
+	spur_free(gpus);
 }
 
 void ctld_handle_resv_delete(struct ctld_conn *cn, json_t *msg)

@@ -529,7 +529,9 @@ static void test_reservation(void **state)
 {
 	struct sim *sim = sim_create(NULL);
 	struct sched_part_spec p = part("gpu", "ALL", true);
-	struct sched_resv_spec r = { "maint", "n[1-2]", 1000, 5000, "bob", NULL };
+	struct sched_resv_spec r = {
+		.name = "maint", .nodes = "n[1-2]", .start = 1000, .end = 5000, .users = "bob"
+	};
 	struct sched_job_spec outsider = job(1, 2, 8, 2000), member = job(2, 2, 8, 1000);
 	struct spur_error err;
 
@@ -553,6 +555,66 @@ static void test_reservation(void **state)
 	member.id = 3;
 	assert_int_equal(sim_submit_now(sim, &member, 1, 0, &err), SPUR_ENOENT);
 	assert_non_null(strstr(err.msg, "Requested reservation is invalid"));
+	sim_destroy(sim);
+}
+
+/* Flags=FLEX: its jobs start before it and use nodes outside it. */
+static void test_reservation_flex(void **state)
+{
+	struct sim *sim = sim_create(NULL);
+	struct sched_part_spec p = part("gpu", "ALL", true);
+	struct sched_resv_spec r = { .name = "f", .nodes = "n1", .start = 1000, .end = 5000,
+				     .users = "bob", .flex = true };
+	struct sched_job_spec a = job(1, 2, 8, 500);
+	struct spur_error err;
+
+	(void)state;
+	sim_add_nodes(sim, "n", 1, 3, 64, 1 << 20, "mi300x", SCHED_TOPO_MI300X, 0, NULL);
+	sim_add_partition(sim, &p);
+	assert_int_equal(sched_add_reservation(sim_sched(sim), &r, &err), 0);
+	a.reservation = "f";
+	a.user = "bob";
+	assert_int_equal(sim_submit_now(sim, &a, 500, 0, &err), 0);
+	assert_int_equal(sim_job_state(sim, 1), SCHED_JOB_RUNNING); /* at 0, before it */
+	assert_int_not_equal(strcmp(sim_job_nodes(sim, 1), "n1"), 0); /* 2 nodes: one outside */
+	sim_destroy(sim);
+}
+
+/* TRES=gres/gpu=N: the reservation holds GPUs of its nodes, not the whole
+ * nodes; its own jobs get no more than it holds. */
+static void test_reservation_gpus(void **state)
+{
+	struct sim *sim = sim_create(NULL);
+	struct sched_part_spec p = part("gpu", "ALL", true);
+	struct sched_resv_spec r = { .name = "g", .gpus = "n1:6", .start = 0, .end = 5000,
+				     .users = "bob" };
+	struct sched_job_spec a = job(1, 1, 4, 1000), b = job(2, 1, 2, 1000), c = job(3, 1, 1, 1000),
+			      d = job(4, 1, 4, 1000), e = job(5, 1, 3, 1000);
+	struct spur_error err;
+
+	(void)state;
+	sim_add_nodes(sim, "n", 1, 1, 64, 1 << 20, "mi300x", SCHED_TOPO_MI300X, 0, NULL);
+	sim_add_partition(sim, &p);
+	assert_int_equal(sched_add_reservation(sim_sched(sim), &r, &err), 0);
+	/* others: 8 - 6 = 2 GPUs of n1 */
+	assert_int_equal(sim_submit_now(sim, &a, 1000, 0, &err), 0);
+	assert_int_equal(sim_job_state(sim, 1), SCHED_JOB_PENDING);
+	assert_int_equal(sim_submit_now(sim, &b, 1000, 0, &err), 0);
+	assert_int_equal(sim_job_state(sim, 2), SCHED_JOB_RUNNING);
+	/* its own: 4 of its 6, then 3 more is past it, 2 fits */
+	d.reservation = e.reservation = c.reservation = "g";
+	d.user = e.user = c.user = "bob";
+	assert_int_equal(sim_submit_now(sim, &d, 1000, 0, &err), 0);
+	assert_int_equal(sim_job_state(sim, 4), SCHED_JOB_RUNNING);
+	assert_int_equal(sim_submit_now(sim, &e, 1000, 0, &err), 0);
+	assert_int_equal(sim_job_state(sim, 5), SCHED_JOB_PENDING);
+	c.gpus_per_node = 2;
+	assert_int_equal(sim_submit_now(sim, &c, 1000, 0, &err), 0);
+	assert_int_equal(sim_job_state(sim, 3), SCHED_JOB_RUNNING);
+	/* a count past the node's GPUs is refused */
+	r.name = "big";
+	r.gpus = "n1:9";
+	assert_int_equal(sched_add_reservation(sim_sched(sim), &r, &err), SPUR_ERANGE);
 	sim_destroy(sim);
 }
 
@@ -1157,6 +1219,8 @@ int main(void)
 		cmocka_unit_test(test_dependencies),
 		cmocka_unit_test(test_singleton_and_aftercorr),
 		cmocka_unit_test(test_reservation),
+		cmocka_unit_test(test_reservation_flex),
+		cmocka_unit_test(test_reservation_gpus),
 		cmocka_unit_test(test_preempt_partition),
 		cmocka_unit_test(test_preempt_no_requeue),
 		cmocka_unit_test(test_stopped_replays),

@@ -6,8 +6,10 @@
 # jobs keep off; it survives the controller's kill -9 (the Raft log); it is
 # deleted, and what waited for its nodes runs. Nodes a running job holds
 # past its start are busy unless Flags=IGNORE_JOBS; MAINT is kept and
-# shown; an ended reservation goes, a DAILY one moves a day on; other
-# flags are refused by name.
+# shown; an ended reservation goes, a DAILY one moves a day on; FLEX lets
+# its jobs start before it and use nodes outside it; TRES=gres/gpu=N holds
+# GPUs of its nodes (others keep the rest, its jobs no more than it holds);
+# other flags and TRES are refused by name.
 # Needs root and useradd (a second, real user).
 . "$(dirname "$0")/lib.sh"
 needs_root runuser useradd
@@ -37,7 +39,9 @@ check "a job that does not name it keeps off its node" \
 	sh -c "sleep 1; [ \"\$(squeue -h -j $w -o %T)\" = PENDING ]"
 check "... while others run elsewhere" sbatch --wait -o /dev/null --wrap true
 check "Flags Spur does not build are refused by name" \
-	sh -c 'scontrol create reservation Users=root Nodes=mi1 Duration=10 Flags=FLEX 2>&1 | grep -q "Flags=FLEX of a reservation is not supported"'
+	sh -c 'scontrol create reservation Users=root Nodes=mi1 Duration=10 Flags=MAGNETIC 2>&1 | grep -q "Flags=MAGNETIC of a reservation is not supported"'
+check "... and TRES other than gres/gpu and node" \
+	sh -c 'scontrol create reservation Users=root Nodes=mi1 Duration=10 TRES=cpu=4 2>&1 | grep -q "TRES=cpu=4 of a reservation is not supported"'
 check "NodeCnt picks free nodes, later" \
 	sh -c 'scontrol create reservation Users=root NodeCnt=1 StartTime=now+1hour Duration=30 | grep -q "Reservation created: root_"'
 # kill -9 and back: from the log
@@ -51,6 +55,27 @@ check "deleting it" scontrol delete reservation maint
 check "... the job that waited for its node runs" \
 	wait_until 20 sh -c "[ \"\$(sacct -n -X -P -j $w -o State)\" = COMPLETED ]"
 check "... and it is gone" sh -c '! scontrol show reservation maint 2>/dev/null'
+# TRES=gres/gpu=N: GPUs of its nodes, not the nodes
+check "TRES=gres/gpu=6 on mi1: created, its TRES shown" \
+	sh -c 'scontrol create reservation ReservationName=gpus Users=spur-bob Nodes=mi1 StartTime=now Duration=30 TRES=gres/gpu=6 | grep -qx "Reservation created: gpus" &&
+	       scontrol show res gpus | grep -qx "   TRES=gres/gpu=6"'
+a=$(sbatch --parsable -t 5 -w mi1 --gres=gpu:4 -o /dev/null --wrap 'sleep 60')
+b=$(sbatch --parsable -t 5 -w mi1 --gres=gpu:2 -o /dev/null --wrap 'sleep 60')
+c=$(bob sbatch --parsable -t 5 --reservation=gpus --gres=gpu:6 -o /dev/null --wrap 'sleep 60')
+check "others get the GPUs it leaves on its node (2 of 8), and its CPUs" \
+	wait_until 10 sh -c "[ \"\$(squeue -h -j $b -o %T)\" = RUNNING ] && [ \"\$(squeue -h -j $a -o %T)\" = PENDING ]"
+check "its user's job gets its 6 GPUs there" \
+	wait_until 10 sh -c "[ \"\$(squeue -h -j $c -o '%T %N')\" = 'RUNNING mi1' ]"
+d=$(bob sbatch --parsable -t 5 --reservation=gpus --gres=gpu:1 -o /dev/null --wrap true)
+check "... and no more than it holds" sh -c "sleep 1; [ \"\$(squeue -h -j $d -o %T)\" = PENDING ]"
+scancel "$a" "$b" "$c" "$d"
+scontrol delete reservation gpus
+# FLEX: its jobs start before it and use nodes outside it
+scontrol create reservation ReservationName=flex Users=root Nodes=mi2 StartTime=now+1hour Duration=30 Flags=FLEX >/dev/null
+j=$(sbatch --parsable --wait --reservation=flex -N2 -t1 -o /dev/null --wrap true)
+check "Flags=FLEX: a job of it runs an hour before it, on a node outside it too" \
+	sh -c "[ \"\$(sacct -n -X -P -j $j -o State,NodeList)\" = 'COMPLETED|mi[1-2]' ]"
+scontrol delete reservation flex
 # busy nodes, IGNORE_JOBS, MAINT
 jb=$(sbatch --parsable -w mi1 -t 2 -o /dev/null --wrap 'sleep 60')
 wait_until 10 sh -c "squeue -h -j $jb -o %T | grep -qx RUNNING"
