@@ -323,13 +323,32 @@ static int set_count(json_t *job, const char *key, const char *v, const char *wh
 	return 0;
 }
 
-/* -C: AND (& or ,) or OR (|) lists; Slurm's other forms are refused. */
+/* -C: AND (& or ,) lists of names, "a|b" (OR), one "[a|b|c]" (matching
+ * OR: every node has the same one) and "f*N" (at least N nodes with f);
+ * Slurm's other forms (parentheses, & inside brackets, several brackets, |
+ * beside & outside brackets) are refused by name. */
 static int set_constraint(json_t *job, const char *arg)
 {
-	if (strpbrk(arg, "[]()*") || (strchr(arg, '|') && strpbrk(arg, "&,"))) {
+	const char *open = strchr(arg, '['), *close = strchr(arg, ']');
+	bool bad = (open && (strchr(open + 1, '[') || !close || close < open)) ||
+		   (close && strchr(close + 1, ']')), in = false, paren = false;
+
+	/* & or , inside brackets or parentheses, nested groups; | outside
+	 * any group beside & */
+	for (const char *p = arg; !bad && *p; p++) {
+		if (*p == '(' || *p == ')') {
+			bad = (*p == '(') == paren || (*p == '(' && in);
+			paren = *p == '(';
+		}
+		in = open && p > open && p < close;
+		bad = bad || ((in || paren) && strchr("&,", *p)) ||
+		      (*p == '|' && !in && !paren && strpbrk(arg, "&,"));
+	}
+	bad = bad || paren;
+	if (bad) {
 		fprintf(stderr,
-			"%s: error: --constraint with brackets, parentheses, counts (*N) or & "
-			"mixed with | is not supported by Spur\n",
+			"%s: error: --constraint with parentheses, several brackets, & inside "
+			"brackets or | beside & is not supported by Spur\n",
 			fail_prog);
 		return 1;
 	}

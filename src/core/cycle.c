@@ -398,8 +398,8 @@ static int64_t contiguous_window(const int64_t *at, uint32_t nnodes, uint32_t wa
 /* The earliest time j can start (N nodes free together): *when (INFINITE:
  * never), the partition and the first N nodes (by index) free by then in
  * nodes[]. Returns how many nodes, or an error. */
-static int plan(struct sched *s, struct core_job *j, int64_t *when, int *part, int64_t *limit,
-		uint32_t *nodes, size_t *count)
+static int plan_one(struct sched *s, struct core_job *j, int64_t *when, int *part,
+		    int64_t *limit, uint32_t *nodes, size_t *count)
 {
 	int64_t best_t = SCHED_INFINITE;
 	int best_p = -1;
@@ -458,6 +458,39 @@ out_free:
 	spur_free(times);
 	spur_free(at);
 	spur_free(best_at);
+	return rc;
+}
+
+/* As plan_one; for -C [a|b|c], the alternative that starts first. (-C's
+ * f*N counts are not planned for: the start checks them.) */
+static int plan(struct sched *s, struct core_job *j, int64_t *when, int *part, int64_t *limit,
+		uint32_t *nodes, size_t *count)
+{
+	uint32_t *alt_nodes;
+	int64_t w, l;
+	size_t c;
+	int p, rc = 0;
+
+	if (!j->nalts || j->match_sel >= 0)
+		return plan_one(s, j, when, part, limit, nodes, count);
+	*when = SCHED_INFINITE;
+	*part = -1;
+	*count = 0;
+	if (!(alt_nodes = spur_malloc((s->nnodes + 1) * sizeof(uint32_t))))
+		return SPUR_ENOMEM;
+	for (size_t a = 0; !rc && a < j->nalts; a++) {
+		j->match_sel = (int)a;
+		rc = plan_one(s, j, &w, &p, &l, alt_nodes, &c);
+		if (!rc && p >= 0 && w < *when) {
+			*when = w;
+			*part = p;
+			*limit = l;
+			*count = c;
+			memcpy(nodes, alt_nodes, c * sizeof(uint32_t));
+		}
+	}
+	j->match_sel = -1;
+	spur_free(alt_nodes);
 	return rc;
 }
 

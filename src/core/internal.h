@@ -193,6 +193,17 @@ struct core_job {
 	int64_t time_limit; /* 0: partition default */
 	char **features;
 	size_t nfeatures;
+	/* -C [a|b|c]: every node of it has the same one of alts; match_sel:
+	 * the one a selection is trying (-1: any) */
+	char **alts;
+	size_t nalts;
+	int match_sel;
+	/* -C f*N: at least N of its nodes have feature f */
+	struct core_feat_count {
+		char *feat;
+		uint32_t n;
+	} *counts;
+	size_t ncounts;
 	uint32_t *req_nodes, *excl_nodes; /* sorted node indexes */
 	size_t nreq, nexcl;
 	bool exclusive, hold_user, hold_admin, requeue;
@@ -314,7 +325,7 @@ bool core_node_fits(const struct sched *s, const struct core_job *j, uint32_t n,
 		    int64_t t1);
 /* Choose nodes for j now. Fills out[] with up to j->nodes indexes; returns the
  * count (== j->nodes on success). */
-size_t core_select_nodes(struct sched *s, const struct core_job *j, uint64_t parts, int64_t t1,
+size_t core_select_nodes(struct sched *s, struct core_job *j, uint64_t parts, int64_t t1,
 			 uint32_t *out);
 /* Earliest time j fits on node n within the cycle's window, or SCHED_INFINITE. */
 int64_t core_node_earliest(const struct sched *s, const struct core_job *j, uint32_t n,

@@ -198,6 +198,14 @@ bool core_node_has_feature(const struct core_node *n, const char *f)
 	return false;
 }
 
+static bool any_alt(const struct core_node *n, const struct core_job *j)
+{
+	for (size_t a = 0; a < j->nalts; a++)
+		if (core_node_has_feature(n, j->alts[a]))
+			return true;
+	return false;
+}
+
 /* Constraints that do not change with time: partition, features, lists,
  * capacity, GPU type, the job's reservation. */
 bool core_node_static_ok(const struct sched *s, const struct core_job *j, uint32_t ni,
@@ -221,6 +229,10 @@ bool core_node_static_ok(const struct sched *s, const struct core_job *j, uint32
 	if (j->nexcl && in_sorted(j->excl_nodes, j->nexcl, ni))
 		return false;
 	if (j->nreq && !in_sorted(j->req_nodes, j->nreq, ni))
+		return false;
+	/* -C [a|b]: the alternative being tried, or any of them */
+	if (j->nalts && (j->match_sel >= 0 ? !core_node_has_feature(n, j->alts[j->match_sel])
+					   : !any_alt(n, j)))
 		return false;
 	/* FLEX: its jobs may use nodes outside it too */
 	if (j->resv >= 0 && !s->resvs[j->resv].flex && !s->resvs[j->resv].nodes[ni])
@@ -431,14 +443,62 @@ static size_t collect_fitting_per_bucket(struct sched *s, const struct core_job 
 	return nc;
 }
 
-size_t core_select_nodes(struct sched *s, const struct core_job *j, uint64_t parts, int64_t t1,
+/* -C f*N: from the candidates (best first), N nodes with f for each such
+ * item, then the best of the rest: how many (want, or 0 when the counts
+ * cannot be met). */
+static size_t select_counted(const struct sched *s, const struct core_job *j,
+			     const uint32_t *cand, size_t nc, uint32_t *out)
+{
+	size_t got = 0;
+	uint8_t *taken = spur_calloc(nc + 1, 1);
+
+	if (!taken)
+		return 0;
+	for (size_t c = 0; c < j->ncounts; c++) {
+		uint32_t need = j->counts[c].n;
+
+		for (size_t k = 0; k < nc && need; k++)
+			if (!taken[k] && core_node_has_feature(&s->nodes[cand[k]], j->counts[c].feat)) {
+				taken[k] = 1;
+				out[got++] = cand[k];
+				need--;
+			}
+		if (need) {
+			got = 0;
+			break;
+		}
+	}
+	for (size_t k = 0; got && k < nc && got < j->nodes; k++)
+		if (!taken[k])
+			out[got++] = cand[k];
+	spur_free(taken);
+	return got < j->nodes ? 0 : got;
+}
+
+/* -C [a|b|c]: the first alternative all of whose nodes fit. */
+static size_t select_alts(struct sched *s, struct core_job *j, uint64_t parts, int64_t t1,
+			  uint32_t *out)
+{
+	size_t got = 0;
+
+	for (size_t a = 0; a < j->nalts && got < j->nodes; a++) {
+		j->match_sel = (int)a;
+		got = core_select_nodes(s, j, parts, t1, out);
+	}
+	j->match_sel = -1;
+	return got;
+}
+
+size_t core_select_nodes(struct sched *s, struct core_job *j, uint64_t parts, int64_t t1,
 			 uint32_t *out)
 {
 	size_t want = j->nodes, nc, got = 0;
 	bool topo = s->cfg.place == SCHED_PLACE_TOPO;
 	uint32_t *cand;
 
-	if (topo && want == 1) {
+	if (j->nalts && j->match_sel < 0)
+		return select_alts(s, j, parts, t1, out);
+	if (topo && want == 1 && !j->ncounts) {
 		uint32_t gpn = core_job_gpus_per_node(j);
 		uint32_t few[64];
 		uint64_t best_score = 0;
@@ -469,7 +529,9 @@ size_t core_select_nodes(struct sched *s, const struct core_job *j, uint64_t par
 	if (!cand)
 		return 0;
 	nc = collect_fitting(s, j, parts, t1, cand, s->nnodes);
-	if (j->contiguous) {
+	if (j->ncounts) {
+		got = select_counted(s, j, cand, nc, out);
+	} else if (j->contiguous) {
 		/* --contiguous: the first run of want consecutive nodes (the
 		 * node table's order, as Slurm's) that all fit */
 		size_t run = 0;

@@ -85,6 +85,12 @@ static void job_free(struct core_job *j)
 	for (size_t i = 0; i < j->nfeatures; i++)
 		spur_free(j->features[i]);
 	spur_free(j->features);
+	for (size_t i = 0; i < j->nalts; i++)
+		spur_free(j->alts[i]);
+	spur_free(j->alts);
+	for (size_t i = 0; i < j->ncounts; i++)
+		spur_free(j->counts[i].feat);
+	spur_free(j->counts);
 	spur_free(j->req_nodes);
 	spur_free(j->excl_nodes);
 	spur_dep_fini(&j->deps);
@@ -1036,6 +1042,10 @@ static struct core_job *job_clone(const struct core_job *t)
 	*j = *t;
 	j->features = NULL;
 	j->nfeatures = 0;
+	j->alts = NULL;
+	j->nalts = 0;
+	j->counts = NULL;
+	j->ncounts = 0;
 	j->req_nodes = j->excl_nodes = NULL;
 	j->deps = (struct spur_dep_list){ 0 };
 	j->alloc = NULL;
@@ -1052,6 +1062,22 @@ static struct core_job *job_clone(const struct core_job *t)
 		for (; j->nfeatures < t->nfeatures; j->nfeatures++)
 			if (!(j->features[j->nfeatures] = spur_strdup(t->features[j->nfeatures])))
 				goto fail;
+	}
+	if (t->nalts) {
+		if (!(j->alts = spur_calloc(t->nalts, sizeof(char *))))
+			goto fail;
+		for (; j->nalts < t->nalts; j->nalts++)
+			if (!(j->alts[j->nalts] = spur_strdup(t->alts[j->nalts])))
+				goto fail;
+	}
+	if (t->ncounts) {
+		if (!(j->counts = spur_calloc(t->ncounts, sizeof(*j->counts))))
+			goto fail;
+		for (; j->ncounts < t->ncounts; j->ncounts++) {
+			j->counts[j->ncounts].n = t->counts[j->ncounts].n;
+			if (!(j->counts[j->ncounts].feat = spur_strdup(t->counts[j->ncounts].feat)))
+				goto fail;
+		}
 	}
 	if ((t->nreq && !(j->req_nodes = mem_dup(t->req_nodes, t->nreq * sizeof(uint32_t)))) ||
 	    (t->nexcl && !(j->excl_nodes = mem_dup(t->excl_nodes, t->nexcl * sizeof(uint32_t)))))
@@ -1278,8 +1304,118 @@ static int node_list(struct sched *s, const char *expr, uint32_t **out, size_t *
 /* Does some node of the cluster have each feature the job names, each
  * alternative of "a|b" too (Slurm's "Invalid feature specification" when
  * not)? */
+/* Is w one of -C's items Spur takes: a name, "a|b", "[a|b|c]" or "f*N"? */
+static bool constraint_item_ok(const char *w)
+{
+	size_t len = strlen(w);
+	const char *star = strchr(w, '*');
+	char *end;
+
+	if (!len)
+		return false;
+	if (w[0] == '(') /* (a|b): a group of alternatives alone */
+		return len > 2 && w[len - 1] == ')' && !strpbrk(w + 1, "([]*") &&
+		       strchr(w + 1, ')') == w + len - 1;
+	if (strpbrk(w, "()"))
+		return false;
+	if (w[0] == '[') /* alternatives alone inside */
+		return len > 2 && w[len - 1] == ']' && !strpbrk(w + 1, "[*") &&
+		       strchr(w + 1, ']') == w + len - 1 && w[1] != '|' && w[len - 2] != '|' &&
+		       !strstr(w, "||");
+	if (strpbrk(w, "[]"))
+		return false;
+	if (star)
+		return star != w && !strchr(w, '|') && strtol(star + 1, &end, 10) > 0 && !*end &&
+		       strtol(star + 1, NULL, 10) <= 100000;
+	return true;
+}
+
+/* "a|b|c" into *out (its strings, *n of them). 0 or SPUR_ENOMEM. */
+static int split_or(const char *s, char ***out, size_t *n)
+{
+	for (const char *p = s; *p;) {
+		size_t len = strcspn(p, "|");
+		char **v = spur_reallocarray(*out, *n + 1, sizeof(char *));
+
+		if (!v)
+			return SPUR_ENOMEM;
+		*out = v;
+		if (!(v[*n] = spur_strndup(p, len)))
+			return SPUR_ENOMEM;
+		++*n;
+		p += len + (p[len] == '|');
+	}
+	return 0;
+}
+
+/* -C's forms past plain AND/OR lists, taken out of j->features: one
+ * "[a|b|c]" (matching OR: j->alts) and "f*N" items (j->counts; the job
+ * gets at least their sum of nodes). 0, SPUR_EINVAL (said), SPUR_ENOMEM
+ * (what was moved is j's still: job_free frees it). */
+static int constraint_forms(struct core_job *j, struct spur_error *err)
+{
+	size_t keep = 0, brackets = 0;
+	uint32_t sum = 0;
+
+	for (size_t f = 0; f < j->nfeatures; f++) {
+		if (!constraint_item_ok(j->features[f]))
+			return spur_error_set(err, SPUR_EINVAL, "Invalid feature specification");
+		brackets += j->features[f][0] == '[';
+	}
+	if (brackets > 1) /* one matching OR (more: Slurm's matching AND) */
+		return spur_error_set(err, SPUR_EINVAL, "Invalid feature specification");
+	for (size_t f = 0; f < j->nfeatures; f++) {
+		char *w = j->features[f], *star = strchr(w, '*');
+
+		if (w[0] == '(') { /* (a|b) is a|b */
+			size_t len = strlen(w);
+
+			memmove(w, w + 1, len - 2);
+			w[len - 2] = '\0';
+		} else if (w[0] == '[') {
+			w[strlen(w) - 1] = '\0';
+			if (split_or(w + 1, &j->alts, &j->nalts))
+				return oom(err);
+			spur_free(w);
+			j->features[f] = NULL;
+		} else if (star) {
+			struct core_feat_count *c =
+				spur_reallocarray(j->counts, j->ncounts + 1, sizeof(*c));
+
+			if (!c)
+				return oom(err);
+			j->counts = c;
+			*star = '\0';
+			c[j->ncounts++] = (struct core_feat_count){ w, (uint32_t)atol(star + 1) };
+			sum += (uint32_t)atol(star + 1);
+			j->features[f] = NULL;
+		}
+	}
+	for (size_t f = 0; f < j->nfeatures; f++)
+		if (j->features[f])
+			j->features[keep++] = j->features[f];
+	j->nfeatures = keep;
+	if (sum > j->nodes)
+		j->nodes = sum;
+	return 0;
+}
+
+static bool feature_somewhere(const struct sched *s, const char *f)
+{
+	for (size_t i = 0; i < s->nnodes; i++)
+		if (core_node_has_feature(&s->nodes[i], f))
+			return true;
+	return false;
+}
+
 static bool features_known(const struct sched *s, const struct core_job *j)
 {
+	for (size_t a = 0; a < j->nalts; a++)
+		if (!feature_somewhere(s, j->alts[a]))
+			return false;
+	for (size_t c = 0; c < j->ncounts; c++)
+		if (!feature_somewhere(s, j->counts[c].feat))
+			return false;
 	for (size_t f = 0; f < j->nfeatures; f++) {
 		for (const char *p = j->features[f]; *p;) {
 			size_t len = strcspn(p, "|"), i = 0;
@@ -1438,8 +1574,11 @@ static struct core_job *job_from_spec(struct sched *s, const struct sched_job_sp
 	j->contiguous = sp->contiguous;
 	j->submit = sp->submit_time ? sp->submit_time : now;
 	j->eligible = j->begin > j->submit ? j->begin : j->submit;
+	j->match_sel = -1;
 	if (split_list(sp->constraint, &j->features, &j->nfeatures))
 		goto out_oom;
+	if (constraint_forms(j, err))
+		goto out_free;
 	if ((rc = node_list(s, sp->nodelist, &j->req_nodes, &j->nreq, err)) ||
 	    (rc = node_list(s, sp->exclude, &j->excl_nodes, &j->nexcl, err))) {
 		if (rc == SPUR_ENOENT) /* Slurm's words */
@@ -1451,6 +1590,9 @@ static struct core_job *job_from_spec(struct sched *s, const struct sched_job_sp
 	/* no -N: as many nodes as the tasks need on the partitions' largest */
 	if (!sp->nodes && !sp->gpus_per_node && !sp->gpus)
 		j->nodes = nodes_for_tasks(s, j);
+	for (size_t c = 0, sum = 0; c < j->ncounts; c++) /* -C f*N: their nodes at least */
+		if ((sum += j->counts[c].n) > j->nodes)
+			j->nodes = (uint32_t)sum;
 	if (sp->dependency && *sp->dependency) {
 		if (spur_dep_parse(sp->dependency, &j->deps, err) ||
 		    core_deps_check_targets(s, &j->deps, err))

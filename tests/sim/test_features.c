@@ -369,6 +369,73 @@ static void test_contiguous(void **state)
 	sim_destroy(sim);
 }
 
+/* -C [a|b]: all of a job's nodes share one of the alternatives (the one
+ * that fits: here rack b, rack a being busy); -C f*N: at least N of its
+ * nodes have f, the rest any; bad forms are refused. */
+static void test_constraint_forms(void **state)
+{
+	struct sim *sim = sim_create(NULL);
+	struct sched_part_spec p = part("gpu", "ALL", true);
+	struct sched_job_spec a = job(1, 1, 8, H), b = job(2, 2, 8, H), c = job(3, 3, 8, H),
+			      bad = job(4, 1, 8, H);
+	struct sched *sc;
+	struct spur_error err;
+
+	(void)state;
+	sim_add_nodes(sim, "n", 1, 6, 64, 1 << 20, "mi300x", SCHED_TOPO_MI300X, 0, NULL);
+	sim_add_partition(sim, &p);
+	sc = sim_sched(sim);
+	/* rack a: n1-n3, rack b: n4-n6; n5 has "big" too */
+	for (int i = 1; i <= 6; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "n%d", i);
+		assert_int_equal(sched_node_set_features(sc, name,
+							 i <= 3 ? "ra" : i == 5 ? "rb,big" : "rb",
+							 &err),
+				 0);
+	}
+	a.nodelist = "n2";
+	assert_int_equal(sim_submit_now(sim, &a, H, 0, &err), 0);
+	b.constraint = "[ra|rb]";
+	assert_int_equal(sim_submit_now(sim, &b, H, 0, &err), 0);
+	assert_int_equal(sim_job_state(sim, 2), SCHED_JOB_RUNNING);
+	assert_string_equal(sim_job_nodes(sim, 2), "n[1,3]"); /* ra: n1, n3 free */
+	/* now ra has no node free: 3 nodes of one rack means rb */
+	c.constraint = "[ra|rb]&big*1";
+	assert_int_equal(sim_submit_now(sim, &c, H, 0, &err), 0);
+	assert_int_equal(sim_job_state(sim, 3), SCHED_JOB_RUNNING);
+	assert_string_equal(sim_job_nodes(sim, 3), "n[4-6]");
+	bad.constraint = "(ra&rb)";
+	assert_int_equal(sim_submit_now(sim, &bad, H, 0, &err), SPUR_EINVAL);
+	bad.constraint = "big&(ra|rb)"; /* parentheses around alternatives: a|b */
+	assert_int_equal(sim_submit_now(sim, &bad, H, 0, &err), 0);
+	bad.id = 7;
+	bad.constraint = "[ra|rb]&[ra|rb]";
+	assert_int_equal(sim_submit_now(sim, &bad, H, 0, &err), SPUR_EINVAL);
+	bad.constraint = "big*0";
+	assert_int_equal(sim_submit_now(sim, &bad, H, 0, &err), SPUR_EINVAL);
+	sim_destroy(sim);
+	/* counts: -N3 -C big*2 on 4 nodes, two of them big */
+	sim = sim_create(NULL);
+	sim_add_nodes(sim, "m", 1, 4, 64, 1 << 20, "mi300x", SCHED_TOPO_MI300X, 0, NULL);
+	sim_add_partition(sim, &p);
+	sc = sim_sched(sim);
+	assert_int_equal(sched_node_set_features(sc, "m3", "big", &err), 0);
+	assert_int_equal(sched_node_set_features(sc, "m4", "big", &err), 0);
+	c = job(5, 3, 8, H);
+	c.constraint = "big*2";
+	assert_int_equal(sim_submit_now(sim, &c, H, 0, &err), 0);
+	assert_int_equal(sim_job_state(sim, 5), SCHED_JOB_RUNNING);
+	assert_string_equal(sim_job_nodes(sim, 5), "m[1,3-4]");
+	/* its count alone sets the node count: big*2 is 2 nodes */
+	c = job(6, 1, 1, H);
+	c.constraint = "big*2";
+	assert_int_equal(sim_submit_now(sim, &c, H, 0, &err), 0);
+	assert_int_equal(sim_job_state(sim, 6), SCHED_JOB_PENDING);
+	sim_destroy(sim);
+}
+
 /* ---------------------------------------------------------------- shards */
 
 static void test_shards(void **state)
@@ -1214,6 +1281,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_first_free_baseline),
 		cmocka_unit_test(test_leaf_switch),
 		cmocka_unit_test(test_contiguous),
+		cmocka_unit_test(test_constraint_forms),
 		cmocka_unit_test(test_shards),
 		cmocka_unit_test(test_arrays),
 		cmocka_unit_test(test_dependencies),

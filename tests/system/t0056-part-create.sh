@@ -126,7 +126,19 @@ check "... while an unknown one of 'a|b' is refused too (as Slurm)" [ -z "$oj" ]
 oj=$(sbatch --parsable -C 'fb|fa' -o /dev/null --wrap true)
 check "-C 'fb|fa' (OR) runs on a node with either" \
 	wait_until 10 sh -c "sacct -n -X -j $oj -o NodeList,State | grep -q 'mi2 *COMPLETED'"
-check "-C forms Spur does not build (brackets, counts): refused by name, exit 1" \
+scontrol update node=mi1 AvailableFeatures=fa
+mj=$(sbatch --parsable -N2 -C '[fb|fa]' -o /dev/null --wrap true)
+cj=$(sbatch --parsable -N2 -C 'fb*1' -o /dev/null --wrap true)
+pj=$(sbatch --parsable -N1 -C 'fa&(fb|fx1)' -o /dev/null --wrap true 2>&1)
+check "-C '[fb|fa]' (one of them on every node): both nodes have fa" \
+	wait_until 10 sh -c "sacct -n -X -j $mj -o NodeList%20,State | grep -q 'mi\[1-2\] *COMPLETED'"
+check "-C 'fb*1' -N2: one node with fb, the other any" \
+	wait_until 10 sh -c "sacct -n -X -j $cj -o NodeList%20,State | grep -q 'mi\[1-2\] *COMPLETED'"
+check "-C 'fa&(fb|fx1)': parentheses around alternatives (an unknown one refused as Slurm)" \
+	sh -c "echo '$pj' | grep -q 'Invalid feature specification'"
+pj=$(sbatch --parsable -N1 -C 'fa&(fb|fa)' -o /dev/null --wrap true)
+check "-C 'fa&(fb|fa)' runs" wait_until 10 sh -c "sacct -n -X -j $pj -o State | grep -q COMPLETED"
+check "-C forms Spur does not build (& inside brackets: Slurm's matching AND): refused by name, exit 1" \
 	sh -c "sbatch -C '[fa&fb]' --wrap true 2>br.err; [ \$? -eq 1 ] && grep -q 'is not supported by Spur' br.err"
 check "... ActiveFeatures other than AvailableFeatures: refused by name" \
 	sh -c "! scontrol update NodeName=mi2 ActiveFeatures=x 2>af.err && grep -q 'not supported by Spur' af.err"
