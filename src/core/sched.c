@@ -76,12 +76,9 @@ struct sched *sched_create(const struct sched_config *cfg, struct spur_error *er
 	return s;
 }
 
-static void job_free(struct core_job *j)
+/* j's -C: its features, alternatives and counts freed (and zeroed). */
+static void constraint_free(struct core_job *j)
 {
-	if (!j)
-		return;
-	spur_free(j->name);
-	spur_free(j->user);
 	for (size_t i = 0; i < j->nfeatures; i++)
 		spur_free(j->features[i]);
 	spur_free(j->features);
@@ -91,6 +88,19 @@ static void job_free(struct core_job *j)
 	for (size_t i = 0; i < j->ncounts; i++)
 		spur_free(j->counts[i].feat);
 	spur_free(j->counts);
+	j->features = j->alts = NULL;
+	j->counts = NULL;
+	j->nfeatures = j->nalts = j->ncounts = 0;
+	j->match_sel = -1;
+}
+
+static void job_free(struct core_job *j)
+{
+	if (!j)
+		return;
+	spur_free(j->name);
+	spur_free(j->user);
+	constraint_free(j);
 	spur_free(j->req_nodes);
 	spur_free(j->excl_nodes);
 	spur_dep_fini(&j->deps);
@@ -1644,9 +1654,13 @@ out_free:
 int sched_will_run(struct sched *s, const struct sched_job_spec *sp, uint32_t *nodes,
 		   struct sched_will_run *out, struct spur_error *err)
 {
-	struct core_job *j = job_from_spec(s, sp, true, s->now, err);
+	struct spur_error mine = { 0 };
+	struct core_job *j;
 	int rc;
 
+	if (!err) /* nullable, as every call's */
+		err = &mine;
+	j = job_from_spec(s, sp, true, s->now, err);
 	memset(out, 0, sizeof(*out));
 	out->partition = -1;
 	if (!j)
@@ -1893,8 +1907,7 @@ struct job_change {
 	uint64_t parts;
 	int account, qos;
 	struct spur_dep_list deps;
-	char **features;
-	size_t nfeatures;
+	struct core_job fc; /* its -C alone (features, alternatives, counts) */
 };
 
 static int resolve_change(struct sched *s, const struct sched_event *ev, struct job_change *ch,
@@ -1914,9 +1927,17 @@ static int resolve_change(struct sched *s, const struct sched_event *ev, struct 
 		spur_dep_fini(&ch->deps);
 		return err->code;
 	}
-	if (ev->constraint && split_list(ev->constraint, &ch->features, &ch->nfeatures)) {
-		spur_dep_fini(&ch->deps);
-		return spur_error_set(err, SPUR_ENOMEM, "out of memory");
+	ch->fc.match_sel = -1;
+	if (ev->constraint) {
+		int rc = split_list(ev->constraint, &ch->fc.features, &ch->fc.nfeatures)
+				 ? spur_error_set(err, SPUR_ENOMEM, "out of memory")
+				 : constraint_forms(&ch->fc, err);
+
+		if (rc) {
+			spur_dep_fini(&ch->deps);
+			constraint_free(&ch->fc);
+			return rc;
+		}
 	}
 	return 0;
 }
@@ -1973,9 +1994,7 @@ static int update(struct sched *s, const struct sched_event *ev, struct core_job
 		return err->code;
 	if (ev->set_gres && update_gres(s, ev, j, err)) { /* the last that may refuse */
 		spur_dep_fini(&ch.deps);
-		for (size_t i = 0; i < ch.nfeatures; i++)
-			spur_free(ch.features[i]);
-		spur_free(ch.features);
+		constraint_free(&ch.fc);
 		return err->code;
 	}
 	if (ev->time_limit >= 0)
@@ -2003,14 +2022,18 @@ static int update(struct sched *s, const struct sched_event *ev, struct core_job
 		j->deps = ch.deps; /* "" leaves it empty */
 	}
 	if (ev->constraint) {
-		for (size_t i = 0; i < j->nfeatures; i++)
-			spur_free(j->features[i]);
-		spur_free(j->features);
-		j->features = ch.features;
-		j->nfeatures = ch.nfeatures;
+		constraint_free(j);
+		j->features = ch.fc.features;
+		j->nfeatures = ch.fc.nfeatures;
+		j->alts = ch.fc.alts;
+		j->nalts = ch.fc.nalts;
+		j->counts = ch.fc.counts;
+		j->ncounts = ch.fc.ncounts;
 	}
 	if (ev->nodes)
 		j->nodes = ev->nodes;
+	if (ch.fc.nodes > j->nodes) /* -C f*N: their sum of nodes at least */
+		j->nodes = ch.fc.nodes;
 	if (j->ntasks < j->nodes)
 		j->ntasks = j->nodes;
 	core_trace(s, "job %u updated", j->id);

@@ -433,6 +433,21 @@ static void test_constraint_forms(void **state)
 	c.constraint = "big*2";
 	assert_int_equal(sim_submit_now(sim, &c, H, 0, &err), 0);
 	assert_int_equal(sim_job_state(sim, 6), SCHED_JOB_PENDING);
+	/* scontrol update Features= takes the same forms: the matching OR
+	 * now, a bad form refused */
+	assert_int_equal(sim_event(sim, (struct sched_event){ .type = SCHED_EV_UPDATE, .job_id = 6,
+							      .time_limit = -1,
+							      .constraint = "(big&x)" },
+				   &err),
+			 SPUR_EINVAL);
+	assert_int_equal(sim_event(sim, (struct sched_event){ .type = SCHED_EV_UPDATE, .job_id = 6,
+							      .time_limit = -1,
+							      .constraint = "[big|nope]" },
+				   &err),
+			 0);
+	sim_run_until(sim, sim_now(sim) + H + 1); /* job 5 ends: m3, m4 free */
+	assert_int_equal(sim_job_state(sim, 6), SCHED_JOB_RUNNING);
+	assert_string_equal(sim_job_nodes(sim, 6), "m[3-4]");
 	sim_destroy(sim);
 }
 
