@@ -518,6 +518,85 @@ fail:
 	return 1;
 }
 
+/* One KEY[+-]=VALUE of scontrol update ReservationName=: into req. 0,
+ * or 1 (said). */
+static int update_resv_key(const char *prog, json_t *req, const char *arg)
+{
+	static const char *const lists[][2] = { { "Users", "users" },
+						{ "Accounts", "accounts" },
+						{ "Flags", "flags" } };
+	const char *eq = strchr(arg, '=');
+	char key[64], how[2] = "=";
+	struct spur_error err;
+	int64_t secs;
+	time_t t;
+
+	if (!eq || eq == arg) {
+		cli_error(prog, "Unknown parameter %s.  No reservation update.", arg);
+		return 1;
+	}
+	if (eq[-1] == '+' || eq[-1] == '-')
+		how[0] = eq[-1];
+	snprintf(key, sizeof(key), "%.*s", (int)(eq - arg - (*how != '=')), arg);
+	for (size_t k = 0; k < 3; k++)
+		if (!strcasecmp(key, lists[k][0])) {
+			char how_key[32];
+
+			json_object_set_new(req, lists[k][1], json_string(eq + 1));
+			snprintf(how_key, sizeof(how_key), "%s_how", lists[k][1]);
+			json_object_set_new(req, how_key, json_string(how));
+			return 0;
+		}
+	if (*how != '=') {
+		cli_error(prog, "Unknown parameter %s.  No reservation update.", arg);
+		return 1;
+	}
+	if (!strcasecmp(key, "StartTime") || !strcasecmp(key, "EndTime")) {
+		if (spur_begin_parse(eq + 1, time(NULL), &t, &err)) {
+			cli_error(prog, "Invalid %s: %s", key, eq + 1);
+			return 1;
+		}
+		json_object_set_new(req, strcasecmp(key, "StartTime") ? "end" : "start",
+				    json_integer((json_int_t)t));
+	} else if (!strcasecmp(key, "Duration") && !spur_duration_parse(eq + 1, &secs, &err)) {
+		json_object_set_new(req, "duration", json_integer(secs));
+	} else if (!strcasecmp(key, "Nodes") || !strcasecmp(key, "TRES")) {
+		json_object_set_new(req, strcasecmp(key, "Nodes") ? "tres" : "nodes",
+				    json_string(eq + 1));
+	} else {
+		cli_error(prog, "%s in a reservation update is not supported by Spur (or its value "
+				"is not valid)",
+			  key);
+		return 1;
+	}
+	return 0;
+}
+
+/* scontrol update ReservationName=NAME KEY=VALUE...: Slurm's words. */
+static int update_resv(const char *prog, int argc, char **argv)
+{
+	json_t *req = json_pack("{s:s,s:s}", "type", "resv_update", "name", strchr(argv[0], '=') + 1),
+	       *reply;
+	struct spur_error err;
+
+	for (int i = 1; i < argc; i++)
+		if (update_resv_key(prog, req, argv[i])) {
+			json_decref(req);
+			return 1;
+		}
+	reply = cli_call(req, &err);
+	if (!reply) {
+		const char *why = strstr(err.msg, "reservation: ");
+
+		fprintf(stderr, "%s\n", err.msg);
+		fprintf(stderr, "slurm_update error: %s\n", why ? why + 13 : err.msg);
+		return 1;
+	}
+	json_decref(reply);
+	printf("Reservation updated.\n");
+	return 0;
+}
+
 static int delete_resv(const char *prog, const char *name)
 {
 	struct spur_error err;
@@ -1808,6 +1887,10 @@ static int scontrol_verb(const char *prog, int argc, char **argv)
 		return update_part(prog, argc - 1, argv + 1);
 	if (!strcasecmp(argv[0], "update") && argc > 1 && !strncasecmp(argv[1], "StepId=", 7))
 		return update_step(prog, argc - 1, argv + 1);
+	if (!strcasecmp(argv[0], "update") && argc > 1 &&
+	    (!strncasecmp(argv[1], "ReservationName=", 16) ||
+	     !strncasecmp(argv[1], "Reservation=", 12)))
+		return update_resv(prog, argc - 1, argv + 1);
 	if (!strcasecmp(argv[0], "update"))
 		return update_job(prog, argc - 1, argv + 1);
 	if (!strcasecmp(argv[0], "create"))

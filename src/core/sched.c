@@ -825,40 +825,87 @@ static int mark_gpus(struct sched *s, const char *spec, struct core_resv *r,
 	return 0;
 }
 
+/* A reservation of spec into r (its name aside). 0, or the error (r
+ * left empty). */
+static int resv_build(struct sched *s, const struct sched_resv_spec *spec, struct core_resv *r,
+		      struct spur_error *err)
+{
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (!spec->name || spec->end <= spec->start)
+		return spur_error_set(err, SPUR_EINVAL, "reservation: a name and end > start");
+	r->nodes = spur_calloc(s->nnodes + 1, 1);
+	if (!r->nodes)
+		return oom(err);
+	rc = spec->gpus ? mark_gpus(s, spec->gpus, r, err) : mark_nodes(s, spec->nodes, r->nodes, err);
+	if (rc)
+		goto fail;
+	r->flex = spec->flex;
+	r->start = spec->start;
+	r->end = spec->end;
+	r->users = spec->users ? spur_strdup(spec->users) : NULL;
+	r->accounts = spec->accounts ? spur_strdup(spec->accounts) : NULL;
+	if ((spec->users && !r->users) || (spec->accounts && !r->accounts)) {
+		rc = oom(err);
+		goto fail;
+	}
+	return 0;
+fail:
+	spur_free(r->nodes);
+	spur_free(r->gpus);
+	spur_free(r->users);
+	spur_free(r->accounts);
+	memset(r, 0, sizeof(*r));
+	return rc;
+}
+
+static void resv_fini(struct core_resv *r)
+{
+	spur_free(r->name);
+	spur_free(r->nodes);
+	spur_free(r->gpus);
+	spur_free(r->users);
+	spur_free(r->accounts);
+}
+
 int sched_add_reservation(struct sched *s, const struct sched_resv_spec *spec,
 			  struct spur_error *err)
 {
-	struct core_resv r = { 0 };
+	struct core_resv r;
+	int rc;
 
-	if (!spec->name || spec->end <= spec->start)
-		return spur_error_set(err, SPUR_EINVAL, "reservation: a name and end > start");
-	for (size_t i = 0; i < s->nresvs; i++)
+	for (size_t i = 0; spec->name && i < s->nresvs; i++)
 		if (!strcmp(s->resvs[i].name, spec->name))
 			return spur_error_set(err, SPUR_EEXIST, "reservation %s exists", spec->name);
-	r.nodes = spur_calloc(s->nnodes + 1, 1);
-	if (!r.nodes)
-		return oom(err);
-	if (spec->gpus ? mark_gpus(s, spec->gpus, &r, err) : mark_nodes(s, spec->nodes, r.nodes, err)) {
-		spur_free(r.nodes);
-		spur_free(r.gpus);
-		return spur_error_wrap(err, "reservation %s", spec->name);
-	}
-	r.flex = spec->flex;
-	r.start = spec->start;
-	r.end = spec->end;
+	if ((rc = resv_build(s, spec, &r, err)))
+		return spec->name ? spur_error_wrap(err, "reservation %s", spec->name) : rc;
 	r.name = spur_strdup(spec->name);
-	r.users = spec->users ? spur_strdup(spec->users) : NULL;
-	r.accounts = spec->accounts ? spur_strdup(spec->accounts) : NULL;
-	if (!r.name || (spec->users && !r.users) || (spec->accounts && !r.accounts) ||
-	    spur_grow((void **)&s->resvs, &s->resvs_cap, s->nresvs + 1, sizeof(r))) {
-		spur_free(r.name);
-		spur_free(r.users);
-		spur_free(r.accounts);
-		spur_free(r.nodes);
-		spur_free(r.gpus);
+	if (!r.name || spur_grow((void **)&s->resvs, &s->resvs_cap, s->nresvs + 1, sizeof(r))) {
+		resv_fini(&r);
 		return oom(err);
 	}
 	s->resvs[s->nresvs++] = r;
+	return 0;
+}
+
+int sched_update_reservation(struct sched *s, const struct sched_resv_spec *spec,
+			     struct spur_error *err)
+{
+	struct core_resv r;
+	size_t i = 0;
+	int rc;
+
+	while (spec->name && i < s->nresvs && strcmp(s->resvs[i].name, spec->name))
+		i++;
+	if (!spec->name || i == s->nresvs)
+		return spur_error_set(err, SPUR_ENOENT, "Requested reservation is invalid");
+	if ((rc = resv_build(s, spec, &r, err)))
+		return spur_error_wrap(err, "reservation %s", spec->name);
+	r.name = s->resvs[i].name; /* kept; the rest replaced */
+	s->resvs[i].name = NULL;
+	resv_fini(&s->resvs[i]);
+	s->resvs[i] = r;
 	return 0;
 }
 

@@ -184,6 +184,11 @@ struct sched_resv_spec {
 
 int sched_add_reservation(struct sched *s, const struct sched_resv_spec *spec,
 			  struct spur_error *err);
+/* scontrol update ReservationName=: reservation spec->name becomes spec
+ * in place (the jobs that name it keep it); SPUR_ENOENT when there is
+ * none; a failure changes nothing. */
+int sched_update_reservation(struct sched *s, const struct sched_resv_spec *spec,
+			     struct spur_error *err);
 /* Remove reservation name; SPUR_ESTATE while a pending or running job
  * names it (nothing changes then). */
 int sched_del_reservation(struct sched *s, const char *name, struct spur_error *err);

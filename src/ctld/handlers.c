@@ -3541,6 +3541,7 @@ static const struct {
 	{ "config", handle_config, A_USER, true },
 	{ "resv_create", ctld_handle_resv_create, A_ADMIN, false },
 	{ "resv_delete", ctld_handle_resv_delete, A_ADMIN, false },
+	{ "resv_update", ctld_handle_resv_update, A_ADMIN, false },
 	{ "resvs", ctld_handle_resvs, A_USER, true },
 	{ "licenses", handle_licenses, A_USER, true },
 	{ "notify", handle_notify, A_USER, false },

@@ -71,6 +71,16 @@ int ctld_apply_resv(struct ctld *c, json_t *op, bool del, struct spur_error *err
 			return 0;
 		}
 	}
+	/* an update: in place, its jobs keep it (replayed from a snapshot,
+	 * where it is the reservation as it is: made) */
+	if (spur_json_bool(op, "update", 0) && find_op(c, name, &at)) {
+		if (sched_update_reservation(c->sched, &sp, err))
+			return err->code;
+		json_array_set(c->resv_ops, at, op);
+		ctld_acct_resv(c, op, false);
+		spur_info("reservation %s updated: %s", name, sp.nodes);
+		return 0;
+	}
 	if (sched_add_reservation(c->sched, &sp, err))
 		return err->code;
 	json_array_append(c->resv_ops, op);
@@ -211,7 +221,8 @@ static const char *tres_of(const char *in, long *gpus, long *node_cnt)
 
 /* The GPUs of node i that other reservations overlapping [start, end)
  * hold; 255 when one holds the whole node. */
-static unsigned gpus_reserved(const struct ctld *c, size_t i, int64_t start, int64_t end)
+static unsigned gpus_reserved(const struct ctld *c, size_t i, int64_t start, int64_t end,
+			      const char *self)
 {
 	const char *name = c->conf->nodes[i].name;
 	unsigned held = 0;
@@ -222,7 +233,8 @@ static unsigned gpus_reserved(const struct ctld *c, size_t i, int64_t start, int
 		const char *g = spur_json_str(op, "gpus", NULL);
 		struct spur_hostlist *hl;
 
-		if (spur_json_int(op, "start", 0) >= end || spur_json_int(op, "end", 0) <= start)
+		if (spur_json_int(op, "start", 0) >= end || spur_json_int(op, "end", 0) <= start ||
+		    (self && !strcmp(self, spur_json_str(op, "name", ""))))
 			continue;
 		if (!g) { /* whole nodes */
 			hl = spur_hostlist_from_expr(spur_json_str(op, "nodes", ""), NULL);
@@ -249,7 +261,8 @@ static unsigned gpus_reserved(const struct ctld *c, size_t i, int64_t start, int
  * given) and other reservations leave it: "NODE:COUNT,..." and the nodes'
  * hostlist, or NULL when they have fewer. */
 static char *pick_gpus(const struct ctld *c, long want, const char *nodes, const char *part,
-		       int64_t start, int64_t end, const uint8_t *busy, char **hosts)
+		       int64_t start, int64_t end, const uint8_t *busy, const char *self,
+		       char **hosts)
 {
 	const struct spur_conf_partition *pt = part ? spur_conf_partition(c->conf, part) : NULL;
 	struct spur_hostlist *given = nodes && *nodes && strcmp(nodes, "ALL")
@@ -261,7 +274,7 @@ static char *pick_gpus(const struct ctld *c, long want, const char *nodes, const
 	for (size_t i = 0; out && hl && want > 0 && i < c->conf->nnodes; i++) {
 		bool in = !pt && !given;
 		unsigned has = (unsigned)spur_gres_count(&c->conf->nodes[i].gres, "gpu", NULL),
-			 gone = (busy && busy[i] ? busy[i] - 1u : 0) + gpus_reserved(c, i, start, end);
+			 gone = (busy && busy[i] ? busy[i] - 1u : 0) + gpus_reserved(c, i, start, end, self);
 		size_t need = o + strlen(c->conf->nodes[i].name) + 16;
 		long take;
 
@@ -317,7 +330,7 @@ static const char *resv_place(struct ctld *c, const json_t *msg, const char *fla
 		return "out of memory";
 	if (want_gpus > 0) {
 		*gpus = pick_gpus(c, want_gpus, given, spur_json_str(msg, "partition", NULL), start,
-				  end, busy, nodes);
+				  end, busy, spur_json_str(msg, "self", NULL), nodes);
 		bad = *gpus ? NULL : "Error creating the reservation: Requested nodes are busy";
 	} else if (node_cnt > 0) {
 		*nodes = pick_nodes(c, node_cnt, spur_json_str(msg, "partition", NULL), start, end,
@@ -388,6 +401,127 @@ void ctld_handle_resv_create(struct ctld_conn *cn, json_t *msg)
 	}
 	json_decref(op);
 out:
+	spur_free(nodes);
+	spur_free(gpus);
+}
+
+/* A comma list edited: "=" value, "+" value's items added, "-" removed. */
+static char *list_edit(const char *old, const char *val, const char *how)
+{
+	size_t cap = strlen(old) + strlen(val) + 2, o = 0;
+	char *out = spur_malloc(cap);
+
+	if (!out)
+		return NULL;
+	*out = '\0';
+	if (*how == '=') {
+		snprintf(out, cap, "%s", val);
+		return out;
+	}
+	for (const char *p = old; *p;) { /* the old items, less those removed */
+		size_t l = strcspn(p, ","), k = 0;
+		bool drop = false;
+
+		for (const char *q = val; *how == '-' && *q && !drop; q += k + (q[k] == ','))
+			drop = (k = strcspn(q, ",")) == l && !strncmp(p, q, l);
+		if (!drop && l)
+			o += (size_t)snprintf(out + o, cap - o, "%s%.*s", o ? "," : "", (int)l, p);
+		p += l + (p[l] == ',');
+	}
+	if (*how == '+' && *val)
+		snprintf(out + o, cap - o, "%s%s", o ? "," : "", val);
+	return out;
+}
+
+/* The updated reservation's fields into m (a copy of its op): Users,
+ * Accounts, Flags (=, +=, -=), StartTime, EndTime, Duration (its start
+ * kept). NULL, or what is wrong. */
+static const char *resv_merge(json_t *m, const json_t *msg)
+{
+	static const char *const lists[] = { "users", "accounts", "flags" };
+	int64_t start = spur_json_int(m, "start", 0), end = spur_json_int(m, "end", 0);
+
+	for (size_t k = 0; k < 3; k++) {
+		char how_key[32], *v;
+
+		if (!json_is_string(json_object_get(msg, lists[k])))
+			continue;
+		snprintf(how_key, sizeof(how_key), "%s_how", lists[k]);
+		v = list_edit(spur_json_str(m, lists[k], ""), spur_json_str(msg, lists[k], ""),
+			      spur_json_str(msg, how_key, "="));
+		if (!v)
+			return "out of memory";
+		json_object_set_new(m, lists[k], json_string(v));
+		spur_free(v);
+	}
+	if (json_object_get(msg, "start")) { /* moved, as long as it was */
+		end = spur_json_int(msg, "start", 0) + (end - start);
+		start = spur_json_int(msg, "start", 0);
+	}
+	if (json_object_get(msg, "end"))
+		end = spur_json_int(msg, "end", 0);
+	if (json_object_get(msg, "duration"))
+		end = start + spur_json_int(msg, "duration", 0);
+	if (end <= start)
+		return "Error updating the reservation: Invalid time specification (end before start)";
+	json_object_set_new(m, "start", json_integer(start));
+	json_object_set_new(m, "end", json_integer(end));
+	return NULL;
+}
+
+void ctld_handle_resv_update(struct ctld_conn *cn, json_t *msg)
+{
+	struct ctld *c = cn->c;
+	const char *name = spur_json_str(msg, "name", ""), *bad = NULL;
+	const json_t *old = find_op(c, name, NULL);
+	char flags[64], *nodes = NULL, *gpus = NULL;
+	long ngpus = 0;
+	struct spur_error err;
+	json_t *m;
+
+	if (!old) {
+		answer_error(cn, SPUR_ENOENT, "Error updating the reservation: Requested reservation is invalid");
+		return;
+	}
+	m = json_deep_copy(old);
+	json_object_del(m, "replace");
+	if (!m || (bad = resv_merge(m, msg)) ||
+	    (bad = flags_of(spur_json_str(m, "flags", ""), flags, sizeof(flags))))
+		goto refuse;
+	json_object_set_new(m, "flags", json_string(flags));
+	if (json_object_get(msg, "nodes") || json_object_get(msg, "tres")) { /* placed again */
+		json_t *p = json_pack("{s:s,s:s,s:s}", "nodes",
+				      spur_json_str(msg, "nodes", spur_json_str(m, "nodes", "")), "tres",
+				      spur_json_str(msg, "tres", spur_json_str(m, "tres", "")), "self",
+				      name);
+
+		bad = resv_place(c, p, flags, spur_json_int(m, "start", 0), spur_json_int(m, "end", 0),
+				 &nodes, &gpus, &ngpus);
+		json_decref(p);
+		if (bad)
+			goto refuse;
+		json_object_set_new(m, "nodes", json_string(nodes));
+		json_object_del(m, "gpus");
+		json_object_del(m, "tres");
+		if (gpus) {
+			char tres[48];
+
+			snprintf(tres, sizeof(tres), "gres/gpu=%ld", ngpus);
+			json_object_set_new(m, "gpus", json_string(gpus));
+			json_object_set_new(m, "tres", json_string(tres));
+		}
+	}
+	json_object_set_new(m, "update", json_true());
+	json_object_set_new(m, "time", json_integer((json_int_t)ctld_now()));
+	if (ctld_commit(c, m, cn, json_pack("{s:s}", "type", "ok"), &err))
+		answer_error(cn, err.code, err.msg);
+	else
+		ctld_cycle_soon(c);
+	goto out;
+refuse:
+	answer_error(cn, SPUR_EINVAL, bad ? bad : "out of memory");
+out:
+	json_decref(m);
 	spur_free(nodes);
 	spur_free(gpus);
 }

@@ -18,6 +18,9 @@ int ctld_apply_resv(struct ctld *c, json_t *op, bool del, struct spur_error *err
 /* scontrol create/delete/show reservation (the first two: administrators). */
 void ctld_handle_resv_create(struct ctld_conn *cn, json_t *msg);
 void ctld_handle_resv_delete(struct ctld_conn *cn, json_t *msg);
+/* scontrol update ReservationName= (administrators): a "resv" op with
+ * "update": the reservation changed in place. */
+void ctld_handle_resv_update(struct ctld_conn *cn, json_t *msg);
 void ctld_handle_resvs(struct ctld_conn *cn, json_t *msg);
 /* On the leader, each cycle: reservations ended by now go (DAILY and
  * WEEKLY ones move to their next window), each an op; the earlier of wake

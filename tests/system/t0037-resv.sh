@@ -44,13 +44,36 @@ check "... and TRES other than gres/gpu and node" \
 	sh -c 'scontrol create reservation Users=root Nodes=mi1 Duration=10 TRES=cpu=4 2>&1 | grep -q "TRES=cpu=4 of a reservation is not supported"'
 check "NodeCnt picks free nodes, later" \
 	sh -c 'scontrol create reservation Users=root NodeCnt=1 StartTime=now+1hour Duration=30 | grep -q "Reservation created: root_"'
+# scontrol update ReservationName=: in place, its jobs keep it
+scontrol create reservation ReservationName=upd Users=root Nodes=mi2 StartTime=now+2hours Duration=60 >/dev/null
+check "scontrol update ReservationName=: Users+=, Flags+=, Duration ('Reservation updated.')" \
+	sh -c 'scontrol update ReservationName=upd Users+=spur-bob Flags+=MAINT Duration=30 | grep -qx "Reservation updated." &&
+	       scontrol show res upd | grep -q "Users=root,spur-bob " && scontrol show res upd | grep -q "Flags=MAINT$" &&
+	       scontrol show res upd | grep -q "Duration=00:30:00"'
+check "... Nodes=, Users-=, Flags-=" \
+	sh -c 'scontrol update ReservationName=upd Nodes=mi1 Users-=root Flags-=MAINT >/dev/null &&
+	       scontrol show res upd | grep -q "Nodes=mi1 " && scontrol show res upd | grep -q "Users=spur-bob " &&
+	       scontrol show res upd | grep -q "Flags=$"'
+uj=$(bob sbatch --parsable --reservation=upd -t 5 -o /dev/null --wrap true)
+check "... a job that names it waits for its start" sh -c "sleep 1; [ \"\$(squeue -h -j $uj -o %r)\" = Reservation ]"
+scontrol update ReservationName=upd StartTime=now >/dev/null
+check "... moved to now, the job runs in it" \
+	wait_until 15 sh -c "[ \"\$(sacct -n -X -P -j $uj -o State,NodeList)\" = 'COMPLETED|mi1' ]"
+check "... an unknown one: Slurm's words, exit 1" \
+	sh -c 'scontrol update ReservationName=nosuch Users=root 2>u.err; [ $? = 1 ] &&
+	       grep -qx "Error updating the reservation: Requested reservation is invalid" u.err &&
+	       grep -qx "slurm_update error: Requested reservation is invalid" u.err'
+check "... a key Spur does not build, refused by name" \
+	sh -c 'scontrol update ReservationName=upd Watts=5 2>&1 | grep -q "Watts in a reservation update is not supported"'
 # kill -9 and back: from the log
 kill -9 "$(cat ctld.pid)"
 wait "$(cat ctld.pid)" 2>/dev/null
 start_ctld
 check "after the controller's kill -9 the reservation is there" \
 	wait_until 20 sh -c 'scontrol show reservation maint | grep -q "Nodes=mi2"'
-check "... both of them" sh -c '[ "$(scontrol show reservation | grep -c ^ReservationName=)" = 2 ]'
+check "... all three, the updated one as updated" sh -c '[ "$(scontrol show reservation | grep -c ^ReservationName=)" = 3 ] &&
+	scontrol show res upd | grep -q "Nodes=mi1 "'
+scontrol delete reservation upd
 check "deleting it" scontrol delete reservation maint
 check "... the job that waited for its node runs" \
 	wait_until 20 sh -c "[ \"\$(sacct -n -X -P -j $w -o State)\" = COMPLETED ]"
