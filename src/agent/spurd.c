@@ -4,6 +4,7 @@
  * forwards signals and reports how each job ended. */
 #define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np, POSIX_SPAWN_SETSID */
 #include "agent/cgroup.h"
+#include "agent/cpuset.h"
 #include "agent/container.h"
 #include "agent/exec.h"
 #include "agent/healthcheck.h"
@@ -50,6 +51,7 @@ struct job {
 	long sup, pgid; /* the supervisor; the job's process group, once known */
 	bool running, adopted;
 	char cpus[256]; /* its cpuset, "" when none */
+	uint16_t share; /* OverSubscribe: how many ways it shares them (1: not) */
 	struct agent *a;
 	struct job *next;
 };
@@ -81,7 +83,7 @@ struct agent {
 	uv_timer_t watch; /* looks after adopted jobs */
 	struct spurd_cgroup cg;
 	unsigned host_cpus;
-	uint8_t cpu_used[1024]; /* per host CPU: jobs' cpusets */
+	uint8_t cpu_used[1024]; /* per host CPU: jobs' cpusets (cpuset.h's counts) */
 	int kill_wait;
 	struct step_warn *warns; /* --signal timers for steps */
 	json_t *unsent; /* "finished" reports the controller has not acknowledged */
@@ -133,6 +135,7 @@ struct remote {
 	uint32_t id, run;
 	unsigned steps;
 	char cpus[1024];
+	uint16_t share;
 	struct remote *next;
 };
 
@@ -257,55 +260,24 @@ static void remove_job_dir(struct agent *a, uint32_t id, uint32_t run)
 	spurd_spool_free(&a->pool, dir);
 }
 
-/* Mark (v = 1) or free (v = 0) the CPUs of a cpuset list ("0-3,6"). */
-static void cpus_mark(struct agent *a, const char *list, uint8_t v)
+/* Take (sign 1) or give back (-1) the CPUs of a cpuset list ("0-3,6") for
+ * a job sharing them `share` ways (1: whole). */
+static void cpus_mark(struct agent *a, const char *list, unsigned share, int sign)
 {
-	for (const char *p = list; *p;) {
-		char *end;
-		unsigned long lo = strtoul(p, &end, 10), hi = lo;
-
-		if (end == p)
-			break;
-		if (*end == '-')
-			hi = strtoul(end + 1, &end, 10);
-		for (unsigned long c = lo; c <= hi && c < sizeof(a->cpu_used); c++)
-			a->cpu_used[c] = v;
-		p = *end == ',' ? end + 1 : end;
-		if (*p && *p != ',' && (*p < '0' || *p > '9'))
-			break;
-	}
+	spurd_cpus_take(a->cpu_used, (unsigned)sizeof(a->cpu_used), list, share, sign);
 }
 
-/* n free host CPUs as a cpuset list, lowest first; "" when cpusets do not
- * apply (no cpuset controller, or a simulated node larger than the host). */
-static void cpus_pick(struct agent *a, uint32_t n, char *buf, size_t len)
+/* n host CPUs as a cpuset list for a job sharing them `share` ways (1:
+ * free ones); "" when cpusets do not apply (no cpuset controller, or a
+ * simulated node larger than the host) or the controller's view differs. */
+static void cpus_pick(struct agent *a, uint32_t n, unsigned share, char *buf, size_t len)
 {
-	size_t o = 0;
-	unsigned c = 0, got = 0;
-
 	buf[0] = '\0';
 	if (!a->cg.cpuset || !n || a->cpus > a->host_cpus)
 		return;
-	while (got < n && c < a->host_cpus && c < sizeof(a->cpu_used)) {
-		unsigned lo = c;
-
-		if (a->cpu_used[c]) {
-			c++;
-			continue;
-		}
-		while (got < n && c < a->host_cpus && !a->cpu_used[c]) {
-			c++;
-			got++;
-		}
-		o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%u", o ? "," : "", lo);
-		if (c - 1 > lo)
-			o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "-%u", c - 1);
-	}
-	if (got < n) {
-		buf[0] = '\0'; /* more asked than free: the controller's view differs; no cpuset */
-		return;
-	}
-	cpus_mark(a, buf, 1);
+	spurd_cpus_pick(a->cpu_used,
+			a->host_cpus < sizeof(a->cpu_used) ? a->host_cpus : (unsigned)sizeof(a->cpu_used),
+			n, share, buf, len);
 }
 
 static struct remote *remotes;
@@ -393,7 +365,7 @@ static void job_ended(struct agent *a, struct job *j)
 	containers_done(a, j->id, j->run);
 	spurd_cgroup_job_done(&a->cg, j->id, j->run);
 	sweep_soon(a, 1000); /* also what a late step made meanwhile */
-	cpus_mark(a, j->cpus, 0);
+	cpus_mark(a, j->cpus, j->share, -1);
 }
 
 static void on_watch(uv_timer_t *t);
@@ -661,7 +633,8 @@ static void adopt_jobs(struct agent *a)
 		j->adopted = true;
 		spurd_supervise_pids(dir, &j->sup, &j->pgid);
 		spurd_cgroup_job_cpus(&a->cg, id, run, j->cpus, sizeof(j->cpus));
-		cpus_mark(a, j->cpus, 1);
+		j->share = 1; /* not known after a restart: held whole, to be safe */
+		cpus_mark(a, j->cpus, 1, 1);
 		j->next = a->jobs;
 		a->jobs = j;
 		spur_info("job %u: %s", id,
@@ -940,7 +913,8 @@ static void launch(struct agent *a, const json_t *m)
 	/* the folder stays the agent's, passable but not writable, so the
 	 * supervisor's files (the result) cannot be forged by the job */
 	chmod(dir, 0711);
-	cpus_pick(a, ncpus, j->cpus, sizeof(j->cpus));
+	j->share = (uint16_t)spur_json_int(m, "share", 1);
+	cpus_pick(a, ncpus, j->share, j->cpus, sizeof(j->cpus));
 	gpus_denied(a, m, deny);
 	lim = (struct spurd_cgroup_limits){ .cpus = j->cpus,
 					    .mem_mb = (uint64_t)spur_json_int(m, "mem_mb", 0),
@@ -969,7 +943,7 @@ static void launch(struct agent *a, const json_t *m)
 		spur_error_log("job %u: cannot start its supervisor: %s", id, strerror(rc));
 		if (!spurd_cgroup_job_done(&a->cg, id, run))
 			sweep_soon(a, 1000);
-		cpus_mark(a, j->cpus, 0);
+		cpus_mark(a, j->cpus, j->share, -1);
 		free(j);
 		remove_job_dir(a, id, run);
 		launch_failed(a, id, 127);
@@ -1639,7 +1613,8 @@ static struct remote *remote_get(struct agent *a, const json_t *m)
 		return NULL;
 	r->id = id;
 	r->run = (uint32_t)spur_json_int(al, "run", 1);
-	cpus_pick(a, (uint32_t)spur_json_int(al, "cpus", 0), r->cpus, sizeof(r->cpus));
+	r->share = (uint16_t)spur_json_int(al, "share", 1);
+	cpus_pick(a, (uint32_t)spur_json_int(al, "cpus", 0), r->share, r->cpus, sizeof(r->cpus));
 	for (size_t i = 0; i < a->gpus.n && i < SPUR_GPU_MAX; i++)
 		if (!(mask >> i & 1) && a->gpus.gpus[i].path[0] == '/')
 			deny[n++] = a->gpus.gpus[i].path;
@@ -1650,7 +1625,7 @@ static struct remote *remote_get(struct agent *a, const json_t *m)
 					    .deny = deny };
 	if (spurd_cgroup_job(&a->cg, id, r->run, &lim, &cgd, why, sizeof(why))) {
 		spur_warn("job %u: its steps run here without cgroup limits: %s", id, why);
-		cpus_mark(a, r->cpus, 0);
+		cpus_mark(a, r->cpus, r->share, -1);
 		free(r);
 		return NULL;
 	}
@@ -1670,7 +1645,7 @@ static void remote_put(struct agent *a, struct remote *r)
 	containers_done(a, r->id, r->run);
 	if (!spurd_cgroup_job_done(&a->cg, r->id, r->run))
 		sweep_soon(a, 1000);
-	cpus_mark(a, r->cpus, 0);
+	cpus_mark(a, r->cpus, r->share, -1);
 	for (struct remote **pp = &remotes; *pp; pp = &(*pp)->next)
 		if (*pp == r) {
 			*pp = r->next;

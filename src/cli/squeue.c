@@ -614,11 +614,20 @@ static int cancel_step(const char *prog, uint32_t id, uint32_t step, int sig, bo
 		return 0;
 	}
 	/* a step already done is no failure when it was to end anyway */
-	if (!quiet && (verbose || strcmp(err.msg, "Job/step already completing or completed")))
+	if (!strcmp(err.msg, "Job/step already completing or completed")) {
+		if (!quiet && verbose)
+			fprintf(stderr, "%s: error: Kill job error on job step id %u: %s\n", prog,
+				id, err.msg);
+		return !sig || sig == SIGKILL ? 0 : 1;
+	}
+	/* as Slurm's: a job that is not there named J.S, exit 1; a running
+	 * job's step that is not there named J, exit 225 */
+	if (!quiet && err.code == SPUR_ENOENT)
+		fprintf(stderr, "%s: error: Kill job error on job step id %u.%u: %s\n", prog, id,
+			step, err.msg);
+	else if (!quiet)
 		fprintf(stderr, "%s: error: Kill job error on job step id %u: %s\n", prog, id, err.msg);
-	return !strcmp(err.msg, "Job/step already completing or completed") && (!sig || sig == SIGKILL)
-		       ? 0
-		       : 1;
+	return err.code == SPUR_ESTATE && !strcmp(err.msg, "Invalid job id specified") ? 225 : 1;
 }
 
 /* "J.S" (digits): true with its job and step. */
@@ -797,7 +806,9 @@ int cli_scancel_main(const char *prog, int argc, char **argv)
 		uint32_t id, step;
 
 		if (step_arg(pargv[a], &id, &step)) { /* J.S: that step alone */
-			rc |= cancel_step(prog, id, step, sig, interactive, quiet, verbose);
+			int r = cancel_step(prog, id, step, sig, interactive, quiet, verbose);
+
+			rc = r > rc ? r : rc; /* the last failure's code, 225 over 1 */
 			steps++;
 		} else if (!job_arg_parse(pargv[a], jobs)) {
 			fprintf(stderr, "%s: error: Invalid job id %s\n", prog, pargv[a]);

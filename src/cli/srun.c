@@ -1461,6 +1461,25 @@ static void relay_init(struct relay *r, const char *prog, int lfd, const json_t 
 }
 
 /* srun's end: what its options hold freed, rc returned. */
+/* The sum of a per-node list as Slurm writes it ("32(x2),21"). */
+static int per_node_sum(const char *s)
+{
+	long sum = 0;
+
+	for (const char *p = s ? s : ""; *p && sum < 1000000;) {
+		char *end;
+		long v = strtol(p, &end, 10), times = 1;
+
+		if (end == p)
+			break;
+		if (!strncmp(end, "(x", 2))
+			times = strtol(end + 2, &end, 10), end += *end == ')';
+		sum += v * times;
+		p = end + (*end == ',');
+	}
+	return (int)sum;
+}
+
 static int srun_end(struct step_opts *so, int rc)
 {
 	json_decref(so->ctr);
@@ -1567,6 +1586,62 @@ static int outside_prepare(const char *prog, json_t *job, bool command, struct s
 	return 0;
 }
 
+/* What srun outside a job gets from its own allocation. */
+struct outside {
+	struct step_opts *so;
+	bool *label;
+	int nodes, ntasks, alloc_fd;
+	uint32_t alloc_id;
+};
+
+/* srun outside a job: sbatch's options (and -l) make an allocation, whose
+ * variables srun takes. The command's index, or -1 with *rc the exit code
+ * (said). */
+static int outside_allocate(const char *prog, int pargc, char **pargv, struct outside *o, int *rc)
+{
+	json_t *job = json_object(), *aenv;
+	int first = cli_job_parse(job, pargc, pargv);
+	bool fill;
+
+	o->alloc_fd = -1;
+	if (first < 0) {
+		json_decref(job);
+		*rc = first == CLI_JOB_PARSE_DONE ? 0 : -first;
+		return -1;
+	}
+	if ((*rc = outside_prepare(prog, job, first < pargc, o->so, o->label))) {
+		json_decref(job);
+		*rc -= 1;
+		return -1;
+	}
+	o->nodes = (int)spur_json_int(job, "nodes", 0);
+	o->ntasks = (int)spur_json_int(job, "ntasks", 0);
+	/* --exclusive -c N and no -n: as many tasks as the nodes hold */
+	fill = !o->ntasks && spur_json_bool(job, "exclusive", 0) &&
+	       spur_json_int(job, "cpus_per_task", 0) > 0;
+	/* --multi-prog: the file may say how many tasks to allocate for */
+	if (o->so->multi_prog && mpmd_load(prog, o->so, pargv[first], o->nodes, &o->ntasks)) {
+		json_decref(job);
+		*rc = 1;
+		return -1;
+	}
+	if (o->so->multi_prog)
+		json_object_set_new(job, "ntasks", json_integer(o->ntasks));
+	if (!json_object_get(job, "name")) {
+		const char *base = strrchr(pargv[first], '/');
+
+		json_object_set_new(job, "name", json_string(base ? base + 1 : pargv[first]));
+	}
+	aenv = cli_allocate(prog, job, &o->alloc_fd, &o->alloc_id, rc);
+	if (!aenv)
+		return -1;
+	cli_setenv_all(aenv);
+	json_decref(aenv);
+	if (fill)
+		o->ntasks = per_node_sum(getenv("SLURM_TASKS_PER_NODE"));
+	return first;
+}
+
 int cli_srun_main(const char *prog, int argc, char **argv)
 {
 	const char *jobid = getenv("SLURM_JOB_ID") ? getenv("SLURM_JOB_ID") : getenv("SPUR_JOB_ID");
@@ -1598,36 +1673,15 @@ int cli_srun_main(const char *prog, int argc, char **argv)
 	}
 	if (!jobid) {
 		/* outside a job: sbatch's options (and -l) make an allocation */
-		json_t *job = json_object(), *aenv;
-		int first = cli_job_parse(job, pargc, pargv);
+		struct outside o = { .so = &so, .label = &label };
+		int first = outside_allocate(prog, pargc, pargv, &o, &rc);
 
-		if (first < 0) {
-			json_decref(job);
-			return srun_end(&so, first == CLI_JOB_PARSE_DONE ? 0 : -first);
-		}
-		if ((rc = outside_prepare(prog, job, first < pargc, &so, &label))) {
-			json_decref(job);
-			return srun_end(&so, rc - 1);
-		}
-		nodes = (int)spur_json_int(job, "nodes", 0);
-		ntasks = (int)spur_json_int(job, "ntasks", 0);
-		/* --multi-prog: the file may say how many tasks to allocate for */
-		if (so.multi_prog && mpmd_load(prog, &so, pargv[first], nodes, &ntasks)) {
-			json_decref(job);
-			return srun_end(&so, 1);
-		}
-		if (so.multi_prog)
-			json_object_set_new(job, "ntasks", json_integer(ntasks));
-		if (!json_object_get(job, "name")) {
-			const char *base = strrchr(pargv[first], '/');
-
-			json_object_set_new(job, "name", json_string(base ? base + 1 : pargv[first]));
-		}
-		aenv = cli_allocate(prog, job, &alloc_fd, &alloc_id, &rc);
-		if (!aenv)
+		if (first < 0)
 			return srun_end(&so, rc);
-		cli_setenv_all(aenv);
-		json_decref(aenv);
+		nodes = o.nodes;
+		ntasks = o.ntasks;
+		alloc_fd = o.alloc_fd;
+		alloc_id = o.alloc_id;
 		snprintf(idbuf, sizeof(idbuf), "%u", alloc_id);
 		jobid = idbuf;
 		optind = first;

@@ -959,12 +959,37 @@ static const char *const part_ignored[] = {
 	NULL,
 };
 
+int spur_conf_oversubscribe(const char *v, uint16_t *ways, bool *force)
+{
+	const char *colon = strchr(v, ':');
+	size_t word = colon ? (size_t)(colon - v) : strlen(v);
+	long n = 4; /* Slurm's default for YES and FORCE */
+	char *end;
+
+	*ways = 1;
+	*force = false;
+	if ((word == 2 && !strncasecmp(v, "NO", 2)) || (word == 9 && !strncasecmp(v, "EXCLUSIVE", 9)))
+		return colon ? -1 : 0;
+	if (!(word == 3 && !strncasecmp(v, "YES", 3)) && !(word == 5 && !strncasecmp(v, "FORCE", 5)))
+		return -1;
+	if (colon && ((n = strtol(colon + 1, &end, 10)) < 1 || *end || end == colon + 1))
+		return -1;
+	if (n > SPUR_CONF_SHARE_MAX)
+		return -1;
+	*ways = (uint16_t)n;
+	*force = word == 5;
+	return 0;
+}
+
 /* Partition keys kept but not acted on, when they ask for more than the
  * default (the access controls are: see src/ctld/partaccess.c). */
 static bool part_key_unacted(const struct spur_conf_pair *p)
 {
-	if (!strcasecmp(p->key, "OverSubscribe")) /* NO and EXCLUSIVE are acted on */
-		return strcasecmp(p->value, "NO") && strcasecmp(p->value, "EXCLUSIVE");
+	uint16_t ways;
+	bool force;
+
+	if (!strcasecmp(p->key, "OverSubscribe")) /* NO, EXCLUSIVE, YES|FORCE[:N<=16] are */
+		return spur_conf_oversubscribe(p->value, &ways, &force) != 0;
 	if (!strcasecmp(p->key, "MinNodes")) /* every job has a node */
 		return strcmp(p->value, "0") && strcmp(p->value, "1");
 	return !strcasecmp(p->key, "QOS");

@@ -181,6 +181,12 @@ struct spur_conf *spur_conf_load_text(const char *slurm_name, const char *slurm_
 
 void spur_conf_destroy(struct spur_conf *conf);
 
+/* A partition's OverSubscribe: NO and EXCLUSIVE (ways 1), YES[:N] (jobs
+ * asking -s share a CPU N ways, 4 when not said), FORCE[:N] (all its jobs;
+ * *force). 0, or -1 for anything else, or N past SPUR_CONF_SHARE_MAX. */
+#define SPUR_CONF_SHARE_MAX 16
+int spur_conf_oversubscribe(const char *v, uint16_t *ways, bool *force);
+
 /* Lookups. */
 long spur_conf_node_index(const struct spur_conf *conf, const char *name);
 const struct spur_conf_partition *spur_conf_partition(const struct spur_conf *conf,

@@ -252,7 +252,7 @@ int core_commit_start(struct sched *s, struct core_job *j, int p, struct sched_a
 
 		if (a->shards)
 			n->shard_used[a->shard_gpu] += a->shards;
-		n->cpus_used += a->cpus;
+		core_node_cpus_charge(n, j, a->cpus, 1);
 		n->mem_used += a->mem_mb;
 		n->gpu_used |= a->gpu_mask;
 		if (j->exclusive)
@@ -311,6 +311,7 @@ static int64_t fit_limit(struct sched *s, struct core_job *j, int p, uint32_t *s
 	int64_t lo, hi, ok;
 
 	limit_range(s, j, p, &lo, &hi);
+	j->share = core_job_share(s, j, p); /* OverSubscribe in this partition */
 	*got = 0;
 	if (lo > hi)
 		return hi;
@@ -422,6 +423,7 @@ static int plan_one(struct sched *s, struct core_job *j, int64_t *when, int *par
 		if (!(j->usable >> p & 1))
 			continue;
 		lim = job_limit(s, j, (int)p);
+		j->share = core_job_share(s, j, (int)p);
 		nt = 0;
 		for (uint32_t n = 0; n < s->nnodes; n++) {
 			at[n] = core_node_static_ok(s, j, n, UINT64_C(1) << p)

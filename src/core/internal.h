@@ -21,9 +21,15 @@ struct cyc_resv {
 	int32_t next; /* next on the same node, -1 */
 };
 
+/* A CPU's capacity in share units: a job sharing it N ways (OverSubscribe,
+ * N <= SCHED_SHARE_MAX) takes CORE_SHARE_UNIT / N of it. */
+#define CORE_SHARE_UNIT 720720u /* divisible by 1..16 */
+
 struct core_node {
 	char *name;
-	uint32_t cpus, cpus_used;
+	uint32_t cpus, cpus_used; /* cpus_used: held whole, by jobs that share nothing */
+	uint64_t share_load;	  /* sharing jobs' CPUs, in CORE_SHARE_UNIT units */
+	uint32_t share_cpus;	  /* their CPUs counted whole: closed to jobs that share nothing */
 	uint64_t mem, mem_used;
 	uint64_t tmp; /* TmpDisk, MB: a job's --tmp is a floor, not consumed (as Slurm) */
 	char **features;
@@ -67,6 +73,8 @@ struct core_part {
 	enum sched_part_state state;
 	bool preempt_requeue;
 	bool exclusive_user;
+	uint16_t share_max; /* OverSubscribe=YES|FORCE:N (0, 1: none) */
+	bool share_force;
 	bool deleted; /* scontrol delete partition: its slot kept, so indexes stay */
 	uint32_t nnodes;
 };
@@ -176,6 +184,9 @@ struct core_job {
 	int8_t kill_invalid_dep; /* as sched_job_spec's */
 	bool overcommit;	 /* -O: one task's CPUs per node */
 	bool contiguous;	 /* --contiguous: consecutive nodes of the table */
+	bool want_share;	 /* -s */
+	uint16_t share;		 /* how many ways it shares its CPUs (1: not), in the partition
+				  * being tried or the one it runs in */
 	bool excl_user;		 /* of an ExclusiveUser partition: its nodes hold its user's jobs alone */
 	uint64_t mem;		 /* per node; 0: from mem_per_cpu / mem_per_gpu */
 	uint64_t mem_per_cpu, mem_per_gpu;
@@ -332,6 +343,16 @@ int64_t core_node_earliest(const struct sched *s, const struct core_job *j, uint
 			   int64_t limit);
 uint32_t core_job_gpus_per_node(const struct core_job *j);
 uint32_t core_job_cpus_per_node(const struct core_job *j);
+/* OverSubscribe: how many ways j shares its CPUs in partition p (1: not). */
+uint16_t core_job_share(const struct sched *s, const struct core_job *j, int p);
+/* Whole CPUs of n that a job sharing nothing may take (the sharing jobs'
+ * load rounded up to whole CPUs). */
+uint32_t core_node_cpus_free(const struct core_node *n);
+/* Does n hold cpus more for a job sharing `share` ways (1: not), beside
+ * `held` whole CPUs the cycle's reservations hold? */
+bool core_node_cpus_fit(const struct core_node *n, uint32_t cpus, uint16_t share, uint32_t held);
+/* Charge (sign 1) or give back (-1) cpus of n for job j (by its share). */
+void core_node_cpus_charge(struct core_node *n, const struct core_job *j, uint32_t cpus, int sign);
 /* licenses.c: a job's -L into j->lic (against the cluster's licenses);
  * are they all free now; held (sign 1) or given back (-1) */
 int core_licenses_parse(const struct sched *s, const char *text, struct core_job *j,

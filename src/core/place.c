@@ -41,6 +41,61 @@ uint32_t core_job_cpus_per_node(const struct core_job *j)
 	return n > j->min_cpus ? n : j->min_cpus;
 }
 
+uint16_t core_job_share(const struct sched *s, const struct core_job *j, int p)
+{
+	const struct core_part *pt;
+
+	if (p < 0 || (size_t)p >= s->nparts || j->exclusive)
+		return 1;
+	pt = &s->parts[p];
+	if (pt->share_max > 1 && (pt->share_force || j->want_share))
+		return pt->share_max;
+	return 1;
+}
+
+/* The share arithmetic of one node at one time: whole CPUs held alone,
+ * sharing jobs' load (units) and their CPUs counted whole. */
+static bool cpus_fit(uint32_t total, uint64_t used, uint64_t load, uint64_t shcpus,
+		     uint32_t cpus, uint16_t share, uint32_t held)
+{
+	uint64_t open, whole;
+
+	if (used + held >= total)
+		return cpus == 0;
+	open = total - used - held; /* CPUs no job holds alone */
+	if (share <= 1) /* whole CPUs no sharing job uses either */
+		return open - (shcpus < open ? shcpus : open) >= cpus;
+	whole = open * CORE_SHARE_UNIT;
+	return open >= cpus && whole >= load &&
+	       whole - load >= (uint64_t)cpus * (CORE_SHARE_UNIT / share);
+}
+
+uint32_t core_node_cpus_free(const struct core_node *n)
+{
+	uint32_t open = n->cpus_used >= n->cpus ? 0 : n->cpus - n->cpus_used;
+
+	return open - (n->share_cpus < open ? n->share_cpus : open);
+}
+
+bool core_node_cpus_fit(const struct core_node *n, uint32_t cpus, uint16_t share, uint32_t held)
+{
+	return cpus_fit(n->cpus, n->cpus_used, n->share_load, n->share_cpus, cpus, share, held);
+}
+
+void core_node_cpus_charge(struct core_node *n, const struct core_job *j, uint32_t cpus, int sign)
+{
+	if (j->share > 1) {
+		uint64_t units = (uint64_t)cpus * (CORE_SHARE_UNIT / j->share);
+
+		n->share_load = sign > 0 ? n->share_load + units
+					 : n->share_load > units ? n->share_load - units : 0;
+		n->share_cpus = sign > 0 ? n->share_cpus + cpus
+					 : n->share_cpus > cpus ? n->share_cpus - cpus : 0;
+	} else {
+		n->cpus_used = sign > 0 ? n->cpus_used + cpus : n->cpus_used - cpus;
+	}
+}
+
 uint64_t core_job_mem_per_node(const struct core_job *j)
 {
 	if (j->mem)
@@ -366,7 +421,7 @@ bool core_node_fits(const struct sched *s, const struct core_job *j, uint32_t ni
 	if (rg == UINT32_MAX || (rg && j->exclusive))
 		return false;
 	held.gpus += rg;
-	if (n->cpus - n->cpus_used < nd.cpus + held.cpus)
+	if (!core_node_cpus_fit(n, nd.cpus, j->share, held.cpus))
 		return false;
 	if (nd.mem && n->mem - n->mem_used < nd.mem + held.mem)
 		return false;
@@ -621,8 +676,10 @@ int64_t core_node_earliest(const struct sched *s, const struct core_job *j, uint
 		}
 	for (size_t a = 0; a < nt; a++) {
 		int64_t t = cands[a], t1 = t > SCHED_INFINITE - limit ? SCHED_INFINITE : t + limit;
-		/* signed: an exclusive job zeroes the CPUs others also count */
-		int64_t cpus = n->cpus, gpus = n->ngpus - __builtin_popcount(n->gpu_failed);
+		/* what running jobs hold at t: whole CPUs, sharing load and CPUs
+		 * (an exclusive job: all of them) */
+		uint64_t used = 0, load = 0, shcpus = 0;
+		int64_t gpus = n->ngpus - __builtin_popcount(n->gpu_failed);
 		int64_t mem = (int64_t)n->mem;
 		uint32_t jobs_left = 0, rg;
 		struct need held;
@@ -639,12 +696,17 @@ int64_t core_node_earliest(const struct sched *s, const struct core_job *j, uint
 			for (size_t x = 0; x < o->nalloc; x++) {
 				if (o->alloc[x].node != ni)
 					continue;
-				cpus -= o->alloc[x].cpus;
+				if (o->share > 1) {
+					load += (uint64_t)o->alloc[x].cpus * (CORE_SHARE_UNIT / o->share);
+					shcpus += o->alloc[x].cpus;
+				} else {
+					used += o->alloc[x].cpus;
+				}
 				mem -= (int64_t)o->alloc[x].mem_mb;
 				gpus -= __builtin_popcount(o->alloc[x].gpu_mask) +
 					(o->alloc[x].shards ? 1 : 0);
 				if (o->exclusive)
-					cpus = -1;
+					used = n->cpus;
 			}
 		}
 		if (j->exclusive && jobs_left)
@@ -658,7 +720,7 @@ int64_t core_node_earliest(const struct sched *s, const struct core_job *j, uint
 		if (rg == UINT32_MAX || (rg && j->exclusive))
 			continue;
 		held.gpus += rg;
-		if (cpus < (int64_t)(nd.cpus + held.cpus) ||
+		if (!cpus_fit(n->cpus, used, load, shcpus, nd.cpus, j->share, held.cpus) ||
 		    (nd.mem && mem < (int64_t)(nd.mem + held.mem)) ||
 		    gpus < (int64_t)(nd.gpus + held.gpus) + (nd.shards || held.shards ? 1 : 0))
 			continue;

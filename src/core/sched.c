@@ -594,6 +594,8 @@ int sched_add_partition(struct sched *s, const struct sched_part_spec *spec,
 	p->preempt_requeue = spec->preempt_requeue;
 	p->preempt_off = spec->preempt_off;
 	p->exclusive_user = spec->exclusive_user;
+	p->share_max = spec->share_max > SCHED_SHARE_MAX ? SCHED_SHARE_MAX : spec->share_max;
+	p->share_force = spec->share_force && p->share_max > 1;
 	for (size_t i = 0; i < s->nnodes; i++) {
 		if (flags[i]) {
 			s->nodes[i].parts |= UINT64_C(1) << slot;
@@ -1266,7 +1268,7 @@ void core_job_release(struct sched *s, struct core_job *j)
 		const struct sched_alloc_node *a = &j->alloc[i];
 		struct core_node *n = &s->nodes[a->node];
 
-		n->cpus_used -= a->cpus;
+		core_node_cpus_charge(n, j, a->cpus, -1);
 		n->mem_used -= a->mem_mb;
 		n->gpu_used &= (uint16_t)~a->gpu_mask;
 		if (a->shards)
@@ -1629,6 +1631,8 @@ static struct core_job *job_from_spec(struct sched *s, const struct sched_job_sp
 	j->kill_invalid_dep = sp->kill_invalid_dep;
 	j->overcommit = sp->overcommit;
 	j->contiguous = sp->contiguous;
+	j->want_share = sp->oversubscribe;
+	j->share = 1;
 	j->submit = sp->submit_time ? sp->submit_time : now;
 	j->eligible = j->begin > j->submit ? j->begin : j->submit;
 	j->match_sel = -1;
@@ -2254,6 +2258,12 @@ static int started(struct sched *s, const struct sched_event *ev, struct core_jo
 	if (ev->nalloc != j->nodes)
 		return spur_error_set(err, SPUR_EINVAL, "job %u: %zu nodes given, %u needed", j->id,
 				      ev->nalloc, j->nodes);
+	for (size_t p = 0; p < s->nparts; p++)
+		if (j->parts >> p & 1) {
+			part = (int)p;
+			break;
+		}
+	j->share = core_job_share(s, j, part); /* OverSubscribe there (a pending job's own) */
 	for (size_t i = 0; i < ev->nalloc; i++) {
 		const struct sched_alloc_node *a = &ev->alloc[i];
 		const struct core_node *n;
@@ -2261,16 +2271,12 @@ static int started(struct sched *s, const struct sched_event *ev, struct core_jo
 		if (a->node >= s->nnodes)
 			return spur_error_set(err, SPUR_ENOENT, "job %u: no node %u", j->id, a->node);
 		n = &s->nodes[a->node];
-		if (n->cpus - n->cpus_used < a->cpus || (a->gpu_mask & (n->gpu_used | n->gpu_failed)) ||
+		if (!core_node_cpus_fit(n, a->cpus, j->share, 0) ||
+		    (a->gpu_mask & (n->gpu_used | n->gpu_failed)) ||
 		    (a->shards && a->shard_gpu >= n->ngpus))
 			return spur_error_set(err, SPUR_ESTATE, "job %u: node %s cannot hold it",
 					      j->id, n->name);
 	}
-	for (size_t p = 0; p < s->nparts; p++)
-		if (j->parts >> p & 1) {
-			part = (int)p;
-			break;
-		}
 	al = spur_malloc(ev->nalloc * sizeof(*al));
 	if (!al)
 		return oom(err);
@@ -2497,6 +2503,7 @@ static void job_info(const struct sched *s, const struct core_job *j, struct sch
 	out->partition = j->part >= 0 ? (uint32_t)j->part : 0;
 	out->alloc = j->alloc;
 	out->nalloc = j->nalloc;
+	out->share = j->share > 1 ? j->share : 1;
 }
 
 int sched_job_info(const struct sched *s, uint32_t job_id, struct sched_job_info *out)
@@ -2643,7 +2650,7 @@ const char *sched_node_name(const struct sched *s, uint32_t node)
 
 void sched_node_usage(const struct sched *s, uint32_t node, uint32_t *cpus, uint64_t *mem_mb)
 {
-	*cpus = s->nodes[node].cpus_used;
+	*cpus = s->nodes[node].cpus - core_node_cpus_free(&s->nodes[node]);
 	*mem_mb = s->nodes[node].mem_used;
 }
 
@@ -2662,7 +2669,7 @@ const char *sched_node_state(const struct sched *s, uint32_t node)
 		return n->njobs ? "DRAINING" : "DRAINED";
 	if (!n->njobs)
 		return "IDLE";
-	return n->cpus_used >= n->cpus || n->excl_jobs ||
+	return !core_node_cpus_free(n) || n->excl_jobs ||
 		       (n->ngpus && __builtin_popcount(core_node_free_mask(n)) == 0)
 		       ? "ALLOCATED"
 		       : "MIXED";

@@ -130,7 +130,14 @@ struct sched_part_spec {
 	bool preempt_requeue; /* preempted jobs of this partition requeue (else cancel) */
 	bool preempt_off;     /* PreemptMode=OFF: its jobs are never preempted */
 	bool exclusive_user;  /* ExclusiveUser=YES: its jobs' nodes run one user's jobs at a time */
+	/* OverSubscribe=YES:N (jobs asking -s) or FORCE:N (all its jobs): a
+	 * CPU runs up to N such jobs (2..SCHED_SHARE_MAX); 0 or 1: none */
+	uint16_t share_max;
+	bool share_force;
 };
+
+/* The most jobs OverSubscribe lets share a CPU. */
+#define SCHED_SHARE_MAX 16
 
 /* Also at run time (scontrol create partition): a partition deleted
  * before under the same name gets its slot back; Default=YES takes the
@@ -330,6 +337,7 @@ struct sched_job_spec {
 	int8_t kill_invalid_dep; /* --kill-on-invalid-dep: 1 yes, -1 no, 0 as configured */
 	bool overcommit;	 /* -O: CPUs as for one task per node, whatever ntasks */
 	bool contiguous;	 /* --contiguous: nodes next to each other in the node table */
+	bool oversubscribe;	 /* -s: shares CPUs where its partition is OverSubscribe=YES */
 	/* memory per node from the CPUs or GPUs placed there, when
 	 * mem_per_node_mb is 0 (--mem-per-cpu, --mem-per-gpu) */
 	uint64_t mem_per_cpu_mb, mem_per_gpu_mb;
@@ -530,6 +538,7 @@ struct sched_job_info {
 	int64_t suspend_time; /* the last suspend or resume, 0: never */
 	int64_t suspended_secs; /* time spent suspended before the current suspension */
 	int64_t pre_suspend;	/* run seconds before the last suspend */
+	uint16_t share;		/* running: how many ways it shares its CPUs (OverSubscribe; 1: not) */
 };
 
 /* Copies a job's state; SPUR_ENOENT when unknown. Array tasks have their own

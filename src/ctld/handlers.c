@@ -1400,7 +1400,8 @@ static void handle_cancel_step(struct ctld_conn *cn, json_t *msg)
 	if (!step_job(cn, id, &info, true))
 		return;
 	if (!ctld_acct_step_running(c, id, (uint32_t)step)) {
-		reply_error(cn, SPUR_ENOENT, "Invalid job id specified");
+		/* Slurm's words; the code tells it from a job that is not there */
+		reply_error(cn, SPUR_ESTATE, "Invalid job id specified");
 		return;
 	}
 	ctld_send_job_nodes(c, &info,
@@ -2656,10 +2657,10 @@ static json_t *step_part(struct ctld *c, struct ctld_job *cj, const struct sched
 	 * the job's cgroups from it for the steps' tasks */
 	if (node < info->nalloc)
 		json_object_set_new(m, "node_alloc",
-				    json_pack("{s:i,s:I,s:i,s:i}", "cpus", (int)info->alloc[node].cpus,
+				    json_pack("{s:i,s:I,s:i,s:i,s:i}", "cpus", (int)info->alloc[node].cpus,
 					      "mem_mb", (json_int_t)info->alloc[node].mem_mb, "gpus",
 					      (int)info->alloc[node].gpu_mask, "run",
-					      (int)(cj->runs ? cj->runs : 1)));
+					      (int)(cj->runs ? cj->runs : 1), "share", (int)info->share));
 	if (spur_json_bool(msg, "pty", 0)) { /* srun --pty: task 0's terminal size */
 		json_object_set_new(m, "pty", json_true());
 		json_object_set_new(m, "rows", json_integer(spur_json_int(msg, "rows", 24)));

@@ -130,15 +130,9 @@ int ctld_job_defaults(const struct spur_conf *cf, json_t *job, struct spur_error
 	if (json_object_get(job, "cpus_per_gpu") && json_object_get(job, "cpus_per_task"))
 		return spur_error_set(err, SPUR_EINVAL,
 				      "--cpus-per-gpu is mutually exclusive with --cpus-per-task");
-	/* OverSubscribe=EXCLUSIVE: whole nodes for every job; -s asks to share
-	 * where the partition lets jobs share CPUs (YES, FORCE), which Spur
-	 * does not build; with NO it changes nothing, as in Slurm */
-	if (pt && pt->oversubscribe && spur_json_bool(job, "oversubscribe", 0) &&
-	    (!strncasecmp(pt->oversubscribe, "YES", 3) || !strncasecmp(pt->oversubscribe, "FORCE", 5)))
-		return spur_error_set(err, SPUR_EINVAL,
-				      "--oversubscribe in partition %s (OverSubscribe=%s): sharing "
-				      "CPUs between jobs is not supported by Spur",
-				      pt->name, pt->oversubscribe);
+	/* OverSubscribe=EXCLUSIVE: whole nodes for every job; -s shares CPUs
+	 * where the partition lets jobs share (YES, FORCE: the scheduler); with
+	 * NO it changes nothing, as in Slurm */
 	if (pt && pt->oversubscribe && !strcasecmp(pt->oversubscribe, "EXCLUSIVE"))
 		json_object_set_new(job, "exclusive", json_true());
 	if (!named) {

@@ -99,6 +99,9 @@ int ctld_add_partition(struct ctld *c, const struct spur_conf_partition *pt,
 	ps.preempt_requeue = requeue;
 	ps.preempt_off = false;
 	ps.exclusive_user = pt->exclusive_user;
+	/* OverSubscribe=YES|FORCE[:N]: CPUs shared N ways (NO, EXCLUSIVE: 1) */
+	if (pt->oversubscribe)
+		(void)spur_conf_oversubscribe(pt->oversubscribe, &ps.share_max, &ps.share_force);
 	if (pt->preempt_mode) {
 		char what[160];
 

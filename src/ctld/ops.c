@@ -132,6 +132,7 @@ int ctld_job_spec(const json_t *j, uint32_t id, struct sched_job_spec *sp,
 	sp->exclusive = spur_json_bool(j, "exclusive", 0);
 	sp->exclusive_user = spur_json_bool(j, "exclusive_user", 0);
 	sp->contiguous = spur_json_bool(j, "contiguous", 0);
+	sp->oversubscribe = spur_json_bool(j, "oversubscribe", 0);
 	sp->hold = spur_json_bool(j, "hold", 0);
 	sp->requeue = spur_json_bool(j, "requeue", 1);
 	sp->dependency = spur_json_str(j, "dependency", NULL);
@@ -325,18 +326,23 @@ void ctld_per_node(const uint32_t *v, size_t n, char *buf, size_t len)
 }
 
 /* SLURM_TASKS_PER_NODE (the job's tasks spread as its steps spread them:
- * the first nodes take the remainder) and SLURM_JOB_CPUS_PER_NODE, which
- * mpirun's Slurm support reads to size its allocation. */
-static void put_per_node(json_t *env, const struct sched_job_info *info, long long ntasks)
+ * the first nodes take the remainder; with --exclusive and -c but no -n,
+ * as many as each node's CPUs hold, as Slurm) and SLURM_JOB_CPUS_PER_NODE,
+ * which mpirun's Slurm support reads to size its allocation. */
+static void put_per_node(json_t *env, const struct sched_job_info *info, const json_t *spec,
+			 long long nn)
 {
 	uint32_t tasks[256], cpus[256];
 	size_t n = info->nalloc < 256 ? info->nalloc : 256;
+	long long ntasks = spur_json_int(spec, "ntasks", nn), cpt = spur_json_int(spec, "cpus_per_task", 0);
+	bool fill = !spur_json_int(spec, "ntasks", 0) && cpt > 0 && spur_json_bool(spec, "exclusive", 0);
 	char buf[2048];
 
 	if (!n)
 		return;
 	for (size_t k = 0; k < n; k++) {
-		tasks[k] = (uint32_t)(ntasks / (long long)n + ((long long)k < ntasks % (long long)n));
+		tasks[k] = fill ? (uint32_t)(info->alloc[k].cpus / (uint64_t)cpt)
+				: (uint32_t)(ntasks / (long long)n + ((long long)k < ntasks % (long long)n));
 		cpus[k] = info->alloc[k].cpus;
 	}
 	ctld_per_node(tasks, n, buf, sizeof(buf));
@@ -428,7 +434,7 @@ json_t *ctld_job_env(struct ctld *c, struct ctld_job *cj, const struct sched_job
 	}
 	put_spec_env(env, spec);
 	put_env_int(env, "CPUS_ON_NODE", k < info->nalloc ? info->alloc[k].cpus : 1);
-	put_per_node(env, info, spur_json_int(spec, "ntasks", nn));
+	put_per_node(env, info, spec, nn);
 	put_env(env, "JOB_PARTITION",
 		c->conf->parts[info->partition < c->conf->nparts ? info->partition : 0].name);
 	put_env(env, "SUBMIT_DIR", spur_json_str(spec, "workdir", "/"));
@@ -597,6 +603,8 @@ void ctld_launch(struct ctld *c, struct ctld_job *cj, const json_t *alloc)
 	/* the first node's share, for the job's cgroup */
 	if (info.nalloc) {
 		json_object_set_new(msg, "cpus", json_integer(info.alloc[0].cpus));
+		if (info.share > 1) /* OverSubscribe: CPUs it shares that many ways */
+			json_object_set_new(msg, "share", json_integer(info.share));
 		json_object_set_new(msg, "mem_mb", json_integer((json_int_t)info.alloc[0].mem_mb));
 	}
 	cj->launched = true;

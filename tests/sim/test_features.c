@@ -451,6 +451,47 @@ static void test_constraint_forms(void **state)
 	sim_destroy(sim);
 }
 
+/* OverSubscribe: YES:2 lets jobs asking -s share a CPU two ways (CPU-only
+ * jobs filling an 8-CPU node twice over); a job that shares nothing takes
+ * only whole free CPUs; FORCE:2 shares every job's. */
+static void test_oversubscribe(void **state)
+{
+	struct sim *sim = sim_create(NULL);
+	struct sched_part_spec p = part("cpu", "ALL", true);
+	struct sched_job_spec a = job(1, 1, 0, H), b = job(2, 1, 0, H), c = job(3, 1, 0, H);
+	struct spur_error err;
+
+	(void)state;
+	sim_add_nodes(sim, "c", 1, 1, 8, 1 << 20, NULL, SCHED_TOPO_NONE, 0, NULL);
+	p.share_max = 2;
+	sim_add_partition(sim, &p);
+	a.ntasks = b.ntasks = c.ntasks = 8;
+	a.oversubscribe = b.oversubscribe = true;
+	assert_int_equal(sim_submit_now(sim, &a, H, 0, &err), 0);
+	assert_int_equal(sim_submit_now(sim, &b, H, 0, &err), 0);
+	assert_int_equal(sim_job_state(sim, 1), SCHED_JOB_RUNNING);
+	assert_int_equal(sim_job_state(sim, 2), SCHED_JOB_RUNNING); /* the same 8 CPUs */
+	assert_int_equal(sim_submit_now(sim, &c, H, 0, &err), 0);
+	assert_int_equal(sim_job_state(sim, 3), SCHED_JOB_PENDING); /* no -s: whole CPUs */
+	sim_run_until(sim, sim_now(sim) + H + 1);
+	assert_int_equal(sim_job_state(sim, 3), SCHED_JOB_RUNNING);
+	sim_destroy(sim);
+	/* FORCE:2: jobs share without asking; a third waits */
+	sim = sim_create(NULL);
+	sim_add_nodes(sim, "c", 1, 1, 8, 1 << 20, NULL, SCHED_TOPO_NONE, 0, NULL);
+	p.share_force = true;
+	sim_add_partition(sim, &p);
+	a = job(4, 1, 0, H), b = job(5, 1, 0, H), c = job(6, 1, 0, H);
+	a.ntasks = b.ntasks = c.ntasks = 8;
+	assert_int_equal(sim_submit_now(sim, &a, H, 0, &err), 0);
+	assert_int_equal(sim_submit_now(sim, &b, H, 0, &err), 0);
+	assert_int_equal(sim_submit_now(sim, &c, H, 0, &err), 0);
+	assert_int_equal(sim_job_state(sim, 4), SCHED_JOB_RUNNING);
+	assert_int_equal(sim_job_state(sim, 5), SCHED_JOB_RUNNING);
+	assert_int_equal(sim_job_state(sim, 6), SCHED_JOB_PENDING);
+	sim_destroy(sim);
+}
+
 /* ---------------------------------------------------------------- shards */
 
 static void test_shards(void **state)
@@ -1297,6 +1338,7 @@ int main(void)
 		cmocka_unit_test(test_leaf_switch),
 		cmocka_unit_test(test_contiguous),
 		cmocka_unit_test(test_constraint_forms),
+		cmocka_unit_test(test_oversubscribe),
 		cmocka_unit_test(test_shards),
 		cmocka_unit_test(test_arrays),
 		cmocka_unit_test(test_dependencies),

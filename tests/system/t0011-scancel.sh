@@ -130,7 +130,9 @@ check "... slurmstepd's STEP line, srun's 'Job step aborted', the task Killed; t
 check "... the step CANCELLED in sacct" wait_until 10 sh -c "sacct -n -P -j $js.0 -o State | grep -qx CANCELLED"
 check "scancel -s USR2 J.1: that step's tasks alone" \
 	sh -c "until grep -qx 'two up' stepc.out; do sleep 0.2; done; scancel -s USR2 $js.1"
-check "scancel of a step that is not there: Slurm's words (naming the job), exit 1" \
-	sh -c "! scancel $js.9 2>s9.err && grep -qx 'scancel: error: Kill job error on job step id $js: Invalid job id specified' s9.err"
+check "scancel of a step that is not there: Slurm's words (naming the job), exit 225 (as Slurm's)" \
+	sh -c "scancel $js.9 2>s9.err; [ \$? = 225 ] && grep -qx 'scancel: error: Kill job error on job step id $js: Invalid job id specified' s9.err"
+check "... of a job that is not there: naming J.S, exit 1" \
+	sh -c "scancel 999999.3 2>s99.err; [ \$? = 1 ] && grep -qx 'scancel: error: Kill job error on job step id 999999.3: Invalid job id specified' s99.err"
 check "... the step signalled got it and went on" wait_until 20 sh -c "grep -qx 'got USR2' stepc.out && grep -qx rc1=0 stepc.out"
 finish

@@ -6,7 +6,8 @@
 # as that user), -F/--nodefile, --export-file (NUL-separated entries),
 # --gres-flags (disable-binding taken, enforce-binding refused by name),
 # -s/--oversubscribe against the partition's OverSubscribe (EXCLUSIVE:
-# whole nodes; YES: refused by name), --mincpus and --ntasks-per-gpu;
+# whole nodes; YES:N: -s jobs share CPUs N ways; FORCE:N: every job's),
+# --mincpus and --ntasks-per-gpu;
 # --deadline (DEADLINE) and --time-min (the limit cut down to meet it);
 # the submitter's soft limits (PropagateResourceLimits, --propagate, srun's);
 # licenses (Licenses=, -L, reason Licenses, scontrol show licenses), byte-
@@ -28,7 +29,8 @@ NodeName=mi2 CPUs=8 RealMemory=16000 TmpDisk=200 Gres=gpu:mi300x:8
 NodeName=mi3 CPUs=8 Sockets=1 CoresPerSocket=4 ThreadsPerCore=2 RealMemory=16000
 PartitionName=gpu Nodes=mi[1-2] Default=YES MaxTime=1-00:00:00
 PartitionName=whole Nodes=mi[1-2] OverSubscribe=EXCLUSIVE
-PartitionName=share Nodes=mi[1-2] OverSubscribe=YES
+PartitionName=share Nodes=mi1 OverSubscribe=YES:2
+PartitionName=force Nodes=mi2 OverSubscribe=FORCE:2
 PartitionName=ht Nodes=mi3
 Licenses=matlab:3,fluent:1
 MailProg=$T/mailprog
@@ -115,8 +117,23 @@ check "--gres-flags=disable-binding is taken" test -n "$j"
 scancel "$j"
 j=$(sbatch --parsable --wait -p whole -n1 -o /dev/null --wrap true)
 check "OverSubscribe=EXCLUSIVE: a 1-task job holds the whole node" sh -c "[ '$(field "$j" NumCPUs)' = 8 ]"
-check "-s in an OverSubscribe=YES partition: refused by name" \
-	fails_with 'not supported by Spur' sbatch -s -p share --wrap true
+# OverSubscribe=YES:2: two -s jobs of all 8 CPUs of mi1 run on them
+# together; a third waits, as does one without -s; FORCE:2 shares all
+s1=$(sbatch --parsable -s -p share -n8 -t5 -o /dev/null --wrap 'sleep 60')
+s2=$(sbatch --parsable -s -p share -n8 -t5 -o /dev/null --wrap 'sleep 60')
+s3=$(sbatch --parsable -s -p share -n8 -t5 -o /dev/null --wrap 'sleep 60')
+s4=$(sbatch --parsable -p share -n1 -t5 -o /dev/null --wrap 'sleep 60')
+check "OverSubscribe=YES:2: two -s jobs share mi1's 8 CPUs" \
+	wait_until 10 sh -c "[ \"\$(squeue -h -j $s1,$s2 -o '%T %N' | sort -u)\" = 'RUNNING mi1' ]"
+check "... a third -s job waits, and a job without -s (whole CPUs)" \
+	sh -c "sleep 1; [ \"\$(squeue -h -j $s3,$s4 -o %T | sort -u)\" = PENDING ]"
+check "... sinfo counts mi1's CPUs all allocated" sh -c "[ \"\$(sinfo -h -n mi1 -p share -o %C)\" = 8/0/0/8 ]"
+scancel "$s1" "$s2" "$s3" "$s4"
+f1=$(sbatch --parsable -p force -n8 -t5 -o /dev/null --wrap 'sleep 60')
+f2=$(sbatch --parsable -p force -n8 -t5 -o /dev/null --wrap 'sleep 60')
+check "OverSubscribe=FORCE:2: two jobs without -s share mi2's CPUs" \
+	wait_until 10 sh -c "[ \"\$(squeue -h -j $f1,$f2 -o '%T %N' | sort -u)\" = 'RUNNING mi2' ]"
+scancel "$f1" "$f2"
 j=$(sbatch --parsable --wait -s -n1 -o /dev/null --wrap true)
 check "-s in an OverSubscribe=NO partition: runs (it changes nothing there, as in Slurm)" \
 	sh -c "[ \"\$(sacct -n -X -P -j $j -o State)\" = COMPLETED ]"
@@ -292,4 +309,11 @@ scancel "$k"
 check "a --contiguous job of 2 nodes runs on them" wait_until 15 sh -c "[ \"\$(sacct -n -X -P -j $j -o State,NNodes)\" = 'COMPLETED|2' ]"
 sbatch --wait -N1-2 --use-min-nodes -n8 -o umn.out --wrap 'echo nodes=$SLURM_NNODES' >/dev/null
 check "-N1-2 --use-min-nodes -n8: one node (test17.63)" grep -qx nodes=1 umn.out
+# --exclusive with -c and no -n: as many tasks as the node's CPUs hold
+# (8 CPUs, -c2: 4), as Slurm's srun runs them; sbatch's SLURM_TASKS_PER_NODE
+check "srun -N1 -c2 --exclusive: 4 tasks on the 8-CPU node (test1.84)" \
+	sh -c "[ \$(srun -N1 -c2 --exclusive -l -t1 printenv SLURM_PROCID | wc -l) = 4 ]"
+sbatch --wait -N1 -c2 --exclusive -o exf.out --wrap 'env | grep -E "^SLURM_(NTASKS|TASKS_PER_NODE)="' >/dev/null
+check "... sbatch's: SLURM_TASKS_PER_NODE=4, no SLURM_NTASKS (as Slurm's)" \
+	sh -c "grep -qx SLURM_TASKS_PER_NODE=4 exf.out && ! grep -q ^SLURM_NTASKS= exf.out"
 finish

@@ -39,9 +39,9 @@ check "a duplicate name: Slurm's words, exit 1" \
 check "an unknown key: Slurm's words, exit 1" \
 	same "scontrol create PartitionName=cp3 Nodes=node2 Bogus=1"
 check "... nothing was created" sh -c "! scontrol show partition cp3 >/dev/null 2>&1"
-out=$(scontrol create PartitionName=cp3 Nodes=mi2 OverSubscribe=FORCE 2>&1)
-check "a key Spur does not act on (OverSubscribe=FORCE): refused by name" \
-	sh -c "echo '$out' | grep -q 'OverSubscribe=FORCE: not supported by Spur'"
+out=$(scontrol create PartitionName=cp3 Nodes=mi2 OverSubscribe=FORCE:64 2>&1)
+check "a key Spur does not act on (OverSubscribe=FORCE:64, sharing past 16 ways): refused by name" \
+	sh -c "echo '$out' | grep -q 'OverSubscribe=FORCE:64: not supported by Spur'"
 check "... nothing was created" sh -c "! scontrol show partition cp3 >/dev/null 2>&1"
 out=$(scontrol create PartitionName=cp3 Nodes=mi9 2>&1)
 check "an unknown node: Slurm's words, nothing created" \

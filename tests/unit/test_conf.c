@@ -476,8 +476,8 @@ static void test_partition_runtime(void **state)
 	assert_int_not_equal(spur_conf_partition_create(c, "PartitionName=x Bogus=1", &slot, &err), 0);
 	assert_string_equal(err.msg, "Update of this parameter is not supported: Bogus=1");
 	assert_int_not_equal(
-		spur_conf_partition_create(c, "PartitionName=x OverSubscribe=FORCE", &slot, &err), 0);
-	assert_non_null(strstr(err.msg, "OverSubscribe=FORCE: not supported by Spur"));
+		spur_conf_partition_create(c, "PartitionName=x OverSubscribe=FORCE:64", &slot, &err), 0);
+	assert_non_null(strstr(err.msg, "OverSubscribe=FORCE:64: not supported by Spur"));
 	assert_int_not_equal(spur_conf_partition_create(c, "Nodes=n1", &slot, &err), 0);
 	assert_int_equal(c->nparts, 2); /* none of those changed anything */
 	assert_int_equal(c->nwarnings, nw);
