@@ -197,9 +197,11 @@ static int stop_sessions(struct cloud_db *db, const json_t *rows, char *why, siz
 			return -1;
 		json_decref(r);
 		spur_info("session %s: stopped: %s", p[0], p[1]);
+		/* the reason even where a refresh saw the job end between the
+		 * cancel and this (it keeps a budget's or idle reason from then on) */
 		if ((rc = cloud_db_query(db,
-					 "UPDATE sessions SET state = 'stopping', reason = $2 WHERE id = "
-					 "$1::bigint AND state <> 'ended'",
+					 "UPDATE sessions SET state = CASE WHEN state = 'ended' THEN "
+					 "state ELSE 'stopping' END, reason = $2 WHERE id = $1::bigint",
 					 2, p, NULL, why, wlen)))
 			break;
 	}
