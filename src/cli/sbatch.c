@@ -1059,9 +1059,12 @@ static int pbs_directives(struct sbatch *sb, const char *script)
 {
 	static char buf[65536];
 	char *words[256], err[512];
+	const char *env = getenv("SBATCH_IGNORE_PBS");
 	int n;
 
-	if (sb->ignore_pbs || getenv("SBATCH_IGNORE_PBS"))
+	/* SBATCH_IGNORE_PBS=1 ignores them, =0 does not (as test17.31 has it) */
+	if (sb->ignore_pbs || (env && *env && strcmp(env, "0") && strcasecmp(env, "no") &&
+			       strcasecmp(env, "false")))
 		return 0;
 	n = cli_pbs_words(script, spur_json_str(sb->job, "export", NULL), words, 256, buf,
 			  sizeof(buf), err, sizeof(err));

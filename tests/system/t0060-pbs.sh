@@ -67,9 +67,11 @@ check "the command line over #PBS lines" sh -c "scontrol show job $j | grep -q '
 scancel "$j"
 j=$(sbatch --parsable --hold --ignore-pbs run.sh)
 k=$(SBATCH_IGNORE_PBS=1 sbatch --parsable --hold run.sh)
-check "--ignore-pbs and SBATCH_IGNORE_PBS: #PBS lines not read" sh -c "
-	scontrol show job $j | grep -q 'JobName=from-sbatch$' && scontrol show job $k | grep -q 'JobName=from-sbatch$'"
-scancel "$j" "$k"
+z=$(SBATCH_IGNORE_PBS=0 sbatch --parsable --hold run.sh)
+check "--ignore-pbs and SBATCH_IGNORE_PBS=1: #PBS lines not read; =0: read (test17.31)" sh -c "
+	scontrol show job $j | grep -q 'JobName=from-sbatch$' && scontrol show job $k | grep -q 'JobName=from-sbatch$' &&
+	scontrol show job $z | grep -q 'JobName=pbsrun$'"
+scancel "$j" "$k" "$z"
 j=$(sbatch --parsable --hold bsub.sh)
 check "a #BSUB job (test17.62's lines): name, time, memory per CPU in KB, exclusive, files" sh -c "
 	scontrol show job $j | grep -q 'JobName=bjob$' && scontrol show job $j | grep -q 'TimeLimit=00:05:00' &&
