@@ -451,6 +451,22 @@ static int show_step(const char *prog, const char *id)
 	return 0;
 }
 
+/* A reservation's StartTime or EndTime (key) into req's "start"/"end".
+ * 0, or 1 (said). */
+static int resv_time(const char *prog, json_t *req, const char *key, const char *val)
+{
+	struct spur_error err;
+	time_t t;
+
+	if (spur_begin_parse(val, time(NULL), &t, &err)) {
+		cli_error(prog, "Invalid %s: %s", key, val);
+		return 1;
+	}
+	json_object_set_new(req, strcasecmp(key, "StartTime") ? "end" : "start",
+			    json_integer((json_int_t)t));
+	return 0;
+}
+
 /* scontrol create reservation KEY=VALUE...: Slurm's keys that Spur
  * builds; the others refused by name. */
 static int create_resv(const char *prog, int argc, char **argv)
@@ -465,7 +481,6 @@ static int create_resv(const char *prog, int argc, char **argv)
 	json_t *req = json_pack("{s:s}", "type", "resv_create"), *reply;
 	struct spur_error err;
 	int64_t dur = -1, secs;
-	time_t t;
 
 	for (int i = 0; i < argc; i++) {
 		const char *eq = strchr(argv[i], '=');
@@ -482,12 +497,8 @@ static int create_resv(const char *prog, int argc, char **argv)
 		if (k < sizeof(strs) / sizeof(strs[0])) {
 			json_object_set_new(req, strs[k].field, json_string(eq + 1));
 		} else if (!strcasecmp(key, "StartTime") || !strcasecmp(key, "EndTime")) {
-			if (spur_begin_parse(eq + 1, time(NULL), &t, &err)) {
-				cli_error(prog, "Invalid %s: %s", key, eq + 1);
+			if (resv_time(prog, req, key, eq + 1))
 				goto fail;
-			}
-			json_object_set_new(req, strcasecmp(key, "StartTime") ? "end" : "start",
-					    json_integer((json_int_t)t));
 		} else if (!strcasecmp(key, "Duration") && !spur_duration_parse(eq + 1, &secs, &err)) {
 			dur = secs;
 		} else if (!strcasecmp(key, "NodeCnt") && atol(eq + 1) > 0) {
@@ -529,7 +540,6 @@ static int update_resv_key(const char *prog, json_t *req, const char *arg)
 	char key[64], how[2] = "=";
 	struct spur_error err;
 	int64_t secs;
-	time_t t;
 
 	if (!eq || eq == arg) {
 		cli_error(prog, "Unknown parameter %s.  No reservation update.", arg);
@@ -552,12 +562,8 @@ static int update_resv_key(const char *prog, json_t *req, const char *arg)
 		return 1;
 	}
 	if (!strcasecmp(key, "StartTime") || !strcasecmp(key, "EndTime")) {
-		if (spur_begin_parse(eq + 1, time(NULL), &t, &err)) {
-			cli_error(prog, "Invalid %s: %s", key, eq + 1);
+		if (resv_time(prog, req, key, eq + 1))
 			return 1;
-		}
-		json_object_set_new(req, strcasecmp(key, "StartTime") ? "end" : "start",
-				    json_integer((json_int_t)t));
 	} else if (!strcasecmp(key, "Duration") && !spur_duration_parse(eq + 1, &secs, &err)) {
 		json_object_set_new(req, "duration", json_integer(secs));
 	} else if (!strcasecmp(key, "Nodes") || !strcasecmp(key, "TRES")) {

@@ -121,6 +121,16 @@ static void array_rest_free(struct core_array *a)
 	a->task_ids = NULL;
 	a->made = NULL;
 }
+/* A reservation's strings and per-node arrays freed. */
+static void resv_fini(struct core_resv *r)
+{
+	spur_free(r->name);
+	spur_free(r->nodes);
+	spur_free(r->gpus);
+	spur_free(r->users);
+	spur_free(r->accounts);
+}
+
 
 void sched_destroy(struct sched *s)
 {
@@ -153,13 +163,8 @@ void sched_destroy(struct sched *s)
 		spur_free(s->accounts[i].name);
 	spur_free(s->accounts);
 	core_limits_free(s);
-	for (size_t i = 0; i < s->nresvs; i++) {
-		spur_free(s->resvs[i].name);
-		spur_free(s->resvs[i].nodes);
-		spur_free(s->resvs[i].gpus);
-		spur_free(s->resvs[i].users);
-		spur_free(s->resvs[i].accounts);
-	}
+	for (size_t i = 0; i < s->nresvs; i++)
+		resv_fini(&s->resvs[i]);
 	spur_free(s->resvs);
 	core_licenses_free_all(s);
 	for (size_t i = 0; i < s->narrays; i++)
@@ -784,11 +789,7 @@ int sched_del_reservation(struct sched *s, const char *name, struct spur_error *
 		    (s->jobs[i]->state == SCHED_JOB_PENDING || s->jobs[i]->state == SCHED_JOB_RUNNING))
 			return spur_error_set(err, SPUR_ESTATE, "Reservation is in use (job %u)",
 					      s->jobs[i]->id);
-	spur_free(s->resvs[r].name);
-	spur_free(s->resvs[r].nodes);
-	spur_free(s->resvs[r].gpus);
-	spur_free(s->resvs[r].users);
-	spur_free(s->resvs[r].accounts);
+	resv_fini(&s->resvs[r]);
 	memmove(&s->resvs[r], &s->resvs[r + 1], (s->nresvs - r - 1) * sizeof(s->resvs[0]));
 	s->nresvs--;
 	/* the jobs that named a later one: its index moved down */
@@ -862,14 +863,6 @@ fail:
 	return rc;
 }
 
-static void resv_fini(struct core_resv *r)
-{
-	spur_free(r->name);
-	spur_free(r->nodes);
-	spur_free(r->gpus);
-	spur_free(r->users);
-	spur_free(r->accounts);
-}
 
 int sched_add_reservation(struct sched *s, const struct sched_resv_spec *spec,
 			  struct spur_error *err)

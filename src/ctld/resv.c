@@ -348,6 +348,21 @@ static const char *resv_place(struct ctld *c, const json_t *msg, const char *fla
 	return bad;
 }
 
+/* A resv op's GPUs (TRES=gres/gpu=N): "gpus" (node by node, decided by the
+ * leader for every replica) and "tres"; both gone when gpus is NULL. */
+static void op_set_gpus(json_t *op, const char *gpus, long ngpus)
+{
+	char tres[48];
+
+	json_object_del(op, "gpus");
+	json_object_del(op, "tres");
+	if (!gpus)
+		return;
+	snprintf(tres, sizeof(tres), "gres/gpu=%ld", ngpus);
+	json_object_set_new(op, "gpus", json_string(gpus));
+	json_object_set_new(op, "tres", json_string(tres));
+}
+
 void ctld_handle_resv_create(struct ctld_conn *cn, json_t *msg)
 {
 	struct ctld *c = cn->c;
@@ -384,13 +399,7 @@ void ctld_handle_resv_create(struct ctld_conn *cn, json_t *msg)
 		       (json_int_t)ctld_now(), "start", (json_int_t)start, "end", (json_int_t)end,
 		       "nodes", nodes, "users", spur_json_str(msg, "users", ""), "accounts",
 		       spur_json_str(msg, "accounts", ""), "flags", flags);
-	if (gpus) { /* the GPUs it holds, node by node, decided here for every replica */
-		char tres[48];
-
-		json_object_set_new(op, "gpus", json_string(gpus));
-		snprintf(tres, sizeof(tres), "gres/gpu=%ld", ngpus);
-		json_object_set_new(op, "tres", json_string(tres));
-	}
+	op_set_gpus(op, gpus, ngpus);
 	if (ctld_commit(c, op, cn, json_pack("{s:s,s:s}", "type", "ok", "name", name), &err)) {
 		char text[SPUR_ERROR_MSG_MAX + 64];
 
@@ -501,15 +510,7 @@ void ctld_handle_resv_update(struct ctld_conn *cn, json_t *msg)
 		if (bad)
 			goto refuse;
 		json_object_set_new(m, "nodes", json_string(nodes));
-		json_object_del(m, "gpus");
-		json_object_del(m, "tres");
-		if (gpus) {
-			char tres[48];
-
-			snprintf(tres, sizeof(tres), "gres/gpu=%ld", ngpus);
-			json_object_set_new(m, "gpus", json_string(gpus));
-			json_object_set_new(m, "tres", json_string(tres));
-		}
+		op_set_gpus(m, gpus, ngpus);
 	}
 	json_object_set_new(m, "update", json_true());
 	json_object_set_new(m, "time", json_integer((json_int_t)ctld_now()));
